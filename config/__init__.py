@@ -1,0 +1,1 @@
+"""Configuration: the table configuration models, the TOML loader and the deck registry."""

@@ -1,0 +1,162 @@
+"""Load the table configuration from TOML, with ``TABLECTL_`` environment overrides.
+
+Environment variables win over the file: ``TABLECTL_MQTT__URL=mqtt://10.0.0.5:1883`` replaces
+``[mqtt] url``; nested keys are joined with ``__``. Every error is one line naming the file, the line
+and the key (or the environment variable), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from config.errors import ConfigError
+from config.models import TableConfig
+from config.registry import DeckRegistry, load_registry
+
+ENV_PREFIX = "TABLECTL_"
+ENV_DELIMITER = "__"
+
+
+class _TableSettings(BaseSettings, TableConfig):
+    """TableConfig fed by the TOML data (init) and overridden by the environment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_DELIMITER,
+        extra="forbid",
+        frozen=True,
+        env_parse_none_str="null",
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # First wins: the environment overrides the file.
+        return (env_settings, init_settings)
+
+
+_HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"']+?)\s*\]\]?\s*(#.*)?$")
+_KEY_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
+
+
+def _locate(text: str, loc: tuple[str | int, ...]) -> int | None:
+    """The 1-based line that best matches a validation location, or None.
+
+    A light scan of the TOML: table headers, array-of-table counters and ``key =`` lines. It finds
+    the deepest path element that exists in the file (a missing key points at its section).
+    """
+    best_line: int | None = None
+    best_depth = -1
+    section: tuple[str | int, ...] = ()
+    counters: dict[tuple[str | int, ...], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER_RE.match(line)
+        if header:
+            names: tuple[str | int, ...] = tuple(
+                p.strip().strip("\"'") for p in header.group(2).split(".")
+            )
+            if header.group(1) == "[[":
+                index = counters.get(names, -1) + 1
+                counters[names] = index
+                section = (*names, index)
+            else:
+                # [devices.antennas] after [[devices]] belongs to the last devices entry.
+                section = names
+                for cut in range(len(names) - 1, 0, -1):
+                    if names[:cut] in counters:
+                        section = (*names[:cut], counters[names[:cut]], *names[cut:])
+                        break
+            path = section
+        else:
+            key = _KEY_RE.match(line)
+            if not key:
+                continue
+            path = (*section, key.group(1).strip('"'))
+        depth = 0
+        for want, have in zip(loc, path, strict=False):
+            if str(want) != str(have):
+                break
+            depth += 1
+        if depth == len(path) and depth > best_depth:
+            best_depth, best_line = depth, number
+    return best_line
+
+
+def _env_name(loc: tuple[str | int, ...]) -> str | None:
+    name = ENV_PREFIX + ENV_DELIMITER.join(str(p) for p in loc).upper()
+    for candidate in os.environ:
+        if candidate.upper() == name:
+            return candidate
+    return None
+
+
+def _describe(path: Path, text: str, error: ValidationError) -> str:
+    item = error.errors(include_url=False)[0]
+    # Drop the union tag pydantic inserts for discriminated unions (devices.0.rfid.port).
+    loc = tuple(p for p in item["loc"] if p not in ("shuffler", "rfid", "sensors"))
+    key = ".".join(str(p) for p in loc) or "(top level)"
+    if item["type"] == "extra_forbidden":
+        what = "unknown key"
+    elif item["type"] == "missing":
+        what = "required key is missing"
+    else:
+        what = item["msg"].removeprefix("Value error, ")
+        if "input" in item and not isinstance(item["input"], dict | list):
+            what += f" (got {item['input']!r})"
+    env = _env_name(loc)
+    if env is not None:
+        return f"{path}: {key}: {what} (from environment variable {env})"
+    line = _locate(text, loc)
+    where = f"{path}:{line}" if line is not None else str(path)
+    more = len(error.errors()) - 1
+    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
+    return f"{where}: {key}: {what}{suffix}"
+
+
+def _resolve(base: Path, value: Path | None) -> Path | None:
+    if value is None or value.is_absolute():
+        return value
+    return base / value
+
+
+def load_config(path: Path | str) -> TableConfig:
+    """Read, validate and resolve a table configuration file (paths relative to it)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: configuration is not UTF-8 text") from None
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    try:
+        settings = _TableSettings(**data)
+    except ValidationError as error:
+        raise ConfigError(_describe(path, text, error)) from None
+    config = TableConfig.model_validate(settings.model_dump())
+    base = path.parent
+    decks = config.decks.model_copy(update={"registry": _resolve(base, config.decks.registry)})
+    journal = config.journal.model_copy(update={"path": _resolve(base, config.journal.path)})
+    return config.model_copy(update={"decks": decks, "journal": journal})
+
+
+def load_table(path: Path | str) -> tuple[TableConfig, DeckRegistry]:
+    """The configuration and its validated deck registry."""
+    config = load_config(path)
+    return config, load_registry(config.decks.registry)

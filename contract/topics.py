@@ -1,0 +1,95 @@
+"""The one place that builds and parses topic names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Literal, TypeAlias
+
+DEFAULT_ROOT: Final = "holdem"
+_SEGMENT_RE: Final = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+DeviceTopicKind: TypeAlias = Literal["event", "status", "cmd"]
+
+
+def check_segment(what: str, value: str) -> str:
+    """Reject a topic segment that would break the topic tree (``/``, ``+``, ``#``, empty)."""
+    if not _SEGMENT_RE.match(value):
+        raise ValueError(f"{what} {value!r} must be letters, digits, '_', '.' or '-'")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTopic:
+    """A parsed ``{root}/{table}/dev/{device}/{kind}`` topic."""
+
+    device: str
+    kind: DeviceTopicKind
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    """Topic names of one table: ``Topics("holdem", "t1").alerts == "holdem/t1/alerts"``."""
+
+    root: str
+    table: str
+
+    def __post_init__(self) -> None:
+        for part in self.root.split("/"):
+            check_segment("topic root", part)
+        check_segment("table id", self.table)
+
+    @property
+    def base(self) -> str:
+        return f"{self.root}/{self.table}"
+
+    def device_event(self, device: str) -> str:
+        return f"{self.base}/dev/{check_segment('device id', device)}/event"
+
+    def device_status(self, device: str) -> str:
+        return f"{self.base}/dev/{check_segment('device id', device)}/status"
+
+    def device_cmd(self, device: str) -> str:
+        return f"{self.base}/dev/{check_segment('device id', device)}/cmd"
+
+    @property
+    def alerts(self) -> str:
+        return f"{self.base}/alerts"
+
+    @property
+    def state(self) -> str:
+        return f"{self.base}/state"
+
+    @property
+    def controller_status(self) -> str:
+        return f"{self.base}/controller/status"
+
+    @property
+    def input(self) -> str:
+        return f"{self.base}/input"
+
+    # Subscription filters of the engine service.
+    @property
+    def all_device_events(self) -> str:
+        return f"{self.base}/dev/+/event"
+
+    @property
+    def all_device_status(self) -> str:
+        return f"{self.base}/dev/+/status"
+
+    def parse_device_topic(self, topic: str) -> DeviceTopic | None:
+        """The device and kind of a device topic of this table, or None for any other topic.
+
+        Brokers may deliver messages for filters of other sessions (amqtt does on connect), so
+        every receiver checks the topic it got rather than trusting its subscription.
+        """
+        prefix = f"{self.base}/dev/"
+        if not topic.startswith(prefix):
+            return None
+        rest = topic[len(prefix) :].split("/")
+        if len(rest) != 2 or not _SEGMENT_RE.match(rest[0]):
+            return None
+        kind = rest[1]
+        if kind == "event" or kind == "status" or kind == "cmd":
+            return DeviceTopic(device=rest[0], kind=kind)
+        return None

@@ -1,0 +1,1 @@
+"""The table controller service: configuration, drivers, engine, alerts to the dealer."""

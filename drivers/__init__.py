@@ -1,0 +1,1 @@
+"""Device drivers: each talks to one device over its real transport and publishes contract events."""

@@ -1,0 +1,1 @@
+"""The pure, deterministic irregularity engine: events in, state and alert changes out."""

@@ -1,0 +1,1 @@
+"""Byte-exact device simulators over real transports (pseudo-terminals, a pyusb backend)."""

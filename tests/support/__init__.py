@@ -1,0 +1,1 @@
+"""Test support: real services started by the tests themselves."""
