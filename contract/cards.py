@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Final
 
-from pydantic import StringConstraints
+from pydantic import BeforeValidator, StringConstraints
 
 RANKS: Final = "AKQJT98765432"
 SUITS: Final = "shdc"
@@ -25,7 +25,11 @@ Card = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
 #: A zone covered by an antenna: ``seat:1``..``seat:10``, ``board``, ``burn``, ``muck``, ``aside``.
 Zone = Annotated[str, StringConstraints(pattern=ZONE_PATTERN)]
 #: A tag UID as upper-case hex (readers may send lower case; it is normalised on validation).
-Uid = Annotated[str, StringConstraints(to_upper=True, pattern=UID_PATTERN)]
+def _upper(value: object) -> object:
+    return value.upper() if isinstance(value, str) else value
+
+
+Uid = Annotated[str, BeforeValidator(_upper), StringConstraints(pattern=UID_PATTERN)]
 
 SEAT_PREFIX: Final = "seat:"
 NON_SEAT_ZONES: Final = ("board", "burn", "muck", "aside")

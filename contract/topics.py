@@ -90,6 +90,10 @@ class Topics:
         if len(rest) != 2 or not _SEGMENT_RE.match(rest[0]):
             return None
         kind = rest[1]
-        if kind == "event" or kind == "status" or kind == "cmd":
-            return DeviceTopic(device=rest[0], kind=kind)
+        if kind == "event":
+            return DeviceTopic(device=rest[0], kind="event")
+        if kind == "status":
+            return DeviceTopic(device=rest[0], kind="status")
+        if kind == "cmd":
+            return DeviceTopic(device=rest[0], kind="cmd")
         return None

@@ -32,7 +32,9 @@ class Subcommand:
 
 SUBCOMMANDS = (
     Subcommand("run", "run the table controller service (drivers, engine, alerts)", "controller.service"),
-    Subcommand("demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"),
+    Subcommand(
+        "demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"
+    ),
     Subcommand("simulate", "run the device simulators standalone", "simulators.cli"),
 )
 
@@ -64,8 +66,10 @@ def config_check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
     devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
-    print(f"{args.file}: ok: table {config.table.id}, {config.table.seats} seats, "
-          f"profile {config.table.profile}; decks {decks}; devices {devices}")
+    print(
+        f"{args.file}: ok: table {config.table.id}, {config.table.seats} seats, "
+        f"profile {config.table.profile}; decks {decks}; devices {devices}"
+    )
     return EXIT_OK
 
 
@@ -103,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     config_parser = commands.add_parser("config", help="configuration tools")
     config_commands = config_parser.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     check = config_commands.add_parser(
-        "check", help="validate a table configuration and its deck registry",
+        "check",
+        help="validate a table configuration and its deck registry",
         description="Validate a table configuration and its deck registry; exit 1 on error.",
     )
     check.add_argument("file", help="the table configuration (TOML)")

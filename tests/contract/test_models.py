@@ -1,0 +1,124 @@
+"""Contract models: validation, unknown fields, errors that name the place, topics."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contract import models as m
+from contract.cards import ALL_CARDS, is_card, seat_zone, zone_seat
+from contract.topics import Topics
+from tests.contract import samples
+
+TOPIC = "holdem/t1/dev/rfid-1/event"
+
+
+@pytest.mark.parametrize("event", samples.EVENTS, ids=lambda e: type(e).__name__)
+def test_event_round_trips_through_json(event: m.EventBase) -> None:
+    assert m.parse_event(TOPIC, event.to_json()) == event
+
+
+def test_timestamps_are_utc_with_z() -> None:
+    payload = json.loads(samples.EVENTS[0].to_json())
+    assert payload["ts"] == "2026-11-29T20:15:30.250000Z"
+    offset = dict(payload, ts="2026-11-29T21:15:30.25+01:00")
+    assert m.parse_event(TOPIC, json.dumps(offset)) == samples.EVENTS[0]
+
+
+def test_unknown_fields_are_ignored() -> None:
+    payload = json.loads(samples.EVENTS[0].to_json()) | {"rssi": -40, "future": {"x": 1}}
+    assert m.parse_event(TOPIC, json.dumps(payload)) == samples.EVENTS[0]
+
+
+def test_lower_case_uid_is_normalised() -> None:
+    payload = json.loads(samples.EVENTS[0].to_json()) | {"uid": "e0040150654cc41c"}
+    assert m.parse_event(TOPIC, json.dumps(payload)).uid == "E0040150654CC41C"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("payload", "fragment"),
+    [
+        (b"not json", "payload"),
+        (b'{"type": "teleport", "seq": 1, "ts": "2026-11-29T20:00:00Z"}', "type"),
+        (b'{"type": "tag", "seq": 1, "ts": "2026-11-29T20:00:00Z", "antenna": 1, "zone": "table",'
+         b' "uid": "E0040150654CC41C", "present": true}', "zone"),
+        (b'{"type": "key", "seq": 0, "ts": "2026-11-29T20:00:00Z", "key": "ack"}', "seq"),
+        (b'{"type": "key", "seq": 1, "ts": "2026-11-29T20:00:00", "key": "ack"}', "ts"),
+        (b'{"type": "key", "seq": 1, "ts": "2026-11-29T20:00:00Z", "key": "shuffle"}', "key"),
+        (b'{"type": "seat", "seq": 1, "ts": "2026-11-29T20:00:00Z", "seat": 11, "occupied": true}',
+         "seat"),
+    ],
+)
+def test_bad_payload_error_names_topic_and_field(payload: bytes, fragment: str) -> None:
+    with pytest.raises(m.PayloadError) as caught:
+        m.parse_event(TOPIC, payload)
+    assert str(caught.value).startswith(TOPIC + ": ")
+    assert fragment in caught.value.detail
+
+
+def test_inputs_commands_status_alert_state_round_trip() -> None:
+    for item in samples.INPUTS:
+        assert m.parse_input("holdem/t1/input", item.to_json()) == item
+    for command in samples.COMMANDS:
+        assert m.parse_command("holdem/t1/dev/x/cmd", command.to_json()) == command
+    for status in samples.STATUSES:
+        assert m.parse_status("holdem/t1/dev/x/status", status.to_json()) == status
+    assert m.parse_alert("holdem/t1/alerts", samples.ALERT.to_json()) == samples.ALERT
+    assert m.parse_state("holdem/t1/state", samples.STATE.to_json()) == samples.STATE
+
+
+def test_public_state_has_no_field_for_hole_cards() -> None:
+    seat_fields = set(m.SeatState.model_fields)
+    assert seat_fields == {"seat", "occupied", "in_hand", "cards"}
+    assert m.SeatState.model_fields["cards"].annotation is int
+
+
+def test_topics() -> None:
+    topics = Topics("holdem", "t1")
+    assert topics.device_event("rfid-1") == "holdem/t1/dev/rfid-1/event"
+    assert topics.device_status("shuffler") == "holdem/t1/dev/shuffler/status"
+    assert topics.device_cmd("sensors") == "holdem/t1/dev/sensors/cmd"
+    assert topics.alerts == "holdem/t1/alerts"
+    assert topics.state == "holdem/t1/state"
+    assert topics.controller_status == "holdem/t1/controller/status"
+    assert topics.input == "holdem/t1/input"
+    assert topics.all_device_events == "holdem/t1/dev/+/event"
+    parsed = topics.parse_device_topic("holdem/t1/dev/rfid-1/event")
+    assert parsed is not None
+    assert (parsed.device, parsed.kind) == ("rfid-1", "event")
+    assert topics.parse_device_topic("holdem/t2/dev/rfid-1/event") is None
+    assert topics.parse_device_topic("holdem/t1/dev/rfid-1/event/x") is None
+    with pytest.raises(ValueError, match="device id"):
+        topics.device_event("a/b")
+    with pytest.raises(ValueError, match="table id"):
+        Topics("holdem", "t+1")
+
+
+def test_cards_and_zones() -> None:
+    assert len(set(ALL_CARDS)) == 52
+    assert all(is_card(card) for card in ALL_CARDS)
+    assert not is_card("10d")
+    assert not is_card("Ax")
+    assert zone_seat(seat_zone(7)) == 7
+    assert zone_seat("board") is None
+
+
+@given(
+    seq=st.integers(min_value=1, max_value=2**31),
+    antenna=st.integers(min_value=1, max_value=64),
+    seat=st.integers(min_value=1, max_value=10),
+    uid=st.text(alphabet="0123456789ABCDEF", min_size=8, max_size=20),
+    present=st.booleans(),
+    face=st.sampled_from(["up", "down", None]),
+)
+def test_tag_event_round_trip_property(
+    seq: int, antenna: int, seat: int, uid: str, present: bool, face: str | None
+) -> None:
+    event = m.TagEvent.model_validate(
+        {"seq": seq, "ts": samples.TS, "antenna": antenna, "zone": seat_zone(seat), "uid": uid,
+         "present": present, "face": face}
+    )
+    assert m.parse_event(TOPIC, event.to_json()) == event
