@@ -1,0 +1,92 @@
+"""The engine's public API: settings, what the shell feeds in, and what comes back out.
+
+The shell (``controller.service``) parses MQTT messages into contract models, stamps each with its
+own clock as ``received`` and feeds them one at a time to :func:`engine.core.step` (or to the
+:class:`engine.core.Engine` holder). The core never reads a clock, never does I/O and never logs a
+hole card; the same sequence of :data:`Received` always yields the same :class:`Outputs`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, TypeAlias
+
+from config.models import TableConfig
+from config.registry import DeckRegistry
+from contract.models import Alert, DealerInput, DeviceCommand, DeviceEvent, Profile, PublicState, Status
+
+OddChip: TypeAlias = Literal["first_shown", "left_of_button"]
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """What the engine needs to know about the table; fixed for the life of an engine."""
+
+    seats: int  # seats 1..seats, clockwise
+    profile: Profile  # "roberts" | "tda"
+    registry: DeckRegistry
+    action_feed: bool = False
+    odd_chip: OddChip = "first_shown"
+
+    @classmethod
+    def from_config(cls, config: TableConfig, registry: DeckRegistry) -> EngineSettings:
+        """Settings from a loaded table configuration and its deck registry."""
+        return cls(
+            seats=config.table.seats,
+            profile=config.table.profile,
+            registry=registry,
+            action_feed=config.table.action_feed,
+            odd_chip=config.table.odd_chip,
+        )
+
+
+@dataclass(frozen=True)
+class DeviceEventReceived:
+    """A device event parsed from ``{root}/{table}/dev/{device}/event``."""
+
+    device: str
+    event: DeviceEvent
+    received: datetime
+
+
+@dataclass(frozen=True)
+class DeviceStatusReceived:
+    """A device status parsed from ``{root}/{table}/dev/{device}/status``."""
+
+    device: str
+    status: Status
+    received: datetime
+
+
+@dataclass(frozen=True)
+class InputReceived:
+    """A dealer input (key or betting action) parsed from ``{root}/{table}/input``."""
+
+    input: DealerInput
+    received: datetime
+
+
+@dataclass(frozen=True)
+class PayloadRejected:
+    """A payload the shell could not parse; the engine raises a ``bad_payload`` warning for it."""
+
+    topic: str
+    device: str | None
+    error: str
+    received: datetime
+
+
+Received: TypeAlias = DeviceEventReceived | DeviceStatusReceived | InputReceived | PayloadRejected
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What one step produced: alert changes in order, the new public state if it changed."""
+
+    alerts: tuple[Alert, ...]
+    state: PublicState | None
+    commands: tuple[tuple[str, DeviceCommand], ...] = ()
+
+
+NO_OUTPUTS = Outputs(alerts=(), state=None)
