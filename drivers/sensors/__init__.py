@@ -1,0 +1,1 @@
+"""The USB sensor board: wire protocol, pyusb link and driver."""

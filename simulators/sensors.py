@@ -1,0 +1,317 @@
+"""The USB sensor board, simulated byte for byte behind a pyusb backend.
+
+Physical side (tests, the demo's virtual dealer): :meth:`press`, :meth:`move_button`,
+:meth:`set_occupied`, :meth:`set_blind`, :meth:`unplug`/:meth:`replug`, and what the board shows:
+:attr:`lamp`, :attr:`buzzer_active`. USB side: :attr:`backend` for ``usb.core.find`` in this
+process, or :meth:`serve` to reach it from another process through ``backend = "sim:PATH"``.
+
+Like the firmware it imitates, the board answers an IN transfer with an input report as soon as
+something changed or a key press waits, otherwise after its idle period (a heartbeat); it keeps
+key presses queued until the host acknowledges them and resends unacknowledged ones.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from contract.models import KEY_NAMES, KeyName, LampColour
+from drivers.sensors.protocol import (
+    MAX_KEYS_PER_REPORT,
+    MAX_SEATS,
+    BuzzerReport,
+    FrameDecoder,
+    InputReport,
+    KeyAck,
+    KeyPress,
+    LampReport,
+)
+from simulators.usb_backend import (
+    DeviceGone,
+    SimulatedBackend,
+    TransferTimeout,
+    UnixDeviceServer,
+    UsbIdentity,
+    serve_unix,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_VENDOR_ID: Final = 0x1209
+DEFAULT_PRODUCT_ID: Final = 0x7AB1
+
+
+@dataclass(frozen=True, slots=True)
+class Lamp:
+    """What the alert lamp shows."""
+
+    colour: LampColour = "off"
+    blink: bool = False
+
+
+def _after(number: int, reference: int) -> bool:
+    """True when key number ``number`` comes after ``reference`` (modulo 256)."""
+    return 0 < (number - reference) & 0xFF < 128
+
+
+class SensorBoardSimulator:
+    """A sensor board: button, blind zones, seat occupancy, keypad, lamp and buzzer."""
+
+    def __init__(
+        self,
+        vendor_id: int = DEFAULT_VENDOR_ID,
+        product_id: int = DEFAULT_PRODUCT_ID,
+        serial_number: str = "SB-0001",
+        *,
+        idle_ms: int = 250,
+        resend_ms: int = 50,
+        key_queue: int = 32,
+        seed: int | None = None,
+    ) -> None:
+        self.vendor_id = vendor_id
+        self.product_id = product_id
+        self.serial_number = serial_number
+        self.idle_s = idle_ms / 1000
+        self.resend_s = resend_ms / 1000
+        self.key_queue_size = key_queue
+        self.reports_sent = 0
+        self.out_frames = 0
+        self._rng = random.Random(seed)
+        self._cond = threading.Condition()
+        self._decoder = FrameDecoder("sensor-board-sim")
+        self._server: UnixDeviceServer | None = None
+        # Physical state: survives a power cycle.
+        self._button: int | None = None
+        self._blinds: set[int] = set()
+        self._occupied: set[int] = set()
+        # Electronic state: lost when unplugged.
+        self._plugged = True
+        self._address = 1
+        self._corrupt_next = 0
+        self._power_on()
+
+    def _power_on(self) -> None:
+        self._lamp = Lamp()
+        self._buzz_until = 0.0
+        self._keys: collections.deque[KeyPress] = collections.deque()
+        self._next_key = 1
+        self._sent_upto: int | None = None  # highest key number already in a report
+        self._overflow = False
+        self._report_seq = 0
+        self._dirty = True
+        self._last_report = 0.0
+
+    # ----------------------------------------------------------------------------------------
+    # Physical side
+    # ----------------------------------------------------------------------------------------
+
+    def press(self, key: KeyName | str, seat: int | None = None) -> None:
+        """The dealer presses a key (with a seat key first, for keys about a seat)."""
+        if key not in KEY_NAMES:
+            raise ValueError(f"unknown key {key!r}; keys are {', '.join(KEY_NAMES)}")
+        self._check_seat(seat, allow_none=True)
+        with self._cond:
+            if not self._plugged:
+                log.info("sensor board unplugged: key %s goes nowhere", key)
+                return
+            if len(self._keys) >= self.key_queue_size:
+                self._overflow = True
+                log.warning("sensor board key queue full: %s press dropped", key)
+                self._cond.notify_all()
+                return
+            self._keys.append(KeyPress(number=self._next_key, key=key, seat=seat))  # type: ignore[arg-type]
+            self._next_key = (self._next_key + 1) & 0xFF
+            self._cond.notify_all()
+
+    def move_button(self, seat: int | None) -> None:
+        """Put the dealer button in front of ``seat``, or lift it (None)."""
+        self._check_seat(seat, allow_none=True)
+        with self._cond:
+            self._button = seat
+            self._changed()
+
+    def set_occupied(self, seat: int, occupied: bool) -> None:
+        self._check_seat(seat)
+        with self._cond:
+            (self._occupied.add if occupied else self._occupied.discard)(seat)
+            self._changed()
+
+    def set_blind(self, seat: int, present: bool) -> None:
+        self._check_seat(seat)
+        with self._cond:
+            (self._blinds.add if present else self._blinds.discard)(seat)
+            self._changed()
+
+    @property
+    def lamp(self) -> Lamp:
+        with self._cond:
+            return self._lamp
+
+    @property
+    def buzzer_active(self) -> bool:
+        with self._cond:
+            return self._plugged and time.monotonic() < self._buzz_until
+
+    @property
+    def plugged(self) -> bool:
+        return self._plugged
+
+    @property
+    def pending_keys(self) -> int:
+        """Key presses the host has not acknowledged yet."""
+        with self._cond:
+            return len(self._keys)
+
+    def unplug(self) -> None:
+        """Pull the cable: transfers fail with ENODEV, the board loses power (lamp, key queue)."""
+        with self._cond:
+            self._plugged = False
+            self._cond.notify_all()
+
+    def replug(self) -> None:
+        """Plug it back in: it enumerates at a new address and powers up afresh."""
+        with self._cond:
+            if self._plugged:
+                return
+            self._power_on()
+            self._address += 1
+            self._plugged = True
+            self._cond.notify_all()
+
+    def corrupt_reports(self, count: int) -> None:
+        """Damage the next ``count`` input reports on the wire (a flipped bit each)."""
+        with self._cond:
+            self._corrupt_next += count
+            self._cond.notify_all()
+
+    @staticmethod
+    def _check_seat(seat: int | None, allow_none: bool = False) -> None:
+        if seat is None and allow_none:
+            return
+        if seat is None or not 1 <= seat <= MAX_SEATS:
+            raise ValueError(f"seat {seat} outside 1..{MAX_SEATS}")
+
+    def _changed(self) -> None:
+        self._dirty = True
+        self._cond.notify_all()
+
+    # ----------------------------------------------------------------------------------------
+    # USB side (UsbDeviceModel)
+    # ----------------------------------------------------------------------------------------
+
+    @property
+    def backend(self) -> SimulatedBackend:
+        """A pyusb backend on which ``usb.core.find`` finds this board."""
+        return SimulatedBackend(self)
+
+    def serve(self, path: str | os.PathLike[str]) -> str:
+        """Serve the board on a unix socket; returns the ``backend`` config value to reach it."""
+        if self._server is not None:
+            raise RuntimeError(f"already served at {self._server.path}")
+        self._server = serve_unix(self, Path(path))
+        return f"sim:{path}"
+
+    async def start(self) -> None:
+        """Nothing to start in process; present for symmetry with the other simulators."""
+
+    async def close(self) -> None:
+        """Stop serving on the unix socket, if it was."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+    def identity(self) -> UsbIdentity | None:
+        with self._cond:
+            if not self._plugged:
+                return None
+            return UsbIdentity(
+                vendor_id=self.vendor_id,
+                product_id=self.product_id,
+                address=self._address,
+                serial_number=self.serial_number,
+                product="tablectl sensor board (simulated)",
+            )
+
+    def _check_address(self, address: int) -> None:
+        if not self._plugged or address != self._address:
+            raise DeviceGone
+
+    def _report_due(self, now: float) -> float:
+        """0 when a report is due now, else the seconds until one will be."""
+        if self._dirty or self._corrupt_next:
+            return 0.0
+        if self._keys and (self._sent_upto is None or _after(self._keys[-1].number, self._sent_upto)):
+            return 0.0
+        period = self.resend_s if self._keys else self.idle_s
+        return max(0.0, self._last_report + period - now)
+
+    def read_in(self, address: int, size: int, timeout_ms: int) -> bytes:
+        deadline = time.monotonic() + timeout_ms / 1000
+        with self._cond:
+            while True:
+                self._check_address(address)
+                now = time.monotonic()
+                wait = self._report_due(now)
+                if wait == 0.0:
+                    return self._next_report(now)[:size]
+                remaining = deadline - now
+                if remaining <= 0:
+                    raise TransferTimeout
+                self._cond.wait(min(wait, remaining))
+
+    def _next_report(self, now: float) -> bytes:
+        keys = tuple(list(self._keys)[:MAX_KEYS_PER_REPORT])
+        report = InputReport(
+            seq=self._report_seq,
+            button=self._button,
+            blinds=frozenset(self._blinds),
+            occupied=frozenset(self._occupied),
+            lamp=self._lamp.colour,
+            blink=self._lamp.blink,
+            buzzer=now < self._buzz_until,
+            key_overflow=self._overflow,
+            keys=keys,
+        )
+        self._report_seq = (self._report_seq + 1) & 0xFF
+        self._dirty = False
+        self._overflow = False
+        self._last_report = now
+        self.reports_sent += 1
+        if keys and (self._sent_upto is None or _after(keys[-1].number, self._sent_upto)):
+            self._sent_upto = keys[-1].number
+        data = bytearray(report.to_bytes())
+        if self._corrupt_next:
+            self._corrupt_next -= 1
+            self._dirty = True  # the state it carried must go out again, intact
+            position = self._rng.randrange(2, len(data))
+            data[position] ^= 1 << self._rng.randrange(8)
+        return bytes(data)
+
+    def write_out(self, address: int, data: bytes, timeout_ms: int) -> int:
+        with self._cond:
+            self._check_address(address)
+            for frame in self._decoder.feed_transfer(data):
+                self.out_frames += 1
+                if isinstance(frame, LampReport):
+                    self._lamp = Lamp(frame.colour, frame.blink)
+                    self._dirty = True
+                elif isinstance(frame, BuzzerReport):
+                    self._buzz_until = time.monotonic() + frame.duration_ms / 1000
+                    self._dirty = True
+                elif isinstance(frame, KeyAck):
+                    self._acknowledge(frame.number)
+                else:
+                    log.warning("sensor board ignores a %s from the host", type(frame).__name__)
+            self._cond.notify_all()
+            return len(data)
+
+    def _acknowledge(self, number: int) -> None:
+        while self._keys and not _after(self._keys[0].number, number):
+            self._keys.popleft()
