@@ -137,6 +137,12 @@ class SensorBoardDevice(DeviceBase):
     serial_number: str | None = None
     poll_ms: int = Field(default=10, ge=1, le=1000)
     reconnect_max_s: float = Field(default=10.0, gt=0)
+    backend: str | None = Field(
+        default=None,
+        pattern=r"^sim:.+$",
+        description="None: real hardware through libusb; 'sim:PATH': the simulated board served "
+        "on the unix socket PATH (tablectl simulate).",
+    )
 
 
 DeviceConfig: TypeAlias = Annotated[
