@@ -1,0 +1,268 @@
+"""The journal: an append-only JSON-lines record of everything the controller received and sent.
+
+It serves two readers. The regulator's audit reads it as a plain record of the table: every
+message received (topic, payload exactly as received, receive time) and every alert, state and
+command published. The controller reads it at start-up to recover: the engine core is
+deterministic, so replaying the received records rebuilds the hand state and alert ids a crash
+interrupted.
+
+One JSON object per line, ``kind`` says which:
+
+- ``start``: ``{"kind": "start", "session": n, "ts": ..., "table": ...}`` at every (re)start.
+- ``received``: ``{"kind": "received", "n": n, "topic": ..., "payload": "..." | "payload_b64":
+  "...", "received": ...}``; ``n`` numbers received records from 1 over the whole journal.
+- ``published``: ``{"kind": "published", "what": "alert" | "state" | "command", "cause": n,
+  "topic": ..., "payload": "...", "retain": bool, "ts": ...}``; ``cause`` is the ``n`` of the
+  received record whose processing produced it (0: produced at start-up).
+
+A received record is written (and fsynced) before the message is processed, a published record
+after the broker accepted the message: a crash loses neither an input nor the knowledge of which
+outputs reached the broker.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, Final, Literal, TypeAlias
+
+log = logging.getLogger(__name__)
+
+PublishedWhat: TypeAlias = Literal["alert", "state", "command"]
+KINDS: Final = ("start", "received", "published")
+
+
+def _time(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _parse_time(value: Any) -> datetime:
+    if not isinstance(value, str):
+        raise ValueError(f"time must be a string, got {value!r}")
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedRecord:
+    """A message as the controller received it."""
+
+    n: int
+    topic: str
+    payload: bytes
+    received: datetime
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedRecord:
+    """A message the broker accepted from the controller."""
+
+    what: PublishedWhat
+    cause: int
+    topic: str
+    payload: bytes
+    retain: bool
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartRecord:
+    """One (re)start of the controller."""
+
+    session: int
+    ts: datetime
+    line: int
+
+
+JournalRecord: TypeAlias = ReceivedRecord | PublishedRecord | StartRecord
+
+
+@dataclass
+class JournalContents:
+    """What a journal file holds, with the problems found while reading it."""
+
+    records: list[JournalRecord] = field(default_factory=list)
+    #: One line per unreadable record, ``file:line: why``.
+    problems: list[str] = field(default_factory=list)
+    #: The file does not end with a newline (a torn last write): the next append must start one.
+    torn_tail: bool = False
+
+    @property
+    def received(self) -> Iterator[ReceivedRecord]:
+        return (r for r in self.records if isinstance(r, ReceivedRecord))
+
+    @property
+    def published(self) -> Iterator[PublishedRecord]:
+        return (r for r in self.records if isinstance(r, PublishedRecord))
+
+    @property
+    def last_session(self) -> int:
+        return max((r.session for r in self.records if isinstance(r, StartRecord)), default=0)
+
+    @property
+    def last_received(self) -> int:
+        return max((r.n for r in self.received), default=0)
+
+
+def _payload_fields(payload: bytes) -> dict[str, str]:
+    """The payload as text when it is UTF-8 (the normal case), else base64, byte-exact either way."""
+    try:
+        return {"payload": payload.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"payload_b64": base64.b64encode(payload).decode("ascii")}
+
+
+def _payload_of(data: dict[str, Any]) -> bytes:
+    if "payload" in data:
+        text = data["payload"]
+        if not isinstance(text, str):
+            raise ValueError("payload must be a string")
+        return text.encode("utf-8")
+    if "payload_b64" in data:
+        return base64.b64decode(str(data["payload_b64"]), validate=True)
+    raise ValueError("no payload")
+
+
+def _decode(data: Any, line: int) -> JournalRecord:
+    if not isinstance(data, dict):
+        raise ValueError("a record must be a JSON object")
+    kind = data.get("kind")
+    if kind == "received":
+        return ReceivedRecord(
+            n=int(data["n"]),
+            topic=str(data["topic"]),
+            payload=_payload_of(data),
+            received=_parse_time(data["received"]),
+            line=line,
+        )
+    if kind == "published":
+        what = data["what"]
+        if what not in ("alert", "state", "command"):
+            raise ValueError(f"unknown published kind {what!r}")
+        return PublishedRecord(
+            what=what,
+            cause=int(data["cause"]),
+            topic=str(data["topic"]),
+            payload=_payload_of(data),
+            retain=bool(data.get("retain", False)),
+            line=line,
+        )
+    if kind == "start":
+        return StartRecord(session=int(data["session"]), ts=_parse_time(data["ts"]), line=line)
+    raise ValueError(f"unknown record kind {kind!r}")
+
+
+def read_journal(path: Path) -> JournalContents:
+    """Read every record of ``path`` (a missing file is an empty journal).
+
+    An unreadable line is reported as ``file:line: why`` and skipped; reading goes on. The usual
+    case is a torn last line, left by a crash in the middle of a write.
+    """
+    contents = JournalContents()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return contents
+    contents.torn_tail = bool(raw) and not raw.endswith(b"\n")
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        last = number == len(lines)
+        try:
+            record = _decode(json.loads(text), number)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+            why = "torn record (crash during a write?)" if last and contents.torn_tail else "bad record"
+            contents.problems.append(f"{path}:{number}: {why}: {error}")
+            continue
+        contents.records.append(record)
+    return contents
+
+
+class Journal:
+    """The open journal, appending one record per call, fsynced when configured."""
+
+    def __init__(self, path: Path, *, fsync: bool) -> None:
+        self.path = path
+        self.fsync = fsync
+        self._next_received = 1
+        self._file: IO[bytes] | None = None
+
+    def open(self, *, torn_tail: bool = False, next_received: int = 1) -> None:
+        """Open for appending after the records read so far (``next_received``: the next ``n``).
+
+        A torn last line is closed with a newline first, so that the next record starts clean.
+        """
+        self._next_received = next_received
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = self.path.open("ab")
+        if torn_tail:
+            self._file.write(b"\n")
+            self._flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _flush(self) -> None:
+        assert self._file is not None
+        self._file.flush()
+        if self.fsync:
+            os.fsync(self._file.fileno())
+
+    def _append(self, record: dict[str, Any]) -> None:
+        if self._file is None:
+            raise RuntimeError(f"journal {self.path} is not open")
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        # One write per record: a crash tears at most the last line.
+        self._file.write(line + b"\n")
+        self._flush()
+
+    def start(self, session: int, when: datetime, table: str) -> None:
+        self._append({"kind": "start", "session": session, "ts": _time(when), "table": table})
+
+    def received(self, topic: str, payload: bytes, when: datetime) -> int:
+        """Record a received message; return its number (the ``cause`` of what it produces)."""
+        n = self._next_received
+        self._append(
+            {
+                "kind": "received",
+                "n": n,
+                "topic": topic,
+                **_payload_fields(payload),
+                "received": _time(when),
+            }
+        )
+        self._next_received += 1
+        return n
+
+    def published(
+        self,
+        what: PublishedWhat,
+        cause: int,
+        topic: str,
+        payload: bytes,
+        *,
+        retain: bool,
+        when: datetime,
+    ) -> None:
+        self._append(
+            {
+                "kind": "published",
+                "what": what,
+                "cause": cause,
+                "topic": topic,
+                **_payload_fields(payload),
+                "retain": retain,
+                "ts": _time(when),
+            }
+        )

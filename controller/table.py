@@ -1,0 +1,226 @@
+"""The controller of one table, without the network: journal, engine, outputs to publish.
+
+The service (``controller.service``) feeds it every received message and publishes what it returns;
+this class decides what that is. It also recovers from the journal at start-up: replaying the
+received records through the deterministic engine rebuilds the hand state and alert ids, alerts
+already published are not published again, and outputs a crash kept from the broker are.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from config.models import SensorBoardDevice, TableConfig
+from config.registry import DeckRegistry
+from contract.models import Alert, DeviceCommand, PublicState
+from contract.topics import Topics
+from controller.alerts_out import DealerSignals
+from controller.inbox import Classified, classify
+from controller.journal import Journal, PublishedWhat, read_journal
+from engine.api import EngineSettings, Outputs, PayloadRejected
+from engine.core import Engine
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One message to publish, and the received record (``cause``) whose processing produced it."""
+
+    what: PublishedWhat
+    cause: int
+    topic: str
+    payload: bytes
+    retain: bool
+
+
+@dataclass
+class Recovery:
+    """What start-up found in the journal."""
+
+    session: int = 1
+    received: int = 0
+    replayed: int = 0
+    #: Unreadable journal lines, ``file:line: why``.
+    problems: list[str] = field(default_factory=list)
+    #: Alerts whose replay differs from what the journal says was published, ``file:line: ...``.
+    divergences: list[str] = field(default_factory=list)
+    #: Outputs the replay produced that the journal does not show as published.
+    pending: list[Outgoing] = field(default_factory=list)
+
+
+class TableController:
+    """Journal, engine and dealer signals of one table."""
+
+    def __init__(self, config: TableConfig, registry: DeckRegistry, *, journal: bool = True) -> None:
+        self.config = config
+        self.topics = Topics(config.mqtt.root, config.table.id)
+        self.engine = Engine(EngineSettings.from_config(config, registry))
+        self.signals = DealerSignals(buzzer_ms=config.display.buzzer_ms)
+        self.journal = (
+            Journal(config.journal.path, fsync=config.journal.fsync) if journal else None
+        )
+        boards = [d for d in config.devices if isinstance(d, SensorBoardDevice) and d.enabled]
+        self.signal_device = boards[0].id if boards and config.display.lamp else None
+        self.state: PublicState | None = None
+        self.session = 1
+        self._torn_tail = False
+        self._last_received = 0
+
+    # ----------------------------------------------------------------------------------------
+    # Start-up
+    # ----------------------------------------------------------------------------------------
+
+    def recover(self, now: datetime) -> Recovery:
+        """Replay the journal, open it for appending and record this start (a new session)."""
+        recovery = self.replay()
+        if self.journal is not None:
+            self.journal.open(torn_tail=self._torn_tail, next_received=self._last_received + 1)
+            self.journal.start(self.session, now, self.config.table.id)
+        return recovery
+
+    def replay(self) -> Recovery:
+        """Replay the journal through the engine (read only): rebuild state, find what is unsent."""
+        recovery = Recovery()
+        if self.journal is None:
+            return recovery
+        contents = read_journal(self.journal.path)
+        self._torn_tail = contents.torn_tail
+        self._last_received = contents.last_received
+        recovery.problems = list(contents.problems)
+        for problem in contents.problems:
+            log.warning("journal: %s; skipped", problem)
+
+        alerts_published: dict[int, list[bytes]] = {}
+        commands_published: Counter[int] = Counter()
+        for sent in contents.published:
+            if sent.what == "alert":
+                alerts_published.setdefault(sent.cause, []).append(sent.payload)
+            elif sent.what == "command":
+                commands_published[sent.cause] += 1
+
+        for record in contents.received:
+            recovery.received += 1
+            classified = classify(self.topics, record.topic, record.payload, record.received)
+            if classified is None:
+                continue
+            recovery.replayed += 1
+            outgoing = self._handle(record.n, classified, record.received, replay=True)
+            sent_alerts = alerts_published.get(record.n, [])
+            alerts = [o for o in outgoing if o.what == "alert"]
+            for index, (replayed, payload) in enumerate(zip(alerts, sent_alerts, strict=False)):
+                if replayed.payload != payload:
+                    recovery.divergences.append(
+                        f"{self.journal.path}: received record {record.n} (line {record.line}): "
+                        f"alert {index + 1} replays differently from what was published"
+                    )
+            commands = [o for o in outgoing if o.what == "command"]
+            recovery.pending += alerts[len(sent_alerts) :]
+            recovery.pending += commands[commands_published[record.n] :]
+        for divergence in recovery.divergences:
+            log.warning("journal replay: %s", divergence)
+
+        self.session = contents.last_session + 1
+        recovery.session = self.session
+        return recovery
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
+
+    # ----------------------------------------------------------------------------------------
+    # Running
+    # ----------------------------------------------------------------------------------------
+
+    def receive(self, topic: str, payload: bytes, received: datetime) -> list[Outgoing]:
+        """Journal a received message, run it through the engine and return what to publish.
+
+        A message on a topic that is not this table's input or device event/status is not
+        journaled and produces nothing (logged at DEBUG).
+        """
+        classified = classify(self.topics, topic, payload, received)
+        if classified is None:
+            log.debug("ignored a message on %s (not an engine topic of this table)", topic)
+            return []
+        cause = self.journal.received(topic, payload, received) if self.journal else 0
+        return self._handle(cause, classified, received, replay=False)
+
+    def published(self, out: Outgoing, when: datetime) -> None:
+        """Record that the broker accepted ``out``."""
+        if self.journal is not None:
+            self.journal.published(
+                out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
+            )
+
+    def on_connect(self, now: datetime) -> list[Outgoing]:
+        """What a fresh broker connection needs: the retained state, and the lamp."""
+        out: list[Outgoing] = []
+        state = self.state if self.state is not None else self.engine.public_state()
+        out.append(Outgoing("state", 0, self.topics.state, state.to_json(), retain=True))
+        if self.signal_device is not None:
+            lamp = self.signals.resend_lamp(now)
+            out.append(self._command(0, self.signal_device, lamp))
+        return out
+
+    # ----------------------------------------------------------------------------------------
+
+    def _handle(
+        self, cause: int, classified: Classified, received: datetime, *, replay: bool
+    ) -> list[Outgoing]:
+        if not replay:
+            if isinstance(classified.received, PayloadRejected):
+                log.warning("%s", classified.summary)
+            else:
+                log.info("%s", classified.summary)
+        try:
+            outputs = self.engine.handle(classified.received)
+        except Exception:
+            # An engine bug must not stop the table: the message is in the journal, the engine
+            # state is unchanged (the core is pure), the error is logged with where it happened.
+            log.exception("engine failed on journal record %d (%s)", cause, classified.summary)
+            return []
+        return self._outgoing(cause, outputs, received, replay=replay)
+
+    def _outgoing(
+        self, cause: int, outputs: Outputs, received: datetime, *, replay: bool
+    ) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        for alert in outputs.alerts:
+            if not replay:
+                _log_alert(alert)
+            out.append(Outgoing("alert", cause, self.topics.alerts, alert.to_json(), retain=False))
+        for device, command in outputs.commands:
+            out.append(self._command(cause, device, command))
+        if self.signal_device is not None:
+            for command in self.signals.commands(outputs.alerts, received):
+                out.append(self._command(cause, self.signal_device, command))
+        else:
+            for alert in outputs.alerts:
+                self.signals.observe(alert)
+        if outputs.state is not None:
+            self.state = outputs.state
+            out.append(Outgoing("state", cause, self.topics.state, outputs.state.to_json(), True))
+        return out
+
+    def _command(self, cause: int, device: str, command: DeviceCommand) -> Outgoing:
+        return Outgoing(
+            "command", cause, self.topics.device_cmd(device), command.to_json(), retain=False
+        )
+
+
+def _log_alert(alert: Alert) -> None:
+    # The alert payload never names an unexposed hole card (engine's duty), so INFO may show it.
+    seat = f" seat {alert.seat}" if alert.seat is not None else ""
+    log.info(
+        "alert %s %s %s%s (%s, hand %d): %s",
+        alert.id,
+        alert.status,
+        alert.code,
+        seat,
+        alert.severity,
+        alert.hand,
+        alert.message,
+    )
