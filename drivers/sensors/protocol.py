@@ -359,6 +359,7 @@ class FrameDecoder:
 
     def _report(self, error: str) -> None:
         self.errors += 1
-        log.warning("%s: corrupt input: %s", self.device_id, error)
         if self.on_error is not None:
-            self.on_error(error)
+            self.on_error(error)  # the receiver logs it, with its own context
+        else:
+            log.warning("%s: corrupt input: %s", self.device_id, error)
