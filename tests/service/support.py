@@ -1,0 +1,232 @@
+"""Helpers of the service tests: a config file, the service as a real process, an MQTT probe."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+import aiomqtt
+
+from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
+from contract.topics import Topics
+from tests.conftest import EXAMPLE_REGISTRY, REPO
+
+TABLECTL = Path(sys.executable).parent / "tablectl"
+WAIT_S = 10.0
+_ids = itertools.count(1)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def write_config(
+    directory: Path,
+    broker_url: str,
+    *,
+    table: str = "t1",
+    seats: int = 9,
+    profile: str = "roberts",
+    sensors_board: bool = False,
+    fsync: bool = True,
+) -> Path:
+    """A service configuration in ``directory``: only [table], [mqtt], [decks] and [journal]."""
+    text = (
+        f'[table]\nid = "{table}"\nseats = {seats}\nprofile = "{profile}"\n\n'
+        f'[mqtt]\nurl = "{broker_url}"\nroot = "holdem"\nkeepalive = 5\n\n'
+        f'[decks]\nregistry = "{EXAMPLE_REGISTRY}"\n\n'
+        f'[journal]\npath = "journal.jsonl"\nfsync = {str(fsync).lower()}\n'
+    )
+    if sensors_board:
+        text += (
+            '\n[display]\nbuzzer_ms = 250\n\n[[devices]]\nid = "sensors"\ndriver = "sensors"\n'
+            "vendor_id = 0x1209\nproduct_id = 0x7AB1\n"
+        )
+    path = directory / f"{table}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@dataclass
+class ServiceProcess:
+    """``tablectl run --config FILE`` as a real process, its log in a file."""
+
+    config: Path
+    log_path: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = self.log_path.open("ab")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [str(TABLECTL), "run", "--config", str(self.config)],
+            stdout=log,
+            stderr=log,
+            cwd=REPO,
+            env=env,
+        )
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def signal(self, sig: int) -> None:
+        assert self.process is not None
+        self.process.send_signal(sig)
+
+    def wait(self, within: float = WAIT_S) -> int:
+        assert self.process is not None
+        return self.process.wait(within)
+
+    def kill(self) -> None:
+        """kill -9: no chance to say goodbye."""
+        if self.running():
+            self.signal(signal.SIGKILL)
+            self.wait()
+
+    def stop(self) -> None:
+        if self.running():
+            self.signal(signal.SIGTERM)
+            try:
+                self.wait()
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@dataclass(frozen=True)
+class Received:
+    topic: str
+    payload: bytes
+    retain: bool
+
+
+@dataclass
+class Probe:
+    """A test client on the table's topics: publishes like a driver, records all it sees."""
+
+    port: int
+    topics: Topics
+    messages: list[Received] = field(default_factory=list)
+    _client: aiomqtt.Client | None = None
+    _reader: asyncio.Task[None] | None = None
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _seq: dict[str, int] = field(default_factory=dict)
+
+    async def __aenter__(self) -> Probe:
+        self._client = aiomqtt.Client(
+            "127.0.0.1", self.port, identifier=f"probe-{os.getpid()}-{next(_ids)}", timeout=5
+        )
+        await self._client.__aenter__()
+        await self._client.subscribe(f"{self.topics.base}/#", qos=1)
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await self._reader
+        if self._client is not None:
+            with contextlib.suppress(aiomqtt.MqttError):
+                await self._client.__aexit__(None, None, None)
+
+    async def _read(self) -> None:
+        assert self._client is not None
+        with contextlib.suppress(aiomqtt.MqttError):
+            async for message in self._client.messages:
+                payload = message.payload
+                assert isinstance(payload, bytes)
+                self.messages.append(Received(str(message.topic), payload, message.retain))
+                self._changed.set()
+
+    # ---- waiting ------------------------------------------------------------------------
+
+    async def wait_for(
+        self, predicate: Callable[[Received], bool], *, after: int = 0, within: float = WAIT_S
+    ) -> Received:
+        """The first message from index ``after`` on that matches ``predicate``."""
+
+        async def scan() -> Received:
+            index = after
+            while True:
+                while index < len(self.messages):
+                    message = self.messages[index]
+                    index += 1
+                    if predicate(message):
+                        return message
+                self._changed.clear()
+                await self._changed.wait()
+
+        try:
+            return await asyncio.wait_for(scan(), within)
+        except TimeoutError:
+            seen = "\n".join(f"  {m.topic} {m.payload[:200]!r}" for m in self.messages[after:])
+            raise AssertionError(f"no matching message within {within} s; saw:\n{seen}") from None
+
+    async def status(self, state: str, *, after: int = 0, within: float = WAIT_S) -> Status:
+        topic = self.topics.controller_status
+        message = await self.wait_for(
+            lambda m: m.topic == topic and parse_status(topic, m.payload).state == state,
+            after=after,
+            within=within,
+        )
+        return parse_status(topic, message.payload)
+
+    async def alert(
+        self, code: str, *, status: str = "raised", after: int = 0, within: float = WAIT_S
+    ) -> Alert:
+        topic = self.topics.alerts
+
+        def match(m: Received) -> bool:
+            if m.topic != topic:
+                return False
+            alert = parse_alert(topic, m.payload)
+            return alert.code == code and alert.status == status
+
+        message = await self.wait_for(match, after=after, within=within)
+        return parse_alert(topic, message.payload)
+
+    def alerts(self) -> list[Alert]:
+        return [
+            parse_alert(m.topic, m.payload) for m in self.messages if m.topic == self.topics.alerts
+        ]
+
+    # ---- publishing ---------------------------------------------------------------------
+
+    async def publish(self, topic: str, payload: bytes | str, *, retain: bool = False) -> None:
+        assert self._client is not None
+        await self._client.publish(topic, payload, qos=1, retain=retain)
+
+    async def event(self, device: str, model: type[EventBase], **fields: object) -> None:
+        """Publish a device event under ``device`` with the next seq of that device."""
+        seq = self._seq.get(device, 0) + 1
+        self._seq[device] = seq
+        event = model(seq=seq, ts=now(), **fields)
+        await self.publish(self.topics.device_event(device), event.to_json())
+
+    async def send(self, topic: str, payload: WireModel) -> None:
+        await self.publish(topic, payload.to_json())
+
+
+@contextlib.asynccontextmanager
+async def probe(port: int, table: str) -> AsyncIterator[Probe]:
+    async with Probe(port, Topics("holdem", table)) as p:
+        yield p
