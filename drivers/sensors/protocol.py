@@ -199,7 +199,7 @@ def encode(frame_type: int, seq: int, payload: bytes) -> bytes:
 
 def _parse_input(seq: int, payload: bytes) -> InputReport:
     if len(payload) < _INPUT_FIXED.size:
-        raise FrameError(f"input report payload of {len(payload)} bytes, fixed part is 9")
+        raise FrameError(f"input report payload of {len(payload)} bytes, fixed part is 8")
     button, blinds, occupied, lamp, flags, nkeys = _INPUT_FIXED.unpack_from(payload)
     expected = _INPUT_FIXED.size + nkeys * _KEY_ENTRY.size
     if nkeys > MAX_KEYS_PER_REPORT or len(payload) != expected:
