@@ -106,6 +106,16 @@ class ServiceProcess:
                 self.kill()
 
 
+async def until(condition: Callable[[], bool], *, within: float = WAIT_S, what: str = "") -> None:
+    """Poll ``condition`` (cheap, e.g. a file read) until it holds; fail after ``within`` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"not within {within} s: {what or condition}")
+        await asyncio.sleep(0.02)
+
+
 @dataclass(frozen=True)
 class Received:
     topic: str
