@@ -154,9 +154,7 @@ _ENDPOINTS = (
 
 
 def _gone() -> usb.core.USBError:
-    return usb.core.USBError(
-        "No such device (it may have been disconnected)", -4, errno.ENODEV
-    )
+    return usb.core.USBError("No such device (it may have been disconnected)", -4, errno.ENODEV)
 
 
 def _timeout() -> usb.core.USBError:
@@ -191,9 +189,7 @@ class SimulatedBackend(usb.backend.IBackend):  # type: ignore[misc]
             raise IndexError(f"configuration index {config}")
         return _CONFIG
 
-    def get_interface_descriptor(
-        self, dev: UsbIdentity, intf: int, alt: int, config: int
-    ) -> _Descriptor:
+    def get_interface_descriptor(self, dev: UsbIdentity, intf: int, alt: int, config: int) -> _Descriptor:
         if (intf, alt, config) != (0, 0, 0):
             raise IndexError(f"interface {intf} alt {alt} config {config}")
         return _INTERFACE
@@ -256,9 +252,7 @@ class SimulatedBackend(usb.backend.IBackend):  # type: ignore[misc]
         self._check(dev_handle)
 
     # Transfers
-    def intr_read(
-        self, dev_handle: _Handle, ep: int, intf: int, buff: Any, timeout: int
-    ) -> int:
+    def intr_read(self, dev_handle: _Handle, ep: int, intf: int, buff: Any, timeout: int) -> int:
         if ep != EP_IN:
             raise usb.core.USBError("Invalid parameter", -2, errno.EINVAL)
         try:
@@ -271,9 +265,7 @@ class SimulatedBackend(usb.backend.IBackend):  # type: ignore[misc]
         buff[: len(data)] = type(buff)("B", data)
         return len(data)
 
-    def intr_write(
-        self, dev_handle: _Handle, ep: int, intf: int, data: Any, timeout: int
-    ) -> int:
+    def intr_write(self, dev_handle: _Handle, ep: int, intf: int, data: Any, timeout: int) -> int:
         if ep != EP_OUT:
             raise usb.core.USBError("Invalid parameter", -2, errno.EINVAL)
         try:
@@ -320,9 +312,7 @@ def _answer(model: UsbDeviceModel, request: dict[str, Any]) -> dict[str, Any]:
             ident = model.identity()
             return {"ok": True, "identity": None if ident is None else asdict(ident)}
         if op == "read":
-            data = model.read_in(
-                int(request["address"]), int(request["size"]), int(request["timeout_ms"])
-            )
+            data = model.read_in(int(request["address"]), int(request["size"]), int(request["timeout_ms"]))
             return {"ok": True, "data": data.hex()}
         if op == "write":
             written = model.write_out(

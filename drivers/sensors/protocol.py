@@ -270,12 +270,14 @@ _PARSERS: Final[dict[int, Callable[[int, bytes], Frame]]] = {
 class Scan:
     """One step of decoding: a frame (or None), the bytes consumed, and what was wrong if anything.
 
-    ``consumed == 0`` with no frame and no error means: wait for more bytes.
+    ``consumed == 0`` with no frame and no error means: wait for more bytes. ``garbage`` marks
+    bytes skipped while hunting for a start marker (after a corrupt frame, its own remains).
     """
 
     frame: Frame | None
     consumed: int
     error: str | None = None
+    garbage: bool = False
 
 
 def scan(buffer: bytes) -> Scan:
@@ -285,9 +287,11 @@ def scan(buffer: bytes) -> Scan:
         # Keep a trailing first magic byte: it may begin a frame whose rest has not arrived.
         keep = 1 if buffer.endswith(MAGIC[:1]) else 0
         dropped = len(buffer) - keep
-        return Scan(None, dropped, f"{dropped} garbage bytes" if dropped else None)
+        if dropped == 0:
+            return Scan(None, 0)
+        return Scan(None, dropped, f"{dropped} garbage bytes", garbage=True)
     if start > 0:
-        return Scan(None, start, f"{start} garbage bytes before a start marker")
+        return Scan(None, start, f"{start} garbage bytes before a start marker", garbage=True)
     if len(buffer) < HEADER_LEN:
         return Scan(None, 0)
     frame_type, seq, length = buffer[2], buffer[3], buffer[4]
@@ -328,6 +332,8 @@ class FrameDecoder:
         self.errors = 0
         self.frames = 0
         self._buffer = bytearray()
+        # After a corrupt frame, the bytes up to the next start marker are its remains: one error.
+        self._resyncing = False
 
     def feed(self, data: bytes) -> list[Frame]:
         """Append ``data`` and return every complete frame it finishes."""
@@ -335,9 +341,12 @@ class FrameDecoder:
         frames: list[Frame] = []
         while self._buffer:
             result = scan(bytes(self._buffer))
-            if result.error is not None:
+            if result.error is not None and not (result.garbage and self._resyncing):
                 self._report(result.error)
+            if result.error is not None and not result.garbage:
+                self._resyncing = True
             if result.frame is not None:
+                self._resyncing = False
                 self.frames += 1
                 frames.append(result.frame)
             if result.consumed == 0:
@@ -347,9 +356,10 @@ class FrameDecoder:
 
     def flush(self) -> None:
         """End of a transfer: bytes still waiting can only be a truncated frame; drop them."""
-        if self._buffer:
+        if self._buffer and not self._resyncing:
             self._report(f"truncated frame of {len(self._buffer)} bytes")
-            self._buffer.clear()
+        self._buffer.clear()
+        self._resyncing = False
 
     def feed_transfer(self, data: bytes) -> list[Frame]:
         """Decode one whole USB transfer (frames never span transfers)."""

@@ -315,3 +315,13 @@ def test_fuzz_random_and_mutated_streams_never_raise_nor_return_a_bad_frame() ->
         found += _check_stream(_stream(rng, index))
     # The mutated and good-CRC streams must still yield frames: the fuzzer reaches the decoder's core.
     assert found > FUZZ_STREAMS // 10
+
+
+def test_one_damaged_frame_counts_as_one_error() -> None:
+    data = bytearray(InputReport(seq=1, button=2, blinds=frozenset(), occupied=frozenset()).to_bytes())
+    data[6] ^= 0x10
+    decoder = FrameDecoder("test")
+    assert decoder.feed_transfer(bytes(data)) == []
+    assert decoder.errors == 1
+    assert decoder.feed_transfer(bytes(data) + KeyAck(2, 9).to_bytes()) == [KeyAck(2, 9)]
+    assert decoder.errors == 2
