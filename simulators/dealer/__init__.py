@@ -1,0 +1,69 @@
+"""The virtual dealer: scripts of legal hands with injected catalogue mistakes (pure, seeded).
+
+``VirtualDealer(decks, DealerSettings(...), seed=1).next_hand(mistake=...)`` gives a
+:class:`HandScript` of physical steps; :func:`to_events` turns steps into contract device events.
+"""
+
+from simulators.dealer.catalogue import (
+    CATALOGUE_CODES,
+    MISDEAL_CODES,
+    PRIMARY_CODES,
+    injectable_codes,
+    raisable_codes,
+)
+from simulators.dealer.dealer import (
+    DRAW,
+    IGNORABLE_CODES,
+    PACE,
+    DealerSettings,
+    InfeasibleMistake,
+    VirtualDealer,
+)
+from simulators.dealer.events import DEFAULT_ANTENNAS, DeviceIds, SourcedEvent, ZoneAntennas, to_events
+from simulators.dealer.steps import (
+    AwaitShuffle,
+    FailDeckCheck,
+    HandScript,
+    Marker,
+    Move,
+    MoveButton,
+    Place,
+    Press,
+    Remove,
+    SetBlind,
+    SetOccupied,
+    Shuffle,
+    Step,
+)
+
+__all__ = [
+    "CATALOGUE_CODES",
+    "DEFAULT_ANTENNAS",
+    "DRAW",
+    "IGNORABLE_CODES",
+    "MISDEAL_CODES",
+    "PACE",
+    "PRIMARY_CODES",
+    "AwaitShuffle",
+    "DealerSettings",
+    "DeviceIds",
+    "FailDeckCheck",
+    "HandScript",
+    "InfeasibleMistake",
+    "Marker",
+    "Move",
+    "MoveButton",
+    "Place",
+    "Press",
+    "Remove",
+    "SetBlind",
+    "SetOccupied",
+    "Shuffle",
+    "SourcedEvent",
+    "Step",
+    "VirtualDealer",
+    "ZoneAntennas",
+    "injectable_codes",
+    "raisable_codes",
+    "to_events",
+]

@@ -1,0 +1,152 @@
+"""The virtual dealer's physical steps: what a dealer's hands (and the players) do at the table.
+
+A step is an abstract physical action (a card placed on a zone, a key pressed, the button moved),
+never an MQTT event: the demo carries steps out through the simulators' physical interfaces, and
+:func:`simulators.dealer.events.to_events` turns them into the device events the drivers would
+publish, for tests that feed the engine directly.
+
+Every step may carry ``mistake``: the catalogue code (``shared/rules/irregularities.md``) the
+step completes the evidence for, i.e. the alert the engine must raise once it has seen this step.
+``pause_s`` is the time a real dealer takes before the step, at ``--speed 1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from contract.models import KeyName
+
+Face: TypeAlias = Literal["up", "down"] | None
+MarkerKind: TypeAlias = Literal["hand_start", "redeal", "hand_end"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepBase:
+    """Fields of every step."""
+
+    mistake: str | None = None
+    pause_s: float = 0.5
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetOccupied(StepBase):
+    """A player sits down at (``occupied``) or leaves ``seat``: the occupancy sensor changes."""
+
+    seat: int
+    occupied: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoveButton(StepBase):
+    """The dealer puts the dealer button in front of ``seat``."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetBlind(StepBase):
+    """Chips put into (``present``) or pulled from ``seat``'s blind zone."""
+
+    seat: int
+    present: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shuffle(StepBase):
+    """The dealer loads ``deck`` (all 52 cards) into the shuffler and starts it; the check passes."""
+
+    deck: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailDeckCheck(StepBase):
+    """Like :class:`Shuffle`, but the shuffler's deck check fails with these findings."""
+
+    deck: str
+    count: int
+    missing: tuple[str, ...] = ()
+    duplicates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AwaitShuffle(StepBase):
+    """The dealer waits until the shuffler has finished ``deck`` before dealing from it."""
+
+    deck: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Place(StepBase):
+    """A card (tag ``uid``) put on ``zone``; ``card`` is what it is (None: an unknown tag)."""
+
+    uid: str
+    zone: str
+    face: Face = None
+    card: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Move(StepBase):
+    """A card already on the table pushed to another ``zone`` (a fold to the muck, for example)."""
+
+    uid: str
+    zone: str
+    face: Face = None
+    card: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Remove(StepBase):
+    """A card taken off the table (back to the stub, into the dealer's hands or the shuffler)."""
+
+    uid: str
+    card: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Press(StepBase):
+    """A dealer keypad key, with the seat it concerns where the key takes one."""
+
+    key: KeyName
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Marker(StepBase):
+    """No physical action: tells the runner where hands start and end (for pacing and the summary)."""
+
+    kind: MarkerKind
+    hand: int
+    pause_s: float = 0.0
+
+
+Step: TypeAlias = (
+    SetOccupied
+    | MoveButton
+    | SetBlind
+    | Shuffle
+    | FailDeckCheck
+    | AwaitShuffle
+    | Place
+    | Move
+    | Remove
+    | Press
+    | Marker
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HandScript:
+    """The steps of one hand (from the changes before it to the cleared table after it).
+
+    ``mistakes`` lists the codes the steps inject, in order (the ``mistake`` of each tagged
+    step); an empty list means a legal hand, which must raise no warning or critical alert.
+    """
+
+    hand: int
+    deck: str
+    button: int
+    players: tuple[int, ...]
+    steps: tuple[Step, ...]
+    mistakes: tuple[str, ...] = field(default=())
