@@ -95,6 +95,8 @@ class SensorBoardSimulator:
         self._plugged = True
         self._address = 1
         self._corrupt_next = 0
+        self._corrupt_out = 0
+        self.out_errors = 0
         self._power_on()
 
     def _power_on(self) -> None:
@@ -190,6 +192,11 @@ class SensorBoardSimulator:
         with self._cond:
             self._corrupt_next += count
             self._cond.notify_all()
+
+    def corrupt_commands(self, count: int) -> None:
+        """Damage the next ``count`` output transfers from the host (the board ignores them)."""
+        with self._cond:
+            self._corrupt_out += count
 
     @staticmethod
     def _check_seat(seat: int | None, allow_none: bool = False) -> None:
@@ -297,7 +304,15 @@ class SensorBoardSimulator:
     def write_out(self, address: int, data: bytes, timeout_ms: int) -> int:
         with self._cond:
             self._check_address(address)
-            for frame in self._decoder.feed_transfer(data):
+            if self._corrupt_out:
+                self._corrupt_out -= 1
+                damaged = bytearray(data)
+                damaged[self._rng.randrange(len(damaged))] ^= 1 << self._rng.randrange(8)
+                data = bytes(damaged)
+            errors = self._decoder.errors
+            frames = self._decoder.feed_transfer(data)
+            self.out_errors += self._decoder.errors - errors
+            for frame in frames:
                 self.out_frames += 1
                 if isinstance(frame, LampReport):
                     self._lamp = Lamp(frame.colour, frame.blink)
@@ -310,7 +325,7 @@ class SensorBoardSimulator:
                 else:
                     log.warning("sensor board ignores a %s from the host", type(frame).__name__)
             self._cond.notify_all()
-            return len(data)
+            return len(data)  # what went over the wire, damaged or not
 
     def _acknowledge(self, number: int) -> None:
         while self._keys and not _after(self._keys[0].number, number):
