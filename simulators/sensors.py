@@ -20,8 +20,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
+from config.models import SensorBoardDevice
 from contract.models import KEY_NAMES, KeyName, LampColour
 from drivers.sensors.protocol import (
     MAX_KEYS_PER_REPORT,
@@ -212,6 +213,16 @@ class SensorBoardSimulator:
     # ----------------------------------------------------------------------------------------
     # USB side (UsbDeviceModel)
     # ----------------------------------------------------------------------------------------
+
+    @classmethod
+    def for_device(cls, device: SensorBoardDevice, **options: Any) -> SensorBoardSimulator:
+        """A board that answers to the configured vendor, product and serial number."""
+        return cls(device.vendor_id, device.product_id, device.serial_number or "SB-0001", **options)
+
+    def serve_for(self, device: SensorBoardDevice, socket_dir: str | os.PathLike[str]) -> SensorBoardDevice:
+        """Serve on ``socket_dir/<device id>.sock``; returns ``device`` pointed at it."""
+        spec = self.serve(Path(socket_dir) / f"{device.id}.sock")
+        return device.model_copy(update={"backend": spec})
 
     @property
     def backend(self) -> SimulatedBackend:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import socket
@@ -14,6 +15,7 @@ import pytest
 import usb.core
 import usb.util
 
+from config.models import SensorBoardDevice
 from drivers.sensors.protocol import (
     BuzzerReport,
     FrameDecoder,
@@ -172,8 +174,6 @@ def served(board: SensorBoardSimulator, tmp_path: Path) -> Iterator[tuple[str, P
     path = tmp_path / "board.sock"
     spec = board.serve(path)
     yield spec, path
-    import asyncio
-
     asyncio.run(board.close())
 
 
@@ -218,3 +218,20 @@ def test_a_closed_simulator_looks_unplugged(tmp_path: Path) -> None:
     assert find(backend) is None
     with pytest.raises(ValueError, match="sim:"):
         backend_from_spec("libusb")
+
+
+async def test_a_board_for_a_configured_device_is_found_where_the_config_points(
+    tmp_path: Path,
+) -> None:
+    device = SensorBoardDevice(
+        id="board-2", driver="sensors", vendor_id=0x1234, product_id=0x0042, serial_number="X9"
+    )
+    board = SensorBoardSimulator.for_device(device)
+    pointed = board.serve_for(device, tmp_path)
+    try:
+        assert pointed.backend == f"sim:{tmp_path / 'board-2.sock'}"
+        assert pointed.id == device.id
+        dev = usb.core.find(idVendor=0x1234, idProduct=0x0042, backend=backend_from_spec(pointed.backend))
+        assert dev.serial_number == "X9"
+    finally:
+        await board.close()
