@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from tests.drivers.mqtt_helpers import Received, publish, subscribed
 from tests.support.mosquitto import Mosquitto
 
 VID, PID = 0x1209, 0x7AB1
+REPO = Path(__file__).resolve().parents[2]
 OPTIONS = DriverOptions(reconnect_max_s=0.3, fault_errors=5, fault_window_s=2.0)
 
 
@@ -292,3 +295,121 @@ async def test_a_lamp_command_lost_on_the_wire_is_sent_again(mosquitto: Mosquitt
         await asyncio.wait_for(_until(lambda: h.board.out_errors == 1), 5)
         assert h.board.lamp == Lamp()
         await asyncio.wait_for(_until(lambda: h.board.lamp == Lamp("white")), 5)
+
+
+async def test_presses_while_the_broker_restarts_are_queued_not_lost(mosquitto: Mosquitto) -> None:
+    topics = Topics("holdem", "sb11")
+    board = SensorBoardSimulator(VID, PID)
+    driver = SensorBoardDriver(
+        board_config(), MqttSection(url=mosquitto.url), topics, OPTIONS, usb_backend=board.backend
+    )
+    task = asyncio.create_task(driver.run())
+    try:
+        await asyncio.wait_for(driver.broker_ready.wait(), 5)
+        await asyncio.to_thread(mosquitto.stop)
+        board.press("all_in", 3)
+        board.press("exposed", 3)
+        await asyncio.wait_for(_until(lambda: board.pending_keys == 0), 5)  # read and acknowledged
+        await asyncio.to_thread(mosquitto.start)
+        async with subscribed(mosquitto.port, topics.device_event("sensors")) as got:
+            events_topic = topics.device_event("sensors")
+
+            def keys() -> list[tuple[str, int | None]]:
+                return [(e.key, e.seat) for e in got.events(events_topic) if isinstance(e, KeyEvent)]
+
+            await got.wait_for(lambda: len(keys()) == 2, within=10)
+            assert keys() == [("all_in", 3), ("exposed", 3)]
+    finally:
+        await cancel_and_wait(task)
+
+
+async def test_many_presses_amid_corrupt_reports_arrive_once_each_in_order(
+    mosquitto: Mosquitto,
+) -> None:
+    rng = random.Random(7)
+    keys = ["new_hand", "round_complete", "all_in", "exposed", "misdeal", "declare_board", "ack"]
+    pressed = [(rng.choice(keys), rng.choice([None, rng.randint(1, 10)])) for _ in range(120)]
+    options = DriverOptions(reconnect_max_s=0.3, fault_errors=1000, fault_window_s=1.0)
+    board = SensorBoardSimulator(VID, PID, seed=3)
+    topics = Topics("holdem", "sb12")
+    driver = SensorBoardDriver(
+        board_config(), MqttSection(url=mosquitto.url), topics, options, usb_backend=board.backend
+    )
+    harness = Harness(Received(), topics, board)
+    async with subscribed(mosquitto.port, harness.events_topic) as got:
+        harness.got = got
+        task = asyncio.create_task(driver.run())
+        try:
+            await asyncio.wait_for(driver.broker_ready.wait(), 5)
+            for index, (key, seat) in enumerate(pressed):
+                board.press(key, seat)
+                if index % 10 == 0:
+                    board.corrupt_reports(1)
+                await asyncio.sleep(rng.choice([0, 0, 0.001, 0.01]))
+            await harness.wait_keys(len(pressed), within=15)
+            await asyncio.sleep(0.2)
+            assert harness.keys() == pressed
+            assert driver.decoder.errors >= 1
+        finally:
+            await cancel_and_wait(task)
+
+
+async def test_driver_and_board_in_separate_processes(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    sock = tmp_path / "board.sock"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.drivers.sensors_board_process",
+        str(sock),
+        hex(VID),
+        hex(PID),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+
+    async def tell(line: str) -> str:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(line.encode() + b"\n")
+        await process.stdin.drain()
+        return (await asyncio.wait_for(process.stdout.readline(), 5)).decode().strip()
+
+    try:
+        assert (await asyncio.wait_for(process.stdout.readline(), 10)).strip() == b"ready"
+        device = board_config(backend=f"sim:{sock}")
+        topics = Topics("holdem", "sb13")
+        driver = SensorBoardDriver(device, MqttSection(url=mosquitto.url), topics, OPTIONS)
+        harness = Harness(Received(), topics, SensorBoardSimulator())  # board lives elsewhere
+        async with subscribed(mosquitto.port, harness.events_topic, harness.status_topic) as got:
+            harness.got = got
+            task = asyncio.create_task(driver.run())
+            try:
+                await harness.wait_status("online")
+                assert await tell("press exposed 5") == "ok"
+                await harness.wait_keys(1)
+                assert harness.keys() == [("exposed", 5)]
+                cmd = LampCommand(ts=utc_now(), colour="amber", blink=True)
+                await publish(mosquitto.port, harness.cmd_topic, cmd.to_json())
+                for _ in range(100):
+                    answer = await tell("lamp?")
+                    assert await asyncio.wait_for(process.stdout.readline(), 5) == b"ok\n"
+                    if answer == "lamp amber True":
+                        break
+                    await asyncio.sleep(0.02)
+                assert answer == "lamp amber True"
+                before = harness.status_count
+                assert await tell("unplug") == "ok"
+                await harness.wait_status("offline", after=before)
+                assert await tell("replug") == "ok"
+                await harness.wait_status("online", after=before)
+            finally:
+                await cancel_and_wait(task)
+        await tell("quit")
+        assert await asyncio.wait_for(process.wait(), 5) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
