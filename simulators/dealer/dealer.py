@@ -308,8 +308,9 @@ class VirtualDealer:
                 self._emit(hand, SetBlind(seat=seat, present=True, pause_s=PACE["blind"]))
                 hand.blinds.add(seat)
 
-        next_deck = self._shuffle_collected(hand, primary == "deck_check_failed")
+        # The deck for this hand comes out of the shuffler before the other one goes in.
         self._emit(hand, AwaitShuffle(deck=deck, pause_s=0.0))
+        next_deck = self._shuffle_collected(hand, primary == "deck_check_failed")
         self._press(hand, "new_hand", mistake="button_misplaced" if primary == "button_misplaced" else None)
         if primary == "button_misplaced":
             self._ack(hand)
