@@ -1,0 +1,1 @@
+"""The RFID reader with its antenna multiplexer: wire protocol, presence tracking and driver."""

@@ -1,0 +1,266 @@
+"""The RFID reader's wire protocol (documented in docs/protocols/rfid.md); shared by the driver
+and the simulator. Frames are :mod:`drivers.framing` frames; these are the messages inside.
+
+The reader sweeps its antennas in turn; after each antenna's dwell it sends one Inventory with
+every tag that antenna saw (possibly none: an empty inventory says "swept, nothing there").
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+from typing import ClassVar, Final, Self
+
+from drivers.framing import Codec, Message, MessageError, PayloadReader
+
+MAX_PAYLOAD: Final = 4096
+UID_MIN_BYTES: Final = 4
+UID_MAX_BYTES: Final = 10
+HEARTBEAT_S: Final = 0.5
+
+
+class Orientation(enum.IntEnum):
+    UNKNOWN = 0
+    UP = 1
+    DOWN = 2
+
+    @property
+    def face(self) -> str | None:
+        """The contract ``face``: "up", "down" or None."""
+        return {Orientation.UNKNOWN: None, Orientation.UP: "up", Orientation.DOWN: "down"}[self]
+
+
+class ReaderErrorCode(enum.IntEnum):
+    ANTENNA_FAULT = 1
+    RF_OVERLOAD = 2
+    BUFFER_OVERFLOW = 3
+
+
+class NakReason(enum.IntEnum):
+    UNKNOWN_COMMAND = 1
+    BAD_ANTENNA = 2
+    BAD_PAYLOAD = 3
+
+
+def _enum(kind: type[enum.IntEnum], value: int, what: str) -> int:
+    try:
+        return kind(value)
+    except ValueError:
+        raise MessageError(f"{what}: unknown {kind.__name__} {value}") from None
+
+
+def _antennas(values: tuple[int, ...]) -> bytes:
+    if len(values) > 255 or any(not 1 <= a <= 255 for a in values):
+        raise ValueError(f"antennas {values} must be 1..255, at most 255 of them")
+    return bytes([len(values), *values])
+
+
+def _read_antennas(reader: PayloadReader, what: str) -> tuple[int, ...]:
+    values = tuple(reader.take(reader.u8()))
+    if 0 in values:
+        raise MessageError(f"{what}: antenna 0 does not exist (antennas start at 1)")
+    return values
+
+
+# ---- host -> reader
+
+
+@dataclass(frozen=True, slots=True)
+class GetInfo:
+    """Ask for an Info (the driver's handshake after opening the port)."""
+
+    TYPE: ClassVar[int] = 0x01
+
+    def payload(self) -> bytes:
+        return b""
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        PayloadReader(data, "GetInfo").end()
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class SetSweep:
+    """Sweep these antennas in this order, ``dwell_ms`` each."""
+
+    TYPE: ClassVar[int] = 0x02
+    dwell_ms: int
+    antennas: tuple[int, ...]
+
+    def payload(self) -> bytes:
+        return struct.pack(">H", self.dwell_ms) + _antennas(self.antennas)
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "SetSweep")
+        dwell = reader.u16()
+        antennas = _read_antennas(reader, "SetSweep")
+        reader.end()
+        if dwell == 0 or not antennas:
+            raise MessageError("SetSweep: dwell and antenna list must not be empty")
+        return cls(dwell, antennas)
+
+
+# ---- reader -> host
+
+
+@dataclass(frozen=True, slots=True)
+class Info:
+    """The reader's antenna count and its current sweep."""
+
+    TYPE: ClassVar[int] = 0x81
+    antenna_count: int
+    dwell_ms: int
+    sweep: tuple[int, ...]
+
+    def payload(self) -> bytes:
+        return bytes([self.antenna_count]) + struct.pack(">H", self.dwell_ms) + _antennas(self.sweep)
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "Info")
+        count, dwell = reader.u8(), reader.u16()
+        sweep = _read_antennas(reader, "Info")
+        reader.end()
+        return cls(count, dwell, sweep)
+
+
+@dataclass(frozen=True, slots=True)
+class TagRead:
+    """One tag seen by an antenna: UID (upper-case hex), signal strength (dBm), orientation."""
+
+    uid: str
+    rssi: int
+    orientation: Orientation = Orientation.UNKNOWN
+
+    def to_bytes(self) -> bytes:
+        raw = bytes.fromhex(self.uid)
+        if not UID_MIN_BYTES <= len(raw) <= UID_MAX_BYTES:
+            raise ValueError(f"UID {self.uid} must be {UID_MIN_BYTES}..{UID_MAX_BYTES} bytes")
+        return bytes([len(raw)]) + raw + struct.pack(">bB", self.rssi, self.orientation)
+
+    @classmethod
+    def read(cls, reader: PayloadReader) -> Self:
+        size = reader.u8()
+        if not UID_MIN_BYTES <= size <= UID_MAX_BYTES:
+            raise MessageError(f"Inventory: UID length {size} (must be 4..10)")
+        uid = reader.take(size).hex().upper()
+        rssi = reader.i8()
+        orientation = Orientation(_enum(Orientation, reader.u8(), "Inventory"))
+        return cls(uid, rssi, orientation)
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """The tags one antenna saw during its dwell in sweep round ``round`` (mod 256)."""
+
+    TYPE: ClassVar[int] = 0x82
+    antenna: int
+    round: int
+    reads: tuple[TagRead, ...] = ()
+
+    def payload(self) -> bytes:
+        if len(self.reads) > 255:
+            raise ValueError("at most 255 reads per inventory")
+        head = bytes([self.antenna, self.round & 0xFF, len(self.reads)])
+        return head + b"".join(read.to_bytes() for read in self.reads)
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "Inventory")
+        antenna, round_, count = reader.u8(), reader.u8(), reader.u8()
+        if antenna == 0:
+            raise MessageError("Inventory: antenna 0 does not exist")
+        reads = tuple(TagRead.read(reader) for _ in range(count))
+        reader.end()
+        return cls(antenna, round_, reads)
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """Sent every HEARTBEAT_S whatever else the reader sends."""
+
+    TYPE: ClassVar[int] = 0x83
+    uptime_ms: int
+
+    def payload(self) -> bytes:
+        return (self.uptime_ms & 0xFFFFFFFF).to_bytes(4, "big")
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "Heartbeat")
+        uptime = reader.u32()
+        reader.end()
+        return cls(uptime)
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderError:
+    """A reader-side error, on an antenna (0 when it concerns the whole reader)."""
+
+    TYPE: ClassVar[int] = 0x84
+    code: ReaderErrorCode
+    antenna: int = 0
+
+    def payload(self) -> bytes:
+        return bytes([self.code, self.antenna])
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "ReaderError")
+        code = ReaderErrorCode(_enum(ReaderErrorCode, reader.u8(), "ReaderError"))
+        antenna = reader.u8()
+        reader.end()
+        return cls(code, antenna)
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """The command with sequence number ``ref`` was accepted."""
+
+    TYPE: ClassVar[int] = 0x85
+    ref: int
+
+    def payload(self) -> bytes:
+        return bytes([self.ref & 0xFF])
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "Ack")
+        ref = reader.u8()
+        reader.end()
+        return cls(ref)
+
+
+@dataclass(frozen=True, slots=True)
+class Nak:
+    """The command with sequence number ``ref`` was refused, and why."""
+
+    TYPE: ClassVar[int] = 0x86
+    ref: int
+    reason: NakReason
+
+    def payload(self) -> bytes:
+        return bytes([self.ref & 0xFF, self.reason])
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "Nak")
+        ref = reader.u8()
+        reason = NakReason(_enum(NakReason, reader.u8(), "Nak"))
+        reader.end()
+        return cls(ref, reason)
+
+
+HOST_MESSAGES: Final[tuple[type[Message], ...]] = (GetInfo, SetSweep)
+DEVICE_MESSAGES: Final[tuple[type[Message], ...]] = (
+    Info,
+    Inventory,
+    Heartbeat,
+    ReaderError,
+    Ack,
+    Nak,
+)
+CODEC: Final = Codec("rfid", HOST_MESSAGES + DEVICE_MESSAGES, MAX_PAYLOAD)

@@ -1,0 +1,1 @@
+"""The automatic shuffler with deck check: wire protocol and driver."""
