@@ -1,14 +1,15 @@
 """The pure core: ``step(state, received) -> (state, outputs)``.
 
-No I/O, no asyncio, no clock, no randomness, no logging of hole cards. Work in progress: the
-signatures below are the stable API the service builds on.
+No I/O, no asyncio, no clock, no randomness, no logging of hole cards. Timestamps of alerts and
+state come from the events themselves, alert ids count up from the hand number, so replaying the
+same messages gives exactly the same outputs.
 """
 
 from __future__ import annotations
 
 from contract.models import PublicState
-from engine.api import NO_OUTPUTS, EngineSettings, Outputs, Received
-from engine.state import EngineState, new_state, to_public
+from engine.api import EngineSettings, Outputs, Received
+from engine.state import EngineState, new_state, public_of, state_key, to_public
 
 
 def initial_state(settings: EngineSettings) -> EngineState:
@@ -18,8 +19,17 @@ def initial_state(settings: EngineSettings) -> EngineState:
 
 def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     """Apply one received message; return the new state and what changed."""
-    del received
-    return state, NO_OUTPUTS
+    machine = state.machine.copy()
+    machine.book.changes = []
+    machine.handle(received)
+    alerts = tuple(machine.book.changes)
+    machine.book.changes = []
+    key = state_key(machine)
+    public = None
+    if alerts or key != machine.state_key:
+        machine.state_key = key
+        public = public_of(machine)
+    return EngineState(machine), Outputs(alerts=alerts, state=public)
 
 
 def public_state(state: EngineState) -> PublicState:

@@ -1,28 +1,102 @@
-"""The engine state (work in progress; treat as opaque and immutable)."""
+"""The engine state: an immutable snapshot of the machine, and its public view."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from contract.models import PublicState, SeatState
 from engine.api import EngineSettings
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+from engine.machine import Machine
+from engine.showdown import showdown_order
 
 
 @dataclass(frozen=True)
 class EngineState:
-    settings: EngineSettings
+    """What the engine knows after some messages. Never mutated: :func:`engine.core.step`
+    works on a copy of :attr:`machine` and wraps the result in a new state."""
+
+    machine: Machine
+
+    @property
+    def settings(self) -> EngineSettings:
+        return self.machine.settings
+
+    @property
+    def hand(self) -> int:
+        return self.machine.hand
+
+    @property
+    def phase(self) -> str:
+        return self.machine.phase
 
 
 def new_state(settings: EngineSettings) -> EngineState:
-    return EngineState(settings=settings)
+    return EngineState(Machine(settings))
+
+
+def state_key(m: Machine) -> tuple[object, ...]:
+    """Everything the public state shows, cheap to compare: it changed iff this changed."""
+    return (
+        m.hand,
+        m.phase,
+        m.hand_button if m.hand_button is not None else m.button,
+        tuple(len(m.seat_cards.get(s, ())) for s in range(1, m.settings.seats + 1)),
+        m.in_hand,
+        m.folded,
+        tuple(sorted(s for s, v in m.occupied.items() if v)),
+        m.board,
+        len(m.burns),
+        m.hand_deck,
+        m.tracking,
+    )
 
 
 def to_public(state: EngineState) -> PublicState:
-    seats = [
-        SeatState(seat=s, occupied=False, in_hand=False, cards=0)
-        for s in range(1, state.settings.seats + 1)
-    ]
-    return PublicState(ts=EPOCH, hand=0, phase="idle", seats=seats, profile=state.settings.profile)
+    """The public table state: card counts, board, burns; never a hole card."""
+    return public_of(state.machine)
+
+
+def public_of(m: Machine) -> PublicState:
+    registry = m.settings.registry
+    active = m.running or m.phase in ("showdown", "misdeal")
+    seats = []
+    for seat in range(1, m.settings.seats + 1):
+        in_hand = active and seat in m.in_hand and seat not in m.folded
+        occupied = bool(m.occupied.get(seat)) if m.seats_known else seat in m.in_hand
+        seats.append(
+            SeatState.model_construct(
+                seat=seat, occupied=occupied, in_hand=in_hand, cards=len(m.seat_cards.get(seat, ()))
+            )
+        )
+    board = []
+    for uid in m.board:
+        card = registry.lookup(uid)
+        if card is not None:
+            board.append(card.card)
+    return PublicState.model_construct(
+        v=1,
+        ts=m.ts,
+        hand=m.hand,
+        phase=m.phase,
+        button=m.hand_button if m.hand_button is not None else m.button,
+        seats=seats,
+        board=board,
+        burns=len(m.burns),
+        deck=m.hand_deck,
+        alerts=list(m.book.active.values()),
+        profile=m.profile,
+        tracking=m.tracking,
+    )
+
+
+def showdown_order_of(state: EngineState) -> tuple[int, ...]:
+    """Who shows first at showdown and then clockwise (seed 000), for the current hand."""
+    m = state.machine
+    left = [s for s in m.in_hand if s not in m.folded]
+    last_round = max((r for r, _, _ in m.actions), default=-1)
+    aggressor = None
+    for round_no, seat, action in m.actions:
+        if round_no == last_round and action in ("bet", "raise", "all_in"):
+            aggressor = seat
+    button = m.hand_button if m.hand_button is not None else (left[-1] if left else 1)
+    return showdown_order(left, button, m.settings.seats, aggressor)

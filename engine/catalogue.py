@@ -1,0 +1,293 @@
+"""The irregularity catalogue as data: severity, remedy steps and rule reference per profile.
+
+Mirrors ``shared/rules/irregularities.md``. Messages are composed where the alert is raised (they
+depend on the seat and the evidence); what the rules say to do lives here, in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from contract.models import Profile, Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One code: how bad it is and what each rulebook says to do."""
+
+    code: str
+    severity: Severity
+    remedy: tuple[str, ...]
+    rule: str
+    tda_remedy: tuple[str, ...] | None = None  # None: the TDA profile follows Robert's Rules
+    tda_rule: str | None = None
+    tda_severity: Severity | None = None
+    misdeal: bool = False  # a misdeal under Robert's Rules (the hand is void)
+    tda_misdeal: bool | None = None
+
+    def remedy_for(self, profile: Profile) -> tuple[str, ...]:
+        if profile == "tda" and self.tda_remedy is not None:
+            return self.tda_remedy
+        return self.remedy
+
+    def rule_for(self, profile: Profile) -> str:
+        if profile == "tda" and self.tda_rule is not None:
+            return self.tda_rule
+        return self.rule
+
+    def severity_for(self, profile: Profile) -> Severity:
+        if profile == "tda" and self.tda_severity is not None:
+            return self.tda_severity
+        return self.severity
+
+    def is_misdeal(self, profile: Profile) -> bool:
+        if profile == "tda" and self.tda_misdeal is not None:
+            return self.tda_misdeal
+        return self.misdeal
+
+
+_MISDEAL_STEPS: Final = (
+    "Stop the deal: this is a misdeal.",
+    "Retrieve all cards, reshuffle and cut.",
+    "Redeal with the button on the same seat and the same blinds.",
+)
+
+_ENTRIES: Final = (
+    Entry(
+        "misdeal_exposed_early",
+        "critical",
+        _MISDEAL_STEPS,
+        "RR: first holecard exposed is a misdeal (seed 004)",
+        tda_rule="TDA 35-A-7",
+        misdeal=True,
+    ),
+    Entry(
+        "exposed_card",
+        "warning",
+        (
+            "Continue the deal; the exposed card may not be kept.",
+            "When the deal is complete give that seat the top card of the deck.",
+            "Use the exposed card as the burn card before the flop.",
+        ),
+        "RR: exposed holecard (seed 004)",
+        tda_rule="TDA: no explicit rule, Robert's Rules applied",
+    ),
+    Entry(
+        "misdeal_exposed_multiple",
+        "critical",
+        _MISDEAL_STEPS,
+        "RR: more than one holecard exposed is a misdeal (seed 004)",
+        tda_rule="TDA 35-A-7",
+        misdeal=True,
+    ),
+    Entry(
+        "extra_card",
+        "warning",
+        (
+            "Take the extra card from the first seat dealt and put it back on top of the deck.",
+            "Use it as the burn card for the flop.",
+        ),
+        "RR: extra card dealt to the first player (seed 004)",
+    ),
+    Entry(
+        "misdeal_extra_cards",
+        "critical",
+        _MISDEAL_STEPS,
+        "RR: more than one extra card is a misdeal (seed 004)",
+        tda_rule="TDA 35-A-5",
+        misdeal=True,
+    ),
+    Entry(
+        "misdeal_wrong_count",
+        "critical",
+        (*_MISDEAL_STEPS, "(RR: the top card may still go to the player in proper sequence.)"),
+        "RR: misdeal, wrong number of cards",
+        tda_remedy=(
+            *_MISDEAL_STEPS,
+            "(TDA 35-B: the button may receive two consecutive cards; "
+            "TDA 37: missing button cards may be replaced.)",
+        ),
+        tda_rule="TDA 35-A-5, 35-B, 37",
+        misdeal=True,
+    ),
+    Entry(
+        "misdeal_wrong_first_seat",
+        "critical",
+        _MISDEAL_STEPS,
+        "RR: misdeal, first card to the wrong seat",
+        tda_rule="TDA 35-A-2",
+        misdeal=True,
+    ),
+    Entry(
+        "misdeal_empty_seat",
+        "critical",
+        _MISDEAL_STEPS,
+        "RR: misdeal, card dealt to a seat not in the hand",
+        tda_rule="TDA 35-A-3",
+        misdeal=True,
+    ),
+    Entry(
+        "misdeal_seat_skipped",
+        "critical",
+        _MISDEAL_STEPS,
+        "RR: misdeal, a seat dealt in was skipped",
+        tda_rule="TDA 35-A-4",
+        misdeal=True,
+    ),
+    Entry(
+        "misdeal_out_of_sequence",
+        "critical",
+        _MISDEAL_STEPS,
+        "RR: misdeal, card dealt out of sequence",
+        tda_rule="TDA 35-A",
+        misdeal=True,
+    ),
+    Entry(
+        "button_misplaced",
+        "warning",
+        ("Move the button to the seat it must be on before dealing.",),
+        "RR: button position",
+        tda_remedy=("Move the button to the seat it must be on before dealing.",),
+        tda_rule="TDA 34-A",
+    ),
+    Entry(
+        "blinds_missing",
+        "warning",
+        ("Stop the deal.", "Have the blinds posted in their zones, then continue the deal."),
+        "Seed 000: the dealer checks the blinds before dealing",
+    ),
+    Entry(
+        "premature_flop",
+        "warning",
+        (
+            "The flop may not be used: take the flop cards back and mix them with the stub.",
+            "The burn card stays on the table.",
+            "Complete the betting, shuffle, cut and deal a new flop without burning.",
+        ),
+        "RR: boardcards prematurely flopped (seed 004)",
+        tda_rule="TDA RP-5-A",
+    ),
+    Entry(
+        "premature_turn",
+        "warning",
+        (
+            "Take the card out of play for this round and set it aside.",
+            "Complete the betting, then burn and turn what would have been the river as the turn.",
+            "After that betting round reshuffle the stub with the set-aside card "
+            "(not the burns or discards), cut and deal the river without burning.",
+        ),
+        "RR: fourth card turned before completion of the betting (seed 004)",
+        tda_remedy=(
+            "Take the card back and reshuffle the stub with it now.",
+            "Complete the betting, cut and deal the turn without burning.",
+        ),
+        tda_rule="TDA RP-5-B",
+    ),
+    Entry(
+        "premature_river",
+        "warning",
+        (
+            "Take the card back and reshuffle the stub with it.",
+            "Complete the betting, cut and deal the river without burning.",
+        ),
+        "RR: fifth card turned prematurely (seed 004)",
+        tda_rule="TDA RP-5-C",
+    ),
+    Entry(
+        "board_too_many_cards",
+        "warning",
+        (
+            "Redeal this street: mix its board cards with the stub; the burn stays.",
+            "Shuffle, cut and redeal the street without burning.",
+        ),
+        "RR: too many board cards turned",
+        tda_remedy=(
+            "Scramble the four flop cards face down; one chosen at random becomes the burn.",
+            "The other three are the flop.",
+        ),
+        tda_rule="TDA 39-A",
+    ),
+    Entry(
+        "missing_burn",
+        "warning",
+        (
+            "A board card was exposed without a burn: take it back and reshuffle it with the stub.",
+            "Cut, burn, and deal the street again.",
+        ),
+        "RR: failure to burn",
+        tda_remedy=(
+            "Before any action: take the card back, scramble it with the stub, burn and deal.",
+            "After action has taken place the card stands: play on.",
+        ),
+        tda_rule="TDA 39-B",
+    ),
+    Entry(
+        "extra_burn",
+        "warning",
+        (
+            "Put one burn card back on top of the deck: it is the next burn.",
+            "Deal the street with the cards that would have come.",
+        ),
+        "RR: one burn card per street",
+        tda_rule="TDA 38",
+    ),
+    Entry(
+        "fouled_deck",
+        "critical",
+        (
+            "Stop play: the deck is fouled; all action is void.",
+            "Return all chips in the pot to the players who wagered them.",
+            "Replace the deck and redeal with the same button.",
+        ),
+        "RR: fouled deck",
+        tda_rule="TDA 35-E",
+        misdeal=True,
+    ),
+    Entry(
+        "deck_check_failed",
+        "critical",
+        ("Do not deal this deck.", "Switch to the other deck and call the floor."),
+        "RR: deck must be complete",
+        tda_rule="TDA: deck must be complete",
+    ),
+    Entry(
+        "board_claim_forfeited",
+        "info",
+        ("The player relinquished all claim to the pot (the board was the best hand).",),
+        "Seed 004: playing the board must be declared",
+        tda_remedy=("All hole cards must be tabled to win; the mucked hand has no claim.",),
+        tda_rule="TDA 19",
+    ),
+    Entry(
+        "remedy_not_followed",
+        "warning",
+        (),
+        "See the alert this remedy belongs to",
+    ),
+    Entry(
+        "device_offline",
+        "warning",
+        ("Check the device's cable and power; the driver reconnects by itself.",),
+        "Device health",
+    ),
+    Entry(
+        "device_fault",
+        "warning",
+        ("Clear the fault at the device (jam, door, antenna) and check the cabling.",),
+        "Device health",
+    ),
+    Entry(
+        "bad_payload",
+        "warning",
+        ("Check the publisher of this topic: its message does not match the contract.",),
+        "Table contract",
+    ),
+)
+
+CATALOGUE: Final[dict[str, Entry]] = {entry.code: entry for entry in _ENTRIES}
+
+#: The dealing irregularities of the catalogue (device and payload codes excluded).
+DEALING_CODES: Final[tuple[str, ...]] = tuple(
+    e.code for e in _ENTRIES if e.code not in ("device_offline", "device_fault", "bad_payload")
+)
