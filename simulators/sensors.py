@@ -97,6 +97,7 @@ class SensorBoardSimulator:
         self._address = 1
         self._corrupt_next = 0
         self._corrupt_out = 0
+        self._frozen = False
         self.out_errors = 0
         self._power_on()
 
@@ -194,6 +195,12 @@ class SensorBoardSimulator:
             self._corrupt_next += count
             self._cond.notify_all()
 
+    def freeze(self, frozen: bool = True) -> None:
+        """A hung firmware: still enumerated, but it NAKs every IN transfer (no reports at all)."""
+        with self._cond:
+            self._frozen = frozen
+            self._cond.notify_all()
+
     def corrupt_commands(self, count: int) -> None:
         """Damage the next ``count`` output transfers from the host (the board ignores them)."""
         with self._cond:
@@ -263,6 +270,8 @@ class SensorBoardSimulator:
 
     def _report_due(self, now: float) -> float:
         """0 when a report is due now, else the seconds until one will be."""
+        if self._frozen:
+            return 3600.0
         if self._dirty or self._corrupt_next:
             return 0.0
         if self._keys and (self._sent_upto is None or _after(self._keys[-1].number, self._sent_upto)):

@@ -15,7 +15,7 @@ from typing import Any, Final
 from config.models import MqttSection, SensorBoardDevice
 from contract.models import BuzzerCommand, DeviceCommand, FaultEvent, LampColour, LampCommand
 from contract.topics import Topics
-from drivers.base import CommandRejected, DeviceLost, Driver, DriverOptions
+from drivers.base import CommandRejected, DeviceLost, DeviceUnavailable, Driver, DriverOptions
 from drivers.sensors.protocol import (
     BuzzerReport,
     FrameDecoder,
@@ -73,6 +73,7 @@ class SensorBoardDriver(Driver):
         self._out_seq = 0
         self._write_lock = asyncio.Lock()
         self._lamp_sent_at = 0.0
+        self._first_transfer: bytes | None = None
         #: The lamp the controller asked for; restored after a replug (the board forgets it).
         self.lamp: tuple[LampColour, bool] = ("off", False)
 
@@ -80,9 +81,18 @@ class SensorBoardDriver(Driver):
 
     async def connect(self) -> None:
         cfg = self.config
-        self._link = await asyncio.to_thread(
+        link = await asyncio.to_thread(
             BoardLink.open, cfg.vendor_id, cfg.product_id, cfg.serial_number, self.usb_backend
         )
+        self._link = link
+        # Enumerating is not answering: a hung board must not open a session.
+        deadline = time.monotonic() + self.silence_s
+        while time.monotonic() < deadline:
+            data = await asyncio.to_thread(link.read, self.config.poll_ms)
+            if data is not None:
+                self._first_transfer = data
+                return
+        raise DeviceUnavailable(f"the board sends no input report within {self.silence_s:g} s")
 
     def on_session_start(self) -> None:
         self.tracker.start_session()
@@ -93,7 +103,9 @@ class SensorBoardDriver(Driver):
             await self._send_lamp()
         last_heard = time.monotonic()
         while True:
-            data = await asyncio.to_thread(link.read, self.config.poll_ms)
+            data, self._first_transfer = self._first_transfer, None
+            if data is None:
+                data = await asyncio.to_thread(link.read, self.config.poll_ms)
             now = time.monotonic()
             if data is None:
                 if now - last_heard > self.silence_s:
@@ -110,6 +122,7 @@ class SensorBoardDriver(Driver):
 
     async def disconnect(self) -> None:
         link, self._link = self._link, None
+        self._first_transfer = None
         if link is not None:
             await asyncio.to_thread(link.close)
 

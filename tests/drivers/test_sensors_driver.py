@@ -413,3 +413,32 @@ async def test_driver_and_board_in_separate_processes(mosquitto: Mosquitto, tmp_
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+async def test_a_board_that_stops_reporting_is_dropped_and_reopened(mosquitto: Mosquitto) -> None:
+    board = SensorBoardSimulator(VID, PID)
+    topics = Topics("holdem", "sb14")
+    driver = SensorBoardDriver(
+        board_config(),
+        MqttSection(url=mosquitto.url),
+        topics,
+        OPTIONS,
+        usb_backend=board.backend,
+        silence_s=0.4,
+    )
+    status = topics.device_status("sensors")
+    async with subscribed(mosquitto.port, status) as got:
+        task = asyncio.create_task(driver.run())
+        try:
+            await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
+            session = driver.session
+            board.freeze()
+            await got.wait_for(lambda: got.statuses(status)[-1].state == "offline")
+            await asyncio.sleep(1.0)  # still hung: it stays offline, no session opens
+            assert got.statuses(status)[-1].state == "offline"
+            assert driver.session == session
+            board.freeze(False)
+            await got.wait_for(lambda: got.statuses(status)[-1].state == "online")
+            assert got.statuses(status)[-1].session == session + 1
+        finally:
+            await cancel_and_wait(task)
