@@ -601,7 +601,9 @@ class VirtualDealer:
                 self._street(hand, street, count)
             if hand.board_done:
                 return
-            self._betting(hand, street, complete=following[street] != premature,
+            # The round is left open only when the next street is turned prematurely.
+            opens_early = following[street] is not None and following[street] == premature
+            self._betting(hand, street, complete=not opens_early,
                           keep_two=keep_two, protect=forfeit, allow_all_in=all_in_ok)
 
     def _street(self, hand: _Hand, street: str, count: int, *, burn: bool = True) -> None:
@@ -694,11 +696,13 @@ class VirtualDealer:
             ]
             self._ack(hand)
             if profile == "tda" and street == "flop":
-                # TDA 39-A: the four are scrambled face down where they lie; the floor picks one
-                # at random to be the next burn card, the other three are the flop.
+                # TDA 39-A: the four are scrambled face down where they lie; one chosen at random
+                # goes to the burn, the other three are the flop.
                 chosen = rng.choice(uids)
-                self._unboard(hand, [chosen])
-                hand.next_burn = hand.card_of[chosen]
+                card = hand.card_of[chosen]
+                assert card is not None
+                hand.board.remove(card)
+                self._move(hand, chosen, "burn", "down", PACE["fix"])
             else:
                 hand.shoe.reshuffle_with(self._unboard(hand, uids))
                 self._street(hand, street, count, burn=False)

@@ -50,6 +50,7 @@ class Referee:
     in_shuffler: str | None = None
     last_deck: str | None = None
     hands: int = 0
+    showdowns: int = 0  # hands that reached a showdown after the river betting round
 
     def card(self, uid: str) -> tuple[str, str]:
         for deck, cards in self.decks.items():
@@ -230,6 +231,8 @@ class _Hand:
         seat = int((old or "seat:0")[5:])
         ref.on_table[step.uid] = "muck"
         if len(self.board) == 5 and (self.rounds_closed >= 4 or self.all_in):
+            if not self.mucked_at_showdown and not self.all_in:
+                ref.showdowns += 1
             if seat not in self.mucked_at_showdown:
                 self.mucked_at_showdown.add(seat)
                 cards = [ref.card(uid)[1] for uid in self.hole[seat]]

@@ -20,6 +20,7 @@ from simulators.dealer import (
     Place,
     Press,
     Remove,
+    SetBlind,
     VirtualDealer,
     raisable_codes,
     to_events,
@@ -72,8 +73,19 @@ def test_a_long_legal_session_covers_the_game() -> None:
             if isinstance(step, Place) and step.zone == "board":
                 seen["board"] += 1
     assert {"all_in", "round_complete", "declare_board", "new_hand"} <= set(seen)
-    assert 2 in sizes
+    assert referee.showdowns >= 10  # the river betting round is closed, then losers muck
     assert len(sizes) >= 5
+
+
+def test_heads_up_the_button_posts_the_small_blind_and_is_dealt_last() -> None:
+    dealer = VirtualDealer(DECKS, DealerSettings(seats=6, min_players=2, max_players=2), seed=5)
+    referee = _referee(6)
+    for _ in range(20):
+        script = dealer.next_hand(mistake=None)
+        referee.play(script)
+        assert script.players[-1] == script.button
+        blinds = [s.seat for s in script.steps if isinstance(s, SetBlind) and s.present]
+        assert script.button in blinds[:2]
 
 
 def test_the_referee_catches_a_broken_script() -> None:
