@@ -100,6 +100,28 @@ async def bench_latency(presses: int, remote: bool) -> None:
     )
 
 
+async def bench_idle_cpu(poll_ms: int, seconds: float) -> None:
+    """CPU time the driver (and the in-process board) take while nothing happens at the table."""
+    board = SensorBoardSimulator(VID, PID)
+    with tempfile.TemporaryDirectory() as tmp, running_mosquitto(Path(tmp)) as broker:
+        device = SensorBoardDevice(
+            id="sensors", driver="sensors", vendor_id=VID, product_id=PID, poll_ms=poll_ms
+        )
+        driver = SensorBoardDriver(
+            device, MqttSection(url=broker.url), Topics("holdem", "idle"), usb_backend=board.backend
+        )
+        task = asyncio.create_task(driver.run())
+        try:
+            await asyncio.wait_for(driver.broker_ready.wait(), 10)
+            await asyncio.sleep(1.0)
+            cpu, wall = time.process_time(), time.perf_counter()
+            await asyncio.sleep(seconds)
+            share = (time.process_time() - cpu) / (time.perf_counter() - wall) * 100
+        finally:
+            await cancel_and_wait(task)
+    print(f"idle CPU with poll_ms={poll_ms}: {share:.1f} % of one core")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=50_000, help="codec rounds")
@@ -108,6 +130,8 @@ def main() -> None:
     bench_codec(args.rounds)
     asyncio.run(bench_latency(args.presses, remote=False))
     asyncio.run(bench_latency(args.presses, remote=True))
+    for poll_ms in (2, 10, 50):
+        asyncio.run(bench_idle_cpu(poll_ms, 3.0))
 
 
 if __name__ == "__main__":

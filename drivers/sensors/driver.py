@@ -1,7 +1,8 @@
 """The sensor board driver: input reports in, contract events out; lamp and buzzer commands back.
 
-The USB calls block, so each runs in a worker thread (``asyncio.to_thread``); an IN transfer waits
-at most ``poll_ms``, which bounds how long a shutdown waits for it. The board resends queued key
+The USB calls block: IN transfers run back to back in a thread of the connection's own (an IN
+transfer waits at most ``poll_ms``, which bounds how long a shutdown waits for it) and OUT
+transfers in worker threads (``asyncio.to_thread``). The board resends queued key
 presses until they are acknowledged, so the driver acknowledges each report's keys after
 publishing them: a press is published once, and none is lost between two polls.
 """
@@ -25,10 +26,12 @@ from drivers.sensors.protocol import (
     LampReport,
 )
 from drivers.sensors.tracker import ReportTracker
-from drivers.sensors.usb_link import BoardLink
+from drivers.sensors.usb_link import BoardLink, InTransferThread
 
 #: The board reports at least every 250 ms; this much silence means it hangs.
 SILENCE_S: Final = 2.0
+#: How often the driver looks at its fault window while the board is quiet.
+TICK_S: Final = 0.25
 #: A lamp the board does not show this long after it was sent is sent again (lost OUT frame).
 LAMP_RETRY_S: Final = 0.5
 
@@ -70,6 +73,7 @@ class SensorBoardDriver(Driver):
         self.tracker = ReportTracker()
         self.decoder = FrameDecoder(device.id, on_error=self._on_corrupt)
         self._link: BoardLink | None = None
+        self._reader: InTransferThread | None = None
         self._out_seq = 0
         self._write_lock = asyncio.Lock()
         self._lamp_sent_at = 0.0
@@ -85,27 +89,26 @@ class SensorBoardDriver(Driver):
             BoardLink.open, cfg.vendor_id, cfg.product_id, cfg.serial_number, self.usb_backend
         )
         self._link = link
+        self._reader = InTransferThread(link, cfg.poll_ms, f"usb-in {self.device_id}")
         # Enumerating is not answering: a hung board must not open a session.
-        deadline = time.monotonic() + self.silence_s
-        while time.monotonic() < deadline:
-            data = await asyncio.to_thread(link.read, self.config.poll_ms)
-            if data is not None:
-                self._first_transfer = data
-                return
-        raise DeviceUnavailable(f"the board sends no input report within {self.silence_s:g} s")
+        self._first_transfer = await self._reader.get(self.silence_s)
+        if self._first_transfer is None:
+            raise DeviceUnavailable(f"the board sends no input report within {self.silence_s:g} s")
 
     def on_session_start(self) -> None:
         self.tracker.start_session()
 
     async def serve(self) -> None:
-        link = self._require_link()
+        reader = self._reader
+        if reader is None:
+            raise DeviceLost("sensor board not connected")
         if self.lamp != ("off", False):
             await self._send_lamp()
         last_heard = time.monotonic()
         while True:
             data, self._first_transfer = self._first_transfer, None
             if data is None:
-                data = await asyncio.to_thread(link.read, self.config.poll_ms)
+                data = await reader.get(TICK_S)
             now = time.monotonic()
             if data is None:
                 if now - last_heard > self.silence_s:
@@ -121,8 +124,11 @@ class SensorBoardDriver(Driver):
             self.tick_faults()
 
     async def disconnect(self) -> None:
+        reader, self._reader = self._reader, None
         link, self._link = self._link, None
         self._first_transfer = None
+        if reader is not None:
+            await reader.stop()
         if link is not None:
             await asyncio.to_thread(link.close)
 

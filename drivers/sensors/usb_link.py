@@ -1,13 +1,16 @@
 """The blocking pyusb side of the sensor board: find, claim, read and write interrupt transfers.
 
-Every method blocks; the driver calls them through ``asyncio.to_thread``. USB errors are
-translated into the base driver's exceptions: not found -> DeviceUnavailable, gone -> DeviceLost.
+Every BoardLink method blocks: the driver reads through :class:`InTransferThread` and writes
+through ``asyncio.to_thread``. USB errors become the base driver's exceptions: not found ->
+DeviceUnavailable, gone -> DeviceLost.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,3 +110,53 @@ class BoardLink:
             usb.util.release_interface(self.device, INTERFACE)
         with contextlib.suppress(usb.core.USBError):
             usb.util.dispose_resources(self.device)
+
+
+class InTransferThread:
+    """Issues IN transfers back to back in a thread of its own and hands the data to the loop.
+
+    One thread for the life of a connection instead of a worker-thread hop per poll: the event
+    loop wakes only when the board sent something. ``poll_ms`` (the transfer timeout) bounds how
+    long :meth:`stop` waits.
+    """
+
+    def __init__(self, link: BoardLink, timeout_ms: int, name: str) -> None:
+        self._link = link
+        self._timeout_ms = timeout_ms
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[bytes | DeviceLost] = asyncio.Queue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self._link.read(self._timeout_ms)
+            except DeviceLost as error:
+                self._deliver(error)
+                return
+            except Exception as error:  # a backend failure is a lost device, not a dead thread
+                self._deliver(DeviceLost(f"USB read failed: {error!r}"))
+                return
+            if data is not None:
+                self._deliver(data)
+
+    def _deliver(self, item: bytes | DeviceLost) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens any more
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+
+    async def get(self, timeout_s: float) -> bytes | None:
+        """The next transfer's data, or None after ``timeout_s``; raises DeviceLost."""
+        try:
+            item = await asyncio.wait_for(self._queue.get(), timeout_s)
+        except TimeoutError:
+            return None
+        if isinstance(item, DeviceLost):
+            raise item
+        return item
+
+    async def stop(self) -> None:
+        """Stop issuing transfers and wait for the one in flight."""
+        self._stop.set()
+        await asyncio.to_thread(self._thread.join)
