@@ -887,7 +887,8 @@ class Machine:
                 f"Seat {seat} ended the deal with {counts[seat]} cards instead of two.",
                 seat,
             )
-            return
+            if self.phase != "dealing":
+                return  # void; otherwise the window had closed and play continues
         self.deal_done = True
         self.phase = "preflop"
 
