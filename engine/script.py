@@ -208,7 +208,12 @@ class Table:
     def run(self, line: str) -> list[Message]:
         """Render one script line; return the messages it produced."""
         start = len(self.out)
-        words = line.split("#", 1)[0].split() if not line.strip().startswith("bad ") else line.split()
+        text = line.strip()
+        if text.startswith("#"):
+            text = ""
+        elif not text.startswith("bad "):
+            text = text.split(" #", 1)[0]  # a comment; ``seat:3#0`` is a card reference
+        words = text.split()
         if words:
             try:
                 self._step(words)
