@@ -1,0 +1,141 @@
+"""The shuffler driver against the shuffler simulator over a pty, with a real mosquitto."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from config.models import MqttSection, ShufflerDevice
+from contract.cards import ALL_CARDS
+from contract.models import FaultEvent, ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
+from contract.topics import Topics
+from drivers.base import cancel_and_wait, utc_now
+from drivers.shuffler.driver import ShufflerDriver
+from simulators.shuffler import ShufflerSimulator
+from tests.drivers.mqtt_helpers import Received, publish, subscribed
+from tests.support.mosquitto import Mosquitto
+
+
+@dataclass
+class Rig:
+    sim: ShufflerSimulator
+    driver: ShufflerDriver
+    got: Received
+    topics: Topics
+    port: int
+
+    @property
+    def events(self) -> str:
+        return self.topics.device_event("shuffler")
+
+    @property
+    def status(self) -> str:
+        return self.topics.device_status("shuffler")
+
+    @property
+    def cmd(self) -> str:
+        return self.topics.device_cmd("shuffler")
+
+
+@pytest.fixture
+async def rig(mosquitto: Mosquitto) -> AsyncIterator[Rig]:
+    sim = ShufflerSimulator(shuffle_s=0.2)
+    await sim.start()
+    topics = Topics("holdem", "ts1")
+    device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port, reconnect_max_s=0.2)
+    driver = ShufflerDriver(device, MqttSection(url=mosquitto.url), topics)
+    status, events = topics.device_status("shuffler"), topics.device_event("shuffler")
+    async with subscribed(mosquitto.port, status, events) as got:
+        task = asyncio.create_task(driver.run())
+        await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
+        await asyncio.wait_for(driver.broker_ready.wait(), 5)
+        yield Rig(sim, driver, got, topics, mosquitto.port)
+        await cancel_and_wait(task)
+    await sim.close()
+
+
+async def test_shuffle_command_gives_shuffling_then_complete(rig: Rig) -> None:
+    rig.sim.load_deck("A", ALL_CARDS)
+    await publish(rig.port, rig.cmd, ShuffleCommand(ts=utc_now(), deck="A").to_json())
+    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
+    shuffling, complete = rig.got.events(rig.events)
+    assert isinstance(shuffling, ShufflingEvent)
+    assert shuffling.deck == "A"
+    assert isinstance(complete, ShuffleCompleteEvent)
+    assert (complete.deck, complete.count, complete.ok) == ("A", 52, True)
+    assert (complete.missing, complete.duplicates) == ([], [])
+    assert [shuffling.seq, complete.seq] == [1, 2]
+
+
+async def test_deck_check_reports_missing_and_duplicate_cards(rig: Rig) -> None:
+    cards = [c for c in ALL_CARDS if c != "Td"] + ["As"]
+    rig.sim.load_deck("B", cards)
+    assert rig.sim.press_start() is None  # the machine's own button
+    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
+    complete = rig.got.events(rig.events)[1]
+    assert isinstance(complete, ShuffleCompleteEvent)
+    assert (complete.deck, complete.count, complete.ok) == ("B", 52, False)
+    assert (complete.missing, complete.duplicates) == (["Td"], ["As"])
+
+
+async def test_forced_check_failure(rig: Rig) -> None:
+    rig.sim.load_deck("A", ALL_CARDS)
+    rig.sim.fail_check(count=51, missing=["2c"])
+    rig.sim.press_start()
+    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
+    complete = rig.got.events(rig.events)[1]
+    assert isinstance(complete, ShuffleCompleteEvent)
+    assert (complete.count, complete.ok, complete.missing) == (51, False, ["2c"])
+
+
+async def test_jam_and_door_are_faults(rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
+    rig.sim.load_deck("A", ALL_CARDS)
+    rig.sim.shuffle_s = 5.0
+    rig.sim.press_start()
+    rig.sim.jam()
+    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "fault")
+    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
+    shuffling, jam = rig.got.events(rig.events)
+    assert isinstance(shuffling, ShufflingEvent)
+    assert isinstance(jam, FaultEvent)
+    assert jam.code == "jam"
+    # A shuffle command while jammed is refused by the machine, and the driver says so.
+    with caplog.at_level(logging.ERROR, logger="drivers.shuffler"):
+        await publish(rig.port, rig.cmd, ShuffleCommand(ts=utc_now()).to_json())
+        await asyncio.sleep(0.3)
+    assert any("refused to start: jammed" in r.getMessage() for r in caplog.records)
+    rig.sim.clear_jam()
+    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "online")
+    rig.sim.open_door()
+    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 3)
+    door = rig.got.events(rig.events)[2]
+    assert isinstance(door, FaultEvent)
+    assert door.code == "door_open"
+    rig.sim.close_door()
+    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "online")
+
+
+async def test_unplug_replug_new_session_and_no_event_lost(rig: Rig) -> None:
+    first = rig.got.statuses(rig.status)[-1].session
+    rig.sim.unplug()
+    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "offline")
+    await asyncio.sleep(0.3)  # stays unplugged through a few reconnect attempts
+    rig.sim.replug()
+    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "online")
+    assert rig.got.statuses(rig.status)[-1].session == first + 1
+    rig.sim.load_deck("A", ALL_CARDS)
+    rig.sim.press_start()
+    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
+    assert [e.seq for e in rig.got.events(rig.events)] == [1, 2]
+
+
+async def test_silent_device_is_offline_after_heartbeat_loss(rig: Rig) -> None:
+    rig.sim.heartbeat_s = 60.0  # the machine goes silent without closing the line
+    await rig.got.wait_for(
+        lambda: rig.got.statuses(rig.status)[-1].state == "offline", within=5.0
+    )
+    rig.sim.heartbeat_s = 0.5
