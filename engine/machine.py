@@ -1059,17 +1059,19 @@ class Machine:
         if redeal is not None and self._redeal_card(redeal, uid, street):
             return
         premature = not self.all_in and self.rounds_done < min(street, 4)
-        if street == 4 or (premature and first_of_street and street >= 2 and self.street_burns == 0):
+        if premature and redeal is not None and redeal.street == street:
+            self._not_followed(
+                f"wait-betting-{street}",
+                f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
+                ("Complete the betting before dealing the street.",),
+            )
+            self.redeal = None  # the alert stays open until the hand is over
+        elif street == 4 or (
+            premature and first_of_street and street >= 2 and self.street_burns == 0
+        ):
             self._too_many(uid, street - 1)
         elif premature:
-            if redeal is not None and redeal.street == street:
-                self._not_followed(
-                    f"wait-betting-{street}",
-                    f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
-                    ("Complete the betting before dealing the street.",),
-                )
-            else:
-                self._premature(uid, street)
+            self._premature(uid, street)
         elif first_of_street and self.street_burns == 0 and street not in self.burn_waived:
             if redeal is not None and redeal.street == street and redeal.code == "missing_burn":
                 self._not_followed(
