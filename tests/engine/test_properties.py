@@ -1,0 +1,80 @@
+"""Property tests: random legal hands raise nothing; one injected mistake raises exactly its code."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contract.models import Profile
+from engine.script import Table, legal_hand, legal_session, setup_lines
+from tests.engine.mistakes import MISTAKES, Hand
+from tests.engine.runner import run
+from tests.engine.scenario import registry
+
+PROFILES: list[Profile] = ["roberts", "tda"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    table_seats=st.integers(min_value=2, max_value=10),
+    hands=st.integers(min_value=1, max_value=3),
+    profile=st.sampled_from(PROFILES),
+)
+def test_legal_hands_raise_no_warning(seed: int, table_seats: int, hands: int, profile: Profile) -> None:
+    rng = random.Random(seed)
+    _, lines = legal_session(rng, table_seats, hands)
+    table = Table(registry(), table_seats=table_seats, seed=seed)
+    engine, alerts = run(table.run_all(lines), profile, table_seats)
+    serious = [f"{a.code} seat={a.seat}: {a.message}" for a in alerts if a.severity != "info"]
+    assert serious == [], "\n".join(lines)
+    assert engine.state.hand == hands
+
+
+def _next_occupied(players: list[int], seat: int, table_seats: int) -> int:
+    return min(players, key=lambda s: (s - seat - 1) % table_seats)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    table_seats=st.integers(min_value=2, max_value=10),
+    profile=st.sampled_from(PROFILES),
+    mistake=st.sampled_from([*sorted(MISTAKES), "button_misplaced"]),
+    prefix=st.booleans(),
+)
+def test_one_mistake_raises_exactly_its_code(
+    seed: int, table_seats: int, profile: Profile, mistake: str, prefix: bool
+) -> None:
+    rng = random.Random(seed)
+    count = rng.randint(2, table_seats)
+    players = sorted(rng.sample(range(1, table_seats + 1), count))
+    button = rng.choice(players)
+    lines = setup_lines(players, button, ["A", "B"])
+    deck, other = "A", "B"
+    if prefix or mistake == "button_misplaced":
+        lines += ["use A", *legal_hand(rng, players, table_seats)]
+        button = _next_occupied(players, button, table_seats)
+        lines += ["next_button", "blinds", "use B"]
+        deck, other = "B", "A"
+    hand = Hand(players, button, table_seats, deck, other, profile)
+    if mistake == "button_misplaced":
+        wrong = rng.choice([p for p in players if p != button])
+        lines += [f"button {wrong}", "new_hand"]
+        expected = {"button_misplaced"}
+    else:
+        if rng.random() < 0.5:
+            lines.append("new_hand")
+        built = MISTAKES[mistake](rng, hand)
+        if built is None:
+            return  # this mistake cannot happen at this table (e.g. no empty seat)
+        mistake_lines, expected = built
+        lines += mistake_lines
+    table = Table(registry(), table_seats=table_seats, seed=seed)
+    _, alerts = run(table.run_all(lines), profile, table_seats)
+    raised = {a.code for a in alerts if a.status == "raised" and a.severity != "info"}
+    assert raised == expected, "\n".join(
+        [*lines, *(f"{a.code} {a.status} seat={a.seat}: {a.message}" for a in alerts)]
+    )
