@@ -51,7 +51,7 @@ def test_every_scenario_replays_identically() -> None:
 
 
 def test_step_does_not_change_the_state_it_is_given() -> None:
-    msgs = Table(registry()).run_all(setup_lines([1, 2, 3], 1, ["A"]) + ["deal 2 3 1 2 3"])
+    msgs = Table(registry()).run_all([*setup_lines([1, 2, 3], 1, ["A"]), "deal 2 3 1 2 3"])
     state = initial_state(settings())
     for message in msgs:
         state, _ = step(state, to_received(message))
@@ -66,18 +66,21 @@ def test_step_does_not_change_the_state_it_is_given() -> None:
 
 
 def test_alerts_take_their_time_from_the_event_and_ids_are_deterministic() -> None:
-    msgs = Table(registry()).run_all(setup_lines([1, 2, 3, 4], 1, ["A"]) + ["deal 3"])
-    engine, alerts = run(msgs)
+    msgs = Table(registry()).run_all([*setup_lines([1, 2, 3, 4], 1, ["A"]), "deal 3"])
+    _engine, alerts = run(msgs)
     last = msgs[-1].payload
     assert isinstance(last, TagEvent)
     assert [a.id for a in alerts] == ["1-1"]
     assert alerts[0].ts == last.ts
-    assert alerts[0].hand == 1 and alerts[0].profile == "roberts"
-    assert alerts[0].rule and alerts[0].remedy and alerts[0].message.endswith(".")
+    assert alerts[0].hand == 1
+    assert alerts[0].profile == "roberts"
+    assert alerts[0].rule
+    assert alerts[0].remedy
+    assert alerts[0].message.endswith(".")
 
 
 def test_misdeal_message_without_action_feed_states_the_window() -> None:
-    lines = setup_lines([1, 2, 3, 4], 1, ["A"]) + ["deal 3"]
+    lines = [*setup_lines([1, 2, 3, 4], 1, ["A"]), "deal 3"]
     _, alerts = run(Table(registry()).run_all(lines))
     assert "stands only if no action has taken place" in alerts[0].message
     _, alerts = run(Table(registry()).run_all(lines), action_feed=True)
@@ -85,7 +88,7 @@ def test_misdeal_message_without_action_feed_states_the_window() -> None:
 
 
 def test_reader_offline_means_the_hand_is_not_tracked() -> None:
-    lines = setup_lines([1, 2, 3], 1, ["A"]) + ["deal 2 3 1", "status rfid-1 offline 1"]
+    lines = [*setup_lines([1, 2, 3], 1, ["A"]), "deal 2 3 1", "status rfid-1 offline 1"]
     engine, alerts = run(Table(registry()).run_all(lines))
     assert alerts[-1].code == "device_offline"
     assert "not being tracked" in alerts[-1].message
@@ -100,15 +103,18 @@ def test_reader_offline_means_the_hand_is_not_tracked() -> None:
 
 def test_public_state_counts_cards_and_never_names_hole_cards() -> None:
     table = Table(registry())
-    lines = setup_lines([1, 2, 3], 1, ["A"]) + ["deal all", "round", "burn", "flop"]
+    lines = [*setup_lines([1, 2, 3], 1, ["A"]), "deal all", "round", "burn", "flop"]
     engine, _ = run(table.run_all(lines))
     state = engine.public_state()
     assert state.phase == "flop"
     assert [s.cards for s in state.seats[:3]] == [2, 2, 2]
     assert [s.in_hand for s in state.seats[:4]] == [True, True, True, False]
-    assert state.button == 1 and state.deck == "A" and state.burns == 1
+    assert state.button == 1
+    assert state.deck == "A"
+    assert state.burns == 1
     hole = {registry().by_uid[u].card for s in (1, 2, 3) for u in table.seats[s]}
-    assert len(state.board) == 3 and not hole & set(state.board)
+    assert len(state.board) == 3
+    assert not hole & set(state.board)
     assert not hole & set(CARD_RE.findall(state.model_dump_json()))
 
 
@@ -132,9 +138,7 @@ def test_no_output_names_an_unexposed_hole_card() -> None:
             for uid in [m.payload.uid]
         }
         exposed = {
-            m.payload.uid
-            for m in table.out
-            if isinstance(m.payload, TagEvent) and m.payload.face == "up"
+            m.payload.uid for m in table.out if isinstance(m.payload, TagEvent) and m.payload.face == "up"
         }
         secret = dealt - exposed
         cards = {registry().by_uid[u].card for u in secret}
@@ -146,18 +150,21 @@ def test_no_output_names_an_unexposed_hole_card() -> None:
 
 def test_unchanged_state_is_not_republished() -> None:
     table = Table(registry())
-    msgs = table.run_all(setup_lines([1, 2], 1, ["A"]) + ["deal 2", "dup"])
+    msgs = table.run_all([*setup_lines([1, 2], 1, ["A"]), "deal 2", "dup"])
     engine = Engine(settings())
     outputs = [engine.handle(to_received(m)) for m in msgs]
     assert outputs[-2].state is not None
-    assert outputs[-1].state is None and outputs[-1].alerts == ()
+    assert outputs[-1].state is None
+    assert outputs[-1].alerts == ()
 
 
 def test_settings_from_the_example_config() -> None:
     config, deck_registry = load_table(REPO / "config" / "table.example.toml")
     engine_settings = EngineSettings.from_config(config, deck_registry)
-    assert engine_settings.seats == 9 and engine_settings.profile == "roberts"
-    assert engine_settings.odd_chip == "first_shown" and not engine_settings.action_feed
+    assert engine_settings.seats == 9
+    assert engine_settings.profile == "roberts"
+    assert engine_settings.odd_chip == "first_shown"
+    assert not engine_settings.action_feed
     assert Engine(engine_settings).public_state().phase == "idle"
 
 
@@ -166,9 +173,22 @@ def test_showdown_order_and_board_claim() -> None:
     assert showdown_order([2, 5, 7], button=5, table_seats=9, last_aggressor=2) == (2, 5, 7)
     assert board_is_best(["As", "Ks", "Qs", "Js", "Ts"], ["2c", "3d"])
     assert not board_is_best(["2s", "7h", "9c", "Js", "Kc"], ["Ah", "Ad"])
-    lines = setup_lines([1, 3, 6], 1, ["A"]) + [
-        "deal all", "round", "burn", "flop", "round", "burn", "turn", "round", "burn", "river",
-        "action 6 bet 20", "action 1 call 20", "action 3 call 20", "round",
+    lines = [
+        *setup_lines([1, 3, 6], 1, ["A"]),
+        "deal all",
+        "round",
+        "burn",
+        "flop",
+        "round",
+        "burn",
+        "turn",
+        "round",
+        "burn",
+        "river",
+        "action 6 bet 20",
+        "action 1 call 20",
+        "action 3 call 20",
+        "round",
     ]
     engine, _ = run(Table(registry()).run_all(lines), action_feed=True)
     assert showdown_order_of(engine.state) == (6, 1, 3)
