@@ -257,3 +257,10 @@ async def _run(config: TableConfig, registry: DeckRegistry) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     return await Service(config, registry, stop=stop).run()
+
+
+if __name__ == "__main__":
+    # ``python -m controller.service --config FILE``: the same as ``tablectl run``.
+    _parser = argparse.ArgumentParser(prog="python -m controller.service", description=__doc__)
+    add_arguments(_parser)
+    sys.exit(main(_parser.parse_args()))

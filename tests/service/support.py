@@ -22,6 +22,13 @@ from contract.topics import Topics
 from tests.conftest import EXAMPLE_REGISTRY, REPO
 
 TABLECTL = Path(sys.executable).parent / "tablectl"
+#: ``tablectl run`` by default; TABLECTL_TEST_RUN=module starts ``python -m controller.service``
+#: instead (same code, without the CLI's other subcommands; for a tree where one is mid-change).
+RUN_COMMAND = (
+    [sys.executable, "-m", "controller.service"]
+    if os.environ.get("TABLECTL_TEST_RUN") == "module"
+    else [str(TABLECTL), "run"]
+)
 WAIT_S = 10.0
 _ids = itertools.count(1)
 
@@ -69,7 +76,7 @@ class ServiceProcess:
         log = self.log_path.open("ab")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
-            [str(TABLECTL), "run", "--config", str(self.config)],
+            [*RUN_COMMAND, "--config", str(self.config)],
             stdout=log,
             stderr=log,
             cwd=REPO,
