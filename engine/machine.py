@@ -88,6 +88,7 @@ class Machine:
         self.dev_session: dict[str, int] = {}
         self.dev_state: dict[str, str] = {}
         self.readers: frozenset[str] = frozenset()
+        self.tracking = True
         # sensors (a kind of sensor that never reported is taken as absent hardware)
         self.occupied: dict[int, bool] = {}
         self.seats_known = False
@@ -153,13 +154,10 @@ class Machine:
         """A working copy for the next step: containers copied, immutable values shared."""
         new = Machine.__new__(Machine)
         new.__dict__ = self.__dict__.copy()
+        # rarely written dicts (sessions, states, occupancy, blinds, decks) are replaced, not
+        # updated, when they change, so they can be shared here
         new.book = self.book.copy()
         new.dev_seq = dict(self.dev_seq)
-        new.dev_session = dict(self.dev_session)
-        new.dev_state = dict(self.dev_state)
-        new.occupied = dict(self.occupied)
-        new.blinds = dict(self.blinds)
-        new.decks = dict(self.decks)
         new.zone = dict(self.zone)
         new.present = dict(self.present)
         new.seat_cards = dict(self.seat_cards)
@@ -188,9 +186,9 @@ class Machine:
     def running(self) -> bool:
         return self.phase in RUNNING
 
-    @property
-    def tracking(self) -> bool:
-        return not any(self.dev_state.get(r) == "offline" for r in self.readers)
+    def _update_tracking(self) -> None:
+        """The hand is tracked unless a reader (a device that sent tags) is offline."""
+        self.tracking = not any(self.dev_state.get(r) == "offline" for r in self.readers)
 
     # ----------------------------------------------------------------------------------------
     # Alerts
@@ -259,12 +257,12 @@ class Machine:
             self._key(event.key, event.seat)
         elif isinstance(event, SeatEvent):
             self.seats_known = True
-            self.occupied[event.seat] = event.occupied
+            self.occupied = {**self.occupied, event.seat: event.occupied}
         elif isinstance(event, ButtonEvent):
             self._button(event.seat)
         elif isinstance(event, BlindEvent):
             self.blinds_known = True
-            self.blinds[event.seat] = event.present
+            self.blinds = {**self.blinds, event.seat: event.present}
             if event.present:
                 self._blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
@@ -297,8 +295,9 @@ class Machine:
     def _status(self, device: str, status: Status) -> None:
         if self.dev_session.get(device) != status.session:
             self.dev_seq.pop(device, None)  # seq restarts at 1 with a new session
-        self.dev_session[device] = status.session
-        self.dev_state[device] = status.state
+        self.dev_session = {**self.dev_session, device: status.session}
+        self.dev_state = {**self.dev_state, device: status.state}
+        self._update_tracking()
         detail = f" ({status.detail})" if status.detail else ""
         if status.state == "online":
             self.book.resolve_scope("device", self.ts, device)
@@ -373,13 +372,13 @@ class Machine:
             deck = self._other_deck(current) if current is not None else None
         if event.ok:
             if deck is not None:
-                self.decks[deck] = "ready"
+                self.decks = {**self.decks, deck: "ready"}
                 self.book.resolve_scope("deck", self.ts, deck)
             if self.phase == "idle":
                 self.phase = "shuffled"
             return
         if deck is not None:
-            self.decks[deck] = "blocked"
+            self.decks = {**self.decks, deck: "blocked"}
         parts = [f"count {event.count}"]
         if event.missing:
             parts.append("missing " + " ".join(event.missing))
@@ -576,7 +575,9 @@ class Machine:
     # ----------------------------------------------------------------------------------------
 
     def _tag(self, device: str, event: TagEvent) -> None:
-        self.readers |= {device}
+        if device not in self.readers:
+            self.readers |= {device}
+            self._update_tracking()
         if event.present:
             self._present(event.uid, event.zone, event.face == "up")
         else:
@@ -716,7 +717,7 @@ class Machine:
         self.last_deck = deck
         status = self.decks.get(deck) if deck is not None else None
         if deck is not None and status != "blocked":
-            self.decks[deck] = "used"
+            self.decks = {**self.decks, deck: "used"}
         if deck is not None and self.shuffler_known:
             if status == "blocked":
                 self._not_followed(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from contract.models import PublicState, SeatState
+from contract.models import PublicState, SeatState, WireModel
 from engine.api import EngineSettings
 from engine.machine import Machine
 from engine.showdown import showdown_order
@@ -35,15 +36,19 @@ def new_state(settings: EngineSettings) -> EngineState:
 
 
 def state_key(m: Machine) -> tuple[object, ...]:
-    """Everything the public state shows, cheap to compare: it changed iff this changed."""
+    """Everything the public state shows, cheap to compare: it changed iff this changed.
+
+    (Dict items are compared with their order; a different insertion order only costs a
+    republished, identical state.)
+    """
     return (
         m.hand,
         m.phase,
         m.hand_button if m.hand_button is not None else m.button,
-        tuple(len(m.seat_cards.get(s, ())) for s in range(1, m.settings.seats + 1)),
+        tuple(m.seat_cards.items()),
         m.in_hand,
         m.folded,
-        tuple(sorted(s for s, v in m.occupied.items() if v)),
+        tuple(m.occupied.items()),
         m.board,
         len(m.burns),
         m.hand_deck,
@@ -56,36 +61,69 @@ def to_public(state: EngineState) -> PublicState:
     return public_of(state.machine)
 
 
+_M = TypeVar("_M", bound=WireModel)
+_SEATS: dict[tuple[int, bool, bool, int], SeatState] = {}
+
+
+def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
+    """A model from values known to be valid, without validation (as ``model_construct`` does,
+    minus its per-field default handling: every field is given). The step's hot path."""
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatState:
+    """Seat states are immutable and few: each distinct one is built once and shared."""
+    key = (seat, occupied, in_hand, cards)
+    found = _SEATS.get(key)
+    if found is None:
+        found = _SEATS[key] = _construct(
+            SeatState, {"seat": seat, "occupied": occupied, "in_hand": in_hand, "cards": cards}
+        )
+    return found
+
+
 def public_of(m: Machine) -> PublicState:
     registry = m.settings.registry
     active = m.running or m.phase in ("showdown", "misdeal")
-    seats = []
-    for seat in range(1, m.settings.seats + 1):
-        in_hand = active and seat in m.in_hand and seat not in m.folded
-        occupied = bool(m.occupied.get(seat)) if m.seats_known else seat in m.in_hand
-        seats.append(
-            SeatState.model_construct(
-                seat=seat, occupied=occupied, in_hand=in_hand, cards=len(m.seat_cards.get(seat, ()))
-            )
+    in_hand = set(m.in_hand).difference(m.folded) if active else set()
+    occupied = m.occupied
+    known = m.seats_known
+    seat_cards = m.seat_cards
+    seats = [
+        _seat_state(
+            seat,
+            bool(occupied.get(seat)) if known else seat in m.in_hand,
+            seat in in_hand,
+            len(seat_cards.get(seat, ())),
         )
+        for seat in range(1, m.settings.seats + 1)
+    ]
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
-    return PublicState.model_construct(
-        v=1,
-        ts=m.ts,
-        hand=m.hand,
-        phase=m.phase,
-        button=m.hand_button if m.hand_button is not None else m.button,
-        seats=seats,
-        board=board,
-        burns=len(m.burns),
-        deck=m.hand_deck,
-        alerts=list(m.book.active.values()),
-        profile=m.profile,
-        tracking=m.tracking,
+    return _construct(
+        PublicState,
+        {
+            "v": 1,
+            "ts": m.ts,
+            "hand": m.hand,
+            "phase": m.phase,
+            "button": m.hand_button if m.hand_button is not None else m.button,
+            "seats": seats,
+            "board": board,
+            "burns": len(m.burns),
+            "deck": m.hand_deck,
+            "alerts": list(m.book.active.values()),
+            "profile": m.profile,
+            "tracking": m.tracking,
+        },
     )
 
 

@@ -1,0 +1,92 @@
+"""Throughput of the pure engine core, in events per second on one core.
+
+Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R]``
+
+Random legal hands (2 to 10 players, two decks, folds, all-in run-outs, reader noise) are
+rendered once into contract messages; the timed part is only ``Engine.handle`` on each of them,
+including building every alert and public state the step returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from config.registry import load_registry  # noqa: E402
+from engine.api import (  # noqa: E402
+    DeviceEventReceived,
+    DeviceStatusReceived,
+    EngineSettings,
+    InputReceived,
+    Received,
+)
+from engine.core import Engine  # noqa: E402
+from engine.script import Table, legal_session  # noqa: E402
+
+REGISTRY = Path(__file__).resolve().parents[1] / "config" / "decks.example.csv"
+
+
+def build(hands: int, seed: int) -> tuple[int, list[list[Received]]]:
+    """Tables of 2 to 10 players, 50 hands each, until ``hands`` hands: one message list each."""
+    registry = load_registry(REGISTRY)
+    rng = random.Random(seed)
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    sessions: list[list[Received]] = []
+    seats = 10
+    done = 0
+    while done < hands:
+        count = min(50, hands - done)
+        _, lines = legal_session(rng, seats, count)
+        table = Table(registry, table_seats=seats, seed=rng.randrange(1 << 30))
+        received: list[Received] = []
+        for message in table.run_all(lines):
+            if message.kind == "event":
+                received.append(DeviceEventReceived(message.device or "", message.payload, at))  # type: ignore[arg-type]
+            elif message.kind == "status":
+                received.append(DeviceStatusReceived(message.device or "", message.payload, at))  # type: ignore[arg-type]
+            elif message.kind == "input":
+                received.append(InputReceived(message.payload, at))  # type: ignore[arg-type]
+        sessions.append(received)
+        done += count
+    return seats, sessions
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=2000, help="hands to replay (default 2000)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs; the best is reported")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    seats, sessions = build(args.hands, args.seed)
+    registry = load_registry(REGISTRY)
+    settings = EngineSettings(seats=seats, profile="roberts", registry=registry)
+    events = sum(len(s) for s in sessions)
+    best = float("inf")
+    alerts = states = 0
+    for _ in range(args.repeat):
+        alerts = states = 0
+        start = time.perf_counter()
+        for received in sessions:
+            engine = Engine(settings)
+            for item in received:
+                outputs = engine.handle(item)
+                alerts += len(outputs.alerts)
+                states += outputs.state is not None
+        best = min(best, time.perf_counter() - start)
+    rate = events / best
+    print(f"events:        {events} ({args.hands} hands, {seats}-seat table)")
+    print(f"best of {args.repeat}:     {best:.3f} s")
+    print(f"throughput:    {rate:,.0f} events/s on one core")
+    print(f"per event:     {best / events * 1e6:.2f} µs")
+    print(f"outputs:       {states} public states, {alerts} alert changes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
