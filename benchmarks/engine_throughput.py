@@ -18,16 +18,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from config.registry import load_registry  # noqa: E402
-from engine.api import (  # noqa: E402
+from config.registry import load_registry
+from engine.api import (
     DeviceEventReceived,
     DeviceStatusReceived,
     EngineSettings,
     InputReceived,
     Received,
 )
-from engine.core import Engine  # noqa: E402
-from engine.script import Table, legal_session  # noqa: E402
+from engine.core import Engine
+from engine.script import Table, legal_session
 
 REGISTRY = Path(__file__).resolve().parents[1] / "config" / "decks.example.csv"
 
