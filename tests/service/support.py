@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +19,9 @@ import aiomqtt
 
 from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
 from contract.topics import Topics
+from engine.script import Message, Table
 from tests.conftest import EXAMPLE_REGISTRY, REPO
+from tests.engine.scenario import registry
 
 TABLECTL = Path(sys.executable).parent / "tablectl"
 #: ``tablectl run`` by default; TABLECTL_TEST_RUN=module starts ``python -m controller.service``
@@ -121,6 +123,19 @@ async def until(condition: Callable[[], bool], *, within: float = WAIT_S, what: 
         if loop.time() > deadline:
             raise AssertionError(f"not within {within} s: {what or condition}")
         await asyncio.sleep(0.02)
+
+
+def script(table: Table, *lines: str) -> list[Message]:
+    """Render table script lines (``engine.script``) into the messages devices would publish."""
+    out: list[Message] = []
+    for line in lines:
+        out += table.run(line)
+    return out
+
+
+def new_table(seats: int = 9) -> Table:
+    """A scripted table with decks A and B of the example registry."""
+    return Table(registry(), table_seats=seats)
 
 
 @dataclass(frozen=True)
@@ -241,6 +256,19 @@ class Probe:
 
     async def send(self, topic: str, payload: WireModel) -> None:
         await self.publish(topic, payload.to_json())
+
+    async def play(self, messages: Iterable[Message]) -> None:
+        """Publish table script messages as the devices and the console would, in order."""
+        for message in messages:
+            payload = message.payload
+            data = payload.encode() if isinstance(payload, str) else payload.to_json()
+            if message.kind == "input":
+                await self.publish(self.topics.input, data)
+            elif message.kind == "status":
+                # Device status is retained, as the contract says.
+                await self.publish(self.topics.device_status(message.device or ""), data, retain=True)
+            else:
+                await self.publish(self.topics.device_event(message.device or ""), data)
 
 
 @contextlib.asynccontextmanager

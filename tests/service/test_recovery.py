@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from contract.models import parse_state
 from controller.journal import read_journal
+from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
-from tests.service.support import probe, until, write_config
+from tests.service.support import new_table, probe, script, until, write_config
 from tests.support.mosquitto import Mosquitto
 
 
@@ -32,3 +34,46 @@ async def test_torn_last_line_is_reported_and_the_service_goes_on(
     received = list(contents.received)
     assert [(r.n, r.topic, r.payload) for r in received] == [(1, p.topics.input, b"{}")]
     assert contents.last_session == 8
+
+
+async def test_kill_9_mid_hand_then_the_hand_continues_without_duplicate_alerts(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    config = write_config(tmp_path, mosquitto.url)
+    table = new_table()
+    async with probe(mosquitto.port, "t1") as p:
+        service = start_service(config)
+        await p.status("online")
+        await p.play(initial_statuses())
+        await p.play(script(table, "sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds"))
+        await p.play(script(table, "new_hand", "deal 2 3:up 4"))
+        exposed = await p.alert("exposed_card")
+        assert (exposed.seat, exposed.severity, exposed.hand) == (3, "warning", 1)
+
+        mark = len(p.messages)
+        service.kill()
+        await p.status("offline", after=mark)
+        # While the controller is down the deal goes on: the broker keeps the events for it.
+        await p.play(script(table, "deal 1 2"))
+
+        mark = len(p.messages)
+        start_service(config)
+        online = await p.status("online", after=mark)
+        assert online.session == 2
+        state = parse_state(
+            p.topics.state,
+            (await p.wait_for(lambda m: m.topic == p.topics.state, after=mark)).payload,
+        )
+        assert state.hand == 1
+        assert [a.id for a in state.alerts] == [exposed.id]  # the hand's alert is still active
+
+        # A second exposed card in the same deal: the restarted engine remembers the first.
+        await p.play(script(table, "deal 3 4:up"))
+        misdeal = await p.alert("misdeal_exposed_multiple", after=mark)
+        assert (misdeal.seat, misdeal.severity, misdeal.hand) == (4, "critical", 1)
+        assert misdeal.id != exposed.id
+
+    changes = [(a.id, a.status) for a in p.alerts()]
+    assert len(changes) == len(set(changes)), f"an alert change was published twice: {changes}"
+    assert [a.id for a in p.alerts() if a.status == "raised"] == [exposed.id, misdeal.id]
+    assert "Traceback" not in service.log

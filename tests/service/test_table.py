@@ -1,0 +1,134 @@
+"""The controller without the network: journal, replay, outputs a crash kept from the broker."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from config.loader import load_table
+from contract.models import parse_alert, parse_command
+from controller.journal import read_journal
+from controller.table import Outgoing, TableController
+from engine.script import Message
+from tests.engine.scenario import initial_statuses
+from tests.service.support import new_table, script, write_config
+
+T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
+HAND = ("sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds", "new_hand", "deal 2 3:up 4")
+
+
+def _controller(config: Path) -> TableController:
+    table_config, registry = load_table(config)
+    return TableController(table_config, registry)
+
+
+def _feed(controller: TableController, messages: list[Message]) -> list[Outgoing]:
+    out: list[Outgoing] = []
+    topics = controller.topics
+    for message in messages:
+        payload = message.payload
+        data = payload.encode() if isinstance(payload, str) else payload.to_json()
+        if message.kind == "input":
+            topic = topics.input
+        elif message.kind == "status":
+            topic = topics.device_status(message.device or "")
+        else:
+            topic = topics.device_event(message.device or "")
+        out += controller.receive(topic, data, T0)
+    return out
+
+
+def _hand() -> list[Message]:
+    return initial_statuses() + script(new_table(), *HAND)
+
+
+def test_replay_skips_what_was_published_and_rebuilds_the_state(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    assert first.recover(T0).session == 1
+    outgoing = _feed(first, _hand())
+    for out in outgoing:
+        first.published(out, T0)
+    first.close()
+    alerts = [parse_alert("a", o.payload) for o in outgoing if o.what == "alert"]
+    assert [(a.code, a.seat, a.status) for a in alerts] == [("exposed_card", 3, "raised")]
+
+    second = _controller(config)
+    recovery = second.recover(T0)
+    second.close()
+    assert recovery.session == 2
+    assert recovery.pending == []
+    assert recovery.divergences == []
+    assert recovery.replayed == len(_hand())
+    assert second.state is not None
+    assert second.state.phase == "dealing"
+    assert [a.id for a in second.state.alerts] == [alerts[0].id]
+
+
+def test_outputs_a_crash_kept_from_the_broker_are_published_after_recovery(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    first.recover(T0)
+    outgoing = _feed(first, _hand())
+    # The crash: everything before the exposed card reached the broker, nothing after it did.
+    exposed = next(i for i, o in enumerate(outgoing) if o.what == "alert")
+    for out in outgoing[:exposed]:
+        first.published(out, T0)
+    first.close()
+
+    second = _controller(config)
+    recovery = second.recover(T0)
+    second.close()
+    assert [(o.what, o.cause) for o in recovery.pending] == [("alert", outgoing[exposed].cause)]
+    assert recovery.pending[0].payload == outgoing[exposed].payload  # the same id, ts and all
+
+
+def test_a_replay_that_differs_from_what_was_published_is_reported(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    first.recover(T0)
+    outgoing = _feed(first, _hand())
+    for out in outgoing:
+        sent = out
+        if out.what == "alert":
+            sent = Outgoing(out.what, out.cause, out.topic, out.payload.replace(b"3", b"5"), False)
+        first.published(sent, T0)
+    first.close()
+
+    second = _controller(config)
+    recovery = second.replay()
+    assert len(recovery.divergences) == 1
+    assert "replays differently" in recovery.divergences[0]
+
+
+def test_lamp_and_buzzer_follow_the_alerts_on_the_board_cmd_topic(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", sensors_board=True, fsync=False)
+    controller = _controller(config)
+    controller.recover(T0)
+    table = new_table()
+    outgoing = _feed(controller, initial_statuses() + script(table, *HAND, "deal 1 2 3 4:up"))
+    controller.close()
+    commands = [
+        parse_command(o.topic, o.payload) for o in outgoing if o.topic == "holdem/t1/dev/sensors/cmd"
+    ]
+    kinds = [(c.cmd, getattr(c, "colour", None), getattr(c, "duration_ms", None)) for c in commands]
+    # Amber for the exposed card (a warning), then the misdeal: buzzer and red.
+    assert ("lamp", "amber", None) in kinds
+    assert kinds[-2:] == [("buzzer", None, 250), ("lamp", "red", None)]
+    assert kinds.index(("lamp", "amber", None)) < kinds.index(("buzzer", None, 250))
+
+
+def test_journal_holds_every_received_message_and_published_output(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=True)
+    controller = _controller(config)
+    controller.recover(T0)
+    messages = _hand()
+    outgoing = _feed(controller, messages)
+    for out in outgoing:
+        controller.published(out, T0)
+    controller.close()
+    contents = read_journal(tmp_path / "journal.jsonl")
+    assert len(list(contents.received)) == len(messages)
+    assert [(p.what, p.payload) for p in contents.published] == [
+        (o.what, o.payload) for o in outgoing
+    ]
