@@ -34,3 +34,24 @@ def showdown_order(
         start = last_aggressor
         return tuple(sorted(seats_left, key=lambda s: (s - start) % table_seats))
     return tuple(sorted(seats_left, key=lambda s: (s - button - 1) % table_seats))
+
+
+def odd_chip_seat(
+    winners: Sequence[int],
+    shown_order: Sequence[int],
+    button: int,
+    table_seats: int,
+    rule: str,
+) -> int:
+    """The seat that gets an odd chip of a split pot.
+
+    ``first_shown`` (seed 001, the default): the winner who showed first. ``left_of_button``
+    (Robert's Rules, WSOP, TDA): the first winner clockwise from the button.
+    """
+    if not winners:
+        raise ValueError("a split pot needs winners")
+    if rule == "first_shown":
+        for seat in shown_order:
+            if seat in winners:
+                return seat
+    return min(winners, key=lambda s: (s - button - 1) % table_seats)

@@ -11,7 +11,7 @@ from contract.models import TagEvent
 from engine.api import EngineSettings
 from engine.core import Engine, initial_state, public_state, step
 from engine.script import Table, legal_session, setup_lines
-from engine.showdown import board_is_best, showdown_order
+from engine.showdown import board_is_best, odd_chip_seat, showdown_order
 from engine.state import showdown_order_of
 from tests.engine.runner import run, settings, to_received
 from tests.engine.scenario import load_scenarios, messages, registry
@@ -192,3 +192,10 @@ def test_showdown_order_and_board_claim() -> None:
     ]
     engine, _ = run(Table(registry()).run_all(lines), action_feed=True)
     assert showdown_order_of(engine.state) == (6, 1, 3)
+
+
+def test_odd_chip_goes_by_the_house_rule() -> None:
+    assert odd_chip_seat([3, 7], [7, 3], button=5, table_seats=9, rule="first_shown") == 7
+    assert odd_chip_seat([3, 7], [7, 3], button=5, table_seats=9, rule="left_of_button") == 7
+    assert odd_chip_seat([3, 7], [3, 7], button=8, table_seats=9, rule="left_of_button") == 3
+    assert odd_chip_seat([2, 4], [4, 2], button=3, table_seats=9, rule="first_shown") == 4
