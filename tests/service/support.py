@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,8 +17,10 @@ from types import TracebackType
 
 import aiomqtt
 
+from config.loader import load_table
 from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
 from contract.topics import Topics
+from controller.service import Service
 from engine.script import Message, Table
 from tests.conftest import EXAMPLE_REGISTRY, REPO
 from tests.engine.scenario import registry
@@ -46,12 +48,14 @@ def write_config(
     table: str = "t1",
     seats: int = 9,
     profile: str = "roberts",
+    action_feed: bool = False,
     sensors_board: bool = False,
     fsync: bool = True,
 ) -> Path:
     """A service configuration in ``directory``: only [table], [mqtt], [decks] and [journal]."""
     text = (
-        f'[table]\nid = "{table}"\nseats = {seats}\nprofile = "{profile}"\n\n'
+        f'[table]\nid = "{table}"\nseats = {seats}\nprofile = "{profile}"\n'
+        f"action_feed = {str(action_feed).lower()}\n\n"
         f'[mqtt]\nurl = "{broker_url}"\nroot = "holdem"\nkeepalive = 5\n\n'
         f'[decks]\nregistry = "{EXAMPLE_REGISTRY}"\n\n'
         f'[journal]\npath = "journal.jsonl"\nfsync = {str(fsync).lower()}\n'
@@ -257,18 +261,42 @@ class Probe:
     async def send(self, topic: str, payload: WireModel) -> None:
         await self.publish(topic, payload.to_json())
 
-    async def play(self, messages: Iterable[Message]) -> None:
-        """Publish table script messages as the devices and the console would, in order."""
+    async def play(
+        self, messages: Iterable[Message], *, rename: Mapping[str, str] | None = None
+    ) -> int:
+        """Publish table script messages as the devices and the console would, in order.
+
+        ``rename`` maps the script's device ids (``rfid-1``, ``shuffler``, ``sensors``) to others.
+        Returns how many messages were published.
+        """
+        count = 0
         for message in messages:
             payload = message.payload
             data = payload.encode() if isinstance(payload, str) else payload.to_json()
+            device = message.device or ""
+            device = (rename or {}).get(device, device)
             if message.kind == "input":
                 await self.publish(self.topics.input, data)
             elif message.kind == "status":
                 # Device status is retained, as the contract says.
-                await self.publish(self.topics.device_status(message.device or ""), data, retain=True)
+                await self.publish(self.topics.device_status(device), data, retain=True)
             else:
-                await self.publish(self.topics.device_event(message.device or ""), data)
+                await self.publish(self.topics.device_event(device), data)
+            count += 1
+        return count
+
+
+@contextlib.asynccontextmanager
+async def running_service(config: Path) -> AsyncIterator[Service]:
+    """The service in this process (its async entry point), stopped on exit like by SIGTERM."""
+    table_config, deck_registry = load_table(config)
+    service = Service(table_config, deck_registry, stop=asyncio.Event())
+    task = asyncio.create_task(service.run())
+    try:
+        yield service
+    finally:
+        service.stop.set()
+        assert await asyncio.wait_for(task, WAIT_S) == 0
 
 
 @contextlib.asynccontextmanager
