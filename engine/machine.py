@@ -145,6 +145,10 @@ class Machine:
         self.declared: frozenset[int] = frozenset()
         self.claims_checked: frozenset[int] = frozenset()
         self.actions: tuple[tuple[int, int, str], ...] = ()  # (betting round, seat, action)
+        self.contrib: dict[int, int] = {}  # chips put in this betting round (action feed)
+        self.to_act: frozenset[int] = frozenset()
+        self.allin_seats: frozenset[int] = frozenset()
+        self.round_open = False
         self.nf_keys: frozenset[str] = frozenset()
         self.fouled_seen: frozenset[str] = frozenset()
         self.redeal_of: str | None = None  # the misdealt deck this hand must not reuse unshuffled
@@ -402,9 +406,50 @@ class Machine:
         if not (self.running or self.phase == "misdeal"):
             return
         self.actions += ((self.rounds_done, item.seat, item.action),)
+        if self.settings.action_feed and self.running:
+            self._bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             self.folded |= {item.seat}
             self._check_one_left()
+
+    # ----------------------------------------------------------------------------------------
+    # Betting from an action feed: a round ends when every seat still able to act has acted
+    # since the last bet or raise and matched it.
+    # ----------------------------------------------------------------------------------------
+
+    def _active(self) -> frozenset[int]:
+        return frozenset(self.in_hand) - self.folded - self.allin_seats
+
+    def _open_round(self) -> None:
+        if self.settings.action_feed and not self.all_in:
+            self.to_act = self._active()
+            self.round_open = True
+            if self.rounds_done > 0:
+                self.contrib = {}
+
+    def _bet(self, seat: int, action: str, amount: int) -> None:
+        if seat not in self.in_hand or seat in self.folded:
+            return
+        if amount:
+            self.contrib = {**self.contrib, seat: self.contrib.get(seat, 0) + amount}
+        if action == "post" or not self.round_open:
+            return
+        if action == "all_in":
+            self.allin_seats |= {seat}
+            others = max((v for s, v in self.contrib.items() if s != seat), default=0)
+            if self.contrib.get(seat, 0) > others:
+                action = "raise"
+        if action in ("bet", "raise"):
+            self.to_act = self._active() - {seat}
+        else:
+            self.to_act -= {seat}
+        if self.to_act:
+            return
+        self.round_open = False
+        left = frozenset(self.in_hand) - self.folded
+        if len(left) > 1 and len(self._active()) <= 1:
+            self.all_in = True  # nobody left to bet: the board is run out
+        self._round_complete()
 
     def _key(self, key: str, seat: int | None) -> None:
         if key == "ack":
@@ -440,6 +485,7 @@ class Machine:
         if not self.running:
             return
         street = self._board_street()
+        self.round_open = False
         self.rounds_done = max(self.rounds_done, street + 1)
         if self.rounds_done >= 4:
             self._showdown()
@@ -801,6 +847,7 @@ class Machine:
         if self.order_closed and len(self.dealt) >= len(self.sequence):
             self.deal_done = True
             self.phase = "preflop"
+            self._open_round()
 
     def _discover(self, seat: int, index: int) -> bool:
         """Without occupancy sensors the first round of the deal shows who is dealt in."""
@@ -892,6 +939,7 @@ class Machine:
                 return  # void; otherwise the window had closed and play continues
         self.deal_done = True
         self.phase = "preflop"
+        self._open_round()
 
     def _late_card(self, uid: str, seat: int) -> None:
         """A card dealt to a seat after the deal is complete."""
@@ -1203,6 +1251,8 @@ class Machine:
             self.redeal = None
         if street == 3 and self.all_in:
             self._showdown()
+        elif self.rounds_done == street:
+            self._open_round()
 
     def _arrive_burn(self, uid: str, old: str | None) -> None:
         self.burns = (*self.burns, uid)
