@@ -181,6 +181,7 @@ class Driver(abc.ABC):
         self._seq = 0
         self._connected = False
         self._faults: dict[str, str] = {}
+        self._burst_faults: set[str] = set()
         self._published_state: tuple[StatusState, int, str | None] | None = None
         self._errors = ErrorBurst(self.options.fault_errors, self.options.fault_window_s, clock)
 
@@ -244,6 +245,7 @@ class Driver(abc.ABC):
         """
         self.log.warning("%s: %s", self.device_id, text)
         if self._errors.add() and code not in self._faults:
+            self._burst_faults.add(code)
             self.raise_fault(
                 code,
                 f"{self._errors.threshold} errors within {self._errors.window_s:g} s: {text}",
@@ -251,8 +253,9 @@ class Driver(abc.ABC):
 
     def tick_faults(self) -> None:
         """Clear an error-burst fault once its window is quiet (call it now and then)."""
-        if "crc_errors" in self._faults and not self._errors.active():
-            self.clear_fault("crc_errors")
+        if self._burst_faults and not self._errors.active():
+            for code in list(self._burst_faults):
+                self.clear_fault(code)
 
     def raise_fault(self, code: str, text: str) -> None:
         """Enter the ``fault`` state for ``code`` (once) and emit a FaultEvent."""
@@ -268,7 +271,8 @@ class Driver(abc.ABC):
         """Leave the fault state for ``code``; the status returns to online when none is left."""
         if self._faults.pop(code, None) is not None:
             self.log.info("%s: fault %s cleared", self.device_id, code)
-            if code == "crc_errors":
+            if code in self._burst_faults:
+                self._burst_faults.discard(code)
                 self._errors.clear()
             self._publish_status()
 
@@ -335,6 +339,7 @@ class Driver(abc.ABC):
         self.session += 1
         self._seq = 0
         self._faults.clear()
+        self._burst_faults.clear()
         self._errors.clear()
         self._connected = True
         self._save_state_file()

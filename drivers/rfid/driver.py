@@ -1,0 +1,158 @@
+"""The RFID reader driver: antenna sweeps in, ``tag`` present/absent transitions out."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from config.models import MqttSection, RfidReaderDevice
+from contract.models import DeviceCommand, SweepCommand, TagEvent
+from contract.topics import Topics
+from drivers.base import CommandRejected, DriverOptions
+from drivers.framing import Frame, Message
+from drivers.rfid.presence import DEFAULT_MIN_RSSI, PresenceTracker, Transition
+from drivers.rfid.protocol import (
+    CODEC,
+    HEARTBEAT_S,
+    GetInfo,
+    Info,
+    Inventory,
+    Nak,
+    ReaderError,
+    SetSweep,
+)
+from drivers.serial_link import SerialDriver
+
+
+class RfidDriver(SerialDriver):
+    """Drives an RFID reader with an antenna multiplexer over a serial port."""
+
+    kind = "rfid"
+    codec = CODEC
+    heartbeat_timeout_s = 3 * HEARTBEAT_S
+
+    def __init__(
+        self,
+        device: RfidReaderDevice,
+        mqtt: MqttSection,
+        topics: Topics,
+        options: DriverOptions | None = None,
+        *,
+        min_rssi: int = DEFAULT_MIN_RSSI,
+        **kwargs: Any,
+    ) -> None:
+        options = options or DriverOptions(
+            reconnect_max_s=device.reconnect_max_s,
+            fault_errors=device.fault_crc_errors,
+            fault_window_s=device.fault_window_s,
+        )
+        super().__init__(device, mqtt, topics, options, **kwargs)
+        self.reader = device
+        self.antennas: dict[int, str] = dict(device.antennas)
+        self.sweep: tuple[int, ...] = tuple(sorted(self.antennas))
+        self.dwell_ms = device.dwell_ms
+        self.tracker = PresenceTracker(device.hold_ms / 1000, min_rssi=min_rssi)
+        self.info: Info | None = None
+        self._unknown_antennas: set[int] = set()
+        self._check_hold_time()
+
+    def _check_hold_time(self) -> None:
+        sweep_ms = len(self.sweep) * self.dwell_ms
+        if self.reader.hold_ms < 3 * sweep_ms:
+            self.log.warning(
+                "%s: hold_ms %d is under three sweeps (%d antennas x %d ms): departures will be "
+                "decided by missed sweeps, later than hold_ms",
+                self.device_id,
+                self.reader.hold_ms,
+                len(self.sweep),
+                self.dwell_ms,
+            )
+
+    # ---- handshake: learn the reader, then set our sweep
+
+    def handshake_request(self) -> Message:
+        return GetInfo()
+
+    def is_handshake_reply(self, message: Message) -> bool:
+        return isinstance(message, Info)
+
+    async def on_handshake(self, message: Message) -> None:
+        assert isinstance(message, Info)
+        self.info = message
+        beyond = [a for a in self.sweep if a > message.antenna_count]
+        if beyond:
+            self.log.error(
+                "%s: configured antennas %s do not exist: the reader has %d",
+                self.device_id,
+                beyond,
+                message.antenna_count,
+            )
+        reply = await self.request(SetSweep(self.dwell_ms, self.sweep))
+        if isinstance(reply, Nak):
+            self.log.error(
+                "%s: reader refused the sweep %s (%s); it keeps sweeping %s",
+                self.device_id,
+                self.sweep,
+                reply.reason.name.lower(),
+                message.sweep,
+            )
+
+    def on_session_start(self) -> None:
+        # A new session starts from what the reader sees now.
+        self.tracker.clear()
+
+    # ---- frames -> events
+
+    def handle(self, frame: Frame) -> None:
+        message = frame.message
+        if isinstance(message, Inventory):
+            if message.antenna not in self.antennas:
+                self._unmapped(message.antenna)
+                return
+            self._publish(self.tracker.observe(message, time.monotonic()))
+        elif isinstance(message, ReaderError):
+            where = f" on antenna {message.antenna}" if message.antenna else ""
+            self.report_error("reader_error", f"reader error {message.code.name.lower()}{where}")
+        # Heartbeats only prove the reader is there.
+
+    def tick(self) -> None:
+        self._publish(self.tracker.expire(time.monotonic()))
+        super().tick()
+
+    def _publish(self, transitions: list[Transition]) -> None:
+        for transition in transitions:
+            zone = self.antennas.get(transition.antenna)
+            if zone is None:
+                self._unmapped(transition.antenna)
+                continue
+            self.emit(
+                TagEvent,
+                antenna=transition.antenna,
+                zone=zone,
+                uid=transition.uid,
+                present=transition.present,
+                face=transition.face,
+            )
+
+    def _unmapped(self, antenna: int) -> None:
+        if antenna not in self._unknown_antennas:
+            self._unknown_antennas.add(antenna)
+            self.log.error(
+                "%s: inventory from antenna %d, which the configuration does not map to a zone; "
+                "ignoring its reads",
+                self.device_id,
+                antenna,
+            )
+
+    # ---- commands
+
+    async def execute(self, command: DeviceCommand) -> None:
+        if not isinstance(command, SweepCommand):
+            raise CommandRejected(f"the RFID reader does not execute {command.cmd!r}")
+        unknown = [a for a in command.antennas if a not in self.antennas]
+        if unknown:
+            raise CommandRejected(f"antennas {unknown} are not in the configuration")
+        reply = await self.request(SetSweep(command.dwell_ms, tuple(command.antennas)))
+        if isinstance(reply, Nak):
+            raise CommandRejected(f"the reader refused the sweep: {reply.reason.name.lower()}")
+        self.sweep, self.dwell_ms = tuple(command.antennas), command.dwell_ms
