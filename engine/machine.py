@@ -115,6 +115,7 @@ class Machine:
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None
         self.hand_button: int | None = None
+        self.expected_button: int | None = None
         self.in_hand: tuple[int, ...] = ()
         self.order: tuple[int, ...] = ()
         self.order_closed = False
@@ -545,13 +546,8 @@ class Machine:
                 expected = None  # cannot tell where it must go without occupancy
         actual = self.button if self.button_known else None
         button = expected if expected is not None else actual
-        self.hand_button = button
-        if button is not None:
-            self.anchor = (button, True)
-            if self.in_hand:
-                self.order = self._clockwise_from(button, self.in_hand)
-                self.order_closed = True
-                self.sequence = self.order + self.order
+        self.expected_button = expected
+        self._set_order(button)
         if expected is not None and actual != expected and self.button_known:
             message = f"The button is on seat {actual} but must be on seat {expected}."
             if by_key:
@@ -559,6 +555,31 @@ class Machine:
                 self.button_r = ButtonRemedy(alert, expected)
             else:
                 self._button_late(message, expected, None)
+
+    def _set_order(self, button: int | None) -> None:
+        """The hand's button and, with the seats known, the dealing order."""
+        self.hand_button = button
+        if button is None:
+            return
+        self.anchor = (button, True)
+        if self.in_hand:
+            self.order = self._clockwise_from(button, self.in_hand)
+            self.order_closed = True
+            self.sequence = self.order + self.order
+
+    def _refresh_seats(self) -> None:
+        """At the first card: players who sat down, or a button placed, after ``new_hand``."""
+        changed = False
+        if self.seats_known:
+            occupied = tuple(s for s in range(1, self.settings.seats + 1) if self.occupied.get(s))
+            changed = occupied != self.in_hand
+            self.in_hand = occupied
+        button = self.hand_button
+        if self.expected_button is None and self.button_known and self.button != button:
+            button, changed = self.button, True
+        if changed:
+            self.order, self.order_closed, self.sequence = (), False, ()
+            self._set_order(button)
 
     def _button_late(self, message: str, expected: int, existing: str | None) -> None:
         """The deal began with the button on the wrong seat: RR misdeal, TDA play continues."""
@@ -745,7 +766,10 @@ class Machine:
         if self.phase == "misdeal" and not self._retrieved():
             return False
         self._start_hand(by_key=False)
-        return self.phase == "dealing"
+        if self.phase != "dealing":
+            self.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
+            return False
+        return True
 
     def _arrive_seat(self, uid: str, seat: int, old: str | None) -> None:
         self.seat_cards[seat] = (*self.seat_cards.get(seat, ()), uid)
@@ -757,6 +781,7 @@ class Machine:
             self._late_card(uid, seat)
 
     def _first_card(self, uid: str) -> None:
+        self._refresh_seats()
         card = self.settings.registry.lookup(uid)
         deck = card.deck if card is not None else None
         self.hand_deck = deck
