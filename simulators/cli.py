@@ -1,0 +1,140 @@
+"""``tablectl simulate --config FILE``: run the table's device simulators standalone.
+
+It starts a simulator for every enabled device of the configuration and prints where each one is:
+the pseudo-terminal path a serial driver opens, or the ``backend`` value through which a sensor
+board driver in another process reaches the simulated board. ``--write-config OUT`` also writes
+the configuration rewritten to point at the simulators, ready for ``tablectl run --config OUT``.
+It runs until interrupted (Ctrl-C or SIGTERM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from config.errors import ConfigError
+from config.loader import load_config
+from config.models import TableConfig
+from simulators.table import SimulatedTable
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="the table configuration (TOML)")
+    parser.add_argument(
+        "--write-config",
+        metavar="OUT",
+        help="write the configuration pointed at the simulators to OUT (TOML)",
+    )
+    parser.add_argument("--speed", type=float, default=1.0, help="shuffler time scale (2 = twice as fast)")
+    parser.add_argument("--shuffle-s", type=float, default=4.0, help="seconds per shuffle at speed 1")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the simulated noise")
+    parser.add_argument("--miss-rate", type=float, default=0.0, help="reader: share of reads missed")
+    parser.add_argument(
+        "--crosstalk-rate", type=float, default=0.0, help="reader: neighbour antennas hearing a tag"
+    )
+    parser.add_argument(
+        "--corrupt-rate", type=float, default=0.0, help="reader: share of frames damaged on the line"
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(Path(args.config))
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(_run(config, args))
+    return EXIT_OK
+
+
+async def _run(config: TableConfig, args: argparse.Namespace) -> int:
+    if not any(d.enabled for d in config.devices):
+        print(f"{args.config}: no enabled [[devices]] to simulate", file=sys.stderr)
+        return EXIT_ERROR
+    table = SimulatedTable(
+        config,
+        speed=args.speed,
+        shuffle_s=args.shuffle_s,
+        seed=args.seed,
+        reader_options={
+            "miss_rate": args.miss_rate,
+            "crosstalk_rate": args.crosstalk_rate,
+            "corrupt_rate": args.corrupt_rate,
+        },
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    async with table:
+        print(f"simulating table {config.table.id} ({args.config}):", flush=True)
+        for line in table.describe():
+            print(f"  {line}", flush=True)
+        if args.write_config:
+            await asyncio.to_thread(_write, Path(args.write_config), render_toml(table.config))
+            print(f"wrote {args.write_config}: tablectl run --config {args.write_config}", flush=True)
+        print("running; Ctrl-C to stop", flush=True)
+        await stop.wait()
+    print("stopped", flush=True)
+    return EXIT_OK
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+# ---- a small TOML writer for the configuration (the standard library only reads TOML)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def _table(lines: list[str], header: str, data: dict[str, Any]) -> None:
+    lines.append(header)
+    nested: list[tuple[str, dict[str, Any]]] = []
+    for key, value in data.items():
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            nested.append((key, value))
+        else:
+            lines.append(f"{key} = {_value(value)}")
+    name = header.strip("[]")
+    for key, value in nested:
+        _table(lines, f"[{name}.{key}]", value)
+    lines.append("")
+
+
+def render_toml(config: TableConfig) -> str:
+    """The configuration as TOML that :func:`config.loader.load_config` reads back."""
+    data = config.model_dump(mode="json", exclude_none=True)
+    # Absolute paths: the written file may live anywhere (relative ones are read relative to it).
+    data["decks"]["registry"] = str(config.decks.registry.resolve())
+    data["journal"]["path"] = str(config.journal.path.resolve())
+    if config.mqtt.password is not None:
+        # Never write a secret into a file: the service reads it from TABLECTL_MQTT__PASSWORD.
+        data["mqtt"].pop("password", None)
+    lines = ["# Written by tablectl simulate: the devices point at running simulators.", ""]
+    for section in ("table", "mqtt", "decks", "journal", "display", "logging"):
+        if section in data:
+            _table(lines, f"[{section}]", data[section])
+    for device in data.get("devices", []):
+        _table(lines, "[[devices]]", device)
+    return "\n".join(lines)
