@@ -81,6 +81,9 @@ class SensorBoardSimulator:
         self.serial_number = serial_number
         self.idle_s = idle_ms / 1000
         self.resend_s = resend_ms / 1000
+        if not 1 <= key_queue <= 127:
+            # Key numbers wrap at 256; beyond 127 queued presses "newer" becomes ambiguous.
+            raise ValueError(f"key queue of {key_queue}: 1..127 presses")
         self.key_queue_size = key_queue
         self.reports_sent = 0
         self.out_frames = 0
