@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from config.loader import load_table
@@ -199,3 +202,39 @@ def test_odd_chip_goes_by_the_house_rule() -> None:
     assert odd_chip_seat([3, 7], [7, 3], button=5, table_seats=9, rule="left_of_button") == 7
     assert odd_chip_seat([3, 7], [3, 7], button=8, table_seats=9, rule="left_of_button") == 3
     assert odd_chip_seat([2, 4], [4, 2], button=3, table_seats=9, rule="first_shown") == 4
+
+
+_REPLAY = """
+import hashlib, random
+from engine.core import Engine
+from engine.script import Table, legal_session
+from tests.engine.runner import settings, to_received
+from tests.engine.scenario import registry
+_, lines = legal_session(random.Random(11), 9, 4)
+lines += ["deal 1:up", "deal 5", "clear", "shuffle A", "deal all", "burn", "burn", "flop"]
+engine = Engine(settings("tda"))
+digest = hashlib.sha256()
+for message in Table(registry(), seed=11).run_all(lines):
+    outputs = engine.handle(to_received(message))
+    for alert in outputs.alerts:
+        digest.update(alert.to_json())
+    if outputs.state is not None:
+        digest.update(outputs.state.to_json())
+print(digest.hexdigest())
+"""
+
+
+def test_replay_is_identical_in_another_process_with_other_hash_seeds() -> None:
+    digests = set()
+    for seed in ("1", "2"):
+        result = subprocess.run(
+            [sys.executable, "-c", _REPLAY],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            timeout=60,
+        )
+        digests.add(result.stdout.strip())
+    assert len(digests) == 1
