@@ -549,7 +549,8 @@ class Machine:
         self.expected_button = expected
         self._set_order(button)
         if expected is not None and actual != expected and self.button_known:
-            message = f"The button is on seat {actual} but must be on seat {expected}."
+            where = f"on seat {actual}" if actual is not None else "not on the table"
+            message = f"The button is {where} but must be on seat {expected}."
             if by_key:
                 alert = self._raise("button_misplaced", message, expected)
                 self.button_r = ButtonRemedy(alert, expected)
@@ -728,6 +729,15 @@ class Machine:
             self.book.resolve(self.extra_burn_r.alert, self.ts)
             self.extra_burn_r = None
             self.expected_burn = uid
+        elif zone == "board" and self.phase in ("river", "showdown") and self._board_cleared():
+            # The river was out and the board has been cleared: the hand is over.
+            if self.phase == "river":
+                self._hand_done()
+            self.phase = "idle"
+
+    def _board_cleared(self) -> bool:
+        present = self.present
+        return not any("board" in present.get(uid, ()) for uid in self.board)
 
     def _leave(self, uid: str, zone: str) -> None:
         seat = zone_seat(zone)
@@ -805,7 +815,8 @@ class Machine:
         # the button, checked at the deal
         if self.button_r is not None:
             remedy = self.button_r
-            message = f"The button is on seat {self.button} but must be on seat {remedy.expected}."
+            where = f"on seat {self.button}" if self.button is not None else "not on the table"
+            message = f"The button is {where} but must be on seat {remedy.expected}."
             self._button_late(message, remedy.expected, remedy.alert)
             if self.phase != "dealing":
                 return
