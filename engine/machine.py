@@ -364,6 +364,15 @@ class Machine:
                 kept.append(remedy)
         self.blinds_r = tuple(kept)
 
+    def _forget_deck(self, deck: str) -> None:
+        """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
+        registry = self.settings.registry
+        for uid, zone in list(self.zone.items()):
+            card = registry.lookup(uid)
+            if card is not None and card.deck == deck:
+                self._leave(uid, zone)
+                del self.zone[uid]
+
     def _other_deck(self, deck: str | None) -> str | None:
         others = [d for d in self.settings.registry.decks if d != deck]
         return others[0] if len(others) == 1 else None
@@ -379,6 +388,8 @@ class Machine:
             if deck is not None:
                 self.decks = {**self.decks, deck: "ready"}
                 self.book.resolve_scope("deck", self.ts, deck)
+                if not self.running:
+                    self._forget_deck(deck)
             if self.phase == "idle":
                 self.phase = "shuffled"
             return
@@ -487,6 +498,10 @@ class Machine:
             return
         street = self._board_street()
         self.round_open = False
+        if self.redeal is not None and self.redeal.keep_ok:
+            # TDA 39-B: action took place on the unburned card, it stands
+            self.book.resolve(self.redeal.alert, self.ts)
+            self.redeal = None
         self.rounds_done = max(self.rounds_done, street + 1)
         if self.rounds_done >= 4:
             self._showdown()
@@ -508,9 +523,12 @@ class Machine:
         n = self.settings.seats
         return tuple(sorted(seats, key=lambda s: (s - button - 1) % n))
 
-    def _retrieved(self) -> bool:
-        """After a misdeal: no card of the void hand is still on a seat, the board or the burn."""
+    def _retrieved(self, arriving: str | None = None) -> bool:
+        """After a misdeal: no card of the void hand is still on a seat, the board or the burn
+        (``arriving``, the card now dealt, may be one of them, reshuffled)."""
         for uid in self.void_cards:
+            if uid == arriving:
+                continue
             for zone in self.present.get(uid, ()):
                 if zone in PLAY_ZONES or zone_seat(zone) is not None:
                     self._not_followed(
@@ -773,7 +791,7 @@ class Machine:
 
     def _start_by_card(self, uid: str) -> bool:
         """A card landed on a seat with no hand running: it starts one (or is refused)."""
-        if self.phase == "misdeal" and not self._retrieved():
+        if self.phase == "misdeal" and not self._retrieved(uid):
             return False
         self._start_hand(by_key=False)
         if self.phase != "dealing":
@@ -1280,7 +1298,7 @@ class Machine:
         self.street_burns = 0
         self.phase = ("preflop", "flop", "turn", "river")[street]
         redeal = self.redeal
-        if redeal is not None and redeal.resolve_at == street and redeal.all_removed | redeal.keep_ok:
+        if redeal is not None and redeal.resolve_at == street and redeal.all_removed:
             self.book.resolve(redeal.alert, self.ts)
             self.redeal = None
         elif redeal is not None and redeal.resolve_at < street:

@@ -9,7 +9,7 @@ One step per line, for example::
     new_hand           # keypad keys: new_hand, round, all_in, ack, misdeal, exposed 3, declare 3
     deal all           # two rounds, one card at a time, from the first seat left of the button
     deal 2 3:up 4=Ah   # one card each: face up, or a named card of the deck in use
-    burn / flop / turn / river / board [=Ah]
+    burn / flop / turn / river / board [=Ah]   # ``burn again``: the card last taken back
     fold 3             # the seat's cards go to the muck
     move seat:3 burn   # a card moves: present in the new zone, then absent from the old one
     take board all     # cards leave the table (back to the stub)
@@ -95,6 +95,7 @@ class Table:
     sessions: dict[str, int] = field(default_factory=dict)
     clock: int = 0
     last_tag: TagEvent | None = None
+    last_taken: str | None = None
     out: list[Message] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -263,6 +264,11 @@ class Table:
         elif verb == "deal":
             self._deal(args)
         elif verb in ("burn", "board"):
+            if args and args[0] == "again":  # the card last taken off the table comes back
+                if self.last_taken is None:
+                    raise ScriptError("no card was taken off the table")
+                self._place(self.last_taken, verb)
+                return
             named = args[0][1:] if args and args[0].startswith("=") else None
             self._place(self._draw(named), verb)
         elif verb in ("flop", "turn", "river"):
@@ -373,6 +379,7 @@ class Table:
             return
         uid, zone = self.resolve(args[0])
         self._remove(uid, zone)
+        self.last_taken = uid
 
     def _noise(self, verb: str) -> None:
         last = self.last_tag

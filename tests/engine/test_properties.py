@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from contract.models import Profile
 from engine.script import Table, legal_hand, legal_session, setup_lines
+from tests.engine.flows import FLOWS
 from tests.engine.mistakes import MISTAKES, Hand
 from tests.engine.runner import run
 from tests.engine.scenario import registry
@@ -78,3 +79,38 @@ def test_one_mistake_raises_exactly_its_code(
     assert raised == expected, "\n".join(
         [*lines, *(f"{a.code} {a.status} seat={a.seat}: {a.message}" for a in alerts)]
     )
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    table_seats=st.integers(min_value=2, max_value=10),
+    profile=st.sampled_from(PROFILES),
+    flow=st.sampled_from(sorted(FLOWS)),
+    prefix=st.booleans(),
+)
+def test_remedy_followed_raises_nothing_more_and_resolves(
+    seed: int, table_seats: int, profile: Profile, flow: str, prefix: bool
+) -> None:
+    rng = random.Random(seed)
+    count = rng.randint(2, table_seats)
+    players = sorted(rng.sample(range(1, table_seats + 1), count))
+    button = rng.choice(players)
+    lines = setup_lines(players, button, ["A", "B"])
+    deck, other = "A", "B"
+    if prefix:
+        lines += ["use A", *legal_hand(rng, players, table_seats)]
+        button = _next_occupied(players, button, table_seats)
+        lines += ["next_button", "blinds", "use B"]
+        deck, other = "B", "A"
+    built = FLOWS[flow](rng, Hand(players, button, table_seats, deck, other, profile))
+    if built is None:
+        return  # no such remedy under this profile
+    flow_lines, expected = built
+    lines += flow_lines
+    table = Table(registry(), table_seats=table_seats, seed=seed)
+    engine, alerts = run(table.run_all(lines), profile, table_seats)
+    report = "\n".join([*lines, *(f"{a.code} {a.status}: {a.message}" for a in alerts)])
+    raised = {a.code for a in alerts if a.status == "raised" and a.severity != "info"}
+    assert raised == expected, report
+    assert not engine.public_state().alerts, report
