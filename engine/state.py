@@ -91,18 +91,15 @@ def public_of(m: Machine) -> PublicState:
     registry = m.settings.registry
     active = m.running or m.phase in ("showdown", "misdeal")
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
-    occupied = m.occupied
-    known = m.seats_known
+    occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
     seat_cards = m.seat_cards
-    seats = [
-        _seat_state(
-            seat,
-            bool(occupied.get(seat)) if known else seat in m.in_hand,
-            seat in in_hand,
-            len(seat_cards.get(seat, ())),
-        )
-        for seat in range(1, m.settings.seats + 1)
-    ]
+    cache = _SEATS
+    seats = []
+    for seat in range(1, m.settings.seats + 1):
+        cards = seat_cards.get(seat)
+        key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
+        found = cache.get(key)
+        seats.append(found if found is not None else _seat_state(*key))
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
