@@ -87,7 +87,8 @@ class Machine:
         self.dev_seq: dict[str, int] = {}
         self.dev_session: dict[str, int] = {}
         self.dev_state: dict[str, str] = {}
-        self.readers: frozenset[str] = frozenset()
+        self.readers: frozenset[str] = frozenset()  # devices that sent tag events
+        self.others: frozenset[str] = frozenset()  # devices that sent only other events
         self.tracking = True
         # sensors (a kind of sensor that never reported is taken as absent hardware)
         self.occupied: dict[int, bool] = {}
@@ -193,7 +194,13 @@ class Machine:
 
     def _update_tracking(self) -> None:
         """The hand is tracked unless a reader (a device that sent tags) is offline."""
-        self.tracking = not any(self.dev_state.get(r) == "offline" for r in self.readers)
+        self.tracking = not any(
+            state == "offline" and self._may_read(device) for device, state in self.dev_state.items()
+        )
+
+    def _may_read(self, device: str) -> bool:
+        """A reader, or a device that never sent an event (it may be one)."""
+        return device in self.readers or device not in self.others
 
     # ----------------------------------------------------------------------------------------
     # Alerts
@@ -253,6 +260,9 @@ class Machine:
     def _device_event(self, device: str, event: DeviceEvent) -> None:
         if not self._sequence(device, event.seq):
             return
+        if not isinstance(event, TagEvent | FaultEvent) and device not in self.others:
+            self.others |= {device}
+            self._update_tracking()
         if isinstance(event, TagEvent):
             self._tag(device, event)
             return
@@ -315,7 +325,7 @@ class Machine:
         if status.state == "offline":
             tail = (
                 ": the hand is not being tracked until it is back."
-                if device in self.readers
+                if self._may_read(device)
                 else "."
             )
             message = f"Device {device} is offline{detail}{tail}"

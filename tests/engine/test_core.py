@@ -238,3 +238,14 @@ def test_replay_is_identical_in_another_process_with_other_hash_seeds() -> None:
         )
         digests.add(result.stdout.strip())
     assert len(digests) == 1
+
+
+def test_an_offline_device_of_unknown_kind_may_be_a_reader() -> None:
+    engine, alerts = run(Table(registry()).run_all(["status rfid-9 online 1", "status rfid-9 offline 1"]))
+    assert engine.public_state().tracking is False
+    assert "not being tracked" in alerts[-1].message
+    lines = [*setup_lines([1, 2], 1, ["A"]), "status shuffler offline 1"]
+    engine, alerts = run(Table(registry()).run_all(lines))
+    assert engine.public_state().tracking is True
+    assert alerts[-1].code == "device_offline"
+    assert "not being tracked" not in alerts[-1].message
