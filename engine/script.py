@@ -184,8 +184,10 @@ class Table:
             cards = self.zones[name]
         else:
             uid = self.registry.uid_of(self.deck, name)
-            for zone_name, zone_cards in [*((seat_zone(s), c) for s, c in self.seats.items()),
-                                          *self.zones.items()]:
+            for zone_name, zone_cards in [
+                *((seat_zone(s), c) for s, c in self.seats.items()),
+                *self.zones.items(),
+            ]:
                 if uid in zone_cards:
                     return uid, zone_name
             raise ScriptError(f"card {ref} is not on the table")
@@ -389,8 +391,13 @@ class Table:
             self.out.append(Message("event", READER, last))
         else:  # the reader reports the same tag again (new seq)
             self._event(
-                READER, TagEvent, antenna=last.antenna, zone=last.zone, uid=last.uid,
-                present=last.present, face=last.face,
+                READER,
+                TagEvent,
+                antenna=last.antenna,
+                zone=last.zone,
+                uid=last.uid,
+                present=last.present,
+                face=last.face,
             )
 
 

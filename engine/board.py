@@ -1,0 +1,264 @@
+"""The board and the burns: streets, premature and extra board cards, burns, and their remedies."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.hands import HandRules
+from engine.memory import (
+    BOARD_AT,
+    STREET_NAMES,
+    _street_of,
+)
+from engine.remedies import (
+    BoardRedeal,
+    ExtraBurnRemedy,
+)
+
+
+class BoardRules(HandRules):
+    """Board cards and burns, checked against the betting and the remedies in force."""
+
+    def _prelude(self) -> bool:
+        """Before a burn or board card: the deal must be over and the hand alive."""
+        if self.phase == "misdeal":
+            self._not_followed(
+                "misdeal-play",
+                "Play went on after a misdeal: the hand is void.",
+                ("Retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
+            )
+            return False
+        if self.phase == "dealing":
+            self._deal_end()
+        return self.running
+
+    def _arrive_board(self, uid: str) -> None:
+        self.board = (*self.board, uid)
+        if not self._prelude():
+            return
+        redeal = self.redeal
+        if redeal is not None and uid in redeal.removed:
+            # a card taken back, reshuffled and dealt again is a new card
+            redeal = replace(redeal, taken=redeal.taken - {uid}, removed=redeal.removed - {uid})
+            self.redeal = redeal
+        live_before = len(self._live_board()) - 1
+        street = _street_of(live_before)
+        first_of_street = live_before in (0, 3, 4)
+        if first_of_street and street == 1:
+            self._flop_prerequisites()
+        if self.extra_burn_r is not None:
+            self._not_followed(
+                "extra-burn",
+                "A board card was dealt while both burn cards were still in the burn.",
+                ("Put one burn card back on the deck: it is the next burn.",),
+            )
+        if redeal is not None and self._redeal_card(redeal, uid, street):
+            return
+        premature = not self.all_in and self.rounds_done < min(street, 4)
+        if premature and redeal is not None and redeal.street == street:
+            self._not_followed(
+                f"wait-betting-{street}",
+                f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
+                ("Complete the betting before dealing the street.",),
+            )
+            self.redeal = None  # the alert stays open until the hand is over
+        elif street == 4 or (premature and first_of_street and street >= 2 and self.street_burns == 0):
+            self._too_many(uid, street - 1)
+        elif premature:
+            self._premature(uid, street)
+        elif first_of_street and self.street_burns == 0 and street not in self.burn_waived:
+            if redeal is not None and redeal.street == street and redeal.code == "missing_burn":
+                self._not_followed(
+                    f"burn-{street}",
+                    f"The {STREET_NAMES[street]} was dealt again without a burn card.",
+                    ("Burn one card, then deal the street.",),
+                )
+            else:
+                self._missing_burn(uid, street)
+        self._street_progress()
+
+    def _flop_prerequisites(self) -> None:
+        exposed = self.exposed_r
+        if exposed is not None:
+            if not exposed.burned:
+                self._not_followed(
+                    "exposed-burn",
+                    f"The flop came while the exposed card of seat {exposed.seat} was not the burn.",
+                    ("The exposed card may not be kept: it is the burn card before the flop.",),
+                    exposed.seat,
+                )
+            if not exposed.replaced:
+                self._not_followed(
+                    "exposed-replace",
+                    f"Seat {exposed.seat} was not given the top card in place of its exposed card.",
+                    ("Give that seat the top card of the deck.",),
+                    exposed.seat,
+                )
+        extra = self.extra_r
+        if extra is not None:
+            self._not_followed(
+                "extra-card",
+                f"The flop came but the extra card of seat {extra.seat} was not the burn card.",
+                ("The extra card goes back on the deck and is the burn card for the flop.",),
+                extra.seat,
+            )
+            self.extra_r = None
+
+    def _redeal_card(self, redeal: BoardRedeal, uid: str, street: int) -> bool:
+        """A board card while a street is being redealt; True when fully handled here."""
+        if redeal.keep_ok:
+            return False
+        needed = BOARD_AT[redeal.street] - BOARD_AT[redeal.street - 1]
+        absorbing = (
+            not redeal.removed
+            and not redeal.scramble
+            and redeal.code in ("premature_flop", "premature_turn", "premature_river", "missing_burn")
+            and street == redeal.street
+            and len(redeal.taken) < needed
+        )
+        if absorbing:
+            # the rest of the same premature (or unburned) street, turned in one go
+            self.redeal = replace(redeal, taken=redeal.taken | {uid})
+            return True
+        if redeal.scramble:
+            self._not_followed(
+                "scramble",
+                "A new card was turned instead of using the four scrambled flop cards.",
+                ("Scramble the four cards; one becomes the burn, three are the flop.",),
+            )
+            return True
+        if not redeal.all_removed and street == redeal.street:
+            self._not_followed(
+                f"take-back-{redeal.street}",
+                f"The {STREET_NAMES[redeal.street]} was dealt again before the cards turned by "
+                "mistake were taken back.",
+                ("Take the cards turned by mistake back and mix them with the stub.",),
+            )
+            self._street_progress()
+            return True
+        return False
+
+    def _premature(self, uid: str, street: int) -> None:
+        name = STREET_NAMES[street]
+        code = f"premature_{name}"
+        alert = self._raise(code, f"The {name} was turned before the betting round was complete.")
+        if street == 1:
+            taken = frozenset(u for u in self.board if u not in self._taken())
+            self.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
+            self.burn_waived |= {1}
+        elif street == 2 and self.profile == "roberts":
+            self.redeal = BoardRedeal(alert, code, 2, frozenset({uid}), resolve_at=3)
+            self.street_burns = 0  # burn and turn what would have been the river
+            self.burn_waived |= {3}
+        else:
+            self.redeal = BoardRedeal(alert, code, street, frozenset({uid}), resolve_at=street)
+            self.burn_waived |= {street}
+
+    def _too_many(self, uid: str, street: int) -> None:
+        name = STREET_NAMES[street]
+        live = [u for u in self.board if u not in self._taken() and u != uid]
+        cards = frozenset((*live[BOARD_AT[street - 1] :], uid))
+        alert = self._raise(
+            "board_too_many_cards",
+            f"Too many cards were turned for the {name}.",
+        )
+        scramble = self.profile == "tda" and street == 1
+        self.redeal = BoardRedeal(
+            alert, "board_too_many_cards", street, cards, resolve_at=street, scramble=scramble
+        )
+        if not scramble:
+            self.burn_waived |= {street}
+
+    def _missing_burn(self, uid: str, street: int) -> None:
+        name = STREET_NAMES[street]
+        alert = self._raise("missing_burn", f"The {name} was turned without a burn card.")
+        keep = self.profile == "tda"
+        self.redeal = BoardRedeal(
+            alert, "missing_burn", street, frozenset({uid}), resolve_at=street, keep_ok=keep
+        )
+
+    def _street_progress(self) -> None:
+        """Board complete for a street: reset the burn count, resolve finished remedies."""
+        live = len(self._live_board())
+        street = {3: 1, 4: 2, 5: 3}.get(live)
+        if street is None:
+            return
+        self.street_burns = 0
+        self.phase = ("preflop", "flop", "turn", "river")[street]
+        redeal = self.redeal
+        if redeal is not None and redeal.resolve_at == street and redeal.all_removed:
+            self.book.resolve(redeal.alert, self.ts)
+            self.redeal = None
+        elif redeal is not None and redeal.resolve_at < street:
+            self.redeal = None
+        if street == 3 and self.all_in:
+            self._showdown()
+        elif self.rounds_done == street:
+            self._open_round()
+
+    def _arrive_burn(self, uid: str, old: str | None) -> None:
+        self.burns = (*self.burns, uid)
+        exposed = self.exposed_r
+        if exposed is not None and uid == exposed.uid and self.running:
+            self.exposed_r = replace(exposed, burned=True)
+            self.street_burns += 1
+            self._check_exposed()
+            return
+        if not self._prelude():
+            return
+        redeal = self.redeal
+        if redeal is not None and redeal.scramble and uid in redeal.taken:
+            # TDA 39-A: one of the four becomes the burn, the other three are the flop
+            self.board = tuple(u for u in self.board if u != uid)
+            self.book.resolve(redeal.alert, self.ts)
+            self.redeal = None
+            self._street_progress()
+            return
+        street = _street_of(len(self._live_board()))
+        extra = self.extra_r
+        if extra is not None:
+            self.extra_r = None
+            if uid == extra.uid:
+                self.book.resolve(extra.alert, self.ts)
+            else:
+                self._not_followed(
+                    "extra-card",
+                    f"The burn card is not the extra card dealt to seat {extra.seat}.",
+                    ("The extra card goes back on the deck and is the burn card for the flop.",),
+                    extra.seat,
+                )
+            self.street_burns += 1
+            return
+        if exposed is not None and not exposed.burned and street == 1:
+            self._not_followed(
+                "exposed-burn",
+                f"Another card was burned instead of the exposed card of seat {exposed.seat}.",
+                ("The exposed card may not be kept: it is the burn card before the flop.",),
+                exposed.seat,
+            )
+        if self.expected_burn is not None:
+            expected, self.expected_burn = self.expected_burn, None
+            if uid != expected:
+                self._not_followed(
+                    "returned-burn",
+                    "The burn card put back on the deck was not used as the next burn.",
+                    ("The burn card put back on the deck is the next burn.",),
+                )
+            self.street_burns += 1
+            return
+        if street in self.burn_waived:
+            self._not_followed(
+                f"no-burn-{street}",
+                f"A burn card was dealt for the {STREET_NAMES[min(street, 3)]}, "
+                "which must be dealt without burning.",
+                ("Deal the street without burning a card.",),
+            )
+            self.street_burns += 1
+            return
+        self.street_burns += 1
+        if self.street_burns == 2:
+            alert = self._raise(
+                "extra_burn",
+                f"Two burn cards were dealt for the {STREET_NAMES[min(street, 3)]}.",
+            )
+            self.extra_burn_r = ExtraBurnRemedy(alert, street)

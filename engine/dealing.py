@@ -1,0 +1,291 @@
+"""Hole cards: the deal, exposed cards, extra cards, folds and the showdown claim."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from contract.cards import zone_seat
+from engine.hands import HandRules
+from engine.remedies import (
+    BlindsRemedy,
+    ExposedRemedy,
+    ExtraCardRemedy,
+)
+from engine.showdown import board_is_best
+
+
+class DealRules(HandRules):
+    """The deal checked card by card; exposures, extra cards, folds, board claims."""
+
+    def _start_by_card(self, uid: str) -> bool:
+        """A card landed on a seat with no hand running: it starts one (or is refused)."""
+        if self.phase == "misdeal" and not self._retrieved(uid):
+            return False
+        self._start_hand(by_key=False)
+        if self.phase != "dealing":
+            self.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
+            return False
+        return True
+
+    def _arrive_seat(self, uid: str, seat: int, old: str | None) -> None:
+        self.seat_cards[seat] = (*self.seat_cards.get(seat, ()), uid)
+        if old is not None and zone_seat(old) is None:
+            return  # from the board, burn or muck back to a seat: not a dealt card
+        if self.phase == "dealing":
+            self._deal(uid, seat)
+        elif self.running:
+            self._late_card(uid, seat)
+
+    def _first_card(self, uid: str) -> None:
+        self._refresh_seats()
+        card = self.settings.registry.lookup(uid)
+        deck = card.deck if card is not None else None
+        self.hand_deck = deck
+        self.last_deck = deck
+        status = self.decks.get(deck) if deck is not None else None
+        if deck is not None and status != "blocked":
+            self.decks = {**self.decks, deck: "used"}
+        if deck is not None and self.shuffler_known:
+            if status == "blocked":
+                self._not_followed(
+                    "deck-blocked",
+                    f"Deck {deck} failed its deck check but is being dealt: switch decks.",
+                    ("Do not deal this deck.", "Switch to the other deck and call the floor."),
+                )
+            elif deck == self.redeal_of and status != "ready":
+                self._not_followed(
+                    "misdeal-reshuffle",
+                    f"The redeal uses deck {deck} without a reshuffle after the misdeal.",
+                    ("Retrieve all cards, reshuffle and cut.", "Redeal with the same button."),
+                )
+        # the button, checked at the deal
+        if self.button_r is not None:
+            remedy = self.button_r
+            where = f"on seat {self.button}" if self.button is not None else "not on the table"
+            message = f"The button is {where} but must be on seat {remedy.expected}."
+            self._button_late(message, remedy.expected, remedy.alert)
+            if self.phase != "dealing":
+                return
+        # the blinds, checked before the deal
+        if self.blinds_known and self.hand_button is not None and len(self.in_hand) >= 2:
+            if len(self.in_hand) == 2:
+                small, big = self.hand_button, self.order[0]
+            else:
+                small, big = self.order[0], self.order[1]
+            remedies = []
+            for seat, name in ((small, "small"), (big, "big")):
+                if not self.blinds.get(seat):
+                    alert = self._raise(
+                        "blinds_missing",
+                        f"Dealing started without the {name} blind of seat {seat} in its zone.",
+                        seat,
+                    )
+                    remedies.append(BlindsRemedy(alert, seat))
+            self.blinds_r = tuple(remedies)
+
+    def _deal(self, uid: str, seat: int) -> None:
+        index = len(self.dealt)
+        if index == 0:
+            self._first_card(uid)
+            if self.phase != "dealing":
+                return
+        elif self.blinds_r:
+            violated = []
+            for remedy in self.blinds_r:
+                if not remedy.violated:
+                    self._not_followed(
+                        f"blinds-{remedy.seat}",
+                        f"The deal went on before the blind of seat {remedy.seat} was posted.",
+                        ("Stop the deal until the blinds are posted.",),
+                        remedy.seat,
+                    )
+                violated.append(replace(remedy, violated=True))
+            self.blinds_r = tuple(violated)
+        if self.seats_known and self.in_hand and seat not in self.in_hand:
+            self._misdeal(
+                "misdeal_empty_seat", f"A card was dealt to seat {seat}, which has no player.", seat
+            )
+            return
+        if not self.order_closed:
+            if index == 0 and self.seats_known and seat in self.in_hand:
+                # no button known: the first card shows where the deal starts
+                position = self.in_hand.index(seat)
+                self.hand_button = self.in_hand[position - 1]
+                self.anchor = (self.hand_button, True)
+                self.order = self._clockwise_from(self.hand_button, self.in_hand)
+                self.order_closed = True
+                self.sequence = self.order + self.order
+            elif not self._discover(seat, index):
+                return
+            if not self.order_closed:
+                self.dealt += (uid,)
+                self.dealt_seats += (seat,)
+                return
+        expected = self.sequence[index] if index < len(self.sequence) else None
+        if seat != expected and not self._deal_mismatch(seat, index):
+            return
+        self.dealt += (uid,)
+        self.dealt_seats += (seat,)
+        if self.order_closed and len(self.dealt) >= len(self.sequence):
+            self.deal_done = True
+            self.phase = "preflop"
+            self._open_round()
+
+    def _discover(self, seat: int, index: int) -> bool:
+        """Without occupancy sensors the first round of the deal shows who is dealt in."""
+        n = self.settings.seats
+        if index == 0:
+            self.order = (seat,)
+            return True
+        first = self.order[0]
+        if seat == first:
+            self.order_closed = True
+            self.in_hand = tuple(sorted(self.order))
+            self.sequence = self.order + self.order
+            if self.hand_button is None:
+                self.hand_button = self.order[-1]
+                self.anchor = (self.hand_button, True)
+            return True
+        if seat not in self.order and (seat - first) % n > (self.order[-1] - first) % n:
+            self.order += (seat,)
+            return True
+        self._misdeal("misdeal_out_of_sequence", f"A card was dealt out of sequence to seat {seat}.", seat)
+        return False
+
+    def _deal_mismatch(self, seat: int, index: int) -> bool:
+        """A card went to another seat than the next in order: misdeal, or TDA 35-B."""
+        n = len(self.order)
+        if index == 0:
+            self._misdeal(
+                "misdeal_wrong_first_seat",
+                f"The first card went to seat {seat}, not to seat {self.order[0]}.",
+                seat,
+            )
+            return False
+        if index >= len(self.sequence):
+            return True  # handled as a late card
+        button = self.order[-1]
+        if self.profile == "tda" and seat == button and index == n and self.dealt_seats[-1] == button:
+            self.sequence = (*self.order, button, *self.order[:-1])
+            return True
+        round_no = index // n
+        expected_pos = index % n
+        pos = self.order.index(seat)
+        if pos > expected_pos and self.dealt_seats.count(seat) == round_no:
+            skipped = self.sequence[index]
+            self._misdeal(
+                "misdeal_seat_skipped",
+                f"Seat {skipped} was passed over: the card went to seat {seat}.",
+                skipped,
+            )
+        else:
+            self._misdeal(
+                "misdeal_out_of_sequence",
+                f"A card was dealt out of sequence to seat {seat}.",
+                seat,
+            )
+        return False
+
+    def _late_card(self, uid: str, seat: int) -> None:
+        """A card dealt to a seat after the deal is complete."""
+        exposed = self.exposed_r
+        if exposed is not None and seat == exposed.seat and not exposed.replaced:
+            self.exposed_r = replace(exposed, replaced=True)
+            self._check_exposed()
+            return
+        if self.button_short and seat == self.hand_button:
+            self.button_short = False
+            return
+        first = self.order[0] if self.order else seat
+        if self.phase == "preflop" and not self._board_started():
+            if self.extras >= 1:
+                self.extras += 1
+                self._misdeal("misdeal_extra_cards", "More than one extra card was dealt: misdeal.", seat)
+                return
+            self.extras = 1
+            if seat == first:
+                if self.profile == "tda":
+                    self._misdeal(
+                        "misdeal_wrong_count",
+                        f"Seat {seat} was dealt a third card: a wrong number of cards is a misdeal.",
+                        seat,
+                    )
+                    return
+                alert = self._raise(
+                    "extra_card",
+                    f"An extra card was dealt to seat {seat} after every seat had its two cards.",
+                    seat,
+                )
+                self.extra_r = ExtraCardRemedy(alert, seat, uid)
+                return
+        self._misdeal(
+            "misdeal_wrong_count",
+            f"Seat {seat} was dealt a card after the deal: it now has "
+            f"{len(self.seat_cards.get(seat, ()))} cards.",
+            seat,
+        )
+
+    def _face_up(self, uid: str, zone: str) -> None:
+        seat = zone_seat(zone)
+        if seat is None or self.phase not in ("dealing", "preflop") or self._board_started():
+            return
+        self._expose(uid, seat)
+
+    def _expose(self, uid: str, seat: int) -> None:
+        """A hole card exposed by the dealer: misdeal if it is the first, or the second one."""
+        if uid in self.exposed_uids:
+            return
+        self.exposed_uids |= {uid}
+        index = self.dealt.index(uid) if uid in self.dealt else None
+        limit = 2 if self.profile == "tda" else 1
+        self.exposures += 1
+        if index is not None and index < limit:
+            which = "first" if index == 0 else "second"
+            self._misdeal(
+                "misdeal_exposed_early",
+                f"The {which} hole card dealt (seat {seat}) was exposed: misdeal.",
+                seat,
+            )
+        elif self.exposures > 1:
+            self._misdeal(
+                "misdeal_exposed_multiple",
+                f"A second hole card was exposed (seat {seat}): misdeal.",
+                seat,
+            )
+        else:
+            card = self.settings.registry.lookup(uid)
+            name = f" ({card.card})" if card is not None else ""
+            alert = self._raise(
+                "exposed_card",
+                f"A hole card of seat {seat} was exposed{name}: it may not be kept.",
+                seat,
+            )
+            self.exposed_r = ExposedRemedy(alert, seat, uid)
+
+    def _arrive_muck(self, uid: str, old: str) -> None:
+        seat = zone_seat(old)
+        if seat is None or seat not in self.in_hand:
+            return
+        if self.phase == "showdown" and seat not in self.claims_checked:
+            self.claims_checked |= {seat}
+            self._board_claim(seat, (*self.seat_cards.get(seat, ()), uid))
+        if not self.seat_cards.get(seat) and self.running:
+            self.folded |= {seat}
+            self._check_one_left()
+
+    def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
+        if seat in self.declared or len(self.board) != 5 or len(hole) != 2:
+            return
+        registry = self.settings.registry
+        board = [registry.lookup(u) for u in self.board]
+        cards = [registry.lookup(u) for u in hole]
+        if any(c is None for c in board) or any(c is None for c in cards):
+            return
+        board_codes = [c.card for c in board if c is not None]
+        hole_codes = [c.card for c in cards if c is not None]
+        if board_is_best(board_codes, hole_codes):
+            self._raise(
+                "board_claim_forfeited",
+                f"Seat {seat} mucked at showdown without declaring the board, which was its best hand.",
+                seat,
+            )

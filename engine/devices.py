@@ -1,0 +1,138 @@
+"""Device health (sequence, status, faults, bad payloads), sensors and decks."""
+
+from __future__ import annotations
+
+from contract.models import (
+    FaultEvent,
+    ShuffleCompleteEvent,
+    Status,
+)
+from engine.api import (
+    PayloadRejected,
+)
+from engine.memory import (
+    Memory,
+)
+
+
+class DeviceRules(Memory):
+    """Device health, the button and blind sensors, and the deck states."""
+
+    def _sequence(self, device: str, seq: int) -> bool:
+        """Check the device's sequence; False for a repeat (already applied, QoS 1 redelivery)."""
+        last = self.dev_seq.get(device)
+        if last is not None and seq != last + 1:
+            if seq == last or (seq < last and seq != 1):
+                return False
+            if seq > last + 1:
+                message = (
+                    f"Device {device} skipped events {last + 1} to {seq - 1}: "
+                    "they were lost, so the table state may be incomplete."
+                )
+                key = f"{device}#seq"
+                existing = self.book.find("device_fault", key)
+                if existing is None:
+                    self._raise("device_fault", message, scope="hand", key=key, device=device)
+                else:
+                    self.book.update(existing, self.ts, message=message)
+        self.dev_seq[device] = seq
+        return True
+
+    def _status(self, device: str, status: Status) -> None:
+        if self.dev_session.get(device) != status.session:
+            self.dev_seq.pop(device, None)  # seq restarts at 1 with a new session
+        self.dev_session = {**self.dev_session, device: status.session}
+        self.dev_state = {**self.dev_state, device: status.state}
+        self._update_tracking()
+        detail = f" ({status.detail})" if status.detail else ""
+        if status.state == "online":
+            self.book.resolve_scope("device", self.ts, device)
+            self.book.resolve_scope("device", self.ts, f"{device}#fault")
+            self.book.resolve_scope("hand", self.ts, f"{device}#seq")
+            return
+        code = "device_offline" if status.state == "offline" else "device_fault"
+        if self.book.find(code, device) is not None:
+            return
+        if status.state == "offline":
+            tail = ": the hand is not being tracked until it is back." if self._may_read(device) else "."
+            message = f"Device {device} is offline{detail}{tail}"
+        else:
+            message = f"Device {device} reports a fault{detail}."
+        self._raise(code, message, scope="device", key=device, device=device)
+
+    def _fault(self, device: str, event: FaultEvent) -> None:
+        key = f"{device}#fault"
+        text = f": {event.text}" if event.text else ""
+        message = f"Device {device} reports fault {event.code}{text}."
+        existing = self.book.find("device_fault", key)
+        if existing is None:
+            self._raise("device_fault", message, scope="device", key=key, device=device)
+        else:
+            self.book.update(existing, self.ts, message=message)
+
+    def _rejected(self, rejected: PayloadRejected) -> None:
+        where = f"device {rejected.device}" if rejected.device else "the publisher"
+        message = f"A message on {rejected.topic} from {where} was rejected: {rejected.error}"
+        key = rejected.topic
+        existing = self.book.find("bad_payload", key)
+        if existing is None:
+            self._raise("bad_payload", message, scope="hand", key=key, device=rejected.device)
+        else:
+            self.book.update(existing, self.ts, message=message)
+
+    def _button(self, seat: int | None) -> None:
+        self.button_known = True
+        self.button = seat
+        remedy = self.button_r
+        if remedy is not None and seat == remedy.expected:
+            self.book.resolve(remedy.alert, self.ts)
+            self.button_r = None
+
+    def _blind_posted(self, seat: int) -> None:
+        kept = []
+        for remedy in self.blinds_r:
+            if remedy.seat == seat:
+                self.book.resolve(remedy.alert, self.ts)
+            else:
+                kept.append(remedy)
+        self.blinds_r = tuple(kept)
+
+    def _forget_deck(self, deck: str) -> None:
+        """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
+        registry = self.settings.registry
+        for uid, zone in list(self.zone.items()):
+            card = registry.lookup(uid)
+            if card is not None and card.deck == deck:
+                self._leave(uid, zone)
+                del self.zone[uid]
+
+    def _other_deck(self, deck: str | None) -> str | None:
+        others = [d for d in self.settings.registry.decks if d != deck]
+        return others[0] if len(others) == 1 else None
+
+    def _shuffle_complete(self, device: str, event: ShuffleCompleteEvent) -> None:
+        self.shuffler_known = True
+        deck = event.deck
+        if deck is None:
+            # The shuffler cannot name the deck: it is the one not in play (decks alternate).
+            current = self.hand_deck if self.running else self.last_deck
+            deck = self._other_deck(current) if current is not None else None
+        if event.ok:
+            if deck is not None:
+                self.decks = {**self.decks, deck: "ready"}
+                self.book.resolve_scope("deck", self.ts, deck)
+                if not self.running:
+                    self._forget_deck(deck)
+            if self.phase == "idle":
+                self.phase = "shuffled"
+            return
+        if deck is not None:
+            self.decks = {**self.decks, deck: "blocked"}
+        parts = [f"count {event.count}"]
+        if event.missing:
+            parts.append("missing " + " ".join(event.missing))
+        if event.duplicates:
+            parts.append("duplicates " + " ".join(event.duplicates))
+        name = f"deck {deck}" if deck is not None else "the deck"
+        message = f"The deck check of {name} failed ({', '.join(parts)}): do not deal it."
+        self._raise("deck_check_failed", message, scope="deck", key=deck, device=device)

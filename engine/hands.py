@@ -1,0 +1,238 @@
+"""Hand start and end, the dealing order, the button and the betting rounds."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from contract.cards import zone_seat
+from engine.memory import (
+    PLAY_ZONES,
+    Memory,
+)
+from engine.remedies import (
+    ButtonRemedy,
+)
+
+
+class HandRules(Memory):
+    """Starting, voiding and ending hands; betting rounds (keypad or action feed)."""
+
+    def _active(self) -> frozenset[int]:
+        return frozenset(self.in_hand) - self.folded - self.allin_seats
+
+    def _open_round(self) -> None:
+        if self.settings.action_feed and not self.all_in:
+            self.to_act = self._active()
+            self.round_open = True
+            if self.rounds_done > 0:
+                self.contrib = {}
+
+    def _bet(self, seat: int, action: str, amount: int) -> None:
+        if seat not in self.in_hand or seat in self.folded:
+            return
+        if amount:
+            self.contrib = {**self.contrib, seat: self.contrib.get(seat, 0) + amount}
+        if action == "post" or not self.round_open:
+            return
+        if action == "all_in":
+            self.allin_seats |= {seat}
+            others = max((v for s, v in self.contrib.items() if s != seat), default=0)
+            if self.contrib.get(seat, 0) > others:
+                action = "raise"
+        if action in ("bet", "raise"):
+            self.to_act = self._active() - {seat}
+        else:
+            self.to_act -= {seat}
+        if self.to_act:
+            return
+        self.round_open = False
+        left = frozenset(self.in_hand) - self.folded
+        if len(left) > 1 and len(self._active()) <= 1:
+            self.all_in = True  # nobody left to bet: the board is run out
+        self._round_complete()
+
+    def _round_complete(self) -> None:
+        if self.phase == "dealing":
+            self._deal_end()
+        if not self.running:
+            return
+        street = self._board_street()
+        self.round_open = False
+        if self.redeal is not None and self.redeal.keep_ok:
+            # TDA 39-B: action took place on the unburned card, it stands
+            self.book.resolve(self.redeal.alert, self.ts)
+            self.redeal = None
+        self.rounds_done = max(self.rounds_done, street + 1)
+        if self.rounds_done >= 4:
+            self._showdown()
+
+    def _deal_end(self) -> None:
+        """The dealer moved on (betting, burn, board) while the deal was incomplete."""
+        if self.phase != "dealing" or not self.dealt:
+            return
+        counts = {s: self.dealt_seats.count(s) for s in self.in_hand}
+        wrong = [s for s, c in counts.items() if c != 2]
+        button = self.hand_button
+        if self.profile == "tda" and wrong == [button] and button is not None and counts[button] == 1:
+            self.button_short = True  # TDA 37: a missing button card may be replaced
+            wrong = []
+        if wrong:
+            seat = self.order[0] if self.order and self.order[0] in wrong else min(wrong)
+            for candidate in self.order:
+                if candidate in wrong:
+                    seat = candidate
+                    break
+            self._misdeal(
+                "misdeal_wrong_count",
+                f"Seat {seat} ended the deal with {counts[seat]} cards instead of two.",
+                seat,
+            )
+            if self.phase != "dealing":
+                return  # void; otherwise the window had closed and play continues
+        self.deal_done = True
+        self.phase = "preflop"
+        self._open_round()
+
+    def _next_occupied(self, seat: int) -> int:
+        n = self.settings.seats
+        for step in range(1, n + 1):
+            candidate = (seat - 1 + step) % n + 1
+            if self.occupied.get(candidate):
+                return candidate
+        return seat
+
+    def _clockwise_from(self, button: int, seats: tuple[int, ...]) -> tuple[int, ...]:
+        """``seats`` in dealing order: first the seat left of the button, the button last."""
+        n = self.settings.seats
+        return tuple(sorted(seats, key=lambda s: (s - button - 1) % n))
+
+    def _retrieved(self, arriving: str | None = None) -> bool:
+        """After a misdeal: no card of the void hand is still on a seat, the board or the burn
+        (``arriving``, the card now dealt, may be one of them, reshuffled)."""
+        for uid in self.void_cards:
+            if uid == arriving:
+                continue
+            for zone in self.present.get(uid, ()):
+                if zone in PLAY_ZONES or zone_seat(zone) is not None:
+                    self._not_followed(
+                        "misdeal-retrieve",
+                        "A card of the misdealt hand is still on the table: retrieve all cards "
+                        "before the redeal.",
+                        ("Retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
+                    )
+                    return False
+        return True
+
+    def _close_hand(self) -> None:
+        self.book.resolve_scope("hand", self.ts)
+        self.book.resolve_scope("misdeal", self.ts)
+
+    def _start_hand(self, *, by_key: bool) -> None:
+        redeal_of = self.misdeal_deck if self.phase == "misdeal" else None
+        self._close_hand()
+        self.hand += 1
+        self._reset_hand()
+        self.redeal_of = redeal_of
+        self.misdeal_deck = None
+        self.void_cards = frozenset()
+        self.phase = "dealing"
+        if self.seats_known:
+            occupied = tuple(s for s in range(1, self.settings.seats + 1) if self.occupied.get(s))
+            self.in_hand = occupied
+        expected: int | None = None
+        if self.anchor is not None:
+            seat, moves = self.anchor
+            expected = self._next_occupied(seat) if moves and self.seats_known else seat
+            if moves and not self.seats_known:
+                expected = None  # cannot tell where it must go without occupancy
+        actual = self.button if self.button_known else None
+        button = expected if expected is not None else actual
+        self.expected_button = expected
+        self._set_order(button)
+        if expected is not None and actual != expected and self.button_known:
+            where = f"on seat {actual}" if actual is not None else "not on the table"
+            message = f"The button is {where} but must be on seat {expected}."
+            if by_key:
+                alert = self._raise("button_misplaced", message, expected)
+                self.button_r = ButtonRemedy(alert, expected)
+            else:
+                self._button_late(message, expected, None)
+
+    def _set_order(self, button: int | None) -> None:
+        """The hand's button and, with the seats known, the dealing order."""
+        self.hand_button = button
+        if button is None:
+            return
+        self.anchor = (button, True)
+        if self.in_hand:
+            self.order = self._clockwise_from(button, self.in_hand)
+            self.order_closed = True
+            self.sequence = self.order + self.order
+
+    def _refresh_seats(self) -> None:
+        """At the first card: players who sat down, or a button placed, after ``new_hand``."""
+        changed = False
+        if self.seats_known:
+            occupied = tuple(s for s in range(1, self.settings.seats + 1) if self.occupied.get(s))
+            changed = occupied != self.in_hand
+            self.in_hand = occupied
+        button = self.hand_button
+        if self.expected_button is None and self.button_known and self.button != button:
+            button, changed = self.button, True
+        if changed:
+            self.order, self.order_closed, self.sequence = (), False, ()
+            self._set_order(button)
+
+    def _button_late(self, message: str, expected: int, existing: str | None) -> None:
+        """The deal began with the button on the wrong seat: RR misdeal, TDA play continues."""
+        if self.profile == "tda":
+            remedy = (
+                "Correct the button before substantial action.",
+                "After substantial action play continues with the button as it is.",
+            )
+            text = message + " The deal has begun: correct it before substantial action."
+            if existing is not None:
+                self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(remedy))
+            else:
+                self._raise("button_misplaced", text, expected, severity="critical", remedy=remedy)
+            self.button_r = None
+            return
+        steps = (
+            "Stop the deal: this is a misdeal.",
+            f"Move the button to seat {expected}.",
+            "Retrieve all cards, reshuffle, cut and redeal.",
+        )
+        text = message + " The deal has begun: misdeal."
+        if not self.settings.action_feed:
+            text += " The misdeal stands only if no action has taken place."
+        if existing is not None:
+            self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(steps))
+            self.book.meta[existing] = replace(self.book.meta[existing], scope="misdeal")
+        else:
+            self._raise(
+                "button_misplaced", text, expected, severity="critical", remedy=steps, scope="misdeal"
+            )
+        self.book.resolve_scope("hand", self.ts)
+        self.button_r = None
+        self.hand_button = expected
+        self._void_hand()
+
+    def _hand_done(self) -> None:
+        """The hand is over (one seat left, or showdown): dealing alerts are resolved."""
+        self.hand_over = True
+        self.book.resolve_scope("hand", self.ts)
+        self.redeal = None
+        self.exposed_r = self.extra_r = self.extra_burn_r = None
+        self.blinds_r = ()
+
+    def _showdown(self) -> None:
+        self.phase = "showdown"
+        self._hand_done()
+
+    def _check_one_left(self) -> None:
+        if not self.running or not self.deal_done:
+            return
+        remaining = [s for s in self.in_hand if s not in self.folded]
+        if len(remaining) <= 1:
+            self.phase = "idle"
+            self._hand_done()

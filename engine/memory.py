@@ -1,0 +1,247 @@
+"""What the engine knows about the table and the hand, and the helpers every rule uses.
+
+Every container inside is either replaced when it changes or copied by :meth:`Memory.copy`,
+and every value in them is immutable, so a copy is cheap and the previous state never changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Final, Self
+
+from contract.cards import zone_seat
+from contract.models import (
+    Phase,
+)
+from engine.alerts import AlertBook
+from engine.api import (
+    EngineSettings,
+)
+from engine.remedies import (
+    BlindsRemedy,
+    BoardRedeal,
+    ButtonRemedy,
+    ExposedRemedy,
+    ExtraBurnRemedy,
+    ExtraCardRemedy,
+)
+
+EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
+STREET_NAMES: Final = ("preflop", "flop", "turn", "river")
+#: Live board cards once a street is complete: flop 3, turn 4, river 5.
+BOARD_AT: Final = (0, 3, 4, 5)
+CHIP_ACTIONS: Final = frozenset({"bet", "call", "raise", "all_in"})
+PLAY_ZONES: Final = ("board", "burn")
+
+
+def _street_of(live: int) -> int:
+    """The street a board card belongs to when ``live`` board cards are already out."""
+    if live < 3:
+        return 1
+    if live == 3:
+        return 2
+    if live == 4:
+        return 3
+    return 4
+
+
+class Memory:
+    """Everything the engine knows; mutated only inside one step, on a fresh copy."""
+
+    def __init__(self, settings: EngineSettings) -> None:
+        self.settings = settings
+        self.profile = settings.profile
+        self.ts = EPOCH
+        self.book = AlertBook(settings.profile)
+        # devices
+        self.dev_seq: dict[str, int] = {}
+        self.dev_session: dict[str, int] = {}
+        self.dev_state: dict[str, str] = {}
+        self.readers: frozenset[str] = frozenset()  # devices that sent tag events
+        self.others: frozenset[str] = frozenset()  # devices that sent only other events
+        self.tracking = True
+        # sensors (a kind of sensor that never reported is taken as absent hardware)
+        self.occupied: dict[int, bool] = {}
+        self.seats_known = False
+        self.button: int | None = None
+        self.button_known = False
+        self.blinds: dict[int, bool] = {}
+        self.blinds_known = False
+        # decks: "ready" (shuffled, check passed), "used", "blocked" (check failed)
+        self.decks: dict[str, str] = {}
+        self.shuffler_known = False
+        self.last_deck: str | None = None
+        # cards: logical zone of this hand's cards, physical presence of every tag
+        self.zone: dict[str, str] = {}
+        self.present: dict[str, tuple[str, ...]] = {}
+        self.seat_cards: dict[int, tuple[str, ...]] = {}
+        self.hand = 0
+        self.phase: Phase = "idle"
+        self.state_key: object = None
+        self._reset_hand()
+        self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
+        self.misdeal_deck: str | None = None
+        self.void_cards: frozenset[str] = frozenset()
+
+    def _reset_hand(self) -> None:
+        self.hand_deck: str | None = None
+        self.hand_button: int | None = None
+        self.expected_button: int | None = None
+        self.in_hand: tuple[int, ...] = ()
+        self.order: tuple[int, ...] = ()
+        self.order_closed = False
+        self.sequence: tuple[int, ...] = ()
+        self.dealt: tuple[str, ...] = ()
+        self.dealt_seats: tuple[int, ...] = ()
+        self.deal_done = False
+        self.button_short = False
+        self.extras = 0
+        self.exposures = 0
+        self.exposed_uids: frozenset[str] = frozenset()
+        self.folded: frozenset[int] = frozenset()
+        self.zone = {}
+        self.seat_cards = {}
+        self.board: tuple[str, ...] = ()
+        self.burns: tuple[str, ...] = ()
+        self.street_burns = 0
+        self.rounds_done = 0
+        self.all_in = False
+        self.redeal: BoardRedeal | None = None
+        self.exposed_r: ExposedRemedy | None = None
+        self.extra_r: ExtraCardRemedy | None = None
+        self.extra_burn_r: ExtraBurnRemedy | None = None
+        self.expected_burn: str | None = None
+        self.blinds_r: tuple[BlindsRemedy, ...] = ()
+        self.button_r: ButtonRemedy | None = None
+        self.burn_waived: frozenset[int] = frozenset()
+        self.declared: frozenset[int] = frozenset()
+        self.claims_checked: frozenset[int] = frozenset()
+        self.actions: tuple[tuple[int, int, str], ...] = ()  # (betting round, seat, action)
+        self.contrib: dict[int, int] = {}  # chips put in this betting round (action feed)
+        self.to_act: frozenset[int] = frozenset()
+        self.allin_seats: frozenset[int] = frozenset()
+        self.round_open = False
+        self.nf_keys: frozenset[str] = frozenset()
+        self.fouled_seen: frozenset[str] = frozenset()
+        self.redeal_of: str | None = None  # the misdealt deck this hand must not reuse unshuffled
+        self.hand_over = False
+
+    def copy(self) -> Self:
+        """A working copy for the next step: containers copied, immutable values shared."""
+        new = type(self).__new__(type(self))
+        new.__dict__ = self.__dict__.copy()
+        # rarely written dicts (sessions, states, occupancy, blinds, decks) are replaced, not
+        # updated, when they change, so they can be shared here
+        new.book = self.book.copy()
+        new.dev_seq = dict(self.dev_seq)
+        new.zone = dict(self.zone)
+        new.present = dict(self.present)
+        new.seat_cards = dict(self.seat_cards)
+        return new
+
+    @property
+    def running(self) -> bool:
+        return self.phase in RUNNING
+
+    def _update_tracking(self) -> None:
+        """The hand is tracked unless a reader (a device that sent tags) is offline."""
+        self.tracking = not any(
+            state == "offline" and self._may_read(device) for device, state in self.dev_state.items()
+        )
+
+    def _may_read(self, device: str) -> bool:
+        """A reader, or a device that never sent an event (it may be one)."""
+        return device in self.readers or device not in self.others
+
+    def _raise(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
+        return self.book.raise_alert(
+            code=code,
+            ts=self.ts,
+            hand=self.hand,
+            message=message,
+            seat=seat,
+            **kw,  # type: ignore[arg-type]
+        )
+
+    def _not_followed(self, key: str, message: str, remedy: tuple[str, ...], seat: int | None = None) -> None:
+        """Raise ``remedy_not_followed`` once per missed step and hand."""
+        if key in self.nf_keys:
+            return
+        self.nf_keys |= {key}
+        self._raise("remedy_not_followed", message, seat, remedy=remedy)
+
+    def _window_closed(self) -> bool:
+        """Whether action has gone too far for a misdeal (only known with an action feed)."""
+        acts = [a for _, _, a in self.actions if a != "post"]
+        if self.profile == "tda":
+            return len(acts) >= 3 or (len(acts) >= 2 and any(a in CHIP_ACTIONS for a in acts))
+        return len(acts) >= 2
+
+    def _misdeal(self, code: str, message: str, seat: int | None = None) -> None:
+        """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
+        fouled = code == "fouled_deck"
+        if not fouled and self.settings.action_feed and self._window_closed():
+            self._raise(
+                code,
+                message + " Action has begun, so a misdeal can no longer be called: play continues.",
+                seat,
+                remedy=("Play continues: a misdeal can no longer be called after action.",),
+            )
+            return
+        if not fouled and not self.settings.action_feed:
+            message += " The misdeal stands only if no action has taken place."
+        self.book.resolve_scope("hand", self.ts)
+        self._raise(code, message, seat, scope="misdeal")
+        self._void_hand()
+
+    def _void_hand(self) -> None:
+        self.phase = "misdeal"
+        if self.hand_button is not None:
+            self.anchor = (self.hand_button, False)  # a redeal keeps the button
+        self.misdeal_deck = self.hand_deck
+        self.void_cards = frozenset(self.zone)
+        self.redeal = None
+        self.exposed_r = self.extra_r = self.extra_burn_r = None
+        self.blinds_r = ()
+        self.button_r = None
+
+    def _leave(self, uid: str, zone: str) -> None:
+        seat = zone_seat(zone)
+        if seat is not None:
+            self.seat_cards[seat] = tuple(u for u in self.seat_cards.get(seat, ()) if u != uid)
+        elif zone == "board":
+            self.board = tuple(u for u in self.board if u != uid)
+            redeal = self.redeal
+            if redeal is not None and uid in redeal.taken:
+                self.redeal = replace(redeal, removed=redeal.removed | {uid})
+        elif zone == "burn":
+            self.burns = tuple(u for u in self.burns if u != uid)
+
+    def _board_started(self) -> bool:
+        return bool(self.board or self.burns)
+
+    def _live_board(self) -> tuple[str, ...]:
+        redeal = self.redeal
+        if redeal is None or redeal.keep_ok:
+            return self.board
+        return tuple(u for u in self.board if u not in redeal.taken)
+
+    def _board_street(self) -> int:
+        """Completed board streets: 0 none, 1 flop, 2 turn, 3 river."""
+        live = len(self._live_board())
+        return 3 if live >= 5 else 2 if live == 4 else 1 if live >= 3 else 0
+
+    def _taken(self) -> frozenset[str]:
+        return self.redeal.taken if self.redeal is not None else frozenset()
+
+    def _board_cleared(self) -> bool:
+        present = self.present
+        return not any("board" in present.get(uid, ()) for uid in self.board)
+
+    def _check_exposed(self) -> None:
+        remedy = self.exposed_r
+        if remedy is not None and remedy.replaced and remedy.burned:
+            self.book.resolve(remedy.alert, self.ts)
+            self.exposed_r = None
