@@ -140,7 +140,11 @@ class HandRules(Memory):
             occupied = tuple(s for s in range(1, self.settings.seats + 1) if self.occupied.get(s))
             self.in_hand = occupied
         expected: int | None = None
-        if self.anchor is not None:
+        if self.draw:
+            # seed 000: the highest club of the draw takes the button
+            expected = min(self.draw, key=lambda drawn: drawn[1])[0]
+            self.draw = ()
+        elif self.anchor is not None:
             seat, moves = self.anchor
             expected = self._next_occupied(seat) if moves and self.seats_known else seat
             if moves and not self.seats_known:

@@ -15,7 +15,7 @@ Evidence model, in short (docs/engine.md has the long form):
 
 from __future__ import annotations
 
-from contract.cards import zone_seat
+from contract.cards import RANKS, zone_seat
 from contract.models import (
     ActionInput,
     BlindEvent,
@@ -158,9 +158,24 @@ class Machine(DealRules, BoardRules, DeviceRules):
             return
         if zones:
             return  # still seen elsewhere: a move or crosstalk, the next absence tells
+        if face_up and current is None and self._drawn_for_button(uid, zone):
+            return
         self._move(uid, current, zone)
         if face_up and self.zone.get(uid) == zone:
             self._face_up(uid, zone)
+
+    def _drawn_for_button(self, uid: str, zone: str) -> bool:
+        """Seed 000: before the first hand each player is dealt a club face up for the button."""
+        seat = zone_seat(zone)
+        card = self.settings.registry.lookup(uid)
+        if seat is None or card is None or self.hand != 0 or self.phase not in ("idle", "shuffled"):
+            return False
+        if self.button_known:
+            return False  # the button is placed once the draw is over
+        if card.card[1] != "c":
+            return False
+        self.draw = (*((s, r) for s, r in self.draw if s != seat), (seat, RANKS.index(card.card[0])))
+        return True
 
     def _absent(self, uid: str, zone: str) -> None:
         zones = self.present.get(uid)

@@ -82,6 +82,7 @@ class Memory:
         self.state_key: object = None
         self._reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
+        self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
         self.misdeal_deck: str | None = None
         self.void_cards: frozenset[str] = frozenset()
 
