@@ -310,11 +310,17 @@ class Driver(abc.ABC):
         while True:
             try:
                 await self.connect()
-            except (OSError, DeviceUnavailable) as error:
+            except Exception as error:
                 await self.disconnect()
-                self.log.info(
-                    "%s: device not available (%s); retrying in %.1f s", self.device_id, error, backoff
-                )
+                if isinstance(error, OSError | DeviceUnavailable):
+                    self.log.info(
+                        "%s: device not available (%s); retrying in %.1f s",
+                        self.device_id,
+                        error,
+                        backoff,
+                    )
+                else:
+                    self.log.exception("%s: driver error while connecting: %s", self.device_id, error)
                 self._publish_status(detail=f"device not available: {error}")
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, self.options.reconnect_max_s)
@@ -330,6 +336,10 @@ class Driver(abc.ABC):
             except (OSError, DeviceLost) as error:
                 self.log.warning("%s: device lost: %s", self.device_id, error)
                 detail = f"device lost: {error}"
+            except Exception as error:
+                # A bug in a driver must not stop the table: say so loudly and reconnect.
+                self.log.exception("%s: driver error, reconnecting: %s", self.device_id, error)
+                detail = f"driver error: {error}"
             finally:
                 self._connected = False
                 await self.disconnect()
