@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, TypeAlias
+from typing import Literal, NamedTuple, TypeAlias
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
@@ -80,9 +80,11 @@ class PayloadRejected:
 Received: TypeAlias = DeviceEventReceived | DeviceStatusReceived | InputReceived | PayloadRejected
 
 
-@dataclass(frozen=True)
-class Outputs:
-    """What one step produced: alert changes in order, the new public state if it changed."""
+class Outputs(NamedTuple):
+    """What one step produced: alert changes in order, the new public state if it changed.
+
+    (Immutable; a named tuple because one is built per message and that is the hot path.)
+    """
 
     alerts: tuple[Alert, ...]
     state: PublicState | None

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from contract.models import PublicState, SeatState, WireModel
 from engine.api import EngineSettings
@@ -11,8 +10,7 @@ from engine.machine import Machine
 from engine.showdown import showdown_order
 
 
-@dataclass(frozen=True)
-class EngineState:
+class EngineState(NamedTuple):
     """What the engine knows after some messages. Never mutated: :func:`engine.core.step`
     works on a copy of :attr:`machine` and wraps the result in a new state."""
 
