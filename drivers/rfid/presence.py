@@ -8,8 +8,11 @@ one antenna (a card lies in one place) and reports a change only when the eviden
 - **arrival**: a read at or above ``min_rssi`` dBm on an antenna puts an unassigned tag there
   (weaker reads are crosstalk and never create presence on their own);
 - **departure**: a tag leaves its antenna when it has been unseen there for more than ``hold_s``
-  *and* that antenna has swept at least ``min_missed_dwells`` times without it (so a hold time
-  shorter than a few sweeps cannot make a missed read look like a departure);
+  *and* that antenna has swept enough times in a row without it that missed reads cannot
+  explain it: at least ``min_missed_dwells``, and more on a reader that misses often (the tracker
+  estimates the reader's miss rate p from the tags it holds and requires K misses in a row with
+  p**K below ``flap_probability``, with p taken 1.5 times the estimate: 12 sweeps for a reader
+  missing 20 % of reads, 4 for a good one);
 - **move**: a tag read on another antenna moves there at once when that read is clearly stronger
   (by ``switch_margin_db``) than its current antenna's, or as strong while its current antenna has
   just swept without it; otherwise it moves when it departs from the current antenna;
@@ -19,6 +22,7 @@ one antenna (a card lies in one place) and reports a change only when the eviden
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
@@ -28,6 +32,12 @@ from drivers.rfid.protocol import Inventory
 DEFAULT_MIN_RSSI: Final = -60
 DEFAULT_SWITCH_MARGIN_DB: Final = 6.0
 DEFAULT_MIN_MISSED_DWELLS: Final = 4
+#: Accepted chance that a present tag is missed so many sweeps in a row that it seems to leave.
+DEFAULT_FLAP_PROBABILITY: Final = 1e-6
+#: The miss rate assumed before the tracker has seen the reader at work (pessimistic).
+DEFAULT_INITIAL_MISS_RATE: Final = 0.2
+MAX_MISSED_DWELLS: Final = 20
+_MISS_RATE_WEIGHT: Final = 0.01
 FACE_CONFIRMATIONS: Final = 2
 
 
@@ -67,12 +77,27 @@ class PresenceTracker:
         min_rssi: int = DEFAULT_MIN_RSSI,
         switch_margin_db: float = DEFAULT_SWITCH_MARGIN_DB,
         min_missed_dwells: int = DEFAULT_MIN_MISSED_DWELLS,
+        flap_probability: float = DEFAULT_FLAP_PROBABILITY,
+        initial_miss_rate: float = DEFAULT_INITIAL_MISS_RATE,
     ) -> None:
         self.hold_s = hold_s
         self.min_rssi = min_rssi
         self.switch_margin_db = switch_margin_db
         self.min_missed_dwells = min_missed_dwells
+        self.flap_probability = flap_probability
+        #: Estimated share of dwells in which the reader misses a tag that is there.
+        self.miss_rate = initial_miss_rate
         self._tags: dict[str, _Tag] = {}
+        self._last_swept: dict[int, float] = {}
+        self._period: dict[int, float] = {}  # time between two sweeps of an antenna
+
+    @property
+    def missed_dwells_to_leave(self) -> int:
+        """Sweeps in a row without a tag after which it has left (given the miss rate)."""
+        # Half as much again as estimated: the estimate wanders, a flap costs more than a delay.
+        p = min(max(1.5 * self.miss_rate, 1e-3), 0.9)
+        needed = math.ceil(math.log(self.flap_probability) / math.log(p))
+        return max(self.min_missed_dwells, min(needed, MAX_MISSED_DWELLS))
 
     @property
     def present(self) -> dict[str, int]:
@@ -80,8 +105,10 @@ class PresenceTracker:
         return {uid: tag.antenna for uid, tag in self._tags.items() if tag.antenna is not None}
 
     def clear(self) -> None:
-        """Forget everything (a new session: the driver reports what it sees afresh)."""
+        """Forget the tags (a new session: the driver reports what it sees afresh)."""
         self._tags.clear()
+        self._last_swept.clear()
+        self._period.clear()
 
     def observe(self, inventory: Inventory, now: float) -> list[Transition]:
         """Take one antenna's inventory; return the transitions it causes, in order."""
@@ -92,6 +119,10 @@ class PresenceTracker:
             if read.uid not in best or read.rssi > best[read.uid][0]:
                 best[read.uid] = (read.rssi, face)
         # The antenna swept: every tag it had seen but not this time missed one dwell.
+        last = self._last_swept.get(antenna)
+        if last is not None:
+            self._period[antenna] = now - last
+        self._last_swept[antenna] = now
         for uid, tag in self._tags.items():
             sighting = tag.sightings.get(antenna)
             if sighting is not None and uid not in best:
@@ -103,11 +134,22 @@ class PresenceTracker:
             if sighting is None or now - sighting.last_seen > self.hold_s:
                 tag.sightings[antenna] = _Sighting(now, float(rssi))
             else:
+                if tag.antenna == antenna:
+                    self._learn(sighting.missed)
                 sighting.last_seen, sighting.missed = now, 0
                 sighting.rssi = (sighting.rssi + rssi) / 2
             out.extend(self._assign(uid, tag, antenna, rssi, face))
         out.extend(self.expire(now))
         return out
+
+    def _learn(self, missed: int) -> None:
+        """A tag read again after ``missed`` dwells without it: those were missed reads.
+
+        Only streaks that end in a read count, so cards really taken away do not make the
+        reader look lossy.
+        """
+        for outcome in [1.0] * missed + [0.0]:
+            self.miss_rate += _MISS_RATE_WEIGHT * (outcome - self.miss_rate)
 
     def _assign(
         self, uid: str, tag: _Tag, antenna: int, rssi: int, face: str | None
@@ -149,19 +191,21 @@ class PresenceTracker:
             tag.face_candidate, tag.face_votes = None, 0
             yield Transition(tag.antenna, uid, True, face)
 
-    def _gone(self, sighting: _Sighting, now: float) -> bool:
-        unseen = now - sighting.last_seen
-        # Without sweeps of that antenna (removed from the sweep) time alone decides, later.
-        return unseen > self.hold_s and (
-            sighting.missed >= self.min_missed_dwells or unseen > 4 * self.hold_s
-        )
+    def _gone(self, antenna: int, sighting: _Sighting, now: float) -> bool:
+        if now - sighting.last_seen <= self.hold_s:
+            return False
+        if sighting.missed >= self.missed_dwells_to_leave:
+            return True
+        # An antenna no longer swept (taken out of the sweep) cannot count misses: time decides.
+        swept, period = self._last_swept.get(antenna, now), self._period.get(antenna)
+        return period is not None and now - swept > max(self.hold_s, 3 * period)
 
     def expire(self, now: float) -> list[Transition]:
         """Departures due by ``now`` (call it regularly, also when no frame arrives)."""
         out: list[Transition] = []
         for uid in list(self._tags):
             tag = self._tags[uid]
-            for antenna in [a for a, s in tag.sightings.items() if self._gone(s, now)]:
+            for antenna in [a for a, s in tag.sightings.items() if self._gone(a, s, now)]:
                 del tag.sightings[antenna]
             if tag.antenna is not None and tag.antenna not in tag.sightings:
                 out.append(Transition(tag.antenna, uid, False, tag.face))
