@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from contract.models import FaultEvent, SweepCommand, TagEvent
 from contract.topics import Topics
 from drivers.base import cancel_and_wait, utc_now
 from drivers.rfid.driver import RfidDriver
+from drivers.rfid.protocol import ReaderErrorCode
 from simulators.rfid import RfidReaderSimulator
 from tests.drivers.mqtt_helpers import Received, publish, subscribed
 from tests.support.mosquitto import Mosquitto
@@ -150,3 +152,25 @@ async def test_sweep_command_reaches_the_reader(rig: Rig) -> None:
             break
         await asyncio.sleep(0.02)
     assert (rig.sim.sweep, rig.sim.dwell_ms) == ((4, 5), 15)
+
+
+async def test_unknown_uid_is_reported_as_read(rig: Rig) -> None:
+    # Not in any deck registry: judging it (fouled deck) is the engine's business, not the driver's.
+    rig.sim.place("0123456789ABCDEF01", 4, face="up")
+    await rig.got.wait_for(lambda: len(rig.tags()) == 1)
+    event = rig.tags()[0]
+    assert (event.uid, event.zone, event.present, event.face) == (
+        "0123456789ABCDEF01", "board", True, "up"
+    )
+
+
+async def test_reader_errors_are_logged_and_counted(
+    rig: Rig, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="drivers.rfid"):
+        for _ in range(5):
+            rig.sim.inject_error(ReaderErrorCode.ANTENNA_FAULT, 3)
+        await rig.got.wait_for(lambda: rig.last_state() == "fault")
+    assert any("antenna_fault on antenna 3" in r.getMessage() for r in caplog.records)
+    faults = [e for e in rig.got.events(rig.events) if isinstance(e, FaultEvent)]
+    assert [f.code for f in faults] == ["reader_error"]
