@@ -181,3 +181,28 @@ async def test_state_file_numbers_sessions_without_broker(tmp_path: Path) -> Non
     assert driver.outbox_size >= 2  # status + the event wait for the broker
     assert state.read_text().strip() == "42"
     await cancel_and_wait(task)
+
+
+async def test_outbox_overflow_drops_oldest_with_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "dev.session"
+    state.write_text("1\n")
+    driver = QueueDevice(
+        "dev",
+        MqttSection(url="mqtt://127.0.0.1:9"),  # nobody listens: the broker is down
+        Topics("holdem", "tb6"),
+        DriverOptions(state_file=state, outbox_limit=3),
+    )
+    with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+        task = asyncio.create_task(driver.run())
+        for key in ("new_hand", "ack", "misdeal", "exposed"):
+            driver.presses.put_nowait(key)
+        for _ in range(50):
+            if driver.seq == 4:
+                break
+            await asyncio.sleep(0.02)
+        await cancel_and_wait(task)
+    assert driver.outbox_size == 3
+    assert driver.dropped_events == 2  # the online status and the first event went first
+    assert sum("outbox full" in r.getMessage() for r in caplog.records) == 2
