@@ -2,16 +2,24 @@
 
 Drivers publish their events on the broker like any outside driver would; the service reads them
 back from there, so a driver in this process and one on another machine look the same to the
-engine.
+engine. Each driver runs as its own task (``drivers.registry.open_driver``); one that fails is
+logged and does not take the service or the other drivers down.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import Awaitable
+from typing import Final
 
-from config.models import TableConfig
+from config.models import DeviceConfig, TableConfig
+from contract.topics import Topics
 
 log = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S: Final = 5.0
 
 
 class DeviceRunner:
@@ -20,17 +28,40 @@ class DeviceRunner:
     def __init__(self, config: TableConfig) -> None:
         self.config = config
         self.devices = [d for d in config.devices if d.enabled]
+        self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         if not self.devices:
             log.info("no [[devices]]: engine only, fed by drivers that publish to the broker")
             return
-        names = ", ".join(f"{d.id} ({d.driver})" for d in self.devices)
-        log.warning(
-            "in-process drivers are not yet available in this build: [[devices]] %s are not "
-            "started here; run the drivers separately against the same broker",
-            names,
-        )
+        # Imported on use: an engine-only controller never loads serial or USB libraries.
+        from drivers.registry import open_driver
+
+        topics = Topics(self.config.mqtt.root, self.config.table.id)
+        for device in self.devices:
+            driver = open_driver(device, self.config.mqtt, topics)
+            self._tasks.append(
+                asyncio.create_task(self._run(device, driver.run()), name=f"driver-{device.id}")
+            )
+            log.info("driver %s (%s) started", device.id, device.driver)
+
+    async def _run(self, device: DeviceConfig, running: Awaitable[None]) -> None:
+        try:
+            await running
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception(
+                "driver %s (%s) failed; the service goes on without it", device.id, device.driver
+            )
 
     async def stop(self) -> None:
-        return None
+        """Cancel the drivers (each publishes its own ``offline``) and wait for them."""
+        for task in self._tasks:
+            task.cancel()
+        if self._tasks:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    asyncio.gather(*self._tasks, return_exceptions=True), STOP_TIMEOUT_S
+                )
+        self._tasks.clear()

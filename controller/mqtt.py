@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import socket
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -13,6 +16,9 @@ from config.models import MqttSection
 
 #: Seconds to wait for CONNACK, SUBACK, PUBACK before the connection is considered broken.
 BROKER_TIMEOUT_S: Final = 5.0
+#: Alerts are small messages that must go out at once: without TCP_NODELAY, Nagle's algorithm and
+#: the broker's delayed ACK hold each one back for tens of milliseconds.
+NO_DELAY: Final = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 def client_id(mqtt: MqttSection, table: str) -> str:
@@ -43,7 +49,51 @@ def tls_context(mqtt: MqttSection) -> ssl.SSLContext | None:
     return context
 
 
-def make_client(mqtt: MqttSection, identifier: str, will: aiomqtt.Will) -> aiomqtt.Client:
+def connection_tagged_queue(
+    connection: Callable[[], int],
+) -> type[asyncio.Queue[aiomqtt.Message]]:
+    """A message queue class that tags each message with the connection it arrived on.
+
+    A message id is only valid on its connection: a message received before a lost connection
+    and handed out after the reconnection must not be acknowledged on the new one.
+    """
+
+    class ConnectionTaggedQueue(asyncio.Queue[aiomqtt.Message]):
+        def put_nowait(self, item: aiomqtt.Message) -> None:
+            item.connection = connection()  # type: ignore[attr-defined]
+            super().put_nowait(item)
+
+    return ConnectionTaggedQueue
+
+
+def arrived_on(message: aiomqtt.Message) -> int:
+    """The connection number ``connection_tagged_queue`` gave ``message`` (0: untagged)."""
+    number: int = getattr(message, "connection", 0)
+    return number
+
+
+# aiomqtt 2.x has no public API for paho's application-controlled acknowledgements yet
+# (aiomqtt issue #345); its paho client is reached the way that issue describes.
+
+
+def enable_manual_acks(client: aiomqtt.Client) -> None:
+    """Send PUBACK only when told: a message is acknowledged once it is journaled."""
+    client._client.manual_ack_set(True)
+
+
+def acknowledge(client: aiomqtt.Client, message: aiomqtt.Message) -> None:
+    """Acknowledge a QoS 1 message (a no-op for QoS 0) on the current connection."""
+    if message.qos > 0:
+        client._client.ack(message.mid, message.qos)
+
+
+def make_client(
+    mqtt: MqttSection,
+    identifier: str,
+    will: aiomqtt.Will,
+    *,
+    queue_type: type[asyncio.Queue[aiomqtt.Message]] | None = None,
+) -> aiomqtt.Client:
     """A client for the configured broker (call inside the running event loop).
 
     The same client is re-entered after every lost connection, so that messages it had already
@@ -62,6 +112,8 @@ def make_client(mqtt: MqttSection, identifier: str, will: aiomqtt.Will) -> aiomq
         timeout=BROKER_TIMEOUT_S,
         tls_context=context,
         tls_insecure=bool(mqtt.tls is not None and mqtt.tls.insecure) if context else None,
+        socket_options=NO_DELAY,
+        queue_type=queue_type,
     )
 
 

@@ -29,15 +29,26 @@ from config.models import TableConfig
 from config.registry import DeckRegistry
 from contract.models import Status, StatusState
 from controller.devices import DeviceRunner
-from controller.mqtt import Backoff, client_id, make_client
+from controller.mqtt import (
+    Backoff,
+    acknowledge,
+    arrived_on,
+    client_id,
+    connection_tagged_queue,
+    enable_manual_acks,
+    make_client,
+)
 from controller.table import Outgoing, TableController
 
 log = logging.getLogger("controller.service")
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
-#: Flush the outbox at least this often while messages keep arriving.
-FLUSH_EVERY: Final = 100
+#: Acknowledge and publish at least this often while messages keep arriving (mosquitto sends at
+#: most 20 unacknowledged messages by default).
+ACK_EVERY: Final = 10
+#: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
+PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
 
 
@@ -62,6 +73,14 @@ class Service:
         self.topics = self.controller.topics
         self.outbox: deque[Outgoing] = deque()
         self.connections = 0
+        #: Set once the service is first online (subscribed): drivers may start publishing.
+        self.ready = asyncio.Event()
+        self._publishing = 0
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waits to be published, nothing is being published."""
+        return not self.outbox and self._publishing == 0
 
     def _status(self, state: StatusState, detail: str | None = None) -> bytes:
         return Status(
@@ -81,12 +100,9 @@ class Service:
             f", {len(recovery.pending)} outputs still to publish" if recovery.pending else "",
         )
         self.outbox.extend(recovery.pending)
-        devices = DeviceRunner(self.config)
         try:
-            await devices.start()
             await self._broker_loop()
         finally:
-            await devices.stop()
             self.controller.close()
         log.info("table %s: stopped", self.config.table.id)
         return EXIT_OK
@@ -98,12 +114,20 @@ class Service:
         will = aiomqtt.Will(
             self.topics.controller_status, self._status("offline", "lost"), qos=1, retain=True
         )
-        client = make_client(mqtt, client_id(mqtt, self.config.table.id), will)
+        client = make_client(
+            mqtt,
+            client_id(mqtt, self.config.table.id),
+            will,
+            queue_type=connection_tagged_queue(lambda: self.connections),
+        )
+        client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
+        enable_manual_acks(client)
         backoff = Backoff()
         while not self.stop.is_set():
             try:
+                # Messages from here on arrive on the next connection.
+                self.connections += 1
                 async with client:
-                    self.connections += 1
                     log.info("connected to %s:%d", mqtt.host, mqtt.port)
                     backoff.reset()
                     await self._serve(client)
@@ -131,6 +155,7 @@ class Service:
             self.topics.controller_status, self._status("online"), qos=1, retain=True
         )
         log.info("online: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
+        self.ready.set()
         receiver = asyncio.create_task(self._receive(client))
         stopper = asyncio.create_task(self.stop.wait())
         try:
@@ -143,7 +168,12 @@ class Service:
             receiver.result()  # re-raises the MqttError of a lost connection
 
     async def _receive(self, client: aiomqtt.Client) -> None:
-        since_flush = 0
+        """Journal and process every message; acknowledge it only then, publish what it caused.
+
+        The broker hears PUBACK once the message is in the journal: a crash before that leaves it
+        with the broker, which delivers it again to the restarted controller.
+        """
+        to_ack: list[aiomqtt.Message] = []
         async for message in client.messages:
             payload = message.payload
             if isinstance(payload, str):
@@ -151,27 +181,60 @@ class Service:
             elif not isinstance(payload, bytes | bytearray):
                 payload = b"" if payload is None else str(payload).encode()
             self.outbox.extend(self.controller.receive(str(message.topic), bytes(payload), utc_now()))
-            since_flush += 1
-            # Catch up first when messages queue up (the state is then published once).
-            if len(client.messages) == 0 or since_flush >= FLUSH_EVERY:
+            # A message of a previous connection is not acknowledged: its id belonged there (a
+            # persistent session redelivers it, and the engine applies a repeated event once).
+            if arrived_on(message) == self.connections:
+                to_ack.append(message)
+            # Catch up first when messages queue up (the state is then published once), within
+            # the broker's window of unacknowledged messages.
+            if len(client.messages) == 0 or len(to_ack) >= ACK_EVERY:
+                self.controller.sync()
+                for done in to_ack:
+                    acknowledge(client, done)
+                to_ack.clear()
                 await self._flush(client)
-                since_flush = 0
 
     async def _flush(self, client: aiomqtt.Client) -> None:
         """Publish the outbox in order; a state followed by a newer one is skipped.
 
-        An item leaves the outbox only once the broker has accepted it; after a lost connection
-        the rest waits for the next one.
+        Publishes are pipelined (paho writes them in call order; the acknowledgements are awaited
+        together, a batch at a time). An item is journaled as published and leaves the outbox
+        only once the broker has acknowledged it; after a lost connection the rest waits, in
+        order, for the next one.
         """
+        # Write-ahead: what caused these outputs is durable before they leave.
+        self.controller.sync()
         last_state = max((i for i, o in enumerate(self.outbox) if o.what == "state"), default=-1)
-        index = 0
-        while self.outbox:
-            out = self.outbox[0]
-            if not (out.what == "state" and index < last_state):
-                await client.publish(out.topic, out.payload, qos=1, retain=out.retain)
-                self.controller.published(out, utc_now())
-            self.outbox.popleft()
-            index += 1
+        pending = [
+            o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)
+        ]
+        self.outbox.clear()
+        self._publishing = len(pending)
+        try:
+            while pending:
+                batch, pending = pending[:PUBLISH_BATCH], pending[PUBLISH_BATCH:]
+                try:
+                    results = await asyncio.gather(
+                        *(
+                            client.publish(o.topic, o.payload, qos=1, retain=o.retain)
+                            for o in batch
+                        ),
+                        return_exceptions=True,
+                    )
+                except asyncio.CancelledError:
+                    self.outbox.extend(batch + pending)
+                    raise
+                failed = []
+                for out, result in zip(batch, results, strict=True):
+                    if isinstance(result, BaseException):
+                        failed.append((out, result))
+                    else:
+                        self.controller.published(out, utc_now())
+                if failed:
+                    self.outbox.extend([out for out, _ in failed] + pending)
+                    raise failed[0][1]
+        finally:
+            self._publishing = 0
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:
         """Publish ``offline`` before a clean disconnect (which suppresses the last will)."""
@@ -252,11 +315,27 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _run(config: TableConfig, registry: DeckRegistry) -> int:
+    """The service, and the ``[[devices]]`` drivers once it is subscribed; until a signal."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    return await Service(config, registry, stop=stop).run()
+    service = Service(config, registry, stop=stop)
+    serving = asyncio.create_task(service.run(), name="service")
+    devices = DeviceRunner(config)
+    try:
+        ready = asyncio.create_task(service.ready.wait())
+        await asyncio.wait({serving, ready}, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if service.ready.is_set():
+            await devices.start()
+        return await serving
+    finally:
+        # The service goes first: the engine must not see the drivers leave.
+        if not serving.done():
+            stop.set()
+            await serving
+        await devices.stop()
 
 
 if __name__ == "__main__":

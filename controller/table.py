@@ -131,6 +131,11 @@ class TableController:
         if self.journal is not None:
             self.journal.close()
 
+    def sync(self) -> None:
+        """Make the journal durable up to here: call before publishing what it caused."""
+        if self.journal is not None:
+            self.journal.sync()
+
     # ----------------------------------------------------------------------------------------
     # Running
     # ----------------------------------------------------------------------------------------
