@@ -1,0 +1,232 @@
+"""Figures of the controller service: journal replay speed, end-to-end throughput, alert latency.
+
+Usage: ``.venv/bin/python benchmarks/service_throughput.py [--hands N] [--latency K]``
+
+1. Replay: a journal of ``N`` random legal hands (9-seat table, two decks, folds, run-outs, reader
+   noise) is replayed by ``TableController.replay()`` as at start-up: records per second.
+2. Throughput: a private mosquitto, ``tablectl run`` as a process (journal fsync on, then off); the
+   same hands published by one client (QoS 1, pipelined); events per second from the first
+   publish until the journal holds the last message.
+3. Latency: ``K`` times a device fault under a fresh device id, waiting each time for the
+   ``device_fault`` alert: median and 95th percentile from publish to alert, in milliseconds;
+   against the test broker's configuration, then against one with ``set_tcp_nodelay true``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import aiomqtt
+
+from config.loader import load_table
+from config.registry import load_registry
+from contract.models import FaultEvent, parse_alert, parse_status
+from contract.topics import Topics
+from controller.journal import Journal, read_journal
+from controller.mqtt import NO_DELAY
+from controller.table import TableController
+from engine.script import Message, Table, legal_session
+from tests.support.mosquitto import free_port, running_mosquitto
+
+REPO = Path(__file__).resolve().parents[1]
+REGISTRY = REPO / "config" / "decks.example.csv"
+TABLE = "bench"
+TOPICS = Topics("holdem", TABLE)
+
+
+def config_file(directory: Path, port: int, fsync: bool, name: str = "") -> Path:
+    """A config with a journal of its own (``journal-{fsync}{name}.jsonl``)."""
+    path = directory / f"bench-{fsync}{name}.toml"
+    path.write_text(
+        f'[table]\nid = "{TABLE}"\nseats = 9\n\n[mqtt]\nurl = "mqtt://127.0.0.1:{port}"\n\n'
+        f'[decks]\nregistry = "{REGISTRY}"\n\n'
+        f'[journal]\npath = "journal-{fsync}{name}.jsonl"\nfsync = {str(fsync).lower()}\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def hands(count: int, seed: int = 7) -> list[tuple[str, bytes]]:
+    """(topic, payload) of ``count`` legal hands on a 9-seat table."""
+    _, lines = legal_session(random.Random(seed), 9, count)
+    table = Table(load_registry(REGISTRY), table_seats=9, seed=seed)
+    return [wire(m) for m in table.run_all(lines)]
+
+
+def wire(message: Message) -> tuple[str, bytes]:
+    payload = message.payload
+    data = payload.encode() if isinstance(payload, str) else payload.to_json()
+    if message.kind == "input":
+        return TOPICS.input, data
+    if message.kind == "status":
+        return TOPICS.device_status(message.device or ""), data
+    return TOPICS.device_event(message.device or ""), data
+
+
+def bench_replay(directory: Path, messages: list[tuple[str, bytes]]) -> None:
+    config = config_file(directory, 1883, fsync=False)
+    journal = Journal(directory / "journal-False.jsonl", fsync=False)
+    journal.open()
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    for topic, payload in messages:
+        journal.received(topic, payload, at)
+    journal.close()
+    table_config, registry = load_table(config)
+    controller = TableController(table_config, registry)
+    started = time.perf_counter()
+    recovery = controller.replay()
+    elapsed = time.perf_counter() - started
+    assert recovery.replayed == len(messages), recovery
+    print(
+        f"replay: {len(messages)} journal records in {elapsed:.2f} s = "
+        f"{len(messages) / elapsed:,.0f} records/s (read, parse, engine)"
+    )
+    (directory / "journal-False.jsonl").unlink()
+
+
+async def wait_online(client: aiomqtt.Client) -> None:
+    async for message in client.messages:
+        if str(message.topic) == TOPICS.controller_status:
+            assert isinstance(message.payload, bytes)
+            if parse_status(TOPICS.controller_status, message.payload).state == "online":
+                return
+
+
+async def bench_throughput(
+    directory: Path, port: int, messages: list[tuple[str, bytes]], fsync: bool
+) -> None:
+    config = config_file(directory, port, fsync)
+    journal = directory / f"journal-{fsync}.jsonl"
+    service = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "tablectl"),
+        "run",
+        "--config",
+        str(config),
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        async with aiomqtt.Client(
+            "127.0.0.1", port, identifier=f"bench-{fsync}", socket_options=NO_DELAY
+        ) as client:
+            client.pending_calls_threshold = 1_000
+            await client.subscribe(TOPICS.controller_status, qos=1)
+            await asyncio.wait_for(wait_online(client), 10)
+            started = time.perf_counter()
+            for start in range(0, len(messages), 200):
+                batch = messages[start : start + 200]
+                await asyncio.gather(*(client.publish(t, p, qos=1) for t, p in batch))
+            published = time.perf_counter() - started
+            for _ in range(100_000):  # the journal is a file: poll it
+                if read_journal(journal).last_received >= len(messages):
+                    break
+                await asyncio.sleep(0.05)
+            elapsed = time.perf_counter() - started
+        print(
+            f"throughput (fsync {'on' if fsync else 'off'}): {len(messages)} events in "
+            f"{elapsed:.2f} s = {len(messages) / elapsed:,.0f} events/s end to end "
+            f"(publishing alone took {published:.2f} s)"
+        )
+    finally:
+        service.terminate()
+        await asyncio.wait_for(service.wait(), 10)
+
+
+async def bench_latency(directory: Path, port: int, count: int, broker: str) -> None:
+    config = config_file(directory, port, fsync=True, name=f"-latency-{port}")
+    service = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "tablectl"),
+        "run",
+        "--config",
+        str(config),
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    samples: list[float] = []
+    try:
+        async with aiomqtt.Client(
+            "127.0.0.1", port, identifier="bench-latency", socket_options=NO_DELAY
+        ) as client:
+            await client.subscribe(TOPICS.controller_status, qos=1)
+            await client.subscribe(TOPICS.alerts, qos=1)
+            await asyncio.wait_for(wait_online(client), 10)
+            for index in range(count):
+                device = f"dev-{index}"
+                event = FaultEvent(seq=1, ts=datetime.now(UTC), code="jam", text="bench")
+                started = time.perf_counter()
+                await client.publish(TOPICS.device_event(device), event.to_json(), qos=1)
+                async for message in client.messages:
+                    if str(message.topic) != TOPICS.alerts:
+                        continue
+                    assert isinstance(message.payload, bytes)
+                    alert = parse_alert(TOPICS.alerts, message.payload)
+                    if alert.device == device and alert.status == "raised":
+                        break
+                samples.append((time.perf_counter() - started) * 1000)
+    finally:
+        service.terminate()
+        await asyncio.wait_for(service.wait(), 10)
+    samples.sort()
+    p95 = samples[int(len(samples) * 0.95) - 1]
+    print(
+        f"alert latency (mosquitto {broker}, fsync on, {count} faults): "
+        f"median {statistics.median(samples):.2f} ms, "
+        f"p95 {p95:.2f} ms, max {samples[-1]:.2f} ms (publish -> alert received)"
+    )
+
+
+@contextlib.contextmanager
+def nodelay_mosquitto(directory: Path) -> Iterator[int]:
+    """A mosquitto with ``set_tcp_nodelay true`` (the production recommendation); its port."""
+    port = free_port()
+    conf = directory / "nodelay.conf"
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n",
+        encoding="utf-8",
+    )
+    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    broker = subprocess.Popen([binary, "-c", str(conf)], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            time.sleep(0.02)
+        yield port
+    finally:
+        broker.terminate()
+        broker.wait(5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--latency", type=int, default=200)
+    args = parser.parse_args()
+    messages = hands(args.hands)
+    print(f"{args.hands} legal hands = {len(messages)} messages")
+    with tempfile.TemporaryDirectory() as temp:
+        directory = Path(temp)
+        bench_replay(directory, messages)
+        with running_mosquitto(directory) as broker:
+            for fsync in (True, False):
+                asyncio.run(bench_throughput(directory, broker.port, messages, fsync))
+            asyncio.run(bench_latency(directory, broker.port, args.latency, "default"))
+        with nodelay_mosquitto(directory) as port:
+            asyncio.run(bench_latency(directory, port, args.latency, "set_tcp_nodelay true"))
+
+
+if __name__ == "__main__":
+    main()
