@@ -50,6 +50,7 @@ def write_config(
     profile: str = "roberts",
     action_feed: bool = False,
     sensors_board: bool = False,
+    board_backend: str | None = None,
     fsync: bool = True,
 ) -> Path:
     """A service configuration in ``directory``: only [table], [mqtt], [decks] and [journal]."""
@@ -65,6 +66,8 @@ def write_config(
             '\n[display]\nbuzzer_ms = 250\n\n[[devices]]\nid = "sensors"\ndriver = "sensors"\n'
             "vendor_id = 0x1209\nproduct_id = 0x7AB1\n"
         )
+        if board_backend is not None:
+            text += f'backend = "{board_backend}"\n'
     path = directory / f"{table}.toml"
     path.write_text(text, encoding="utf-8")
     return path
