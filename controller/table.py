@@ -15,12 +15,12 @@ from datetime import datetime
 
 from config.models import SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
-from contract.models import Alert, DeviceCommand, PublicState
+from contract.models import Alert, DeviceCommand, PublicState, TagEvent
 from contract.topics import Topics
 from controller.alerts_out import DealerSignals
 from controller.inbox import Classified, classify
 from controller.journal import Journal, PublishedWhat, read_journal
-from engine.api import EngineSettings, Outputs, PayloadRejected
+from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 
 log = logging.getLogger(__name__)
@@ -180,6 +180,10 @@ class TableController:
                 log.warning("%s", classified.summary)
             else:
                 log.info("%s", classified.summary)
+            message = classified.received
+            if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
+                # Bench diagnostics only: a UID identifies a card, INFO must never show it.
+                log.debug("%s: tag uid %s", message.device, message.event.uid)
         try:
             outputs = self.engine.handle(classified.received)
         except Exception:

@@ -1,0 +1,69 @@
+"""``tablectl run`` on the command line: configuration errors, the embedded broker, --replay-only."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+from config.loader import load_table
+from controller.table import TableController
+from tests.engine.scenario import initial_statuses
+from tests.service.support import RUN_COMMAND, new_table, script, write_config
+
+T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*RUN_COMMAND, *args], capture_output=True, text=True, timeout=30, check=False
+    )
+
+
+def test_a_bad_config_is_one_line_naming_the_place(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1883")
+    config.write_text(config.read_text().replace("seats = 9", "seats = 9\nseets = 8"))
+    result = _run("--config", str(config))
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert f"{config}:4: table.seets: unknown key" in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_the_embedded_broker_is_for_the_demo(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "embedded")
+    result = _run("--config", str(config))
+    assert result.returncode == 1
+    assert "tablectl run needs a broker URL" in result.stderr
+
+
+def test_replay_only_prints_the_journal_figures_without_a_broker(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    table_config, registry = load_table(config)
+    controller = TableController(table_config, registry)
+    controller.recover(T0)
+    topics = controller.topics
+    lines = ("sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds", "deal 2 3:up 4")
+    messages = initial_statuses() + script(new_table(), *lines)
+    for message in messages:
+        assert not isinstance(message.payload, str)
+        topic = (
+            topics.device_status(message.device or "")
+            if message.kind == "status"
+            else topics.device_event(message.device or "")
+        )
+        for out in controller.receive(topic, message.payload.to_json(), T0):
+            controller.published(out, T0)
+    controller.close()
+    with (tmp_path / "journal.jsonl").open("ab") as file:
+        file.write(b'{"kind":"rece')  # and a torn line
+
+    result = _run("--config", str(config), "--replay-only")
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert f"{len(messages)} received records, {len(messages)} replayed" in first
+    assert "last session 1; hand 1, phase dealing, 1 active alerts" in first
+    assert "1 unreadable lines; 0 divergences; 0 unpublished outputs" in first
+    assert "journal.jsonl:" in result.stdout
+    assert "torn record" in result.stdout
