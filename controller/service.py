@@ -89,7 +89,12 @@ class Service:
 
     async def run(self) -> int:
         """Recover from the journal, then serve until ``stop`` is set."""
-        recovery = self.controller.recover(utc_now())
+        try:
+            recovery = self.controller.recover(utc_now())
+        except OSError as error:
+            # No journal, no service: the regulator's record must not have holes.
+            log.error("journal %s: cannot open: %s", self.config.journal.path, error.strerror or error)
+            return EXIT_ERROR
         log.info(
             "table %s: session %d; journal %s: %d received records replayed%s%s",
             self.config.table.id,
@@ -282,7 +287,11 @@ def _setup_logging(level: str) -> None:
 def replay_only(config: TableConfig, registry: DeckRegistry) -> int:
     """Replay the journal and print what it holds, without touching the broker or the journal."""
     controller = TableController(config, registry)
-    recovery = controller.replay()
+    try:
+        recovery = controller.replay()
+    except OSError as error:
+        print(f"error: journal {config.journal.path}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_ERROR
     state = controller.state or controller.engine.public_state()
     print(
         f"{config.journal.path}: {recovery.received} received records, {recovery.replayed} "

@@ -67,3 +67,13 @@ def test_replay_only_prints_the_journal_figures_without_a_broker(tmp_path: Path)
     assert "1 unreadable lines; 0 divergences; 0 unpublished outputs" in first
     assert "journal.jsonl:" in result.stdout
     assert "torn record" in result.stdout
+
+
+def test_a_journal_that_cannot_be_opened_stops_the_service_with_one_line(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1")
+    (tmp_path / "blocker").write_text("a file where the journal's directory should be")
+    config.write_text(config.read_text().replace('path = "journal.jsonl"', 'path = "blocker/j.jsonl"'))
+    result = _run("--config", str(config))
+    assert result.returncode == 1
+    assert f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open" in result.stderr
+    assert "Traceback" not in result.stderr
