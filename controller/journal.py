@@ -23,6 +23,7 @@ message: a crash loses neither an input nor the knowledge of which outputs reach
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import os
@@ -30,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 log = logging.getLogger(__name__)
 
@@ -194,8 +195,10 @@ class Journal:
         self.path = path
         self.fsync = fsync
         self._next_received = 1
-        self._file: IO[bytes] | None = None
+        self._fd: int | None = None
         self._unsynced = False
+        # A write failed part-way (disk full): the next record starts on a fresh line.
+        self._broken = False
 
     def open(self, *, torn_tail: bool = False, next_received: int = 1) -> None:
         """Open for appending after the records read so far (``next_received``: the next ``n``).
@@ -204,21 +207,16 @@ class Journal:
         """
         self._next_received = next_received
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("ab")
-        if torn_tail:
-            self._file.write(b"\n")
-            self._flush()
+        # Unbuffered: a failed write leaves nothing behind in a buffer to be written twice.
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        self._broken = torn_tail
 
     def close(self) -> None:
-        if self._file is not None:
-            self.sync()
-            self._file.close()
-            self._file = None
-
-    def _flush(self) -> None:
-        assert self._file is not None
-        self._file.flush()
-        self._unsynced = True
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                self.sync()
+            os.close(self._fd)
+            self._fd = None
 
     def sync(self) -> None:
         """Make every record written so far durable (fsync, when configured).
@@ -227,18 +225,26 @@ class Journal:
         for power cuts. The service calls it before it publishes what the records caused, once
         per batch of messages rather than once per record.
         """
-        if self._file is not None and self._unsynced:
+        if self._fd is not None and self._unsynced:
             if self.fsync:
-                os.fsync(self._file.fileno())
+                os.fsync(self._fd)
             self._unsynced = False
 
     def _append(self, record: dict[str, Any]) -> None:
-        if self._file is None:
+        """Write one record; raise ``OSError`` when the file cannot take it (nothing is retried)."""
+        if self._fd is None:
             raise RuntimeError(f"journal {self.path} is not open")
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        # One write per record: a crash tears at most the last line.
-        self._file.write(line + b"\n")
-        self._flush()
+        data = (b"\n" if self._broken else b"") + line + b"\n"
+        try:
+            # One record per line: a crash tears at most the last one.
+            while data:
+                data = data[os.write(self._fd, data) :]
+        except OSError:
+            self._broken = True
+            raise
+        self._broken = False
+        self._unsynced = True
 
     def start(self, session: int, when: datetime, table: str) -> None:
         self._append({"kind": "start", "session": session, "ts": _time(when), "table": table})

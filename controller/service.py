@@ -76,6 +76,8 @@ class Service:
         #: Set once the service is first online (subscribed): drivers may start publishing.
         self.ready = asyncio.Event()
         self._publishing = 0
+        #: The journal problem the retained status last reported (None: it said ``online``).
+        self._reported_error: str | None = None
 
     @property
     def idle(self) -> bool:
@@ -156,9 +158,7 @@ class Service:
         )
         self.outbox.extend(self.controller.on_connect(utc_now()))
         await self._flush(client)
-        await client.publish(
-            self.topics.controller_status, self._status("online"), qos=1, retain=True
-        )
+        await self._publish_status(client)
         log.info("online: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
         self.ready.set()
         receiver = asyncio.create_task(self._receive(client))
@@ -240,6 +240,17 @@ class Service:
                     raise failed[0][1]
         finally:
             self._publishing = 0
+        if self.controller.journal_error != self._reported_error:
+            await self._publish_status(client)
+
+    async def _publish_status(self, client: aiomqtt.Client) -> None:
+        """``online``, or ``fault`` naming the problem while the journal cannot be written."""
+        error = self.controller.journal_error
+        state: StatusState = "fault" if error is not None else "online"
+        await client.publish(
+            self.topics.controller_status, self._status(state, error), qos=1, retain=True
+        )
+        self._reported_error = error
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:
         """Publish ``offline`` before a clean disconnect (which suppresses the last will)."""

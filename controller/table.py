@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 from config.models import SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
@@ -24,6 +26,7 @@ from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadReje
 from engine.core import Engine
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,8 @@ class TableController:
         self.session = 1
         self._torn_tail = False
         self._last_received = 0
+        #: Why the journal cannot be written, while it cannot.
+        self.journal_error: str | None = None
 
     # ----------------------------------------------------------------------------------------
     # Start-up
@@ -134,7 +139,27 @@ class TableController:
     def sync(self) -> None:
         """Make the journal durable up to here: call before publishing what it caused."""
         if self.journal is not None:
-            self.journal.sync()
+            self._journaling(self.journal.sync)
+
+    def _journaling(self, write: Callable[[], _T]) -> _T | None:
+        """Run a journal write; on failure (disk full, I/O error) note it and go on.
+
+        The table keeps working without its record rather than stop mid-hand; ``journal_error``
+        says why the record has a hole (the service reports it as its status) until a write
+        succeeds again.
+        """
+        try:
+            result = write()
+        except OSError as error:
+            why = f"journal {self.config.journal.path}: {error.strerror or error}"
+            if why != self.journal_error:
+                log.error("%s; the table goes on, its record has a hole", why)
+            self.journal_error = why
+            return None
+        if self.journal_error is not None:
+            log.warning("journal %s: writable again", self.config.journal.path)
+            self.journal_error = None
+        return result
 
     # ----------------------------------------------------------------------------------------
     # Running
@@ -150,14 +175,20 @@ class TableController:
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", topic)
             return []
-        cause = self.journal.received(topic, payload, received) if self.journal else 0
+        cause = 0
+        if self.journal is not None:
+            journal = self.journal
+            cause = self._journaling(lambda: journal.received(topic, payload, received)) or 0
         return self._handle(cause, classified, received, replay=False)
 
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""
         if self.journal is not None:
-            self.journal.published(
-                out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
+            journal = self.journal
+            self._journaling(
+                lambda: journal.published(
+                    out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
+                )
             )
 
     def on_connect(self, now: datetime) -> list[Outgoing]:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
 from tests.service.support import ServiceProcess
 
-StartService = Callable[[Path], ServiceProcess]
+
+class StartService(Protocol):
+    def __call__(self, config: Path, *, file_size_limit: int | None = None) -> ServiceProcess: ...
 
 
 @pytest.fixture
@@ -17,8 +20,8 @@ def start_service(tmp_path: Path) -> Iterator[StartService]:
     """Start ``tablectl run --config FILE`` (log in tmp_path/service.log); stopped afterwards."""
     started: list[ServiceProcess] = []
 
-    def start(config: Path) -> ServiceProcess:
-        service = ServiceProcess(config, tmp_path / "service.log")
+    def start(config: Path, *, file_size_limit: int | None = None) -> ServiceProcess:
+        service = ServiceProcess(config, tmp_path / "service.log", file_size_limit=file_size_limit)
         service.start()
         started.append(service)
         return service

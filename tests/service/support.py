@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -80,16 +81,25 @@ class ServiceProcess:
     config: Path
     log_path: Path
     process: subprocess.Popen[bytes] | None = None
+    #: RLIMIT_FSIZE of the process, in bytes: writes beyond it fail (a disk that is full).
+    file_size_limit: int | None = None
 
     def start(self) -> None:
         log = self.log_path.open("ab")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        limit = self.file_size_limit
+
+        def limit_file_size() -> None:
+            if limit is not None:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
         self.process = subprocess.Popen(
             [*RUN_COMMAND, "--config", str(self.config)],
             stdout=log,
             stderr=log,
             cwd=REPO,
             env=env,
+            preexec_fn=limit_file_size if limit is not None else None,  # noqa: PLW1509
         )
 
     @property
