@@ -72,6 +72,10 @@ class DeviceLost(Exception):
     """A connected device went away (end of file, heartbeat loss, hang-up)."""
 
 
+class _WillOutdated(Exception):
+    """A new session started: reconnect so that the last will names it."""
+
+
 class CommandRejected(Exception):
     """A well-formed command this driver cannot carry out now (wrong device, offline, busy)."""
 
@@ -193,7 +197,7 @@ class Driver(abc.ABC):
         self._retained_seen = asyncio.Event()
         self._client: aiomqtt.Client | None = None
         self._command_tasks: set[asyncio.Task[None]] = set()
-        #: Set each time the broker loop is connected and subscribed (tests wait on it).
+        #: Set while connected and subscribed with a last will naming the current session.
         self.broker_ready = asyncio.Event()
 
     # ------------------------------------------------------------------ hooks for subclasses
@@ -352,6 +356,8 @@ class Driver(abc.ABC):
         self._burst_faults.clear()
         self._errors.clear()
         self._connected = True
+        # The broker connection reconnects for this session's will (see _serve_broker).
+        self.broker_ready.clear()
         self._save_state_file()
         self.on_session_start()
         self.log.info("%s: online, session %d", self.device_id, self.session)
@@ -410,6 +416,7 @@ class Driver(abc.ABC):
         backoff = FIRST_BACKOFF_S
         while True:
             try:
+                will_session = self.session
                 client = aiomqtt.Client(
                     **mqtt_client_kwargs(self.mqtt, self._client_id()), will=self._will()
                 )
@@ -417,10 +424,14 @@ class Driver(abc.ABC):
                     self._client = client
                     backoff = FIRST_BACKOFF_S
                     try:
-                        await self._serve_broker(client)
+                        await self._serve_broker(client, will_session)
                     except asyncio.CancelledError:
                         await self._say_offline(client)
                         raise
+            except _WillOutdated:
+                # A clean disconnect (no will) and at once a connection whose will is current.
+                self.log.debug("%s: reconnecting for session %d's will", self.device_id, self.session)
+                continue
             except aiomqtt.MqttError as error:
                 self.log.warning(
                     "%s: broker connection lost (%s); reconnecting in %.1f s",
@@ -434,8 +445,13 @@ class Driver(abc.ABC):
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, BROKER_BACKOFF_MAX_S)
 
-    async def _serve_broker(self, client: aiomqtt.Client) -> None:
-        """Serve one broker connection until it fails (raises MqttError)."""
+    async def _serve_broker(self, client: aiomqtt.Client, will_session: int) -> None:
+        """Serve one broker connection until it fails (MqttError) or its will is outdated.
+
+        The last will names a session; after a device reconnect the outbox is not flushed on
+        this connection any more: the loop reconnects first, so that if the process dies the
+        retained ``offline`` carries the latest session and a restart numbers on from it.
+        """
         tasks = {asyncio.create_task(self._receive(client))}
         try:
             if not self._session_base_known.is_set():
@@ -444,12 +460,15 @@ class Driver(abc.ABC):
             # The broker may have lost the retained status (restart without persistence).
             self._published_state = None
             self._publish_status()
-            self.broker_ready.set()
+            if self.session == will_session:
+                self.broker_ready.set()
             self.log.info("%s: connected to the broker %s", self.device_id, self.mqtt.url)
-            tasks.add(asyncio.create_task(self._flush(client)))
+            tasks.add(asyncio.create_task(self._flush(client, will_session)))
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 task.result()
+            if self.session != will_session:
+                raise _WillOutdated
             raise aiomqtt.MqttError("message stream ended")
         finally:
             for task in tasks:
@@ -469,11 +488,13 @@ class Driver(abc.ABC):
         self.log.info("%s: previous session %d", self.device_id, self.session)
         self._session_base_known.set()
 
-    async def _flush(self, client: aiomqtt.Client) -> None:
+    async def _flush(self, client: aiomqtt.Client, will_session: int) -> None:
         me = asyncio.current_task()
         while True:
             await self._outbox_ready.wait()
             while self._outbox:
+                if self.session != will_session:
+                    return  # reconnect first: see _serve_broker
                 item = self._outbox[0]
                 await client.publish(item.topic, item.payload, qos=1, retain=item.retain)
                 # Only dropped once the broker took it: a broker lost mid-publish resends it.

@@ -58,6 +58,15 @@ class QueueDevice(Driver):
         self.executed.append(command)
 
 
+async def until_ready(driver: Driver) -> None:
+    """Device online and the broker connection subscribed with the current session's will."""
+    for _ in range(250):
+        if driver.online and driver.broker_ready.is_set():
+            return
+        await asyncio.sleep(0.02)
+    raise TimeoutError("driver not ready")
+
+
 def make(broker: Mosquitto, table: str, **options: object) -> tuple[QueueDevice, Topics]:
     topics = Topics("holdem", table)
     driver = QueueDevice(
@@ -125,7 +134,7 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
     driver, topics = make(mosquitto, "tb3")
     events, cmd = topics.device_event("dev"), topics.device_cmd("dev")
     task = asyncio.create_task(driver.run())
-    await asyncio.wait_for(driver.broker_ready.wait(), 5)
+    await until_ready(driver)
     await asyncio.to_thread(mosquitto.stop)
     await asyncio.sleep(0.2)
     driver.presses.put_nowait("new_hand")
@@ -138,7 +147,7 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
         # too early; it cannot have: the broker was down. Wait for the flush after reconnection.
         await got.wait_for(lambda: len(got.on(events)) == 2, within=10)
         assert [e.seq for e in got.events(events)] == [1, 2]
-        await asyncio.wait_for(driver.broker_ready.wait(), 5)
+        await until_ready(driver)
         await publish(mosquitto.port, cmd, LampCommand(ts=utc_now(), colour="red").to_json())
         await asyncio.sleep(0.3)
         assert [c.colour for c in driver.executed if isinstance(c, LampCommand)] == ["red"]
@@ -151,7 +160,7 @@ async def test_malformed_and_unsupported_commands_are_logged(
     driver, topics = make(mosquitto, "tb4")
     cmd = topics.device_cmd("dev")
     task = asyncio.create_task(driver.run())
-    await asyncio.wait_for(driver.broker_ready.wait(), 5)
+    await until_ready(driver)
     with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
         await publish(mosquitto.port, cmd, b'{"cmd": "lamp", "colour": "purple"}')
         await publish(mosquitto.port, cmd, ShuffleCommand(ts=utc_now()).to_json())

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +19,7 @@ from contract.topics import Topics
 from drivers.base import cancel_and_wait, utc_now
 from drivers.shuffler.driver import ShufflerDriver
 from simulators.shuffler import ShufflerSimulator
+from tests.conftest import REPO
 from tests.drivers.mqtt_helpers import Received, publish, subscribed
 from tests.support.mosquitto import Mosquitto
 
@@ -139,3 +143,45 @@ async def test_silent_device_is_offline_after_heartbeat_loss(rig: Rig) -> None:
         lambda: rig.got.statuses(rig.status)[-1].state == "offline", within=5.0
     )
     rig.sim.heartbeat_s = 0.5
+
+
+async def test_sessions_keep_growing_after_a_replug_and_a_crash(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    sim = ShufflerSimulator(directory=tmp_path)
+    await sim.start()
+    topics = Topics("holdem", "ts2")
+    status = topics.device_status("shuffler")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.drivers.shuffler_driver_process",
+        sim.port, mosquitto.url, "ts2", cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    try:
+        async with subscribed(mosquitto.port, status) as got:
+            def online() -> list[int]:
+                """Sessions announced online (a broker reconnect announces one again)."""
+                return sorted({s.session for s in got.statuses(status) if s.state == "online"})
+
+            await got.wait_for(lambda: len(online()) == 1, within=10)
+            sim.unplug()
+            await got.wait_for(lambda: got.statuses(status)[-1].state == "offline")
+            sim.replug()
+            await got.wait_for(lambda: len(online()) == 2)
+            await asyncio.sleep(0.2)
+            process.kill()  # no clean disconnect: the broker publishes the last will
+            await process.wait()
+            await got.wait_for(lambda: got.statuses(status)[-1].state == "offline")
+            assert got.statuses(status)[-1].session == online()[1]  # the will names session 2
+            # A restarted driver numbers on from there: never a session number twice.
+            device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port)
+            driver = ShufflerDriver(device, MqttSection(url=mosquitto.url), topics)
+            task = asyncio.create_task(driver.run())
+            await got.wait_for(lambda: len(online()) == 3, within=10)
+            await cancel_and_wait(task)
+            first = online()[0]
+            assert online() == [first, first + 1, first + 2]
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await sim.close()
