@@ -50,6 +50,8 @@ ACK_EVERY: Final = 10
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
+#: The loopback port of the embedded broker: the standard one, where local drivers look first.
+EMBEDDED_PORT: Final = 1883
 
 
 def utc_now() -> datetime:
@@ -283,6 +285,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replay the journal through the engine, print a summary and exit (no broker)",
     )
+    parser.add_argument(
+        "--embedded-port",
+        type=int,
+        default=EMBEDDED_PORT,
+        metavar="PORT",
+        help="with [mqtt] url = 'embedded': the loopback port of the broker started in this "
+        f"process (default {EMBEDDED_PORT}; 0: any free port)",
+    )
 
 
 def _setup_logging(level: str) -> None:
@@ -325,13 +335,26 @@ def main(args: argparse.Namespace) -> int:
     if args.replay_only:
         return replay_only(config, registry)
     if config.mqtt.embedded:
-        print(
-            f"error: {args.config}: [mqtt] url = 'embedded' is for tablectl demo; "
-            "tablectl run needs a broker URL (mqtt://host:port)",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
+        return asyncio.run(_run_embedded(config, registry, args.embedded_port))
     return asyncio.run(_run(config, registry))
+
+
+async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) -> int:
+    """``[mqtt] url = "embedded"``: an MQTT 3.1.1 broker in this process, on loopback only."""
+    from controller.broker import BrokerError, EmbeddedBroker
+
+    broker = EmbeddedBroker(port)
+    try:
+        await broker.start()
+    except BrokerError as error:
+        log.error("%s", error)
+        return EXIT_ERROR
+    try:
+        log.info("embedded broker: drivers on this machine publish to %s", broker.url)
+        mqtt = config.mqtt.model_copy(update={"url": broker.url})
+        return await _run(config.model_copy(update={"mqtt": mqtt}), registry)
+    finally:
+        await broker.stop()
 
 
 async def _run(config: TableConfig, registry: DeckRegistry) -> int:

@@ -12,7 +12,13 @@ from tests.service.support import ServiceProcess
 
 
 class StartService(Protocol):
-    def __call__(self, config: Path, *, file_size_limit: int | None = None) -> ServiceProcess: ...
+    def __call__(
+        self,
+        config: Path,
+        *,
+        file_size_limit: int | None = None,
+        extra_args: tuple[str, ...] = (),
+    ) -> ServiceProcess: ...
 
 
 @pytest.fixture
@@ -20,8 +26,12 @@ def start_service(tmp_path: Path) -> Iterator[StartService]:
     """Start ``tablectl run --config FILE`` (log in tmp_path/service.log); stopped afterwards."""
     started: list[ServiceProcess] = []
 
-    def start(config: Path, *, file_size_limit: int | None = None) -> ServiceProcess:
-        service = ServiceProcess(config, tmp_path / "service.log", file_size_limit=file_size_limit)
+    def start(
+        config: Path, *, file_size_limit: int | None = None, extra_args: tuple[str, ...] = ()
+    ) -> ServiceProcess:
+        service = ServiceProcess(
+            config, tmp_path / "service.log", file_size_limit=file_size_limit, extra_args=extra_args
+        )
         service.start()
         started.append(service)
         return service

@@ -83,6 +83,7 @@ class ServiceProcess:
     process: subprocess.Popen[bytes] | None = None
     #: RLIMIT_FSIZE of the process, in bytes: writes beyond it fail (a disk that is full).
     file_size_limit: int | None = None
+    extra_args: tuple[str, ...] = ()
 
     def start(self) -> None:
         log = self.log_path.open("ab")
@@ -94,7 +95,7 @@ class ServiceProcess:
                 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
         self.process = subprocess.Popen(
-            [*RUN_COMMAND, "--config", str(self.config)],
+            [*RUN_COMMAND, "--config", str(self.config), *self.extra_args],
             stdout=log,
             stderr=log,
             cwd=REPO,

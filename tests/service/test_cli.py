@@ -7,9 +7,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from config.loader import load_table
+from contract.models import FaultEvent, parse_status
 from controller.table import TableController
 from tests.engine.scenario import initial_statuses
-from tests.service.support import RUN_COMMAND, new_table, script, write_config
+from tests.service.conftest import StartService
+from tests.service.support import RUN_COMMAND, new_table, probe, script, until, write_config
+from tests.support.mosquitto import free_port
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
 
@@ -31,11 +34,24 @@ def test_a_bad_config_is_one_line_naming_the_place(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_the_embedded_broker_is_for_the_demo(tmp_path: Path) -> None:
+async def test_embedded_broker_in_the_service_process(
+    tmp_path: Path, start_service: StartService
+) -> None:
+    port = free_port()
     config = write_config(tmp_path, "embedded")
-    result = _run("--config", str(config))
-    assert result.returncode == 1
-    assert "tablectl run needs a broker URL" in result.stderr
+    service = start_service(config, extra_args=("--embedded-port", str(port)))
+    await until(lambda: "online: subscribed" in service.log, what="the service online")
+    async with probe(port, "t1") as p:
+        online = await p.wait_for(lambda m: m.topic == p.topics.controller_status)
+        assert parse_status(online.topic, online.payload).state == "online"
+        await p.event("shoe-9", FaultEvent, code="jam", text="jam")
+        assert (await p.alert("device_fault")).device == "shoe-9"
+    service.stop()
+    assert service.wait() == 0
+    assert f"embedded broker: drivers on this machine publish to mqtt://127.0.0.1:{port}" in (
+        service.log
+    )
+    assert "Traceback" not in service.log
 
 
 def test_replay_only_prints_the_journal_figures_without_a_broker(tmp_path: Path) -> None:
