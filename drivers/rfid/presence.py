@@ -131,7 +131,7 @@ class PresenceTracker:
         for uid, (rssi, face) in best.items():
             tag = self._tags.setdefault(uid, _Tag())
             sighting = tag.sightings.get(antenna)
-            if sighting is None or now - sighting.last_seen > self.hold_s:
+            if sighting is None:
                 tag.sightings[antenna] = _Sighting(now, float(rssi))
             else:
                 if tag.antenna == antenna:
