@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from collections.abc import Iterator
 from types import TracebackType
 from typing import Any, Final
 
@@ -24,6 +25,19 @@ _AMQTT_LOGGERS: Final = ("amqtt", "transitions")
 
 class BrokerError(RuntimeError):
     """The embedded broker could not start."""
+
+
+class _SnapshotDict(dict[str, Any]):
+    """A dict whose iteration walks a snapshot of its keys.
+
+    amqtt 0.12 iterates its subscription table with ``await`` inside the loop (retained messages
+    for a connecting client); a subscription arriving meanwhile from another client raises
+    "dictionary changed size during iteration" and drops the connecting client. Iterating over a
+    snapshot is what that loop means to do.
+    """
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(super().keys()))
 
 
 def _broker_config(port: int) -> dict[str, Any]:
@@ -58,6 +72,7 @@ class EmbeddedBroker:
     async def start(self) -> None:
         """Start listening; with port 0 the system picks a free port (no race with other users)."""
         broker = Broker(_broker_config(self._requested_port))
+        broker._subscriptions = _SnapshotDict()  # see _SnapshotDict
         try:
             await broker.start()
         except Exception as error:  # amqtt wraps bind errors in its own BrokerError
