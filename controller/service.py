@@ -1,276 +1,33 @@
-"""``tablectl run``: the table controller service.
+"""``tablectl run``: the command line of the table controller service.
 
-It connects to the broker, subscribes to the table's device events, device statuses and dealer
-inputs, feeds them through the engine and publishes alerts (QoS 1), the retained public state and
-device commands (lamp, buzzer). ``controller/status`` goes ``online`` only once the subscriptions
-are in place; the last will says ``offline``, and so does the service itself before a clean
-disconnect. After a lost connection it reconnects with backoff, resubscribes and republishes its
-status and the state. Every message is journaled; a restart replays the journal (see
-``controller.table``).
+``tablectl run --config FILE`` recovers from the journal, serves the table over MQTT
+(:class:`controller.serving.Service`) and runs the ``[[devices]]`` drivers, until SIGINT/SIGTERM.
+See ``docs/service.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
-from collections import deque
-from datetime import UTC, datetime
 from typing import Final
-
-import aiomqtt
 
 from config.errors import ConfigError
 from config.loader import load_table
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from contract.models import Status, StatusState
 from controller.devices import DeviceRunner
-from controller.mqtt import (
-    Backoff,
-    acknowledge,
-    arrived_on,
-    client_id,
-    connection_tagged_queue,
-    enable_manual_acks,
-    make_client,
-)
-from controller.table import Outgoing, TableController
+from controller.serving import EXIT_ERROR, EXIT_OK, Service
+from controller.table import TableController
+
+__all__ = ["Service", "add_arguments", "main"]
 
 log = logging.getLogger("controller.service")
 
-EXIT_OK: Final = 0
-EXIT_ERROR: Final = 1
-#: Acknowledge and publish at least this often while messages keep arriving (mosquitto sends at
-#: most 20 unacknowledged messages by default).
-ACK_EVERY: Final = 10
-#: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
-PUBLISH_BATCH: Final = 100
-OFFLINE_TIMEOUT_S: Final = 2.0
 #: The loopback port of the embedded broker: the standard one, where local drivers look first.
 EMBEDDED_PORT: Final = 1883
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-class Service:
-    """The running service of one table; ``run()`` returns when ``stop`` is set."""
-
-    def __init__(
-        self,
-        config: TableConfig,
-        registry: DeckRegistry,
-        *,
-        stop: asyncio.Event | None = None,
-    ) -> None:
-        self.config = config
-        self.registry = registry
-        self.stop = stop or asyncio.Event()
-        self.controller = TableController(config, registry)
-        self.topics = self.controller.topics
-        self.outbox: deque[Outgoing] = deque()
-        self.connections = 0
-        #: Set once the service is first online (subscribed): drivers may start publishing.
-        self.ready = asyncio.Event()
-        self._publishing = 0
-        #: The journal problem the retained status last reported (None: it said ``online``).
-        self._reported_error: str | None = None
-
-    @property
-    def idle(self) -> bool:
-        """Nothing waits to be published, nothing is being published."""
-        return not self.outbox and self._publishing == 0
-
-    def _status(self, state: StatusState, detail: str | None = None) -> bytes:
-        return Status(
-            state=state, ts=utc_now(), session=self.controller.session, detail=detail
-        ).to_json()
-
-    async def run(self) -> int:
-        """Recover from the journal, then serve until ``stop`` is set."""
-        try:
-            recovery = self.controller.recover(utc_now())
-        except OSError as error:
-            # No journal, no service: the regulator's record must not have holes.
-            log.error("journal %s: cannot open: %s", self.config.journal.path, error.strerror or error)
-            return EXIT_ERROR
-        log.info(
-            "table %s: session %d; journal %s: %d received records replayed%s%s",
-            self.config.table.id,
-            recovery.session,
-            self.config.journal.path,
-            recovery.replayed,
-            f", {len(recovery.problems)} unreadable lines" if recovery.problems else "",
-            f", {len(recovery.pending)} outputs still to publish" if recovery.pending else "",
-        )
-        self.outbox.extend(recovery.pending)
-        try:
-            await self._broker_loop()
-        finally:
-            self.controller.close()
-        log.info("table %s: stopped", self.config.table.id)
-        return EXIT_OK
-
-    # ----------------------------------------------------------------------------------------
-
-    async def _broker_loop(self) -> None:
-        mqtt = self.config.mqtt
-        will = aiomqtt.Will(
-            self.topics.controller_status, self._status("offline", "lost"), qos=1, retain=True
-        )
-        client = make_client(
-            mqtt,
-            client_id(mqtt, self.config.table.id),
-            will,
-            queue_type=connection_tagged_queue(lambda: self.connections),
-        )
-        client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
-        enable_manual_acks(client)
-        backoff = Backoff()
-        while not self.stop.is_set():
-            try:
-                # Messages from here on arrive on the next connection.
-                self.connections += 1
-                async with client:
-                    log.info("connected to %s:%d", mqtt.host, mqtt.port)
-                    backoff.reset()
-                    await self._serve(client)
-                    await self._say_offline(client)
-                return
-            except aiomqtt.MqttError as error:
-                log.warning("broker %s:%d: %s", mqtt.host, mqtt.port, error)
-            delay = backoff.next()
-            log.info("reconnecting in %.1f s", delay)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), delay)
-
-    async def _serve(self, client: aiomqtt.Client) -> None:
-        """Subscribe, announce, then process messages until ``stop`` (or a lost connection)."""
-        await client.subscribe(
-            [
-                (self.topics.all_device_events, 1),
-                (self.topics.all_device_status, 1),
-                (self.topics.input, 1),
-            ]
-        )
-        self.outbox.extend(self.controller.on_connect(utc_now()))
-        await self._flush(client)
-        await self._publish_status(client)
-        log.info("online: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
-        self.ready.set()
-        receiver = asyncio.create_task(self._receive(client))
-        stopper = asyncio.create_task(self.stop.wait())
-        try:
-            await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopper.cancel()
-            receiver.cancel()
-            await asyncio.gather(stopper, receiver, return_exceptions=True)
-        if not receiver.cancelled():
-            receiver.result()  # re-raises the MqttError of a lost connection
-
-    async def _receive(self, client: aiomqtt.Client) -> None:
-        """Journal and process every message; acknowledge it only then, publish what it caused.
-
-        The broker hears PUBACK once the message is in the journal: a crash before that leaves it
-        with the broker, which delivers it again to the restarted controller.
-        """
-        to_ack: list[aiomqtt.Message] = []
-        async for message in client.messages:
-            payload = message.payload
-            if isinstance(payload, str):
-                payload = payload.encode()
-            elif not isinstance(payload, bytes | bytearray):
-                payload = b"" if payload is None else str(payload).encode()
-            self.outbox.extend(self.controller.receive(str(message.topic), bytes(payload), utc_now()))
-            # A message of a previous connection is not acknowledged: its id belonged there (a
-            # persistent session redelivers it, and the engine applies a repeated event once).
-            if arrived_on(message) == self.connections:
-                to_ack.append(message)
-            # Catch up first when messages queue up (the state is then published once), within
-            # the broker's window of unacknowledged messages.
-            if len(client.messages) == 0 or len(to_ack) >= ACK_EVERY:
-                self.controller.sync()
-                for done in to_ack:
-                    acknowledge(client, done)
-                to_ack.clear()
-                await self._flush(client)
-
-    async def _flush(self, client: aiomqtt.Client) -> None:
-        """Publish the outbox in order; a state followed by a newer one is skipped.
-
-        Publishes are pipelined (paho writes them in call order; the acknowledgements are awaited
-        together, a batch at a time). An item is journaled as published and leaves the outbox
-        only once the broker has acknowledged it; after a lost connection the rest waits, in
-        order, for the next one.
-        """
-        # Write-ahead: what caused these outputs is durable before they leave.
-        self.controller.sync()
-        last_state = max((i for i, o in enumerate(self.outbox) if o.what == "state"), default=-1)
-        pending = [
-            o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)
-        ]
-        self.outbox.clear()
-        self._publishing = len(pending)
-        try:
-            while pending:
-                batch, pending = pending[:PUBLISH_BATCH], pending[PUBLISH_BATCH:]
-                try:
-                    results = await asyncio.gather(
-                        *(
-                            client.publish(o.topic, o.payload, qos=1, retain=o.retain)
-                            for o in batch
-                        ),
-                        return_exceptions=True,
-                    )
-                except asyncio.CancelledError:
-                    self.outbox.extend(batch + pending)
-                    raise
-                failed = []
-                for out, result in zip(batch, results, strict=True):
-                    if isinstance(result, BaseException):
-                        failed.append((out, result))
-                    else:
-                        self.controller.published(out, utc_now())
-                if failed:
-                    self.outbox.extend([out for out, _ in failed] + pending)
-                    raise failed[0][1]
-        finally:
-            self._publishing = 0
-        if self.controller.journal_error != self._reported_error:
-            await self._publish_status(client)
-
-    async def _publish_status(self, client: aiomqtt.Client) -> None:
-        """``online``, or ``fault`` naming the problem while the journal cannot be written."""
-        error = self.controller.journal_error
-        state: StatusState = "fault" if error is not None else "online"
-        await client.publish(
-            self.topics.controller_status, self._status(state, error), qos=1, retain=True
-        )
-        self._reported_error = error
-
-    async def _say_offline(self, client: aiomqtt.Client) -> None:
-        """Publish ``offline`` before a clean disconnect (which suppresses the last will)."""
-        try:
-            await client.publish(
-                self.topics.controller_status,
-                self._status("offline", "stopped"),
-                qos=1,
-                retain=True,
-                timeout=OFFLINE_TIMEOUT_S,
-            )
-        except aiomqtt.MqttError as error:
-            log.warning("could not publish offline: %s", error)
-
-
-# --------------------------------------------------------------------------------------------
-# Command line
-# --------------------------------------------------------------------------------------------
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,7 +21,7 @@ import aiomqtt
 from config.loader import load_table
 from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
 from contract.topics import Topics
-from controller.service import Service
+from controller.serving import Service
 from engine.script import Message, Table
 from tests.conftest import EXAMPLE_REGISTRY, REPO
 from tests.engine.scenario import registry
