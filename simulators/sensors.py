@@ -209,6 +209,46 @@ class SensorBoardSimulator:
         with self._cond:
             self._corrupt_out += count
 
+    def snapshot(self) -> dict[str, Any]:
+        """What the board senses and shows, as plain data."""
+        with self._cond:
+            return {
+                "plugged": self._plugged,
+                "button": self._button,
+                "occupied": sorted(self._occupied),
+                "blinds": sorted(self._blinds),
+                "lamp": {"colour": self._lamp.colour, "blink": self._lamp.blink},
+                "buzzer": self._plugged and time.monotonic() < self._buzz_until,
+                "pending_keys": len(self._keys),
+            }
+
+    def control(self, args: object) -> dict[str, Any]:
+        """The physical side over the socket (``simulators.sensors_ctl``): one action, or state.
+
+        ``args`` is a list of words: ``press KEY [SEAT]``, ``button SEAT|none``,
+        ``seat SEAT on|off``, ``blind SEAT on|off``, ``unplug``, ``replug`` or ``state``.
+        """
+        if not isinstance(args, list) or not args or not all(isinstance(a, str) for a in args):
+            return {"ok": False, "error": "bad request: args must be a non-empty list of words"}
+        action, rest = args[0], args[1:]
+        try:
+            if action == "press" and len(rest) in (1, 2):
+                self.press(rest[0], int(rest[1]) if len(rest) == 2 else None)
+            elif action == "button" and len(rest) == 1:
+                self.move_button(None if rest[0] == "none" else int(rest[0]))
+            elif action in ("seat", "blind") and len(rest) == 2 and rest[1] in ("on", "off"):
+                setter = self.set_occupied if action == "seat" else self.set_blind
+                setter(int(rest[0]), rest[1] == "on")
+            elif action == "unplug" and not rest:
+                self.unplug()
+            elif action == "replug" and not rest:
+                self.replug()
+            elif action != "state" or rest:
+                return {"ok": False, "error": f"bad request: cannot {' '.join(args)!r}"}
+        except ValueError as error:
+            return {"ok": False, "error": f"bad request: {error}"}
+        return {"ok": True, "state": self.snapshot()}
+
     @staticmethod
     def _check_seat(seat: int | None, allow_none: bool = False) -> None:
         if seat is None and allow_none:

@@ -319,6 +319,13 @@ def _answer(model: UsbDeviceModel, request: dict[str, Any]) -> dict[str, Any]:
                 int(request["address"]), bytes.fromhex(request["data"]), int(request["timeout_ms"])
             )
             return {"ok": True, "written": written}
+        if op == "control":
+            # The physical side of the simulated device (a bench operator's key press), if any.
+            control = getattr(model, "control", None)
+            if control is None:
+                return {"ok": False, "error": "bad request: this device has no control op"}
+            answer: dict[str, Any] = control(request.get("args"))
+            return answer
     except DeviceGone:
         return {"ok": False, "error": "gone"}
     except TransferTimeout:

@@ -23,6 +23,7 @@ from drivers.sensors.protocol import (
     KeyAck,
     LampReport,
 )
+from simulators import sensors_ctl
 from simulators.sensors import Lamp, SensorBoardSimulator
 from simulators.usb_backend import backend_from_spec
 
@@ -235,3 +236,30 @@ async def test_a_board_for_a_configured_device_is_found_where_the_config_points(
         assert dev.serial_number == "X9"
     finally:
         await board.close()
+
+
+def test_a_served_board_is_operated_from_a_shell(
+    board: SensorBoardSimulator, served: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, path = served
+    assert sensors_ctl.main([str(path), "button", "4"]) == 0
+    assert sensors_ctl.main([str(path), "seat", "2", "on"]) == 0
+    assert sensors_ctl.main([str(path), "blind", "2", "on"]) == 0
+    assert sensors_ctl.main([str(path), "press", "exposed", "2"]) == 0
+    capsys.readouterr()
+    assert sensors_ctl.main([str(path), "state"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["button"] == 4
+    assert state["occupied"] == [2]
+    assert state["blinds"] == [2]
+    assert state["pending_keys"] == 1
+    report = read_report(find(board.backend))
+    assert [(k.key, k.seat) for k in report.keys] == [("exposed", 2)]
+    assert sensors_ctl.main([str(path), "unplug"]) == 0
+    assert not board.plugged
+    assert sensors_ctl.main([str(path), "replug"]) == 0
+    assert board.plugged
+    for bad in (["press", "fold"], ["seat", "11", "on"], ["seat", "2", "maybe"], ["dance"]):
+        assert sensors_ctl.main([str(path), *bad]) == 1
+        assert "bad request" in capsys.readouterr().err
+    assert sensors_ctl.main([str(path.with_name("nobody.sock")), "state"]) == 1
