@@ -1,0 +1,188 @@
+"""``tablectl demo``: a whole simulated table with a virtual dealer, live alerts and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from typing import Final
+
+from rich.console import Console, RenderableType
+from rich.live import Live
+from rich.logging import RichHandler
+
+from config.errors import ConfigError
+from controller.broker import BrokerError
+from controller.demo.rig import RigError
+from controller.demo.runner import DemoError, DemoOptions, DemoRun
+from controller.demo.summary import Summary
+from controller.demo.view import Header, render
+
+EXIT_OK: Final = 0
+EXIT_ERROR: Final = 1
+EXIT_INTERRUPTED: Final = 130
+
+
+def _players(text: str) -> tuple[int, int]:
+    low, _, high = text.partition("-")
+    try:
+        first = int(low)
+        last = int(high) if high else first
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected N or MIN-MAX, e.g. 2-9") from None
+    return first, last
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text}: a rate within 0..1")
+    return value
+
+
+def _speed(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: speed must be 0 (flat out) or positive")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hands", type=int, default=0,
+                        help="hands to play, then print the summary (default 0: until Ctrl-C)")
+    parser.add_argument("--seed", type=int, help="seed of the virtual dealer (default: random)")
+    parser.add_argument("--speed", type=_speed, default=1.0,
+                        help="pace: 1 = a real dealer, 2 = twice as fast, 0 = as fast as the "
+                        "system keeps up (default 1)")
+    parser.add_argument("--mistake-rate", type=_rate, default=0.2,
+                        help="share of hands with a dealer mistake (default 0.2)")
+    parser.add_argument("--seats", type=int, default=9, choices=range(2, 11), metavar="2..10",
+                        help="seats at the table (default 9)")
+    parser.add_argument("--players", type=_players, default=None, metavar="MIN-MAX",
+                        help="how many players sit (they join and leave), default 2-SEATS")
+    parser.add_argument("--profile", choices=("roberts", "tda"), default="roberts",
+                        help="irregularity rules profile (default roberts)")
+    parser.add_argument("--broker", metavar="mqtt://HOST:PORT",
+                        help="use this broker instead of the embedded one")
+    parser.add_argument("--table", default="demo", help="table id in the topics (default demo)")
+    parser.add_argument("--noise", type=_rate, default=0.0,
+                        help="share of RFID reads the reader misses (default 0)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the summary as one JSON object on the last line")
+    parser.add_argument("--no-view", action="store_true", help="no live terminal view")
+    parser.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                        default="WARNING", help="log level of the components (default WARNING)")
+
+
+def options_from(args: argparse.Namespace) -> DemoOptions:
+    seats: int = args.seats
+    low, high = args.players if args.players is not None else (2, seats)
+    if not 2 <= low <= high <= seats:
+        raise ValueError(f"--players {low}-{high}: need 2 <= MIN <= MAX <= seats ({seats})")
+    broker: str | None = args.broker
+    if broker is not None and not broker.startswith("mqtt://"):
+        raise ValueError(f"--broker {broker}: expected mqtt://host:port")
+    return DemoOptions(
+        hands=max(0, args.hands),
+        seed=args.seed,
+        speed=args.speed,
+        mistake_rate=args.mistake_rate,
+        seats=seats,
+        min_players=low,
+        max_players=high,
+        profile=args.profile,
+        broker=broker,
+        table_id=args.table,
+        noise=args.noise,
+    )
+
+
+def print_summary(summary: Summary, console: Console) -> None:
+    """The human-readable summary."""
+    data = summary.as_dict()
+    console.print(
+        f"[bold]Summary[/bold]: {summary.hands} hands, {summary.steps} dealer steps in "
+        f"{summary.seconds:.1f} s (seed {summary.seed}, profile {summary.profile}, "
+        f"broker {summary.broker})"
+    )
+    console.print(
+        f"mistakes injected {data['mistakes_injected']}, alerts raised {data['alerts_raised']}; "
+        f"precision {summary.precision}, recall {summary.recall}"
+    )
+    lat = summary.latency_ms
+    console.print(
+        f"alert latency from the physical act to the alert on the broker: p50 {lat['p50']} ms, "
+        f"p99 {lat['p99']} ms, max {lat['max']} ms"
+    )
+    codes = sorted(set(summary.injected) | set(summary.raised))
+    if codes:
+        console.print(f"{'code':28} injected  raised  detected  missed  false")
+        for code in codes:
+            console.print(
+                f"{code:28} {summary.injected.get(code, 0):8} {summary.raised.get(code, 0):7} "
+                f"{summary.detected.get(code, 0):9} {summary.missed.get(code, 0):7} "
+                f"{summary.unexpected.get(code, 0):5}",
+                highlight=False,
+            )
+    if summary.other_alerts:
+        others = ", ".join(f"{code} {n}" for code, n in summary.other_alerts.items())
+        console.print(f"other alerts (devices): {others}")
+    for note in summary.notes:
+        console.print(f"note: {note}")
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        options = options_from(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    console = Console()
+    show_view = not args.no_view and console.is_terminal
+    handler: logging.Handler = (
+        RichHandler(console=Console(stderr=True), show_path=False)
+        if show_view
+        else logging.StreamHandler(sys.stderr)
+    )
+    logging.basicConfig(level=args.log_level, handlers=[handler],
+                        format="%(name)s: %(message)s" if show_view else
+                        "%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        summary, interrupted = asyncio.run(_run(options, console, show_view))
+    except (DemoError, BrokerError, ConfigError, RigError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print_summary(summary, console)
+    if args.json:
+        sys.stdout.flush()
+        print(summary.as_json(), flush=True)
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+async def _run(options: DemoOptions, console: Console, show_view: bool) -> tuple[Summary, bool]:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    run = DemoRun(options, stop=stop)
+    if not show_view:
+        summary = await run.run()
+        return summary, run.interrupted
+    header = Header(
+        table=options.table_id, profile=options.profile, broker=options.broker or "embedded",
+        speed=options.speed, hands=options.hands,
+    )
+
+    def frame() -> RenderableType:
+        if run.monitor is None:
+            return "starting the broker, the simulators, the drivers and the engine…"
+        return render(run.monitor.view, run.tally, header, options.seats)
+
+    with Live(console=console, refresh_per_second=4, get_renderable=frame, transient=False):
+        summary = await run.run()
+    return summary, run.interrupted

@@ -1,0 +1,145 @@
+"""The demo's observer on the broker: device events, statuses, alerts and the public state.
+
+It only listens (the virtual dealer acts through the simulators, never by publishing). The runner
+uses it to wait until the drivers have reported what the dealer just did, and to time alerts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import aiomqtt
+
+from contract.models import (
+    Alert,
+    DeviceEvent,
+    PayloadError,
+    PublicState,
+    Status,
+    parse_alert,
+    parse_event,
+    parse_state,
+    parse_status,
+)
+from contract.topics import Topics
+
+log = logging.getLogger(__name__)
+
+EventPredicate = Callable[[str, DeviceEvent], bool]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A device event the monitor saw: when it arrived (monotonic) and what it was."""
+
+    arrived: float
+    device: str
+    event: DeviceEvent
+
+    def observed(self) -> float:
+        """The monotonic time at which the device observed it (from the event's ``ts``)."""
+        lag = (datetime.now(UTC) - self.event.ts).total_seconds()
+        return min(self.arrived, time.monotonic() - max(lag, 0.0))
+
+
+@dataclass
+class _Waiter:
+    predicate: EventPredicate
+    future: asyncio.Future[Seen]
+
+
+@dataclass
+class TableView:
+    """What the monitor has seen, for the live view (no hole cards: counts and public data)."""
+
+    state: PublicState | None = None
+    devices: dict[str, Status] = field(default_factory=dict)
+    controller: Status | None = None
+    alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=200))
+    events: int = 0
+    bad_payloads: int = 0
+
+
+class Monitor:
+    """Subscribes to one table's topics and dispatches what arrives.
+
+    ``expect(predicate)`` returns a future resolved with the first device event matching it
+    (:class:`Seen`); register it *before* acting so that a fast event is not missed.
+    ``on_alert`` is called with every alert and its arrival time.
+    """
+
+    def __init__(
+        self,
+        client: aiomqtt.Client,
+        topics: Topics,
+        on_alert: Callable[[Alert, float], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.topics = topics
+        self.on_alert = on_alert
+        self.view = TableView()
+        self._waiters: list[_Waiter] = []
+        self.ready = asyncio.Event()
+        self.last_message = time.monotonic()
+
+    async def run(self) -> None:
+        """Subscribe and dispatch until cancelled."""
+        await self.client.subscribe(
+            [
+                (self.topics.all_device_events, 1),
+                (self.topics.all_device_status, 1),
+                (self.topics.alerts, 1),
+                (self.topics.state, 1),
+                (self.topics.controller_status, 1),
+            ]
+        )
+        self.ready.set()
+        async for message in self.client.messages:
+            payload = message.payload
+            data = payload if isinstance(payload, bytes | str) else b""
+            self.dispatch(str(message.topic), data, time.monotonic())
+
+    def expect(self, predicate: EventPredicate) -> asyncio.Future[Seen]:
+        future: asyncio.Future[Seen] = asyncio.get_running_loop().create_future()
+        self._waiters.append(_Waiter(predicate, future))
+        return future
+
+    def dispatch(self, topic: str, payload: bytes | str, now: float) -> None:
+        """Handle one message (topics are checked: amqtt may deliver other sessions' topics)."""
+        self.last_message = now
+        try:
+            device_topic = self.topics.parse_device_topic(topic)
+            if device_topic is not None and device_topic.kind == "event":
+                self._event(device_topic.device, parse_event(topic, payload), now)
+            elif device_topic is not None and device_topic.kind == "status":
+                self.view.devices[device_topic.device] = parse_status(topic, payload)
+            elif topic == self.topics.alerts:
+                alert = parse_alert(topic, payload)
+                self.view.alerts.append(alert)
+                if self.on_alert is not None:
+                    self.on_alert(alert, now)
+            elif topic == self.topics.state:
+                self.view.state = parse_state(topic, payload)
+            elif topic == self.topics.controller_status:
+                self.view.controller = parse_status(topic, payload)
+        except PayloadError as error:
+            self.view.bad_payloads += 1
+            log.warning("demo monitor: %s", error)
+
+    def _event(self, device: str, event: DeviceEvent, now: float) -> None:
+        self.view.events += 1
+        remaining = []
+        for waiter in self._waiters:
+            if waiter.future.done():
+                continue
+            if waiter.predicate(device, event):
+                waiter.future.set_result(Seen(now, device, event))
+            else:
+                remaining.append(waiter)
+        self._waiters = remaining

@@ -1,0 +1,243 @@
+"""Run the demo: broker, simulators, drivers, engine service and the virtual dealer, then score.
+
+Everything runs in this one process: the embedded broker (or an external one), the three device
+simulators on their real transports, the production drivers attached to them, the ``tablectl run``
+service and an observer on the broker. The dealer acts only on the simulators' physical side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+from config.registry import load_registry
+from contract.models import Alert, Profile
+from contract.topics import Topics
+from controller.broker import EmbeddedBroker
+from controller.demo.hands import DeviceIds, TableHands, batches
+from controller.demo.monitor import Monitor
+from controller.demo.rig import Rig, start_rig, start_service
+from controller.demo.scoring import Scorer
+from controller.demo.setup import BOARD_ID, EXAMPLE_REGISTRY, READER_ID, SHUFFLER_ID, demo_config
+from controller.demo.summary import Summary, Tally
+from simulators.dealer import DealerSettings, Marker, VirtualDealer
+
+log = logging.getLogger(__name__)
+
+#: How long the system may take to report one physical act (driver, broker) before it is noted.
+EVENT_TIMEOUT_S: Final = 3.0
+#: How long an alert may take after the act that completes its evidence.
+ALERT_TIMEOUT_S: Final = 3.0
+#: How long every device and the controller get to come online.
+STARTUP_TIMEOUT_S: Final = 20.0
+#: Quiet time on the broker that means the engine has caught up at the end.
+SETTLE_S: Final = 0.3
+
+
+class DemoError(RuntimeError):
+    """The demo could not start (broker unreachable, a device never online, ...)."""
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """What ``tablectl demo`` was asked for."""
+
+    hands: int = 0  # 0: until stopped
+    seed: int | None = None
+    speed: float = 1.0  # 0: as fast as the system keeps up
+    mistake_rate: float = 0.2
+    seats: int = 9
+    min_players: int = 2
+    max_players: int | None = None
+    profile: Profile = "roberts"
+    broker: str | None = None  # mqtt://host:port of an external broker; None: embedded
+    table_id: str = "demo"
+    noise: float = 0.0  # reader miss rate (the driver's hold time must absorb it)
+
+
+class DemoRun:
+    """One demo session; ``await run()`` returns the summary (also after ``stop`` is set)."""
+
+    def __init__(
+        self,
+        options: DemoOptions,
+        *,
+        stop: asyncio.Event | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.options = options
+        self.stop = stop or asyncio.Event()
+        self.on_change = on_change
+        self.tally = Tally()
+        self.scorer = Scorer(self.tally)
+        self.monitor: Monitor | None = None
+        self.broker_url = options.broker or "embedded"
+        self.seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
+        self.interrupted = False
+
+    async def run(self) -> Summary:
+        started = time.monotonic()
+        async with AsyncExitStack() as stack:
+            url = await self._broker(stack)
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tablectl-demo-")))
+            config = demo_config(
+                seats=self.options.seats,
+                profile=self.options.profile,
+                broker_url=url,
+                workdir=workdir,
+                table_id=self.options.table_id,
+                fast=self.options.speed == 0,
+            )
+            registry = load_registry(EXAMPLE_REGISTRY)
+            topics = Topics(config.mqtt.root, config.table.id)
+            monitor = await self._monitor(stack, url, topics)
+            rig: Rig = await start_rig(
+                stack, config, speed=self.options.speed, seed=self.seed, noise=self.options.noise
+            )
+            # Drivers first: the engine then starts from their retained ``online`` statuses.
+            await self._wait_online(monitor, rig.device_ids, controller=False)
+            await start_service(stack, rig.config, registry)
+            await self._wait_online(monitor, (), controller=True)
+            hands = TableHands(
+                cards=rig.cards,
+                shuffler=rig.shuffler,
+                board=rig.board,
+                monitor=monitor,
+                decks=registry.decks,
+                ids=DeviceIds(shuffler=SHUFFLER_ID, reader=READER_ID, board=BOARD_ID),
+                event_timeout_s=EVENT_TIMEOUT_S,
+            )
+            try:
+                await self._deal(hands, registry.decks)
+            finally:
+                log.info("dealer done; settling and shutting down")
+                await self._settle(monitor)
+                self.scorer.close_hand()
+                for kind, count in sorted(hands.report.unseen.items()):
+                    self.tally.notes.append(f"{count} {kind} steps never reported by a driver")
+                for kind, spent in sorted(hands.report.spent_s.items()):
+                    count = hands.report.counts[kind]
+                    log.info("%s: %d steps, %.1f ms each until reported", kind, count,
+                             1000 * spent / count)
+                self.tally.seconds = time.monotonic() - started
+        return Summary.from_tally(
+            self.tally, seed=self.seed, profile=self.options.profile, broker=self.broker_url
+        )
+
+    # ------------------------------------------------------------------ set-up
+
+    async def _broker(self, stack: AsyncExitStack) -> str:
+        if self.options.broker is not None:
+            return self.options.broker
+        broker = await stack.enter_async_context(EmbeddedBroker())
+        self.broker_url = broker.url
+        return broker.url
+
+    async def _monitor(self, stack: AsyncExitStack, url: str, topics: Topics) -> Monitor:
+        parts = urlsplit(url)
+        client = aiomqtt.Client(
+            parts.hostname or "127.0.0.1",
+            parts.port or 1883,
+            identifier=f"tablectl-demo-monitor-{secrets.token_hex(4)}",
+            protocol=aiomqtt.ProtocolVersion.V311,
+        )
+        try:
+            await stack.enter_async_context(client)
+        except aiomqtt.MqttError as error:
+            raise DemoError(f"broker {url}: {error}") from None
+        monitor = Monitor(client, topics, on_alert=self._on_alert)
+        self.monitor = monitor
+        task = asyncio.create_task(monitor.run(), name="demo-monitor")
+        stack.push_async_callback(_cancel, task)
+        await asyncio.wait_for(monitor.ready.wait(), 5.0)
+        return monitor
+
+    async def _wait_online(
+        self, monitor: Monitor, devices: tuple[str, ...], *, controller: bool
+    ) -> None:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            view = monitor.view
+            waiting = [d for d in devices if (s := view.devices.get(d)) is None or s.state != "online"]
+            if controller and (view.controller is None or view.controller.state != "online"):
+                waiting.append("controller")
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                raise DemoError(f"not online after {STARTUP_TIMEOUT_S:g} s: {', '.join(waiting)}")
+            if self.stop.is_set():
+                raise DemoError("stopped during start-up")
+            await asyncio.sleep(0.05)
+
+    def _on_alert(self, alert: Alert, arrived: float) -> None:
+        self.scorer.alert(alert, arrived)
+        if self.on_change is not None:
+            self.on_change()
+
+    # ------------------------------------------------------------------ the dealer
+
+    async def _deal(self, hands: TableHands, decks: Mapping[str, Mapping[str, str]]) -> None:
+        options = self.options
+        settings = DealerSettings(
+            seats=options.seats,
+            min_players=options.min_players,
+            max_players=options.max_players,
+            profile=options.profile,
+            mistake_rate=options.mistake_rate,
+        )
+        dealer = VirtualDealer(decks, settings, seed=self.seed)
+        played = 0
+        while not self.stop.is_set() and (options.hands == 0 or played < options.hands):
+            script = dealer.next_hand()
+            # At a real pace every step waits its turn; flat out, what the engine takes in any
+            # order is done at once (a whole table cleared in one sweep).
+            runs = batches(script.steps) if options.speed == 0 else [[s] for s in script.steps]
+            for run in runs:
+                step = run[-1]
+                if self.stop.is_set():
+                    self.interrupted = True
+                    return
+                if options.speed > 0 and step.pause_s > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.stop.wait(), step.pause_s / options.speed)
+                    if self.stop.is_set():
+                        self.interrupted = True
+                        return
+                acted = await hands.do_batch(run)
+                self.tally.steps += len(run)
+                if step.mistake is not None:
+                    matched = self.scorer.expect(step.mistake, acted)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(matched.wait(), ALERT_TIMEOUT_S)
+                if isinstance(step, Marker) and step.kind == "hand_end":
+                    played += 1
+                    self.tally.hands = played
+                    self.scorer.close_hand()
+                if self.on_change is not None:
+                    self.on_change()
+
+    async def _settle(self, monitor: Monitor) -> None:
+        """Give the engine the time to catch up: wait for a quiet broker (bounded)."""
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            if time.monotonic() - monitor.last_message >= SETTLE_S:
+                return
+            await asyncio.sleep(0.05)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

@@ -1,0 +1,131 @@
+"""The live terminal view of the demo (rich): the table, the alert feed with remedies, devices.
+
+It shows only what any screen at the table may show: seat card *counts*, the board, burns, the
+public alerts and device status. Hole cards are never drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from contract.models import Alert, PublicState, Status
+from controller.demo.monitor import TableView
+from controller.demo.summary import Tally
+
+_SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+_RED = {"h", "d"}
+_SEVERITY_STYLE = {"info": "cyan", "warning": "yellow", "critical": "bold red"}
+_STATE_STYLE = {"online": "green", "offline": "red", "fault": "bold red"}
+
+
+@dataclass(frozen=True)
+class Header:
+    table: str
+    profile: str
+    broker: str
+    speed: float
+    hands: int  # 0: until Ctrl-C
+
+
+def card_text(card: str, symbols: bool = True) -> Text:
+    rank, suit = card[0], card[1]
+    shown = f"{rank}{_SUITS[suit]}" if symbols else card
+    return Text(shown, style="red" if suit in _RED else "bold")
+
+
+def _table_panel(state: PublicState | None, seats: int) -> Panel:
+    grid = Table.grid(padding=(0, 2))
+    if state is None:
+        return Panel(Text("waiting for the engine's first state…", style="dim"), title="table")
+    by_seat = {s.seat: s for s in state.seats}
+    row_seat, row_cards = [], []
+    for seat in range(1, seats + 1):
+        info = by_seat.get(seat)
+        label = Text(f"{seat}")
+        if state.button == seat:
+            label.append(" D", style="bold black on white")
+        if info is None or not info.occupied:
+            label.stylize("dim")
+            row_cards.append(Text("—", style="dim"))
+        else:
+            style = "bold green" if info.in_hand else ""
+            label.stylize(style)
+            row_cards.append(Text("▮" * info.cards if info.cards else "·", style=style or "dim"))
+        row_seat.append(label)
+    for _ in range(seats):
+        grid.add_column(justify="center")
+    grid.add_row(*row_seat)
+    grid.add_row(*row_cards)
+    board = Text("board ")
+    for card in state.board:
+        board.append_text(card_text(card))
+        board.append(" ")
+    if not state.board:
+        board.append("—", style="dim")
+    line = Text(
+        f"hand {state.hand}   phase {state.phase}   deck {state.deck or '—'}   burns {state.burns}"
+        + ("" if state.tracking else "   NOT TRACKING (reader offline)"),
+    )
+    return Panel(Group(grid, Text(""), board, line), title="table")
+
+
+def _alert_rows(alerts: Iterable[Alert], limit: int) -> Table:
+    table = Table(expand=True, show_edge=False, pad_edge=False)
+    table.add_column("hand", justify="right", width=5)
+    table.add_column("code", no_wrap=True)
+    table.add_column("seat", justify="right", width=4)
+    table.add_column("status", width=12)
+    table.add_column("message and remedy", ratio=1)
+    recent = list(alerts)[-limit:]
+    for alert in reversed(recent):
+        what = Text(alert.message)
+        if alert.remedy and alert.status == "raised":
+            what.append("\n→ " + "\n→ ".join(alert.remedy), style="dim")
+        table.add_row(
+            str(alert.hand),
+            Text(alert.code, style=_SEVERITY_STYLE.get(alert.severity, "")),
+            str(alert.seat or ""),
+            alert.status,
+            what,
+        )
+    return table
+
+
+def _devices(devices: dict[str, Status], controller: Status | None) -> Text:
+    text = Text()
+    entries = sorted(devices.items())
+    if controller is not None:
+        entries.insert(0, ("controller", controller))
+    for name, status in entries:
+        text.append(f"{name} ")
+        text.append(status.state, style=_STATE_STYLE.get(status.state, ""))
+        text.append(f" (session {status.session})   ")
+    return text or Text("no device status yet", style="dim")
+
+
+def render(view: TableView, tally: Tally, header: Header, seats: int) -> RenderableType:
+    """The whole screen, from what the monitor saw and what the runner counted."""
+    hands = f"{tally.hands}/{header.hands}" if header.hands else f"{tally.hands}"
+    title = Text(
+        f"tablectl demo — table {header.table}, profile {header.profile}, hand {hands}, "
+        f"speed {header.speed:g}, broker {header.broker}   (Ctrl-C stops)",
+        style="bold",
+    )
+    detected = sum(tally.detected.values())
+    score = Text(
+        f"mistakes injected {sum(tally.injected.values())}   detected {detected}   "
+        f"missed {sum(tally.missed.values())}   false alarms {sum(tally.unexpected.values())}   "
+        f"device alerts {sum(tally.other_alerts.values())}"
+    )
+    return Group(
+        title,
+        _table_panel(view.state, seats),
+        Panel(_alert_rows(view.alerts, 8), title="alerts (newest first)"),
+        Panel(Group(_devices(view.devices, view.controller), score), title="devices and score"),
+    )

@@ -1,0 +1,95 @@
+"""``tablectl demo`` end to end: broker, simulators, drivers, engine service and virtual dealer.
+
+Each run is a real process tree (``python -m controller.cli demo``), as a user starts it.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.mosquitto import Mosquitto
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _demo(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "demo", "--no-view", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _summary(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    last = result.stdout.strip().splitlines()[-1]
+    summary: dict[str, Any] = json.loads(last)
+    return summary
+
+
+def test_short_demo_on_the_embedded_broker_detects_every_mistake() -> None:
+    result = _demo("--hands", "20", "--seed", "3", "--speed", "0", "--mistake-rate", "0.5", "--json")
+    summary = _summary(result)
+    assert summary["hands"] == 20
+    assert summary["broker"].startswith("mqtt://127.0.0.1:")
+    assert summary["mistakes_injected"] >= 5
+    assert summary["precision"] == 1.0
+    assert summary["recall"] == 1.0
+    assert summary["missed"] == {}
+    assert summary["unexpected"] == {}
+    assert summary["other_alerts"] == {}
+    assert summary["detected"] == summary["injected"]
+    latency = summary["latency_ms"]
+    assert latency["count"] == sum(summary["detected"].values())
+    assert 0 < latency["p50"] <= latency["p99"] <= latency["max"] < 3000
+    assert "precision 1.0, recall 1.0" in result.stdout
+
+
+def test_demo_against_an_external_mosquitto(mosquitto: Mosquitto) -> None:
+    result = _demo(
+        "--hands", "8", "--seed", "5", "--speed", "0", "--mistake-rate", "0.6",
+        "--profile", "tda", "--seats", "6", "--broker", mosquitto.url, "--json",
+    )
+    summary = _summary(result)
+    assert summary["broker"] == mosquitto.url
+    assert summary["profile"] == "tda"
+    assert summary["hands"] == 8
+    assert summary["precision"] == 1.0
+    assert summary["recall"] == 1.0
+
+
+def test_ctrl_c_stops_everything_cleanly_with_a_summary() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "demo", "--no-view", "--speed", "0", "--json"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(6)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr[-3000:]
+    assert "Traceback" not in stderr, stderr[-3000:]
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    assert summary["hands"] >= 1
+    assert summary["precision"] in (1.0, None)
+
+
+def test_bad_arguments_are_one_line_errors() -> None:
+    result = _demo("--players", "5-3")
+    assert result.returncode == 1
+    assert result.stderr.strip() == "error: --players 5-3: need 2 <= MIN <= MAX <= seats (9)"
+    result = _demo("--broker", "http://example.org")
+    assert result.returncode == 1
+    assert "expected mqtt://host:port" in result.stderr
