@@ -159,33 +159,66 @@ def _decode(data: Any, line: int) -> JournalRecord:
     raise ValueError(f"unknown record kind {kind!r}")
 
 
-def read_journal(path: Path) -> JournalContents:
-    """Read every record of ``path`` (a missing file is an empty journal).
+@dataclass
+class JournalScan:
+    """What one pass over a journal found besides its records."""
 
-    An unreadable line is reported as ``file:line: why`` and skipped; reading goes on. The usual
-    case is a torn last line, left by a crash in the middle of a write.
+    #: One line per unreadable record, ``file:line: why``.
+    problems: list[str] = field(default_factory=list)
+    #: The file does not end with a newline (a torn last write): the next append must start one.
+    torn_tail: bool = False
+    last_session: int = 0
+    last_received: int = 0
+
+
+def _prefix(kind: str) -> bytes:
+    # Records are written with ``kind`` first: a pass can skip other kinds without decoding them.
+    return b'{"kind":"' + kind.encode() + b'"'
+
+
+def scan_journal(
+    path: Path, scan: JournalScan, *, skip: tuple[str, ...] = (), only: tuple[str, ...] = ()
+) -> Iterator[JournalRecord]:
+    """The records of ``path`` one by one, without holding the file in memory.
+
+    Lines of the kinds in ``skip``, or of kinds other than ``only`` when given, are passed over
+    undecoded (their problems go unreported in this pass). An unreadable line is reported in
+    ``scan.problems`` as ``file:line: why`` and skipped; reading goes on. The usual case is a
+    torn last line, left by a crash in the middle of a write. A missing file is an empty journal.
     """
-    contents = JournalContents()
+    skipped = tuple(_prefix(kind) for kind in skip)
+    wanted = tuple(_prefix(kind) for kind in only)
     try:
-        raw = path.read_bytes()
+        file = path.open("rb")
     except FileNotFoundError:
-        return contents
-    contents.torn_tail = bool(raw) and not raw.endswith(b"\n")
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        last = number == len(lines)
-        try:
-            record = _decode(json.loads(text), number)
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
-            why = "torn record (crash during a write?)" if last and contents.torn_tail else "bad record"
-            contents.problems.append(f"{path}:{number}: {why}: {error}")
-            continue
-        contents.records.append(record)
-    return contents
+        return
+    with file:
+        for number, line in enumerate(file, start=1):
+            torn = not line.endswith(b"\n")  # only the last line can lack its newline
+            scan.torn_tail = torn
+            text = line.strip()
+            if not text or (skipped and text.startswith(skipped)):
+                continue
+            if wanted and not text.startswith(wanted):
+                continue
+            try:
+                record = _decode(json.loads(text), number)
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+                why = "torn record (crash during a write?)" if torn else "bad record"
+                scan.problems.append(f"{path}:{number}: {why}: {error}")
+                continue
+            if isinstance(record, StartRecord):
+                scan.last_session = max(scan.last_session, record.session)
+            elif isinstance(record, ReceivedRecord):
+                scan.last_received = max(scan.last_received, record.n)
+            yield record
+
+
+def read_journal(path: Path) -> JournalContents:
+    """Every record of ``path`` in memory (for tools and tests; start-up streams instead)."""
+    scan = JournalScan()
+    records = list(scan_journal(path, scan))
+    return JournalContents(records=records, problems=scan.problems, torn_tail=scan.torn_tail)
 
 
 class Journal:

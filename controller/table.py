@@ -21,7 +21,14 @@ from contract.models import Alert, DeviceCommand, PublicState, TagEvent
 from contract.topics import Topics
 from controller.alerts_out import DealerSignals
 from controller.inbox import Classified, classify
-from controller.journal import Journal, PublishedWhat, read_journal
+from controller.journal import (
+    Journal,
+    JournalScan,
+    PublishedRecord,
+    PublishedWhat,
+    ReceivedRecord,
+    scan_journal,
+)
 from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 
@@ -92,22 +99,24 @@ class TableController:
         recovery = Recovery()
         if self.journal is None:
             return recovery
-        contents = read_journal(self.journal.path)
-        self._torn_tail = contents.torn_tail
-        self._last_received = contents.last_received
-        recovery.problems = list(contents.problems)
-        for problem in contents.problems:
-            log.warning("journal: %s; skipped", problem)
-
+        path = self.journal.path
+        # Pass 1: what reached the broker (alerts kept whole to compare, commands counted).
+        sent_scan = JournalScan()
         alerts_published: dict[int, list[bytes]] = {}
         commands_published: Counter[int] = Counter()
-        for sent in contents.published:
+        for sent in scan_journal(path, sent_scan, only=("published",)):
+            if not isinstance(sent, PublishedRecord):
+                continue
             if sent.what == "alert":
                 alerts_published.setdefault(sent.cause, []).append(sent.payload)
             elif sent.what == "command":
                 commands_published[sent.cause] += 1
 
-        for record in contents.received:
+        # Pass 2: the received messages through the engine, streamed (states are not kept).
+        scan = JournalScan()
+        for record in scan_journal(path, scan, skip=("published",)):
+            if not isinstance(record, ReceivedRecord):
+                continue
             recovery.received += 1
             classified = classify(self.topics, record.topic, record.payload, record.received)
             if classified is None:
@@ -119,16 +128,22 @@ class TableController:
             for index, (replayed, payload) in enumerate(zip(alerts, sent_alerts, strict=False)):
                 if replayed.payload != payload:
                     recovery.divergences.append(
-                        f"{self.journal.path}: received record {record.n} (line {record.line}): "
+                        f"{path}: received record {record.n} (line {record.line}): "
                         f"alert {index + 1} replays differently from what was published"
                     )
             commands = [o for o in outgoing if o.what == "command"]
             recovery.pending += alerts[len(sent_alerts) :]
             recovery.pending += commands[commands_published[record.n] :]
+
+        self._torn_tail = scan.torn_tail
+        self._last_received = scan.last_received
+        recovery.problems = scan.problems + sent_scan.problems
+        for problem in recovery.problems:
+            log.warning("journal: %s; skipped", problem)
         for divergence in recovery.divergences:
             log.warning("journal replay: %s", divergence)
 
-        self.session = contents.last_session + 1
+        self.session = scan.last_session + 1
         recovery.session = self.session
         return recovery
 

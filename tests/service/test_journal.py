@@ -7,10 +7,12 @@ from pathlib import Path
 
 from controller.journal import (
     Journal,
+    JournalScan,
     PublishedRecord,
     ReceivedRecord,
     StartRecord,
     read_journal,
+    scan_journal,
 )
 
 T0 = datetime(2026, 11, 30, 1, 2, 3, 456789, tzinfo=UTC)
@@ -111,3 +113,25 @@ def test_bad_line_in_the_middle_is_reported_and_skipped(tmp_path: Path) -> None:
     assert "unknown record kind 'mystery'" in contents.problems[0]
     assert contents.last_session == 4
     assert contents.last_received == 1
+
+
+def test_scan_streams_the_kinds_asked_for(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    journal = _journal(path)
+    journal.start(2, T0, "t1")
+    journal.received("holdem/t1/input", b"{}", T0)
+    journal.published("state", 1, "holdem/t1/state", b"{}", retain=True, when=T0)
+    journal.close()
+    with path.open("ab") as file:
+        file.write(b"garbage\n")
+
+    scan = JournalScan()
+    assert [type(r).__name__ for r in scan_journal(path, scan, only=("published",))] == [
+        "PublishedRecord"
+    ]
+    assert scan.problems == []  # the garbage line is not one this pass reads
+    scan = JournalScan()
+    kinds = [type(r).__name__ for r in scan_journal(path, scan, skip=("published",))]
+    assert kinds == ["StartRecord", "ReceivedRecord"]
+    assert (scan.last_session, scan.last_received) == (2, 1)
+    assert scan.problems == [f"{path}:4: bad record: Expecting value: line 1 column 1 (char 0)"]
