@@ -19,7 +19,7 @@ from amqtt.broker import Broker
 log = logging.getLogger(__name__)
 
 LOOPBACK: Final = "127.0.0.1"
-#: amqtt logs every connection and packet at INFO; the demo shows only its warnings.
+#: amqtt logs every connection and packet at INFO, and harmless protocol oddities at WARNING.
 _AMQTT_LOGGERS: Final = ("amqtt", "transitions")
 
 
@@ -61,7 +61,7 @@ class EmbeddedBroker:
         self.port: int | None = None
         if quiet:
             for name in _AMQTT_LOGGERS:
-                logging.getLogger(name).setLevel(logging.WARNING)
+                logging.getLogger(name).setLevel(logging.ERROR)
 
     @property
     def url(self) -> str:

@@ -167,7 +167,8 @@ def main(args: argparse.Namespace) -> int:
 async def _run(options: DemoOptions, console: Console, show_view: bool) -> tuple[Summary, bool]:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # Ctrl-C, a kill, or the terminal closing: stop cleanly and still summarise.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
     run = DemoRun(options, stop=stop)
     if not show_view:

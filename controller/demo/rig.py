@@ -72,9 +72,10 @@ async def start_rig(
     devices = DeviceRunner(config)
     await devices.start()
     stack.push_async_callback(_stop_drivers, devices)
-    # Unplug the devices before the drivers are cancelled (the stack unwinds in reverse): a
-    # driver then finds its device gone instead of tearing down a live serial stream.
-    stack.push_async_callback(_close_table, table)
+    # Unplug the serial devices before the drivers are cancelled (the stack unwinds in reverse):
+    # a serial driver then finds its port gone instead of tearing down a live stream, which can
+    # stall; the USB board stays until its driver has let go of it.
+    stack.push_async_callback(_unplug_serial, table)
     return Rig(
         cards=table,
         shuffler=table.shuffler,
@@ -97,6 +98,12 @@ async def start_service(stack: AsyncExitStack, config: TableConfig, registry: De
 async def _close_table(table: Any) -> None:
     log.info("closing the simulated table")
     await table.close()
+
+
+async def _unplug_serial(table: Any) -> None:
+    log.info("unplugging the serial devices")
+    table.shuffler.unplug()
+    table.reader.unplug()
 
 
 async def _stop_drivers(devices: Any) -> None:
