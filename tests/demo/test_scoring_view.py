@@ -1,0 +1,94 @@
+"""Scoring (pairing mistakes with alerts), the summary figures and the live view's rendering."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+
+from rich.console import Console
+
+from contract.models import Alert, PublicState, SeatState, Status
+from controller.demo.monitor import TableView
+from controller.demo.scoring import Scorer
+from controller.demo.summary import Summary, Tally, percentile
+from controller.demo.view import Header, render
+
+TS = datetime(2026, 11, 30, 21, 0, tzinfo=UTC)
+
+
+def _alert(code: str, status: str = "raised", seat: int | None = 3) -> Alert:
+    return Alert.model_validate(
+        {
+            "id": f"{code}-1", "ts": TS, "hand": 7, "code": code, "severity": "warning",
+            "seat": seat, "status": status, "message": f"{code} at seat {seat}.",
+            "remedy": ["Do the first thing.", "Then the second."], "rule": "RR", "profile": "roberts",
+        }
+    )
+
+
+def test_percentiles_are_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 0.5) == 50.0
+    assert percentile(values, 0.99) == 99.0
+    assert percentile([3.0], 0.99) == 3.0
+    assert percentile([], 0.5) is None
+
+
+async def test_alerts_pair_with_mistakes_by_code_in_either_order() -> None:
+    tally = Tally()
+    scorer = Scorer(tally)
+    matched = scorer.expect("premature_flop", acted=10.000)
+    scorer.alert(_alert("premature_flop"), arrived=10.020)
+    await asyncio.wait_for(matched.wait(), 1)
+    # An alert may arrive before the runner registers the step (a deck check's verdict).
+    scorer.alert(_alert("deck_check_failed", seat=None), arrived=11.005)
+    scorer.expect("deck_check_failed", acted=11.000)
+    scorer.alert(_alert("premature_flop", status="acknowledged"), arrived=11.1)  # not a detection
+    scorer.alert(_alert("device_offline", seat=None), arrived=11.2)  # device code: apart
+    scorer.expect("extra_burn", acted=12.0)  # never raised: a miss
+    scorer.alert(_alert("missing_burn"), arrived=12.5)  # never injected: a false alarm
+    scorer.close_hand()
+    summary = Summary.from_tally(tally, seed=1, profile="roberts", broker="embedded")
+    assert summary.detected == {"deck_check_failed": 1, "premature_flop": 1}
+    assert summary.missed == {"extra_burn": 1}
+    assert summary.unexpected == {"missing_burn": 1}
+    assert summary.other_alerts == {"device_offline": 1}
+    assert summary.precision == round(2 / 3, 4)
+    assert summary.recall == round(2 / 3, 4)
+    assert summary.latency_ms["p50"] == 5.0
+    assert summary.latency_ms["max"] == 20.0
+    line = summary.as_json()
+    assert "\n" not in line
+    assert json.loads(line)["mistakes_injected"] == 3
+
+
+def test_the_view_shows_the_table_alerts_and_devices() -> None:
+    seats = [
+        SeatState(seat=s, occupied=s in (2, 5, 9), in_hand=s in (2, 5), cards=2 if s in (2, 5) else 0)
+        for s in range(1, 10)
+    ]
+    view = TableView()
+    view.state = PublicState(
+        ts=TS, hand=7, phase="flop", button=9, seats=seats, board=["Ah", "Td", "2c"], burns=1,
+        deck="B",
+    )
+    view.devices = {"rfid-1": Status(state="online", ts=TS, session=2)}
+    view.controller = Status(state="online", ts=TS, session=1)
+    view.alerts.append(_alert("premature_flop"))
+    tally = Tally(hands=6)
+    tally.injected["premature_flop"] += 1
+    console = Console(record=True, width=110, color_system=None)
+    console.print(render(view, tally, Header("t1", "roberts", "embedded", 0, 200), seats=9))
+    text = console.export_text()
+    assert "hand 7/200" not in text  # the header counts hands played (6), the state the hand
+    assert "hand 6/200" in text
+    assert "A♥ T♦ 2♣" in text
+    assert "phase flop" in text
+    assert "deck B" in text
+    assert "burns 1" in text
+    assert "premature_flop" in text
+    assert "→ Do the first thing." in text
+    assert "rfid-1 online (session 2)" in text
+    assert "controller online" in text
+    assert "mistakes injected 1" in text
