@@ -316,7 +316,7 @@ class Driver(abc.ABC):
                 await self.connect()
             except Exception as error:
                 await self.disconnect()
-                if isinstance(error, OSError | DeviceUnavailable):
+                if isinstance(error, OSError | DeviceUnavailable | DeviceLost):
                     self.log.info(
                         "%s: device not available (%s); retrying in %.1f s",
                         self.device_id,
