@@ -24,7 +24,7 @@ from controller.demo.hands import BoardApi, ShufflerApi, ZoneReaderApi
 log = logging.getLogger(__name__)
 
 #: A shuffle at a real pace; ``--speed`` divides it, ``--speed 0`` makes it near instant.
-SHUFFLE_S: Final = 20.0
+SHUFFLE_S: Final = 8.0
 FLAT_OUT_SPEED: Final = 1000.0
 #: How long the service gets to publish ``offline`` and close its journal.
 STOP_TIMEOUT_S: Final = 5.0
