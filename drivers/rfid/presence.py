@@ -88,8 +88,11 @@ class PresenceTracker:
         #: Estimated share of dwells in which the reader misses a tag that is there.
         self.miss_rate = initial_miss_rate
         self._tags: dict[str, _Tag] = {}
-        self._last_swept: dict[int, float] = {}
-        self._period: dict[int, float] = {}  # time between two sweeps of an antenna
+        # Counted in inventories received, not in time: a driver starved of CPU for a while
+        # receives the backlog later and must not take that pause for missing antennas.
+        self._dwells = 0
+        self._last_swept: dict[int, int] = {}  # antenna -> dwell count when last swept
+        self._period: dict[int, int] = {}  # antenna -> dwells between two of its sweeps
 
     @property
     def missed_dwells_to_leave(self) -> int:
@@ -107,6 +110,7 @@ class PresenceTracker:
     def clear(self) -> None:
         """Forget the tags (a new session: the driver reports what it sees afresh)."""
         self._tags.clear()
+        self._dwells = 0
         self._last_swept.clear()
         self._period.clear()
 
@@ -119,10 +123,11 @@ class PresenceTracker:
             if read.uid not in best or read.rssi > best[read.uid][0]:
                 best[read.uid] = (read.rssi, face)
         # The antenna swept: every tag it had seen but not this time missed one dwell.
+        self._dwells += 1
         last = self._last_swept.get(antenna)
         if last is not None:
-            self._period[antenna] = now - last
-        self._last_swept[antenna] = now
+            self._period[antenna] = self._dwells - last
+        self._last_swept[antenna] = self._dwells
         for uid, tag in self._tags.items():
             sighting = tag.sightings.get(antenna)
             if sighting is not None and uid not in best:
@@ -197,8 +202,8 @@ class PresenceTracker:
         if sighting.missed >= self.missed_dwells_to_leave:
             return True
         # An antenna no longer swept (taken out of the sweep) cannot count misses: time decides.
-        swept, period = self._last_swept.get(antenna, now), self._period.get(antenna)
-        return period is not None and now - swept > max(self.hold_s, 3 * period)
+        swept, period = self._last_swept.get(antenna), self._period.get(antenna)
+        return swept is not None and period is not None and self._dwells - swept > 3 * period
 
     def expire(self, now: float) -> list[Transition]:
         """Departures due by ``now`` (call it regularly, also when no frame arrives)."""

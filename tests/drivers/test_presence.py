@@ -125,3 +125,15 @@ def test_twenty_percent_missed_reads_with_crosstalk_do_not_flap(seed: int, hold_
         Transition(2, UID, True, None),
         Transition(3, OTHER, True, None),
     ]
+
+
+def test_a_pause_of_the_driver_is_not_a_departure() -> None:
+    # The driver gets no CPU for two seconds; the reader kept sweeping and the backlog arrives.
+    tracker = PresenceTracker(0.3, initial_miss_rate=0.0)
+    sweeper = Sweeper(tracker)
+    sweeper.sweep({3: (read(),)})
+    sweeper.sweep({3: (read(),)})
+    assert tracker.expire(sweeper.now + 2.0) == []
+    sweeper.now += 2.0
+    sweeper.sweep({3: (read(),)})
+    assert sweeper.out == [Transition(3, UID, True, None)]

