@@ -201,17 +201,17 @@ class DemoRun:
         played = 0
         while not self.stop.is_set() and (options.hands == 0 or played < options.hands):
             script = dealer.next_hand()
-            # At a real pace every step waits its turn; flat out, what the engine takes in any
-            # order is done at once (a whole table cleared in one sweep).
-            runs = batches(script.steps) if options.speed == 0 else [[s] for s in script.steps]
-            for run in runs:
-                step = run[-1]
+            # What the engine takes in any order is done at once, as a dealer does it (a whole
+            # table swept off, a folded hand pushed to the muck, a flop turned).
+            for run in batches(script.steps):
+                step = run[-1]  # a step that commits a mistake is always alone in its run
                 if self.stop.is_set():
                     self.interrupted = True
                     return
-                if options.speed > 0 and step.pause_s > 0:
+                pause = run[0].pause_s
+                if options.speed > 0 and pause > 0:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self.stop.wait(), step.pause_s / options.speed)
+                        await asyncio.wait_for(self.stop.wait(), pause / options.speed)
                     if self.stop.is_set():
                         self.interrupted = True
                         return

@@ -68,6 +68,17 @@ def test_demo_against_an_external_mosquitto(mosquitto: Mosquitto) -> None:
     assert summary["recall"] == 1.0
 
 
+def test_paced_demo_plays_at_a_multiple_of_a_real_dealers_pace() -> None:
+    """``--speed 40``: a real dealer's pauses divided by 40 (a hand takes about a second)."""
+    started = time.monotonic()
+    result = _demo("--hands", "2", "--seed", "9", "--speed", "40", "--json", "--seats", "4")
+    summary = _summary(result)
+    assert summary["hands"] == 2
+    assert summary["precision"] in (1.0, None)
+    assert summary["recall"] in (1.0, None)
+    assert time.monotonic() - started > 1.0  # the pauses were taken
+
+
 def test_ctrl_c_stops_everything_cleanly_with_a_summary() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "controller.cli", "demo", "--no-view", "--speed", "0", "--json"],
