@@ -104,3 +104,7 @@ def test_bad_arguments_are_one_line_errors() -> None:
     result = _demo("--broker", "http://example.org")
     assert result.returncode == 1
     assert "expected mqtt://host:port" in result.stderr
+    result = _demo("--broker", "mqtt://127.0.0.1:1", "--hands", "1")
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: broker mqtt://127.0.0.1:1: ")
+    assert "Traceback" not in result.stderr
