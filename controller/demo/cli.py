@@ -154,8 +154,8 @@ def main(args: argparse.Namespace) -> int:
     except (DemoError, BrokerError, ConfigError, RigError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except (KeyboardInterrupt, _StoppedEarly):
+        print("interrupted before the first hand", file=sys.stderr)
         return EXIT_INTERRUPTED
     print_summary(summary, console)
     if args.json:
@@ -164,8 +164,23 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
+class _StoppedEarly(Exception):
+    """Ctrl-C during start-up: nothing to summarise."""
+
+
 async def _run(options: DemoOptions, console: Console, show_view: bool) -> tuple[Summary, bool]:
     stop = asyncio.Event()
+    try:
+        return await _run_until(options, console, show_view, stop)
+    except DemoError:
+        if stop.is_set():
+            raise _StoppedEarly from None
+        raise
+
+
+async def _run_until(
+    options: DemoOptions, console: Console, show_view: bool, stop: asyncio.Event
+) -> tuple[Summary, bool]:
     loop = asyncio.get_running_loop()
     # Ctrl-C, a kill, or the terminal closing: stop cleanly and still summarise.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

@@ -81,15 +81,26 @@ def test_paced_demo_plays_at_a_multiple_of_a_real_dealers_pace() -> None:
 
 def test_ctrl_c_stops_everything_cleanly_with_a_summary() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "demo", "--no-view", "--speed", "0", "--json"],
+        [sys.executable, "-m", "controller.cli", "demo", "--no-view", "--speed", "0", "--json",
+         "--log-level", "INFO"],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(6)
+    assert process.stderr is not None
+    seen: list[str] = []
+    deadline = time.monotonic() + 60
+    # Once the dealer is at work (the engine reports tags), interrupt it.
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        seen.append(line)
+        if "tag in" in line or not line:
+            break
+    time.sleep(2)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=30)
+    stdout, rest = process.communicate(timeout=30)
+    stderr = "".join(seen) + rest
     assert process.returncode == 130, stderr[-3000:]
     assert "Traceback" not in stderr, stderr[-3000:]
     summary = json.loads(stdout.strip().splitlines()[-1])
