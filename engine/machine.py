@@ -203,7 +203,8 @@ class Machine(DealRules, BoardRules, DeviceRules):
             if uid not in self.fouled_seen and (self.running or zone_seat(zone) is not None):
                 self.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
-                self._foul(f"Tag {uid} in {where} is not in the deck registry: the deck is fouled.")
+                # The UID stays out of the message: card identities never reach the alerts topic.
+                self._foul(f"A tag that is not in the deck registry appeared in {where}: the deck is fouled.")
             return False
         if self.running and self.hand_deck is not None and card.deck != self.hand_deck:
             if uid not in self.fouled_seen:

@@ -249,3 +249,16 @@ def test_an_offline_device_of_unknown_kind_may_be_a_reader() -> None:
     assert engine.public_state().tracking is True
     assert alerts[-1].code == "device_offline"
     assert "not being tracked" not in alerts[-1].message
+
+
+def test_fouled_deck_alerts_name_no_tag_uid() -> None:
+    """An unknown tag or another deck's card: the alert says so without the UID (a card identity)."""
+    for last in ("3=uid0BADC0DE01", "3=B:7c"):
+        msgs = Table(registry()).run_all([*setup_lines([1, 2, 3], 1, ["A"]), f"deal 2 3 1 2 {last}"])
+        _, alerts = run(msgs)
+        fouled = [a for a in alerts if a.code == "fouled_deck"]
+        assert fouled, last
+        uids = {m.payload.uid for m in msgs if isinstance(m.payload, TagEvent)}
+        for alert in alerts:
+            text = alert.model_dump_json()
+            assert not any(uid in text for uid in uids), text
