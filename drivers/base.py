@@ -292,19 +292,33 @@ class Driver(abc.ABC):
         self._load_state_file()
         if self.options.state_file is not None and self.session > 0:
             self._session_base_known.set()
+        broker = asyncio.create_task(self._broker_loop(), name=f"{self.device_id}-broker")
+        device = asyncio.create_task(self._device_loop(), name=f"{self.device_id}-device")
         try:
-            async with asyncio.TaskGroup() as group:
-                group.create_task(self._broker_loop(), name=f"{self.device_id}-broker")
-                group.create_task(self._device_loop(), name=f"{self.device_id}-device")
+            done, _ = await asyncio.wait({broker, device}, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # the loops never end on their own: this raises what broke one
         finally:
-            for task in self._command_tasks:
-                task.cancel()
+            # Shielded: a caller that cancels again must not cut the offline status short.
+            cleanup = asyncio.ensure_future(self._stop_loops(device, broker))
+            try:
+                await asyncio.shield(cleanup)
+            except asyncio.CancelledError:
+                if not cleanup.done():
+                    self.log.warning("%s: stopped before its clean shutdown ended", self.device_id)
+                raise
+
+    async def _stop_loops(self, device: asyncio.Task[None], broker: asyncio.Task[None]) -> None:
+        # The device first: the broker loop then publishes `offline` on its way out.
+        for task in (*self._command_tasks, device, broker):
+            await stop_task(task)
 
     # ---- device side
 
     async def _device_loop(self) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._session_base_known.wait(), SESSION_BASE_WAIT_S)
+            async with asyncio.timeout(SESSION_BASE_WAIT_S):
+                await self._session_base_known.wait()
         if not self._session_base_known.is_set():
             self.log.warning(
                 "%s: broker not reachable; numbering sessions from %d", self.device_id, self.session
@@ -481,7 +495,8 @@ class Driver(abc.ABC):
     async def _read_retained_session(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.status_topic, qos=1)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._retained_seen.wait(), RETAINED_STATUS_WAIT_S)
+            async with asyncio.timeout(RETAINED_STATUS_WAIT_S):
+                await self._retained_seen.wait()
         await client.unsubscribe(self.status_topic)
         if self._retained_status is not None and self._retained_status.session > self.session:
             self.session = self._retained_status.session
@@ -557,10 +572,8 @@ class Driver(abc.ABC):
         """Before a clean disconnect: publish ``offline`` ourselves (the will would not fire)."""
         status = Status(state="offline", ts=utc_now(), session=self.session, detail="driver stopped")
         with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-            await asyncio.wait_for(
-                client.publish(self.status_topic, status.to_json(), qos=1, retain=True),
-                OFFLINE_PUBLISH_TIMEOUT_S,
-            )
+            async with asyncio.timeout(OFFLINE_PUBLISH_TIMEOUT_S):
+                await client.publish(self.status_topic, status.to_json(), qos=1, retain=True)
 
     # ---- session numbers across process restarts
 
@@ -593,8 +606,21 @@ class Driver(abc.ABC):
             self.log.error("%s: cannot write state file %s: %s", self.device_id, path, error)
 
 
+async def stop_task(task: asyncio.Task[Any], attempts: int = 5, patience_s: float = 2.0) -> None:
+    """Cancel ``task`` and wait until it has finished, cancelling again if needed.
+
+    Python 3.11's ``asyncio.wait_for`` (used inside libraries) can swallow a cancellation that
+    races with its result; a task that did so is cancelled again rather than waited for forever.
+    """
+    for _ in range(attempts):
+        if task.done():
+            break
+        task.cancel()
+        await asyncio.wait({task}, timeout=patience_s)
+    if task.done() and not task.cancelled():
+        task.exception()  # retrieved: a stopped loop's last error was already logged
+
+
 async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
-    """Cancel a driver task and wait for it to finish its clean shutdown."""
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    """Cancel a driver task and wait for its clean shutdown (it publishes ``offline``)."""
+    await stop_task(task)

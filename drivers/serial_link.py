@@ -141,7 +141,8 @@ class SerialDriver(Driver):
         if writer is not None:
             writer.close()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
+                async with asyncio.timeout(1.0):
+                    await writer.wait_closed()
 
     # ------------------------------------------------------------------ sending
 
@@ -162,7 +163,8 @@ class SerialDriver(Driver):
         self._waiting[seq] = future
         try:
             if self._serving:
-                return await asyncio.wait_for(future, self.request_timeout_s)
+                async with asyncio.timeout(self.request_timeout_s):
+                    return await future
             # During the handshake nobody else reads: read here, keeping other frames for later.
             deadline = time.monotonic() + self.request_timeout_s
             while not future.done() and (remaining := deadline - time.monotonic()) > 0:
@@ -187,8 +189,10 @@ class SerialDriver(Driver):
         reader = self._reader
         if reader is None:
             raise DeviceLost("not connected")
+        # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a cancellation.
         try:
-            data = await asyncio.wait_for(reader.read(READ_CHUNK), wait_s)
+            async with asyncio.timeout(wait_s):
+                data = await reader.read(READ_CHUNK)
         except TimeoutError:
             return []
         if not data:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import aiomqtt
 
 from contract.models import DeviceEvent, Status, parse_event, parse_status
+from drivers.base import stop_task
 
 
 @dataclass
@@ -33,7 +34,8 @@ class Received:
             async with self.changed:
                 await self.changed.wait_for(predicate)
 
-        await asyncio.wait_for(wait(), within)
+        async with asyncio.timeout(within):
+            await wait()
 
 
 @contextlib.asynccontextmanager
@@ -56,9 +58,7 @@ async def subscribed(port: int, *topics: str) -> AsyncIterator[Received]:
         try:
             yield received
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop_task(task)
 
 
 async def publish(port: int, topic: str, payload: bytes, retain: bool = False) -> None:
