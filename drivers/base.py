@@ -453,6 +453,9 @@ class Driver(abc.ABC):
                     error,
                     backoff,
                 )
+            except Exception as error:
+                # Whatever broke, the table keeps its driver: log it loudly and reconnect.
+                self.log.exception("%s: broker connection failed: %s", self.device_id, error)
             finally:
                 self._client = None
                 self.broker_ready.clear()
