@@ -12,6 +12,7 @@ key presses queued until the host acknowledges them and resends unacknowledged o
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import os
@@ -292,8 +293,8 @@ class SensorBoardSimulator:
     async def close(self) -> None:
         """Stop serving on the unix socket, if it was."""
         if self._server is not None:
-            self._server.close()
-            self._server = None
+            server, self._server = self._server, None
+            await asyncio.to_thread(server.close)  # joins threads: not on the event loop
 
     def identity(self) -> UsbIdentity | None:
         with self._cond:

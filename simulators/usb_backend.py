@@ -372,7 +372,10 @@ class UnixDeviceServer:
         self._server = socketserver.ThreadingUnixStreamServer(str(path), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name=f"usb-sim {path.name}", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},  # close() waits for the next poll
+            name=f"usb-sim {path.name}",
+            daemon=True,
         )
         self._thread.start()
 
