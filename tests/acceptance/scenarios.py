@@ -1,0 +1,221 @@
+"""The acceptance scenarios, table-driven: steps in the harness's table language, expected alerts.
+
+Table of every scenario unless it says otherwise: players at seats 1 3 5 7 of nine, button on 1,
+so small blind 3, big blind 5, and the deal goes 3 5 7 1 3 5 7 1 from deck A.
+"""
+
+from __future__ import annotations
+
+from tests.acceptance.harness import Scenario
+
+SENSORS = "seats 1 3 5 7\nbutton 1\nblinds 3 5"
+DEAL = "deal 3 5 7 1 3 5 7 1"
+PREFLOP = "key round_complete"
+FLOP = "burn\nboard 3"
+TURN = "burn\nboard 1"
+RIVER = "burn\nboard 1"
+STREETS = "\n".join(
+    [PREFLOP, FLOP, "key round_complete", TURN, "key round_complete", RIVER, "key round_complete"]
+)
+
+
+def hand(*parts: str) -> str:
+    return "\n".join(parts)
+
+
+#: Scenarios whose outcome the catalogue fixes the same way under both profiles.
+COMMON: list[Scenario] = [
+    Scenario(
+        "clean_hand_full_sensors",
+        hand(SENSORS, "shuffled A", "key new_hand", DEAL, STREETS, "clear"),
+        [],
+        face="down",
+    ),
+    Scenario(
+        "clean_hand_bare_reader_repeats",
+        hand(DEAL, STREETS, "clear"),
+        [],
+        twice=True,
+        reader="rfid-7",
+        keypad="console",
+    ),
+    Scenario(
+        "clean_hand_folds_to_one",
+        hand(SENSORS, "shuffled A", DEAL, "muck 7", "muck 1", "muck 3", "clear"),
+        [],
+        reader="antenna-mux",
+    ),
+    Scenario(
+        "clean_hand_heads_up_button_small_blind",
+        # Heads-up: the button (3) posts the small blind and is dealt last.
+        hand("seats 3 7", "button 3", "blinds 3 7", "shuffled A", "key new_hand",
+             "deal 7 3 7 3", STREETS, "clear"),
+        [],
+    ),
+    Scenario(
+        "clean_hand_input_topic_and_all_in_run_out",
+        hand(SENSORS, "input new_hand", DEAL, "input round_complete", FLOP,
+             "input all_in 3", TURN, RIVER, "clear"),
+        [],
+    ),
+    Scenario(
+        "exposed_card_face_up_acknowledged_and_remedied",
+        hand(SENSORS, "shuffled A", "key new_hand", "deal 3 5 7 1 3 5:up 7 1",
+             "key ack",
+             # the seat gets the top card, the exposed card becomes the flop burn
+             "deal 5", "move seat:5#1 burn", PREFLOP, "board 3",
+             "key round_complete", TURN, "key round_complete", RIVER, "key round_complete",
+             "clear"),
+        ["exposed_card 5 warning raised", "exposed_card 5 warning acknowledged",
+         "exposed_card 5 warning resolved"],
+    ),
+    Scenario(
+        "exposed_card_by_keypad_key",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1 3 5 7", "key exposed 7", "deal 1",
+             "deal 7", "move seat:7#1 burn", PREFLOP, "board 3"),
+        ["exposed_card 7 warning raised", "exposed_card 7 warning resolved"],
+        keypad="dealer-pad",
+    ),
+    Scenario(
+        "exposed_card_kept_remedy_not_followed",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1 3 5:up 7 1", PREFLOP, FLOP),
+        # two steps missed: another card burned, and the seat not given a card
+        ["exposed_card 5 warning raised", "remedy_not_followed 5 warning raised",
+         "remedy_not_followed 5 warning raised"],
+    ),
+    Scenario(
+        "misdeal_exposed_multiple",
+        hand(SENSORS, "key new_hand", "deal 3 5 7:up 1 3:up"),
+        # the misdeal supersedes the first exposure
+        ["exposed_card 7 warning raised", "exposed_card 7 warning resolved",
+         "misdeal_exposed_multiple 3 critical raised"],
+    ),
+    Scenario(
+        "misdeal_exposed_early_then_redeal",
+        hand(SENSORS, "shuffled A", "key new_hand", "deal 3:up",
+             "clear", "shuffled A", "key new_hand", DEAL, PREFLOP),
+        ["misdeal_exposed_early 3 critical raised", "misdeal_exposed_early 3 critical resolved"],
+    ),
+    Scenario(
+        "misdeal_dealing_on_remedy_not_followed",
+        hand(SENSORS, "key new_hand", "deal 3:up 5 7"),
+        ["misdeal_exposed_early 3 critical raised", "remedy_not_followed - warning raised"],
+    ),
+    Scenario(
+        "premature_flop_remedied",
+        hand(SENSORS, "key new_hand", DEAL, FLOP, "remove board", PREFLOP, "board 3"),
+        ["premature_flop - warning raised", "premature_flop - warning resolved"],
+    ),
+    Scenario(
+        "premature_flop_new_burn_remedy_not_followed",
+        hand(SENSORS, "key new_hand", DEAL, FLOP, "remove board", PREFLOP, FLOP),
+        # the new flop is out (wrongly after a burn): the premature flop itself is over
+        ["premature_flop - warning raised", "remedy_not_followed - warning raised",
+         "premature_flop - warning resolved"],
+    ),
+    Scenario(
+        "misdeal_wrong_first_seat",
+        hand(SENSORS, "key new_hand", "deal 5"),
+        ["misdeal_wrong_first_seat 5 critical raised"],
+    ),
+    Scenario(
+        "blinds_missing_then_posted",
+        hand("seats 1 3 5 7", "button 1", "blinds 3", "key new_hand", "deal 3",
+             "blinds 5", "deal 5 7 1 3 5 7 1", PREFLOP),
+        ["blinds_missing 5 warning raised", "blinds_missing 5 warning resolved"],
+    ),
+    Scenario(
+        "fouled_deck_other_deck",
+        hand(SENSORS, "shuffled A", "key new_hand", "deal 3 5", "foreign seat:7 B:Kh"),
+        # the catalogue names no seat for a fouled deck: the service gives none (message: the zone)
+        ["fouled_deck - critical raised"],
+    ),
+    Scenario(
+        "fouled_deck_unknown_tag",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "burn", "foreign board uid:E0040150DEADBEEF"),
+        ["fouled_deck - critical raised"],
+    ),
+    Scenario(
+        "deck_check_failed",
+        hand(SENSORS, "shuffled A", "shuffle_failed B"),
+        ["deck_check_failed - critical raised"],
+        shuffler="shuffler-2",
+    ),
+    Scenario(
+        "device_offline_reader_mid_hand",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1", "status reader offline",
+             "status reader online", "deal 3 5 7 1", PREFLOP),
+        ["device_offline - warning raised", "device_offline - warning resolved"],
+    ),
+    Scenario(
+        "device_fault_shuffler_jam",
+        hand(SENSORS, "shuffled A", "key new_hand", DEAL, "fault shuffler jam"),
+        ["device_fault - warning raised"],
+    ),
+    Scenario(
+        "board_claim_forfeited_and_declared",
+        # The board is a royal flush: nobody can beat it. Seat 5 declares, seat 3 does not.
+        hand(SENSORS, "key new_hand", "deal 3=2c 5=2d 7=3c 1=3d 3=4c 5=4d 7=5c 1=5d", PREFLOP,
+             "burn", "board As Ks Qs",
+             "key round_complete", "burn", "board Js", "key round_complete", "burn", "board Ts",
+             "key round_complete", "key declare_board 5", "muck 5", "muck 3"),
+        ["board_claim_forfeited 3 info raised"],
+    ),
+]
+
+ROBERTS: list[Scenario] = [
+    Scenario(
+        "roberts_second_card_exposed_is_exposed_card",
+        hand(SENSORS, "key new_hand", "deal 3 5:up 7 1 3 5 7 1"),
+        ["exposed_card 5 warning raised"],
+    ),
+    Scenario(
+        "roberts_extra_card_becomes_burn",
+        hand(SENSORS, "key new_hand", DEAL, "deal 3", "move seat:3#2 burn", PREFLOP, "board 3"),
+        ["extra_card 3 warning raised", "extra_card 3 warning resolved"],
+    ),
+    Scenario(
+        "roberts_premature_turn_set_aside",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, TURN,
+             # set aside; flop betting completes; burn and turn; then the river without burn
+             "move board#3 aside", "key round_complete", TURN, "key round_complete",
+             "move aside#0 board", "key round_complete"),
+        ["premature_turn - warning raised", "premature_turn - warning resolved"],
+    ),
+]
+
+TDA: list[Scenario] = [
+    Scenario(
+        "tda_second_card_exposed_is_misdeal",
+        hand(SENSORS, "key new_hand", "deal 3 5:up"),
+        ["misdeal_exposed_early 5 critical raised"],
+        profile="tda",
+    ),
+    Scenario(
+        "tda_extra_card_is_wrong_count",
+        hand(SENSORS, "key new_hand", DEAL, "deal 3"),
+        ["misdeal_wrong_count 3 critical raised"],
+        profile="tda",
+    ),
+    Scenario(
+        "tda_premature_turn_redealt_without_burn",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, TURN,
+             "remove board#3", "key round_complete", "board 1", "key round_complete"),
+        ["premature_turn - warning raised", "premature_turn - warning resolved"],
+        profile="tda",
+    ),
+]
+
+#: One table played hand after hand: decks alternate, the button moves; then it does not.
+SESSION = Scenario(
+    "session_of_hands",
+    hand(
+        "seats 1 3 5 7", "button 1", "blinds 3 5", "shuffled A", "key new_hand", DEAL,
+        "shuffled B", STREETS, "clear",
+        "deck B", "button 3", "blinds 5 7", "key new_hand", "deal 5 7 1 3 5 7 1 3",
+        "shuffled A", STREETS, "clear",
+        # hand 3: the button stays on 3 (it must go to 5), found before the deal
+        "deck A", "key new_hand",
+    ),
+    ["button_misplaced 5 warning raised"],
+)
