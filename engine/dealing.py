@@ -36,7 +36,7 @@ class DealRules(HandRules):
         elif self.running:
             self._late_card(uid, seat)
 
-    def _first_card(self, uid: str) -> None:
+    def _first_card(self, uid: str, seat: int) -> None:
         self._refresh_seats()
         card = self.settings.registry.lookup(uid)
         deck = card.deck if card is not None else None
@@ -66,6 +66,7 @@ class DealRules(HandRules):
             self._button_late(message, remedy.expected, remedy.alert)
             if self.phase != "dealing":
                 return
+        self._deal_from_misplaced_button(seat)
         # the blinds, checked before the deal
         if self.blinds_known and self.hand_button is not None and len(self.in_hand) >= 2:
             if len(self.in_hand) == 2:
@@ -73,20 +74,41 @@ class DealRules(HandRules):
             else:
                 small, big = self.order[0], self.order[1]
             remedies = []
-            for seat, name in ((small, "small"), (big, "big")):
-                if not self.blinds.get(seat):
+            for blind_seat, name in ((small, "small"), (big, "big")):
+                if not self.blinds.get(blind_seat):
                     alert = self._raise(
                         "blinds_missing",
-                        f"Dealing started without the {name} blind of seat {seat} in its zone.",
-                        seat,
+                        f"Dealing started without the {name} blind of seat {blind_seat} in its zone.",
+                        blind_seat,
                     )
-                    remedies.append(BlindsRemedy(alert, seat))
+                    remedies.append(BlindsRemedy(alert, blind_seat))
             self.blinds_r = tuple(remedies)
+
+    def _deal_from_misplaced_button(self, seat: int) -> None:
+        """TDA 34-A: play goes on with a misplaced button, so a deal from it is in order.
+
+        The button alert is already raised; dealing left of where the button physically is
+        must not add a wrong-first-seat misdeal the rule does not call.
+        """
+        actual, expected = self.button, self.expected_button
+        if (
+            self.profile != "tda"
+            or not (self.button_known and self.order_closed and self.in_hand)
+            or actual is None
+            or expected is None
+            or actual == expected
+        ):
+            return
+        physical = self._clockwise_from(actual, self.in_hand)
+        if seat == physical[0] != self.order[0]:
+            self.hand_button = actual
+            self.order = physical
+            self.sequence = physical + physical
 
     def _deal(self, uid: str, seat: int) -> None:
         index = len(self.dealt)
         if index == 0:
-            self._first_card(uid)
+            self._first_card(uid, seat)
             if self.phase != "dealing":
                 return
         elif self.blinds_r:
