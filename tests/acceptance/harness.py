@@ -19,6 +19,9 @@ Table language, one step per line (``#`` starts a comment):
 - ``muck SEAT`` both hole cards of a seat go to the muck (a fold)
 - ``foreign ZONE B:Kh`` a card of another deck lands in a zone; ``foreign ZONE uid:HEX`` a tag
 - ``status DEVICE STATE`` a retained device status; ``fault DEVICE CODE`` a fault event
+- ``sweep`` every card on the table reported present again; ``lift ZONE#I`` a card unseen and
+  seen again; ``ghost ZONE#I ZONE`` a card also read by another antenna for a moment (crosstalk)
+- ``seq_gap DEVICE N`` the device's next N events are lost
 - ``clear`` every card on the table leaves it
 """
 
@@ -247,6 +250,21 @@ class TableModel:
             yield Outgoing(f"{self.root}/dev/{device}/status", payload, retain=True)
         elif name == "fault":
             yield self.event(args[0], "fault", code=args[1], text=f"{args[1]} reported")
+        elif name == "sweep":
+            for zone, uids in self.zones.items():
+                for uid in uids:
+                    face = "up" if zone == "board" else self.hidden_face()
+                    yield from self.tag(zone, uid, True, face)
+        elif name == "lift":
+            zone, uid = self.card_at(args[0])
+            yield from self.tag(zone, uid, False, None)
+            yield from self.tag(zone, uid, True, self.hidden_face())
+        elif name == "ghost":
+            zone, uid = self.card_at(args[0])
+            yield from self.tag(args[1], uid, True, self.hidden_face())
+            yield from self.tag(args[1], uid, False, None)
+        elif name == "seq_gap":
+            self.seq[args[0]] = self.seq.get(args[0], 0) + int(args[1])
         elif name == "clear":
             for zone, uids in self.zones.items():
                 for uid in uids:

@@ -219,3 +219,120 @@ SESSION = Scenario(
     ),
     ["button_misplaced 5 warning raised"],
 )
+
+#: Tester styles and reader noise, and the codes beyond the brief's list.
+MORE: list[Scenario] = [
+    Scenario(
+        "clean_hand_all_faces_null_and_resweeps",
+        hand(SENSORS, DEAL, "sweep", "lift seat:3#0", "ghost seat:5#1 seat:7", PREFLOP, FLOP,
+             "sweep", "key round_complete", TURN, "key round_complete", RIVER, "sweep",
+             "key round_complete", "clear"),
+        [],
+        face="null",
+    ),
+    Scenario(
+        "clean_hands_same_deck_no_shuffler_no_new_hand",
+        hand(DEAL, STREETS, "clear", "shuffled A", "deal 5 7 1 3 5 7 1 3", STREETS, "clear"),
+        [],
+    ),
+    Scenario(
+        "exposed_by_reread_face_up_after_deal",
+        hand(SENSORS, "key new_hand", DEAL, "exposed 7#1"),
+        ["exposed_card 7 warning raised"],
+    ),
+    Scenario(
+        "device_fault_by_status_and_seq_gap",
+        hand(SENSORS, "key new_hand", "deal 3 5", "seq_gap reader 3", "deal 7 1",
+             "status sensors fault"),
+        ["device_fault - warning raised", "device_fault - warning raised"],
+    ),
+    Scenario(
+        "misdeal_wrong_count_short_seat",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1 3 5 7", PREFLOP),
+        ["misdeal_wrong_count 1 critical raised"],
+    ),
+    Scenario(
+        "misdeal_empty_seat",
+        hand(SENSORS, "key new_hand", "deal 3 4"),
+        ["misdeal_empty_seat 4 critical raised"],
+    ),
+    Scenario(
+        "misdeal_seat_skipped",
+        hand(SENSORS, "key new_hand", "deal 3 7"),
+        ["misdeal_seat_skipped 5 critical raised"],
+    ),
+    Scenario(
+        "misdeal_extra_cards",
+        hand(SENSORS, "key new_hand", DEAL, "deal 3 5"),
+        ["extra_card 3 warning raised", "extra_card 3 warning resolved",
+         "misdeal_extra_cards 5 critical raised"],
+    ),
+    Scenario(
+        "premature_river",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, "key round_complete", TURN, RIVER,
+             "remove board#4", "key round_complete", "board 1"),
+        ["premature_river - warning raised", "premature_river - warning resolved"],
+    ),
+    Scenario(
+        "missing_burn_on_the_turn",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, "key round_complete", "board 1"),
+        ["missing_burn - warning raised"],
+    ),
+    Scenario(
+        "extra_burn_on_the_flop",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "burn", "burn"),
+        ["extra_burn - warning raised"],
+    ),
+    Scenario(
+        "board_too_many_cards_on_the_flop",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, "board 1"),
+        ["board_too_many_cards - warning raised"],
+    ),
+    Scenario(
+        "button_misplaced_found_after_the_deal_began",
+        hand(
+            "seats 1 3 5 7", "button 1", "blinds 3 5", "key new_hand", DEAL, STREETS, "clear",
+            "shuffled A", "blinds 7", "deal 3",
+        ),
+        ["button_misplaced 3 critical raised"],
+    ),
+    Scenario(
+        "tda_button_misplaced_found_after_the_deal_began",
+        hand(
+            "seats 1 3 5 7", "button 1", "blinds 3 5", "key new_hand", DEAL, STREETS, "clear",
+            "shuffled A", "blinds 7", "deal 3",
+        ),
+        ["button_misplaced 3 critical raised"],
+        profile="tda",
+    ),
+    Scenario(
+        "next_hand_without_clearing_the_last_one",
+        # A tester who never reports the old cards leaving: new_hand says a new hand begins.
+        hand(SENSORS, "shuffled A", "key new_hand", DEAL, "shuffled B", STREETS,
+             "deck B", "button 3", "blinds 5 7", "key new_hand", "deal 5 7 1 3 5 7 1 3",
+             PREFLOP),
+        [],
+    ),
+    Scenario(
+        "heads_up_button_dealt_first",
+        hand("seats 3 7", "button 3", "blinds 3 7", "key new_hand", "deal 3"),
+        ["misdeal_wrong_first_seat 3 critical raised"],
+    ),
+    Scenario(
+        "offline_reader_that_never_spoke_and_keypad",
+        hand(SENSORS, "key new_hand", "status rfid-9 offline", "status keypad offline", DEAL),
+        ["device_offline - warning raised", "device_offline - warning raised"],
+        keypad="keypad",
+    ),
+    Scenario(
+        "blinds_missing_without_new_hand_key",
+        # (blind sensors reported once: with none at all a table has no blind sensors)
+        hand("seats 1 3 5 7", "button 1", "blinds 5", "deal 3"),
+        ["blinds_missing 3 warning raised"],
+    ),
+    Scenario(
+        "premature_turn_card_kept_as_turn_remedy_not_followed",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, TURN, "key round_complete", RIVER),
+        ["premature_turn - warning raised", "remedy_not_followed - warning raised"],
+    ),
+]

@@ -11,13 +11,14 @@ import dataclasses
 import pytest
 
 from tests.acceptance.harness import Outcome, run_all
-from tests.acceptance.scenarios import COMMON, ROBERTS, SESSION, TDA
+from tests.acceptance.scenarios import COMMON, MORE, ROBERTS, SESSION, TDA
 from tests.support.mosquitto import Mosquitto
 
 #: The profile-independent scenarios under both profiles, then each profile's own.
 CASES = [
     *COMMON,
     *(dataclasses.replace(s, name=f"tda_{s.name}", profile="tda") for s in COMMON),
+    *MORE,
     *ROBERTS,
     *TDA,
     SESSION,
