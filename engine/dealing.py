@@ -251,6 +251,8 @@ class DealRules(HandRules):
         seat = zone_seat(zone)
         if seat is None or self.phase not in ("dealing", "preflop") or self._board_started():
             return
+        if self.all_in:
+            return  # betting is over: players table their hands for the run-out (TDA 16)
         self._expose(uid, seat)
 
     def _expose(self, uid: str, seat: int) -> None:

@@ -17,6 +17,7 @@ One step per line, for example::
     action 3 bet 20    # an action feed input
     status rfid-1 offline 2 / fault shuffler jam / gap rfid-1 3 / bad rfid-1 {"x": 1}
     dup / repeat / crosstalk seat:3 seat:4 / flap seat:3   # reader noise
+    show 3 4           # players table their hole cards face up
 
 Card references (``ref``): ``seat:3`` (last card at seat 3), ``seat:3#0`` (its first),
 ``board`` / ``board#2``, ``burn``, ``muck``, ``aside``, or a card code of the deck in use.
@@ -338,6 +339,11 @@ class Table:
             uid, zone = self.resolve(args[0])
             self._tag(uid, zone, False)
             self._tag(uid, zone, True)
+        elif verb == "show":
+            # players table their hole cards face up (showdown, all-in run-out)
+            for seat in args:
+                for uid in self.seats.get(int(seat), []):
+                    self._tag(uid, seat_zone(int(seat)), True, face_up=True)
         else:
             raise ScriptError(f"unknown step {verb!r}")
 
