@@ -21,6 +21,9 @@ Table language, one step per line (``#`` starts a comment):
 - ``status DEVICE STATE`` a retained device status; ``fault DEVICE CODE`` a fault event
 - ``sweep`` every card on the table reported present again; ``lift ZONE#I`` a card unseen and
   seen again; ``ghost ZONE#I ZONE`` a card also read by another antenna for a moment (crosstalk)
+- ``show 3 5`` players table their hole cards face up (showdown, all-in)
+- ``echo ZONE#I ZONE`` / ``unecho ZONE#I ZONE`` crosstalk begins / ends; ``takeback ZONE#I ZONE``
+  a card leaves its zone first and only then lands in the other one
 - ``seq_gap DEVICE N`` the device's next N events are lost
 - ``clear`` every card on the table leaves it
 """
@@ -92,6 +95,8 @@ class Scenario:
     keypad: str = "keypad"
     sensors: str = "sensors"
     shuffler: str = "shuffler"
+    #: a second reader for the board, burn, muck and aside antennas (None: one reader for all)
+    table_reader: str | None = None
 
     def __str__(self) -> str:
         return self.name
@@ -127,9 +132,12 @@ class TableModel:
     def tag(self, zone: str, uid: str, present: bool, face: str | None) -> Iterator[Outgoing]:
         antenna = int(zone.split(":")[1]) if zone.startswith("seat:") else ANTENNA[zone]
         fields = {"antenna": antenna, "zone": zone, "uid": uid, "present": present, "face": face}
-        yield self.event(self.scenario.reader, "tag", **fields)
+        reader = self.scenario.reader
+        if self.scenario.table_reader is not None and not zone.startswith("seat:"):
+            reader = self.scenario.table_reader
+        yield self.event(reader, "tag", **fields)
         if present and self.scenario.twice:
-            yield self.event(self.scenario.reader, "tag", **fields)
+            yield self.event(reader, "tag", **fields)
 
     def place(self, zone: str, uid: str, face: str | None) -> Iterator[Outgoing]:
         self.zones.setdefault(zone, []).append(uid)
@@ -263,6 +271,21 @@ class TableModel:
             zone, uid = self.card_at(args[0])
             yield from self.tag(args[1], uid, True, self.hidden_face())
             yield from self.tag(args[1], uid, False, None)
+        elif name == "show":  # a player tables the hole cards face up
+            for number in args:
+                for uid in self.zones.get(f"seat:{number}", []):
+                    yield from self.tag(f"seat:{number}", uid, True, "up")
+        elif name == "echo":  # crosstalk left open: the other antenna lets go only later
+            zone, uid = self.card_at(args[0])
+            yield from self.tag(args[1], uid, True, self.hidden_face())
+        elif name == "unecho":
+            zone, uid = self.card_at(args[0])
+            yield from self.tag(args[1], uid, False, None)
+        elif name == "takeback":  # a card leaves its zone (back on the deck), then is placed again
+            zone, uid = self.card_at(args[0])
+            self.zones[zone].remove(uid)
+            yield from self.tag(zone, uid, False, None)
+            yield from self.place(args[1], uid, self.hidden_face())
         elif name == "seq_gap":
             self.seq[args[0]] = self.seq.get(args[0], 0) + int(args[1])
         elif name == "clear":

@@ -336,3 +336,77 @@ MORE: list[Scenario] = [
         ["premature_turn - warning raised", "remedy_not_followed - warning raised"],
     ),
 ]
+
+#: Other ways a tester might carry out a remedy, or wire the table.
+STYLES: list[Scenario] = [
+    Scenario(
+        "exposed_card_burned_first_then_replaced",
+        hand(SENSORS, "shuffled A", "key new_hand", "deal 3 5 7 1 3 5:up 7 1",
+             "key ack 5", "takeback seat:5#1 burn", "deal 5", PREFLOP, "board 3",
+             "key round_complete"),
+        ["exposed_card 5 warning raised", "exposed_card 5 warning acknowledged",
+         "exposed_card 5 warning resolved"],
+    ),
+    Scenario(
+        "exposed_card_set_aside_then_burned",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1 3 5:up 7 1", "move seat:5#1 aside",
+             "deal 5", "move aside#0 burn", PREFLOP, "board 3"),
+        ["exposed_card 5 warning raised", "exposed_card 5 warning resolved"],
+    ),
+    Scenario(
+        "extra_card_back_on_deck_then_burned",
+        hand(SENSORS, "key new_hand", DEAL, "deal 3", "takeback seat:3#2 burn", PREFLOP,
+             "board 3"),
+        ["extra_card 3 warning raised", "extra_card 3 warning resolved"],
+    ),
+    Scenario(
+        "crosstalk_to_an_empty_seat_during_the_deal",
+        hand(SENSORS, "key new_hand", "deal 3 5", "echo seat:5#0 seat:6", "deal 7 1",
+             "unecho seat:5#0 seat:6", "deal 3 5 7 1", PREFLOP, FLOP, "echo board#0 burn",
+             "unecho board#0 burn", "key round_complete"),
+        [],
+    ),
+    Scenario(
+        "clean_hand_two_readers_and_retained_online_statuses",
+        hand("status seat-reader online", "status felt-reader online", "status pad online",
+             SENSORS, "key new_hand", DEAL, "muck 7", STREETS, "clear"),
+        [],
+        reader="seat-reader",
+        table_reader="felt-reader",
+        keypad="pad",
+    ),
+    Scenario(
+        "board_reader_offline_mid_hand",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "status felt-reader offline"),
+        ["device_offline - warning raised"],
+        reader="seat-reader",
+        table_reader="felt-reader",
+    ),
+    Scenario(
+        "misdeal_redeal_with_the_other_deck",
+        hand(SENSORS, "shuffled A", "shuffled B", "key new_hand", "deal 3:up", "clear",
+             "deck B", "key new_hand", DEAL, PREFLOP, FLOP),
+        ["misdeal_exposed_early 3 critical raised", "misdeal_exposed_early 3 critical resolved"],
+    ),
+    Scenario(
+        "dealer_calls_misdeal_by_key_then_redeal",
+        hand(SENSORS, "shuffled A", "key new_hand", "deal 3 5 7", "key misdeal", "clear",
+             "shuffled A", "key new_hand", DEAL, PREFLOP),
+        [],
+    ),
+]
+
+#: Hole cards face up when the rules want them so: no exposure.
+TABLED: list[Scenario] = [
+    Scenario(
+        "showdown_cards_tabled_face_up",
+        hand(SENSORS, "key new_hand", DEAL, "muck 7", STREETS, "show 3 5 1", "clear"),
+        [],
+    ),
+    Scenario(
+        "all_in_hands_tabled_before_the_run_out",
+        hand(SENSORS, "key new_hand", DEAL, "muck 7", "muck 1", "key all_in 3",
+             "show 3 5", FLOP, TURN, RIVER, "clear"),
+        [],
+    ),
+]

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from tests.acceptance.harness import Outcome, run_all
-from tests.acceptance.scenarios import COMMON, MORE, ROBERTS, SESSION, TDA
+from tests.acceptance.scenarios import COMMON, MORE, ROBERTS, SESSION, STYLES, TABLED, TDA
 from tests.support.mosquitto import Mosquitto
 
 #: The profile-independent scenarios under both profiles, then each profile's own.
@@ -19,6 +19,8 @@ CASES = [
     *COMMON,
     *(dataclasses.replace(s, name=f"tda_{s.name}", profile="tda") for s in COMMON),
     *MORE,
+    *STYLES,
+    *TABLED,
     *ROBERTS,
     *TDA,
     SESSION,
