@@ -61,7 +61,7 @@ class TagEvent(EventBase):
     """RFID reader: a card tag arrived in (``present``) or left an antenna's field."""
 
     type: Literal["tag"] = "tag"
-    antenna: int = Field(ge=1)
+    antenna: int = Field(ge=0, description="Antenna number as the reader counts them (0 allowed).")
     zone: Zone
     uid: Uid
     present: bool
