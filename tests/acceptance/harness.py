@@ -97,6 +97,8 @@ class Scenario:
     shuffler: str = "shuffler"
     #: a second reader for the board, burn, muck and aside antennas (None: one reader for all)
     table_reader: str | None = None
+    #: the reader numbers its antennas from 0 (the contract only says "int")
+    antenna_zero: bool = False
 
     def __str__(self) -> str:
         return self.name
@@ -131,6 +133,8 @@ class TableModel:
 
     def tag(self, zone: str, uid: str, present: bool, face: str | None) -> Iterator[Outgoing]:
         antenna = int(zone.split(":")[1]) if zone.startswith("seat:") else ANTENNA[zone]
+        if self.scenario.antenna_zero:
+            antenna = antenna - 1 if zone.startswith("seat:") else antenna - 10
         fields = {"antenna": antenna, "zone": zone, "uid": uid, "present": present, "face": face}
         reader = self.scenario.reader
         if self.scenario.table_reader is not None and not zone.startswith("seat:"):

@@ -396,6 +396,24 @@ STYLES: list[Scenario] = [
     ),
 ]
 
+STYLES.append(
+    Scenario(
+        "clean_hand_antennas_from_zero_keypad_on_the_sensor_board",
+        hand(SENSORS, "key new_hand", DEAL, STREETS, "clear"),
+        [],
+        antenna_zero=True,
+        keypad="board-io",
+        sensors="board-io",
+    )
+)
+STYLES.append(
+    Scenario(
+        "first_card_exposed_by_key",
+        hand(SENSORS, "key new_hand", "deal 3", "key exposed 3"),
+        ["misdeal_exposed_early 3 critical raised"],
+    )
+)
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
