@@ -97,6 +97,8 @@ class Scenario:
     shuffler: str = "shuffler"
     #: a second reader for the board, burn, muck and aside antennas (None: one reader for all)
     table_reader: str | None = None
+    #: face the reader reports for board cards ("up"; None for a reader that cannot tell)
+    board_face: str | None = "up"
     #: the reader numbers its antennas from 0 (the contract only says "int")
     antenna_zero: bool = False
 
@@ -223,7 +225,7 @@ class TableModel:
         elif name == "board":
             named: list[str | None] = [None] * int(args[0]) if args[0].isdigit() else [*args]
             for code in named:
-                yield from self.place("board", self.draw(code), "up")
+                yield from self.place("board", self.draw(code), self.scenario.board_face)
         elif name == "remove":
             zone, _, which = args[0].partition("#")
             uids = self.zones.get(zone, [])
@@ -236,7 +238,7 @@ class TableModel:
         elif name == "move":
             zone, uid = self.card_at(args[0])
             target = args[1]
-            face = "up" if target == "board" else self.hidden_face()
+            face = self.scenario.board_face if target == "board" else self.hidden_face()
             yield from self.place(target, uid, face)
             self.zones[zone].remove(uid)
             yield from self.tag(zone, uid, False, None)
@@ -265,7 +267,7 @@ class TableModel:
         elif name == "sweep":
             for zone, uids in self.zones.items():
                 for uid in uids:
-                    face = "up" if zone == "board" else self.hidden_face()
+                    face = self.scenario.board_face if zone == "board" else self.hidden_face()
                     yield from self.tag(zone, uid, True, face)
         elif name == "lift":
             zone, uid = self.card_at(args[0])

@@ -414,6 +414,28 @@ STYLES.append(
     )
 )
 
+STYLES += [
+    Scenario(
+        "clean_hand_reader_blind_to_faces",
+        hand(SENSORS, "shuffled A", "key new_hand", DEAL, STREETS, "sweep", "clear"),
+        [],
+        board_face=None,
+    ),
+    Scenario(
+        "premature_flop_reader_blind_to_faces",
+        hand(SENSORS, "key new_hand", DEAL, FLOP),
+        ["premature_flop - warning raised"],
+        board_face=None,
+    ),
+    Scenario(
+        "single_deck_reshuffled_before_every_hand",
+        hand(SENSORS, "shuffled A", "key new_hand", DEAL, STREETS, "clear",
+             "shuffled A", "button 3", "blinds 7", "key new_hand", "deal 5 7 1 3 5 7 1 3",
+             STREETS, "clear"),
+        [],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
