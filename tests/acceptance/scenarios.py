@@ -436,6 +436,37 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "deck_check_failed_deck_dealt_anyway_then_passes",
+        hand(SENSORS, "shuffle_failed A", "key new_hand", "deal 3", "clear",
+             "shuffled A"),
+        ["deck_check_failed - critical raised", "remedy_not_followed - warning raised",
+         "deck_check_failed - critical resolved"],
+    ),
+    Scenario(
+        "device_fault_jam_cleared_by_the_next_shuffle",
+        hand(SENSORS, "fault shuffler jam", "shuffled A", "key new_hand", DEAL, PREFLOP),
+        ["device_fault - warning raised", "device_fault - warning resolved"],
+    ),
+    Scenario(
+        "blinds_missing_deal_goes_on",
+        hand("seats 1 3 5 7", "button 1", "blinds 3", "key new_hand", "deal 3 5"),
+        ["blinds_missing 5 warning raised", "remedy_not_followed 5 warning raised"],
+    ),
+]
+
+STYLES += [
+    Scenario(
+        "session_misdeal_redeal_then_the_button_moves",
+        hand(SENSORS, "shuffled A", "shuffled B", "key new_hand", "deal 3:up", "clear",
+             "shuffled A", "key new_hand", DEAL, "shuffled B", STREETS, "clear",
+             "deck B", "button -", "button 3", "blinds 7", "key new_hand",
+             "deal 5 7 1 3 5 7 1 3", PREFLOP),
+        ["misdeal_exposed_early 3 critical raised", "misdeal_exposed_early 3 critical resolved"],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
