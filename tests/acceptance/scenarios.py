@@ -467,6 +467,35 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "exposed_card_via_muck_then_burned_ack_on_input",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1 3 5:up 7 1", "input ack",
+             "move seat:5#1 muck", "deal 5", "move muck#0 burn", PREFLOP, "board 3"),
+        ["exposed_card 5 warning raised", "exposed_card 5 warning acknowledged",
+         "exposed_card 5 warning resolved"],
+    ),
+]
+
+STYLES += [
+    Scenario(
+        "bare_misdeal_redeal_without_new_hand_keys",
+        hand("deal 3:up", "clear", "shuffled A", DEAL, PREFLOP, FLOP),
+        ["misdeal_exposed_early 3 critical raised", "misdeal_exposed_early 3 critical resolved"],
+    ),
+    Scenario(
+        "bare_exposed_card_no_sensors",
+        hand("deal 3 5 7 1 3 5:up 7 1", "deal 5", "move seat:5#1 burn", PREFLOP, "board 3",
+             "key round_complete", TURN),
+        ["exposed_card 5 warning raised", "exposed_card 5 warning resolved"],
+    ),
+    Scenario(
+        "bare_premature_flop_no_sensors_no_keys",
+        hand(DEAL, FLOP),
+        ["premature_flop - warning raised"],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
