@@ -18,7 +18,8 @@ Table language, one step per line (``#`` starts a comment):
 - ``move ZONE#I ZONE`` a card moves (present in the new zone, then absent from the old one)
 - ``muck SEAT`` both hole cards of a seat go to the muck (a fold)
 - ``foreign ZONE B:Kh`` a card of another deck lands in a zone; ``foreign ZONE uid:HEX`` a tag
-- ``status DEVICE STATE`` a retained device status; ``fault DEVICE CODE`` a fault event
+- ``status DEVICE STATE`` a retained device status (``online`` again: a new session, seq from 1);
+  ``blip DEVICE`` offline and online again in the same session; ``fault DEVICE CODE`` a fault event
 - ``sweep`` every card on the table reported present again; ``lift ZONE#I`` a card unseen and
   seen again; ``ghost ZONE#I ZONE`` a card also read by another antenna for a moment (crosstalk)
 - ``show 3 5`` players table their hole cards face up (showdown, all-in)
@@ -262,6 +263,11 @@ class TableModel:
             self.sessions[device] = session
             payload = {"state": state, "ts": stamp(), "session": session}
             yield Outgoing(f"{self.root}/dev/{device}/status", payload, retain=True)
+        elif name == "blip":  # offline and back within one session: seq goes on
+            session = self.sessions.setdefault(args[0], 1)
+            for state in ("offline", "online"):
+                payload = {"state": state, "ts": stamp(), "session": session}
+                yield Outgoing(f"{self.root}/dev/{args[0]}/status", payload, retain=True)
         elif name == "fault":
             yield self.event(args[0], "fault", code=args[1], text=f"{args[1]} reported")
         elif name == "sweep":

@@ -496,6 +496,14 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "reader_blips_offline_within_its_session",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1", "blip reader", "deal 3 5 7 1", PREFLOP),
+        ["device_offline - warning raised", "device_offline - warning resolved"],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
