@@ -102,6 +102,8 @@ class Scenario:
     board_face: str | None = "up"
     #: the reader numbers its antennas from 0 (the contract only says "int")
     antenna_zero: bool = False
+    #: publish at QoS 0 (a burst, nothing waits for the broker)
+    qos: int = 1
 
     def __str__(self) -> str:
         return self.name
@@ -378,9 +380,10 @@ class Tester:
     async def online(self) -> None:
         assert await self.until(lambda: "online" in self.statuses), "controller never online"
 
-    async def play(self, messages: Iterator[Outgoing]) -> None:
+    async def play(self, messages: Iterator[Outgoing], qos: int = 1) -> None:
         for out in messages:
-            await self.client.publish(out.topic, json.dumps(out.payload), qos=1, retain=out.retain)
+            data = json.dumps(out.payload)
+            await self.client.publish(out.topic, data, qos=qos, retain=out.retain)
 
     async def settle(self, expect: int) -> None:
         """Wait for ``expect`` alert changes (or more), then for a quiet moment."""
@@ -415,7 +418,7 @@ async def run_scenario(scenario: Scenario, table: str, port: int, config: Path) 
     try:
         async with Tester(port, table) as tester:
             await tester.online()
-            await tester.play(TableModel(scenario, tester.root).messages())
+            await tester.play(TableModel(scenario, tester.root).messages(), scenario.qos)
             await tester.settle(len(scenario.expect))
     finally:
         await asyncio.to_thread(service.stop)

@@ -504,6 +504,18 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "burst_at_qos0_exposed_card",
+        hand(SENSORS, "shuffled A", "key new_hand", "deal 3 5 7 1 3 5:up 7 1", "deal 5",
+             "move seat:5#1 burn", PREFLOP, "board 3", "key round_complete", TURN,
+             "key round_complete", RIVER, "key round_complete", "clear"),
+        ["exposed_card 5 warning raised", "exposed_card 5 warning resolved"],
+        qos=0,
+        twice=True,
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
