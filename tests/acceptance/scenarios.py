@@ -516,6 +516,14 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "misdeal_out_of_sequence_seat_dealt_twice_running",
+        hand(SENSORS, "key new_hand", "deal 3 5 5"),
+        ["misdeal_out_of_sequence 5 critical raised"],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
