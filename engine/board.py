@@ -38,8 +38,9 @@ class BoardRules(HandRules):
             return
         redeal = self.redeal
         if redeal is not None and uid in redeal.removed:
-            # a card taken back, reshuffled and dealt again is a new card
-            redeal = replace(redeal, taken=redeal.taken - {uid}, removed=redeal.removed - {uid})
+            # a card taken back, reshuffled and dealt again is a new card; it stays in
+            # ``removed``: its taking back happened (the redeal is no longer the first turn-up)
+            redeal = replace(redeal, taken=redeal.taken - {uid})
             self.redeal = redeal
         live_before = len(self._live_board()) - 1
         street = _street_of(live_before)
