@@ -13,7 +13,8 @@ Table language, one step per line (``#`` starts a comment):
 - ``deal 3 5 3:up 5:down 3:null 5=Kh`` the next card of the deck in play (or the card named) to
   each seat, face as given, else the scenario's face style; ``deck B`` switches the deck drawn from
 - ``burn`` the next card to the burn; ``board N`` the next N cards face up to the board,
-  ``board As Ks`` the cards named; ``remove ZONE[#I]`` a card (all by default) taken off the table
+  ``board As Ks`` the cards named; ``remove ZONE[#I]`` a card (all by default) taken off the
+  table; ``return ZONE[#I]`` the same, the card back in the stub to be dealt again
 - ``exposed SEAT#I`` the I-th card of the seat reported again face up
 - ``move ZONE#I ZONE`` a card moves (present in the new zone, then absent from the old one)
 - ``muck SEAT`` both hole cards of a seat go to the muck (a fold)
@@ -229,11 +230,13 @@ class TableModel:
             named: list[str | None] = [None] * int(args[0]) if args[0].isdigit() else [*args]
             for code in named:
                 yield from self.place("board", self.draw(code), self.scenario.board_face)
-        elif name == "remove":
+        elif name in ("remove", "return"):
             zone, _, which = args[0].partition("#")
             uids = self.zones.get(zone, [])
             for uid in list(uids) if which in ("", "all") else [uids[int(which)]]:
                 uids.remove(uid)
+                if name == "return":  # back in the stub: the next draws deal it again
+                    self.used.get(self.deck, set()).discard(uid)
                 yield from self.tag(zone, uid, False, None)
         elif name == "exposed":
             zone, uid = self.card_at(args[0])

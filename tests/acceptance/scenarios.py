@@ -524,6 +524,27 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "premature_flop_cards_back_in_the_stub_dealt_again",
+        hand(SENSORS, "key new_hand", DEAL, FLOP, "return board", PREFLOP, "board 3",
+             "key round_complete", TURN, "key round_complete"),
+        ["premature_flop - warning raised", "premature_flop - warning resolved"],
+    ),
+    Scenario(
+        "premature_river_card_back_in_the_stub_dealt_again",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, "key round_complete", TURN, RIVER,
+             "return board#4", "key round_complete", "board 1", "key round_complete"),
+        ["premature_river - warning raised", "premature_river - warning resolved"],
+    ),
+    Scenario(
+        "exposed_card_round_one_replaced_and_burned",
+        hand(SENSORS, "key new_hand", "deal 3 5:up 7 1 3 5 7 1", "deal 5", "move seat:5#0 burn",
+             PREFLOP, "board 3"),
+        ["exposed_card 5 warning raised", "exposed_card 5 warning resolved"],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
