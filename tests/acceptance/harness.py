@@ -15,6 +15,8 @@ Table language, one step per line (``#`` starts a comment):
 - ``burn`` the next card to the burn; ``board N`` the next N cards face up to the board,
   ``board As Ks`` the cards named; ``remove ZONE[#I]`` a card (all by default) taken off the
   table; ``return ZONE[#I]`` the same, the card back in the stub to be dealt again
+- ``again ZONE`` the card last removed lands in a zone; ``restack A`` deck A's cards are dealt
+  again from the first (a hand reshuffle with no shuffler event)
 - ``exposed SEAT#I`` the I-th card of the seat reported again face up
 - ``move ZONE#I ZONE`` a card moves (present in the new zone, then absent from the old one)
 - ``muck SEAT`` both hole cards of a seat go to the muck (a fold)
@@ -153,6 +155,8 @@ class TableModel:
         self.zones.setdefault(zone, []).append(uid)
         yield from self.tag(zone, uid, True, face)
 
+    last_removed: str = ""
+
     def __post_init__(self) -> None:
         # Cards a step names are kept out of the unnamed draws.
         named = re.findall(r"=([2-9TJQKA][shdc])\b", self.scenario.steps)
@@ -237,7 +241,13 @@ class TableModel:
                 uids.remove(uid)
                 if name == "return":  # back in the stub: the next draws deal it again
                     self.used.get(self.deck, set()).discard(uid)
+                self.last_removed = uid
                 yield from self.tag(zone, uid, False, None)
+        elif name == "again":  # the card last taken off the table lands in a zone
+            face = self.scenario.board_face if args[0] == "board" else self.hidden_face()
+            yield from self.place(args[0], self.last_removed, face)
+        elif name == "restack":  # a hand reshuffle without the shuffler: same cards, same order
+            self.used.pop(args[0], None)
         elif name == "exposed":
             zone, uid = self.card_at(args[0])
             yield from self.tag(zone, uid, True, "up")

@@ -545,6 +545,28 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "bare_misdeal_redeal_same_cards_without_shuffler",
+        hand(SENSORS, "key new_hand", "deal 3:up", "clear", "restack A", "key new_hand",
+             DEAL, PREFLOP, FLOP),
+        ["misdeal_exposed_early 3 critical raised", "misdeal_exposed_early 3 critical resolved"],
+    ),
+    Scenario(
+        "extra_burn_back_on_the_deck_is_the_next_burn",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "burn", "burn", "remove burn#1",
+             "board 3", "key round_complete", "again burn", "board 1", "key round_complete"),
+        ["extra_burn - warning raised", "extra_burn - warning resolved"],
+    ),
+    Scenario(
+        "roberts_premature_turn_set_aside_card_off_the_table_then_river",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, TURN, "move board#3 aside",
+             "key round_complete", TURN, "key round_complete", "remove aside#0", "again board",
+             "key round_complete"),
+        ["premature_turn - warning raised", "premature_turn - warning resolved"],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
