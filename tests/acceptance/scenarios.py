@@ -567,6 +567,28 @@ STYLES += [
     ),
 ]
 
+STYLES += [
+    Scenario(
+        "roberts_four_card_flop_redealt_from_the_same_cards",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "burn", "board 4", "return board",
+             "board 3", "key round_complete", TURN),
+        ["board_too_many_cards - warning raised", "board_too_many_cards - warning resolved"],
+    ),
+    Scenario(
+        "tda_four_card_flop_scrambled_one_burned",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "burn", "board 4", "move board#2 burn",
+             "key round_complete", TURN),
+        ["board_too_many_cards - warning raised", "board_too_many_cards - warning resolved"],
+        profile="tda",
+    ),
+    Scenario(
+        "roberts_turn_without_burn_back_burned_and_redealt",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, "key round_complete", "board 1",
+             "return board#3", "burn", "board 1", "key round_complete"),
+        ["missing_burn - warning raised", "missing_burn - warning resolved"],
+    ),
+]
+
 #: Hole cards face up when the rules want them so: no exposure.
 TABLED: list[Scenario] = [
     Scenario(
