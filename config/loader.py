@@ -152,7 +152,8 @@ def load_config(path: Path | str) -> TableConfig:
     config = TableConfig.model_validate(settings.model_dump())
     base = path.parent
     decks = config.decks.model_copy(update={"registry": _resolve(base, config.decks.registry)})
-    journal = config.journal.model_copy(update={"path": _resolve(base, config.journal.path)})
+    journal_path = Path(str(config.journal.path).replace("{table}", config.table.id))
+    journal = config.journal.model_copy(update={"path": _resolve(base, journal_path)})
     return config.model_copy(update={"decks": decks, "journal": journal})
 
 

@@ -152,8 +152,9 @@ DeviceConfig: TypeAlias = Annotated[
 
 class JournalSection(Section):
     path: Path = Field(
-        default=Path("var/journal.jsonl"),
-        description="Append-only record of every message the controller received and sent.",
+        default=Path("var/journal-{table}.jsonl"),
+        description="Append-only record of every message the controller received and sent; "
+        "{table} stands for the table id, so tables configured side by side keep apart.",
     )
     fsync: bool = Field(default=True, description="fsync each record (crash safety over speed).")
 

@@ -67,6 +67,7 @@ def test_minimal_engine_only_config(tmp_path: Path) -> None:
     assert config.table.profile == "roberts"
     assert config.mqtt.root == "holdem"
     assert config.mqtt.port == 1883
+    assert config.journal.path == tmp_path / "var" / "journal-t7.jsonl"
 
 
 def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
