@@ -10,15 +10,12 @@ reported twice in one inventory), ``crosstalk_rate`` (a neighbouring antenna hea
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import random
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from contract.cards import is_uid
-from drivers.framing import Message
+from drivers.framing import Frame, Message
 from drivers.rfid.protocol import (
     CODEC,
     HEARTBEAT_S,
@@ -35,9 +32,7 @@ from drivers.rfid.protocol import (
     SetSweep,
     TagRead,
 )
-from simulators.pty import PtyPort
-
-log = logging.getLogger("simulators.rfid")
+from simulators.serial_device import SerialDeviceSimulator
 
 #: Signal strength of a tag on its own antenna, and heard by a neighbour (dBm).
 OWN_RSSI = -45
@@ -51,7 +46,7 @@ class PlacedTag:
     face: str | None
 
 
-class RfidReaderSimulator:
+class RfidReaderSimulator(SerialDeviceSimulator):
     """The reader's device end; the driver opens :attr:`port`."""
 
     def __init__(
@@ -69,7 +64,7 @@ class RfidReaderSimulator:
         heartbeat_s: float = HEARTBEAT_S,
         directory: Path | None = None,
     ) -> None:
-        self.name = name
+        super().__init__(name, CODEC, heartbeat_s, directory)
         self.antenna_count = antenna_count
         self.dwell_ms = dwell_ms
         self.sweep: tuple[int, ...] = tuple(range(1, antenna_count + 1))
@@ -79,46 +74,17 @@ class RfidReaderSimulator:
         self.crosstalk_rate = crosstalk_rate
         self.corrupt_rate = corrupt_rate
         self.reports_orientation = reports_orientation
-        self.heartbeat_s = heartbeat_s
         self.tags: dict[str, PlacedTag] = {}
-        self._pty = PtyPort(name, self._on_data, directory)
-        self._rx = CODEC.stream()
-        self._tx_seq = 0
         self._round = 0
-        self._started = time.monotonic()
-        self._tasks: list[asyncio.Task[None]] = []
         self.frames_sent = 0
         self.frames_corrupted = 0
         self.sweeps = 0
 
     # ------------------------------------------------------------------ lifecycle
 
-    @property
-    def port(self) -> str:
-        """The path the driver opens (stable across unplug/replug)."""
-        return str(self._pty.path)
-
     async def start(self) -> None:
-        self._pty.plug()
-        self._tasks = [
-            asyncio.create_task(self._sweeps(), name=f"{self.name}-sweep"),
-            asyncio.create_task(self._heartbeats(), name=f"{self.name}-heartbeat"),
-        ]
-
-    def unplug(self) -> None:
-        self._pty.unplug()
-
-    def replug(self) -> None:
-        self._pty.plug()
-        self._rx.reset()
-
-    async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._pty.close()
+        await super().start()
+        self._spawn(self._sweeps(), "sweep")
 
     # ------------------------------------------------------------------ the physical table
 
@@ -170,8 +136,7 @@ class RfidReaderSimulator:
         return Inventory(antenna, self._round, tuple(reads[:255]))
 
     def _send(self, message: Message) -> None:
-        self._tx_seq = (self._tx_seq + 1) & 0xFF
-        data = CODEC.encode(self._tx_seq, message)
+        data = self._frame(message)
         if self.corrupt_rate and self.rng.random() < self.corrupt_rate:
             data = self._damage(data)
         self.frames_sent += 1
@@ -198,23 +163,18 @@ class RfidReaderSimulator:
             self._round = (self._round + 1) & 0xFF
             self.sweeps += 1
 
-    async def _heartbeats(self) -> None:
-        while True:
-            await asyncio.sleep(self.heartbeat_s)
-            self._send(Heartbeat(int((time.monotonic() - self._started) * 1000)))
+    def _heartbeat(self) -> Message:
+        return Heartbeat(self._uptime_ms())
 
-    def _on_data(self, data: bytes) -> None:
-        for frame in self._rx.feed(data):
-            message = frame.message
-            if isinstance(message, GetInfo):
-                self._send(Info(self.antenna_count, self.dwell_ms, self.sweep))
-            elif isinstance(message, SetSweep):
-                if any(a > self.antenna_count for a in message.antennas):
-                    self._send(Nak(frame.seq, NakReason.BAD_ANTENNA))
-                else:
-                    self.sweep, self.dwell_ms = message.antennas, message.dwell_ms
-                    self._send(Ack(frame.seq))
+    def _handle(self, frame: Frame) -> None:
+        message = frame.message
+        if isinstance(message, GetInfo):
+            self._send(Info(self.antenna_count, self.dwell_ms, self.sweep))
+        elif isinstance(message, SetSweep):
+            if any(a > self.antenna_count for a in message.antennas):
+                self._send(Nak(frame.seq, NakReason.BAD_ANTENNA))
             else:
-                self._send(Nak(frame.seq, NakReason.UNKNOWN_COMMAND))
-        for error in self._rx.drain_errors():
-            log.warning("%s: received %s: %s", self.name, error.kind, error.detail)
+                self.sweep, self.dwell_ms = message.antennas, message.dwell_ms
+                self._send(Ack(frame.seq))
+        else:
+            self._send(Nak(frame.seq, NakReason.UNKNOWN_COMMAND))

@@ -10,16 +10,13 @@ machine's own button (:meth:`ShufflerSimulator.press_start`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
-import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from contract.cards import ALL_CARDS
-from drivers.framing import Message
+from drivers.framing import Frame, Message
 from drivers.shuffler.protocol import (
     CODEC,
     HEARTBEAT_S,
@@ -36,9 +33,7 @@ from drivers.shuffler.protocol import (
     StartShuffle,
     StatusReport,
 )
-from simulators.pty import PtyPort
-
-log = logging.getLogger("simulators.shuffler")
+from simulators.serial_device import SerialDeviceSimulator
 
 
 @dataclass(frozen=True)
@@ -50,7 +45,7 @@ class CheckOverride:
     duplicates: tuple[str, ...]
 
 
-class ShufflerSimulator:
+class ShufflerSimulator(SerialDeviceSimulator):
     """The shuffler's device end; the driver opens :attr:`port`."""
 
     def __init__(
@@ -63,15 +58,10 @@ class ShufflerSimulator:
         recognises_cards: bool = True,
         directory: Path | None = None,
     ) -> None:
-        self.name = name
+        super().__init__(name, CODEC, heartbeat_s, directory)
         self.shuffle_s = shuffle_s
         self.speed = speed
-        self.heartbeat_s = heartbeat_s
         self.recognises_cards = recognises_cards
-        self._pty = PtyPort(name, self._on_data, directory)
-        self._rx = CODEC.stream()
-        self._tx_seq = 0
-        self._started = time.monotonic()
         self.state = MachineState.IDLE
         self.door_open = False
         self.jammed = False
@@ -79,36 +69,10 @@ class ShufflerSimulator:
         self.cards: list[str] = []
         self._override: CheckOverride | None = None
         self._shuffle: asyncio.Task[None] | None = None
-        self._heartbeat: asyncio.Task[None] | None = None
         self.shuffles = 0
         self.commands_received = 0
 
     # ------------------------------------------------------------------ lifecycle
-
-    @property
-    def port(self) -> str:
-        """The path the driver opens (stable across unplug/replug)."""
-        return str(self._pty.path)
-
-    async def start(self) -> None:
-        self._pty.plug()
-        self._heartbeat = asyncio.create_task(self._heartbeats(), name=f"{self.name}-heartbeat")
-
-    def unplug(self) -> None:
-        """Pull the cable: the pty closes mid-stream. The machine itself keeps running."""
-        self._pty.unplug()
-
-    def replug(self) -> None:
-        self._pty.plug()
-        self._rx.reset()
-
-    async def close(self) -> None:
-        for task in (self._heartbeat, self._shuffle):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-        self._pty.close()
 
     # ------------------------------------------------------------------ the physical machine
 
@@ -165,10 +129,6 @@ class ShufflerSimulator:
 
     # ------------------------------------------------------------------ protocol
 
-    def _send(self, message: Message) -> None:
-        self._tx_seq = (self._tx_seq + 1) & 0xFF
-        self._pty.write(CODEC.encode(self._tx_seq, message))
-
     def _status(self) -> StatusReport:
         return StatusReport(
             self.state,
@@ -178,19 +138,16 @@ class ShufflerSimulator:
             loaded=min(len(self.cards), 255),
         )
 
-    def _on_data(self, data: bytes) -> None:
-        for frame in self._rx.feed(data):
-            self.commands_received += 1
-            message = frame.message
-            if isinstance(message, GetStatus):
-                self._send(self._status())
-            elif isinstance(message, StartShuffle):
-                reason = self._start(message.deck)
-                self._send(Ack(frame.seq) if reason is None else Nak(frame.seq, reason))
-            else:
-                self._send(Nak(frame.seq, NakReason.UNKNOWN_COMMAND))
-        for error in self._rx.drain_errors():
-            log.warning("%s: received %s: %s", self.name, error.kind, error.detail)
+    def _handle(self, frame: Frame) -> None:
+        self.commands_received += 1
+        message = frame.message
+        if isinstance(message, GetStatus):
+            self._send(self._status())
+        elif isinstance(message, StartShuffle):
+            reason = self._start(message.deck)
+            self._send(Ack(frame.seq) if reason is None else Nak(frame.seq, reason))
+        else:
+            self._send(Nak(frame.seq, NakReason.UNKNOWN_COMMAND))
 
     def _start(self, deck: str) -> NakReason | None:
         if self.jammed:
@@ -204,7 +161,7 @@ class ShufflerSimulator:
         label = deck or self.deck_label
         self.state = MachineState.SHUFFLING
         self._send(Shuffling(label))
-        self._shuffle = asyncio.create_task(self._run_shuffle(label), name=f"{self.name}-shuffle")
+        self._shuffle = self._spawn(self._run_shuffle(label), "shuffle")
         return None
 
     def _abort_shuffle(self) -> None:
@@ -232,8 +189,5 @@ class ShufflerSimulator:
         ok = count == len(ALL_CARDS) and not missing and not duplicates
         return ShuffleComplete(label, count, ok, missing, duplicates)
 
-    async def _heartbeats(self) -> None:
-        while True:
-            await asyncio.sleep(self.heartbeat_s)
-            uptime = int((time.monotonic() - self._started) * 1000)
-            self._send(Heartbeat(uptime))
+    def _heartbeat(self) -> Message:
+        return Heartbeat(self._uptime_ms())
