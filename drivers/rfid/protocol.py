@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
 from drivers.framing import Codec, Message, MessageError, PayloadReader
+from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
 
 MAX_PAYLOAD: Final = 4096
 UID_MIN_BYTES: Final = 4
@@ -41,13 +42,6 @@ class NakReason(enum.IntEnum):
     UNKNOWN_COMMAND = 1
     BAD_ANTENNA = 2
     BAD_PAYLOAD = 3
-
-
-def _enum(kind: type[enum.IntEnum], value: int, what: str) -> int:
-    try:
-        return kind(value)
-    except ValueError:
-        raise MessageError(f"{what}: unknown {kind.__name__} {value}") from None
 
 
 def _antennas(values: tuple[int, ...]) -> bytes:
@@ -148,7 +142,7 @@ class TagRead:
             raise MessageError(f"Inventory: UID length {size} (must be 4..10)")
         uid = reader.take(size).hex().upper()
         rssi = reader.i8()
-        orientation = Orientation(_enum(Orientation, reader.u8(), "Inventory"))
+        orientation = Orientation(enum_value(Orientation, reader.u8(), "Inventory"))
         return cls(uid, rssi, orientation)
 
 
@@ -179,21 +173,10 @@ class Inventory:
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
+class Heartbeat(HeartbeatMessage):
     """Sent every HEARTBEAT_S whatever else the reader sends."""
 
     TYPE: ClassVar[int] = 0x83
-    uptime_ms: int
-
-    def payload(self) -> bytes:
-        return (self.uptime_ms & 0xFFFFFFFF).to_bytes(4, "big")
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Heartbeat")
-        uptime = reader.u32()
-        reader.end()
-        return cls(uptime)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,28 +193,17 @@ class ReaderError:
     @classmethod
     def from_payload(cls, data: bytes) -> Self:
         reader = PayloadReader(data, "ReaderError")
-        code = ReaderErrorCode(_enum(ReaderErrorCode, reader.u8(), "ReaderError"))
+        code = ReaderErrorCode(enum_value(ReaderErrorCode, reader.u8(), "ReaderError"))
         antenna = reader.u8()
         reader.end()
         return cls(code, antenna)
 
 
 @dataclass(frozen=True, slots=True)
-class Ack:
+class Ack(AckMessage):
     """The command with sequence number ``ref`` was accepted."""
 
     TYPE: ClassVar[int] = 0x85
-    ref: int
-
-    def payload(self) -> bytes:
-        return bytes([self.ref & 0xFF])
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Ack")
-        ref = reader.u8()
-        reader.end()
-        return cls(ref)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +221,7 @@ class Nak:
     def from_payload(cls, data: bytes) -> Self:
         reader = PayloadReader(data, "Nak")
         ref = reader.u8()
-        reason = NakReason(_enum(NakReason, reader.u8(), "Nak"))
+        reason = NakReason(enum_value(NakReason, reader.u8(), "Nak"))
         reader.end()
         return cls(ref, reason)
 

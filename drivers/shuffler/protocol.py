@@ -13,6 +13,7 @@ from typing import ClassVar, Final, Self
 
 from contract.cards import ALL_CARDS
 from drivers.framing import Codec, Message, MessageError, PayloadReader, pack_text
+from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
 
 MAX_PAYLOAD: Final = 256
 DECK_LABEL_MAX: Final = 16
@@ -73,13 +74,6 @@ class NakReason(enum.IntEnum):
     BAD_PAYLOAD = 6
 
 
-def _enum(kind: type[enum.IntEnum], value: int, what: str) -> int:
-    try:
-        return kind(value)
-    except ValueError:
-        raise MessageError(f"{what}: unknown {kind.__name__} {value}") from None
-
-
 # ---- host -> shuffler
 
 
@@ -137,7 +131,7 @@ class StatusReport:
     @classmethod
     def from_payload(cls, data: bytes) -> Self:
         reader = PayloadReader(data, "StatusReport")
-        state = MachineState(_enum(MachineState, reader.u8(), "StatusReport"))
+        state = MachineState(enum_value(MachineState, reader.u8(), "StatusReport"))
         flags, loaded = reader.u8(), reader.u8()
         reader.end()
         if flags & ~0b111:
@@ -209,7 +203,7 @@ class Fault:
     @classmethod
     def from_payload(cls, data: bytes) -> Self:
         reader = PayloadReader(data, "Fault")
-        code = FaultCode(_enum(FaultCode, reader.u8(), "Fault"))
+        code = FaultCode(enum_value(FaultCode, reader.u8(), "Fault"))
         active = reader.u8()
         reader.end()
         if active > 1:
@@ -218,39 +212,17 @@ class Fault:
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
+class Heartbeat(HeartbeatMessage):
     """Sent every HEARTBEAT_S; ``uptime_ms`` wraps at 2**32."""
 
     TYPE: ClassVar[int] = 0x85
-    uptime_ms: int
-
-    def payload(self) -> bytes:
-        return (self.uptime_ms & 0xFFFFFFFF).to_bytes(4, "big")
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Heartbeat")
-        uptime = reader.u32()
-        reader.end()
-        return cls(uptime)
 
 
 @dataclass(frozen=True, slots=True)
-class Ack:
+class Ack(AckMessage):
     """The command with sequence number ``ref`` was accepted."""
 
     TYPE: ClassVar[int] = 0x86
-    ref: int
-
-    def payload(self) -> bytes:
-        return bytes([self.ref & 0xFF])
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Ack")
-        ref = reader.u8()
-        reader.end()
-        return cls(ref)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +240,7 @@ class Nak:
     def from_payload(cls, data: bytes) -> Self:
         reader = PayloadReader(data, "Nak")
         ref = reader.u8()
-        reason = NakReason(_enum(NakReason, reader.u8(), "Nak"))
+        reason = NakReason(enum_value(NakReason, reader.u8(), "Nak"))
         reader.end()
         return cls(ref, reason)
 
