@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import aiomqtt
 
 from contract.models import DeviceEvent, Status, parse_event, parse_status
-from drivers.base import stop_task
+from drivers.base import Driver, cancel_and_wait, stop_task
 
 
 @dataclass
@@ -64,3 +64,21 @@ async def subscribed(port: int, *topics: str) -> AsyncIterator[Received]:
 async def publish(port: int, topic: str, payload: bytes, retain: bool = False) -> None:
     async with aiomqtt.Client("127.0.0.1", port) as client:
         await client.publish(topic, payload, qos=1, retain=retain)
+
+
+@contextlib.asynccontextmanager
+async def driver_online(driver: Driver, port: int) -> AsyncIterator[Received]:
+    """Run ``driver`` until it is online and connected to the broker; stop it on exit.
+
+    Yields what its status and event topics carry from before it started.
+    """
+    status = driver.topics.device_status(driver.device_id)
+    events = driver.topics.device_event(driver.device_id)
+    async with subscribed(port, status, events) as got:
+        task = asyncio.create_task(driver.run())
+        await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
+        await asyncio.wait_for(driver.broker_ready.wait(), 5)
+        try:
+            yield got
+        finally:
+            await cancel_and_wait(task)

@@ -12,11 +12,11 @@ import pytest
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import FaultEvent, SweepCommand, TagEvent
 from contract.topics import Topics
-from drivers.base import cancel_and_wait, utc_now
+from drivers.base import utc_now
 from drivers.rfid.driver import RfidDriver
 from drivers.rfid.protocol import ReaderErrorCode
 from simulators.rfid import RfidReaderSimulator
-from tests.drivers.mqtt_helpers import Received, publish, subscribed
+from tests.drivers.mqtt_helpers import Received, driver_online, publish
 from tests.support.mosquitto import Mosquitto
 
 UID1, UID2, UID3 = "E0040150654CC41C", "E00401501EE63A2D", "E004015034E56C0F"
@@ -67,13 +67,8 @@ async def rig(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> AsyncIter
         reconnect_max_s=0.2,
     )
     driver = RfidDriver(device, MqttSection(url=mosquitto.url), topics)
-    status, events = topics.device_status("rfid-1"), topics.device_event("rfid-1")
-    async with subscribed(mosquitto.port, status, events) as got:
-        task = asyncio.create_task(driver.run())
-        await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
-        await asyncio.wait_for(driver.broker_ready.wait(), 5)
+    async with driver_online(driver, mosquitto.port) as got:
         yield Rig(sim, driver, got, topics, mosquitto.port)
-        await cancel_and_wait(task)
     await sim.close()
 
 

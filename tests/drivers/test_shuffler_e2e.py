@@ -20,7 +20,7 @@ from drivers.base import cancel_and_wait, utc_now
 from drivers.shuffler.driver import ShufflerDriver
 from simulators.shuffler import ShufflerSimulator
 from tests.conftest import REPO
-from tests.drivers.mqtt_helpers import Received, publish, subscribed
+from tests.drivers.mqtt_helpers import Received, driver_online, publish, subscribed
 from tests.support.mosquitto import Mosquitto
 
 
@@ -52,13 +52,8 @@ async def rig(mosquitto: Mosquitto) -> AsyncIterator[Rig]:
     topics = Topics("holdem", "ts1")
     device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port, reconnect_max_s=0.2)
     driver = ShufflerDriver(device, MqttSection(url=mosquitto.url), topics)
-    status, events = topics.device_status("shuffler"), topics.device_event("shuffler")
-    async with subscribed(mosquitto.port, status, events) as got:
-        task = asyncio.create_task(driver.run())
-        await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
-        await asyncio.wait_for(driver.broker_ready.wait(), 5)
+    async with driver_online(driver, mosquitto.port) as got:
         yield Rig(sim, driver, got, topics, mosquitto.port)
-        await cancel_and_wait(task)
     await sim.close()
 
 
