@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, model_validator
 
-from contract.cards import Zone, zone_seat
+from contract.cards import Zone, zone_bet_seat, zone_seat, zone_stack_seat
 from contract.models import Profile
 from contract.topics import DEFAULT_ROOT, check_segment
 
@@ -191,7 +191,7 @@ class TableConfig(Section):
             seen.add(device.id)
             if isinstance(device, RfidReaderDevice):
                 for antenna, zone in device.antennas.items():
-                    seat = zone_seat(zone)
+                    seat = zone_seat(zone) or zone_bet_seat(zone) or zone_stack_seat(zone)
                     if seat is not None and seat > self.table.seats:
                         raise ValueError(
                             f"device {device.id!r} antenna {antenna} covers {zone} "

@@ -80,6 +80,16 @@ _CHANNELS = (
         "engine",
     ),
     _Channel(
+        "hands",
+        "{root}/{table}/hands",
+        "One hand result when a hand ends: pots, winners and shares, rake, what was pushed, and "
+        "the hands tabled face up at showdown (no other hole card). Never retained.",
+        (m.HandResult,),
+        "send",
+        False,
+        "engine",
+    ),
+    _Channel(
         "controllerStatus",
         "{root}/{table}/controller/status",
         "Retained controller status; `online` only once subscribed and ready; last will `offline`.",

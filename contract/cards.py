@@ -13,7 +13,7 @@ SUITS: Final = "shdc"
 ALL_CARDS: Final[tuple[str, ...]] = tuple(r + s for r in RANKS for s in SUITS)
 
 CARD_PATTERN: Final = r"^[AKQJT2-9][shdc]$"
-ZONE_PATTERN: Final = r"^(seat:([1-9]|10)|board|burn|muck|aside)$"
+ZONE_PATTERN: Final = r"^((seat|bet|stack):([1-9]|10)|board|burn|muck|aside|pot|rake)$"
 UID_PATTERN: Final = r"^[0-9A-F]{8,20}$"
 
 _CARD_RE: Final = re.compile(CARD_PATTERN)
@@ -22,7 +22,8 @@ _UID_RE: Final = re.compile(UID_PATTERN)
 
 #: A card code: rank then suit, e.g. ``Td`` for the ten of diamonds.
 Card = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
-#: A zone covered by an antenna: ``seat:1``..``seat:10``, ``board``, ``burn``, ``muck``, ``aside``.
+#: A zone covered by an antenna: ``seat:1``..``seat:10``, ``board``, ``burn``, ``muck``, ``aside``, and on
+#: tables that read chips ``bet:1``..``bet:10`` (betting areas), ``stack:1``..``stack:10``, ``pot``, ``rake``.
 Zone = Annotated[str, StringConstraints(pattern=ZONE_PATTERN)]
 #: A tag UID as upper-case hex (readers may send lower case; it is normalised on validation).
 def _upper(value: object) -> object:
@@ -32,7 +33,11 @@ def _upper(value: object) -> object:
 Uid = Annotated[str, BeforeValidator(_upper), StringConstraints(pattern=UID_PATTERN)]
 
 SEAT_PREFIX: Final = "seat:"
+BET_PREFIX: Final = "bet:"
+STACK_PREFIX: Final = "stack:"
 NON_SEAT_ZONES: Final = ("board", "burn", "muck", "aside")
+#: Zones where only chips belong (the card zones are the seats and NON_SEAT_ZONES).
+CHIP_ZONES: Final = ("pot", "rake")
 
 
 def is_card(text: str) -> bool:
@@ -60,3 +65,32 @@ def zone_seat(zone: str) -> int | None:
     if zone.startswith(SEAT_PREFIX):
         return int(zone[len(SEAT_PREFIX) :])
     return None
+
+
+def bet_zone(seat: int) -> str:
+    """The betting area in front of a seat: ``bet_zone(3) == "bet:3"``."""
+    return f"{BET_PREFIX}{seat}"
+
+
+def stack_zone(seat: int) -> str:
+    """The stack of a seat: ``stack_zone(3) == "stack:3"``."""
+    return f"{STACK_PREFIX}{seat}"
+
+
+def zone_bet_seat(zone: str) -> int | None:
+    """The seat of a betting-area zone (``bet:N``), or None for any other zone."""
+    if zone.startswith(BET_PREFIX):
+        return int(zone[len(BET_PREFIX) :])
+    return None
+
+
+def zone_stack_seat(zone: str) -> int | None:
+    """The seat of a stack zone (``stack:N``), or None for any other zone."""
+    if zone.startswith(STACK_PREFIX):
+        return int(zone[len(STACK_PREFIX) :])
+    return None
+
+
+def is_chip_zone(zone: str) -> bool:
+    """True for the zones of chips: ``bet:N``, ``stack:N``, ``pot`` and ``rake``."""
+    return zone in CHIP_ZONES or (zone.startswith((BET_PREFIX, STACK_PREFIX)) and is_zone(zone))

@@ -256,6 +256,20 @@ class SeatState(WireModel):
     cards: int = Field(ge=0)
 
 
+class SeatAmount(WireModel):
+    """Chips of one seat: a bet in front of it, a share of a pot, or what was pushed to it."""
+
+    seat: Seat
+    amount: int = Field(ge=0)
+
+
+class PotState(WireModel):
+    """A pot as of the last sweep: its chips and the seats that may win it (main pot first)."""
+
+    amount: int = Field(ge=0)
+    eligible: list[Seat] = Field(default_factory=list)
+
+
 class PublicState(WireModel):
     """The public table state, safe for any screen: the board is public, hole cards never are."""
 
@@ -273,6 +287,82 @@ class PublicState(WireModel):
     tracking: bool = Field(
         default=True, description="Extension: false while a reader the hand depends on is offline."
     )
+    to_act: Seat | None = Field(default=None, description="The seat expected to act next, or null.")
+    bets: list[SeatAmount] = Field(
+        default_factory=list, description="Chips in front of each seat in this betting round."
+    )
+    pots: list[PotState] = Field(
+        default_factory=list, description="Main pot first, then side pots, as of the last sweep."
+    )
+    shows_first: Seat | None = Field(
+        default=None, description="At showdown: the seat that must show first, or null."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Hand results: {root}/{table}/hands (one message when a hand ends, not retained)
+# --------------------------------------------------------------------------------------------
+
+Street: TypeAlias = Literal["preflop", "flop", "turn", "river"]
+HandOutcome: TypeAlias = Literal["showdown", "uncontested", "misdeal", "fouled"]
+#: Names of hand ranks used in ``ShownHand.rank`` (best first is the last one).
+RANK_NAMES: Final[tuple[str, ...]] = (
+    "high_card",
+    "pair",
+    "two_pair",
+    "three_of_a_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+)
+
+
+class HandAction(WireModel):
+    """One betting action of a hand; ``amount`` is the chips that action put in."""
+
+    street: Street
+    seat: Seat
+    action: ActionName
+    amount: int = Field(default=0, ge=0)
+
+
+class PotResult(WireModel):
+    """A pot at the end of the hand (after rake): who could win it, who won it, and the shares."""
+
+    amount: int = Field(ge=0)
+    eligible: list[Seat] = Field(default_factory=list)
+    winners: list[Seat] = Field(default_factory=list)
+    shares: list[SeatAmount] = Field(default_factory=list)
+
+
+class ShownHand(WireModel):
+    """A hand tabled face up at showdown, in the order shown; ``rank`` names its class."""
+
+    seat: Seat
+    cards: list[Card]
+    rank: str = Field(description="One of RANK_NAMES: high_card, pair, ..., straight_flush.")
+
+
+class HandResult(WireModel):
+    """The result of a hand, published once when it ends. Hole cards only of hands tabled face up."""
+
+    v: int = Field(default=SCHEMA_VERSION, ge=1)
+    ts: Timestamp
+    hand: int = Field(ge=0)
+    button: Seat | None = None
+    seats: list[Seat] = Field(default_factory=list, description="Seats dealt in.")
+    board: list[Card] = Field(default_factory=list)
+    result: HandOutcome
+    actions: list[HandAction] = Field(default_factory=list)
+    pots: list[PotResult] = Field(default_factory=list)
+    rake: int = Field(default=0, ge=0)
+    awarded: list[SeatAmount] = Field(
+        default_factory=list, description="What the chips show was pushed to each seat."
+    )
+    showdown: list[ShownHand] = Field(default_factory=list)
+    profile: Profile | None = Field(default=None, description="Extension: the rules profile.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -374,6 +464,7 @@ def parse_command(topic: str, payload: bytes | str) -> DeviceCommand:
 STATUS_ADAPTER: Final[TypeAdapter[Status]] = TypeAdapter(Status)
 ALERT_ADAPTER: Final[TypeAdapter[Alert]] = TypeAdapter(Alert)
 STATE_ADAPTER: Final[TypeAdapter[PublicState]] = TypeAdapter(PublicState)
+HAND_ADAPTER: Final[TypeAdapter[HandResult]] = TypeAdapter(HandResult)
 
 
 def parse_status(topic: str, payload: bytes | str) -> Status:
@@ -389,3 +480,8 @@ def parse_alert(topic: str, payload: bytes | str) -> Alert:
 def parse_state(topic: str, payload: bytes | str) -> PublicState:
     """Validate a public state payload."""
     return _parse(STATE_ADAPTER, topic, payload)
+
+
+def parse_hand(topic: str, payload: bytes | str) -> HandResult:
+    """Validate a hand result payload."""
+    return _parse(HAND_ADAPTER, topic, payload)

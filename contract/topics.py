@@ -61,6 +61,10 @@ class Topics:
         return f"{self.base}/state"
 
     @property
+    def hands(self) -> str:
+        return f"{self.base}/hands"
+
+    @property
     def controller_status(self) -> str:
         return f"{self.base}/controller/status"
 

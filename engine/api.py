@@ -14,7 +14,16 @@ from typing import Literal, NamedTuple, TypeAlias
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from contract.models import Alert, DealerInput, DeviceCommand, DeviceEvent, Profile, PublicState, Status
+from contract.models import (
+    Alert,
+    DealerInput,
+    DeviceCommand,
+    DeviceEvent,
+    HandResult,
+    Profile,
+    PublicState,
+    Status,
+)
 
 OddChip: TypeAlias = Literal["first_shown", "left_of_button"]
 
@@ -81,7 +90,8 @@ Received: TypeAlias = DeviceEventReceived | DeviceStatusReceived | InputReceived
 
 
 class Outputs(NamedTuple):
-    """What one step produced: alert changes in order, the new public state if it changed.
+    """What one step produced: alert changes in order, the new public state if it changed,
+    commands to devices, and the result of a hand that ended.
 
     (Immutable; a named tuple because one is built per message and that is the hot path.)
     """
@@ -89,6 +99,7 @@ class Outputs(NamedTuple):
     alerts: tuple[Alert, ...]
     state: PublicState | None
     commands: tuple[tuple[str, DeviceCommand], ...] = ()
+    hands: tuple[HandResult, ...] = ()
 
 
 NO_OUTPUTS = Outputs(alerts=(), state=None)

@@ -28,6 +28,7 @@ def test_document_is_asyncapi_3_with_every_contract_topic() -> None:
         "{root}/{table}/dev/{device}/cmd",
         "{root}/{table}/alerts",
         "{root}/{table}/state",
+        "{root}/{table}/hands",
         "{root}/{table}/controller/status",
         "{root}/{table}/input",
     }

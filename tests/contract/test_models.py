@@ -122,3 +122,30 @@ def test_tag_event_round_trip_property(
          "present": present, "face": face}
     )
     assert m.parse_event(TOPIC, event.to_json()) == event
+
+
+def test_chip_zones_and_hand_results_follow_the_contract() -> None:
+    """Chips extension: betting areas, stacks, pot and rake are zones; a hand result parses."""
+    from contract.cards import is_chip_zone, is_zone, zone_bet_seat, zone_stack_seat
+    from contract.models import parse_hand
+
+    for zone in ("bet:1", "bet:10", "stack:4", "pot", "rake"):
+        assert is_zone(zone)
+        assert is_chip_zone(zone)
+    for zone in ("bet:0", "bet:11", "stack:", "pots", "seat:3"):
+        assert not is_chip_zone(zone)
+    assert not is_zone("bet:0")
+    assert zone_bet_seat("bet:7") == 7
+    assert zone_stack_seat("stack:2") == 2
+    assert zone_bet_seat("seat:7") is None
+    payload = (
+        '{"v":1,"ts":"2026-11-30T12:00:00Z","hand":7,"button":3,"seats":[1,3,5],'
+        '"board":["As","Kd","7c","2h","2s"],"result":"showdown",'
+        '"actions":[{"street":"preflop","seat":5,"action":"raise","amount":6}],'
+        '"pots":[{"amount":18,"eligible":[1,5],"winners":[5],"shares":[{"seat":5,"amount":18}]}],'
+        '"rake":0,"awarded":[{"seat":5,"amount":18}],'
+        '"showdown":[{"seat":5,"cards":["Ah","Ac"],"rank":"full_house"}],"future":1}'
+    )
+    result = parse_hand("holdem/t1/hands", payload)
+    assert result.pots[0].shares[0].amount == 18
+    assert result.showdown[0].cards == ["Ah", "Ac"]
