@@ -1,1 +1,1 @@
-"""Test-only tooling (not shipped): hand generators, renderers, oracles, broker fixtures for tests and benchmarks."""
+"""Test-only tooling, not shipped: hand generators, renderers, oracles, broker fixtures."""
