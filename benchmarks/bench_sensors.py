@@ -23,7 +23,7 @@ from drivers.base import DriverOptions, cancel_and_wait
 from drivers.sensors.driver import SensorBoardDriver
 from drivers.sensors.protocol import FrameDecoder, InputReport, KeyPress
 from simulators.sensors import SensorBoardSimulator
-from tests.support.mosquitto import running_mosquitto
+from testing.mosquitto import running_mosquitto
 
 VID, PID = 0x1209, 0x7AB1
 

@@ -27,7 +27,7 @@ from engine.api import (
     Received,
 )
 from engine.core import Engine
-from engine.script import Table, legal_session
+from testing.script import Table, legal_session
 
 REGISTRY = Path(__file__).resolve().parents[1] / "config" / "decks.example.csv"
 

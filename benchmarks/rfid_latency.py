@@ -28,7 +28,7 @@ from contract.topics import Topics
 from drivers.base import cancel_and_wait
 from drivers.rfid.driver import RfidDriver
 from simulators.rfid import RfidReaderSimulator
-from tests.support.mosquitto import running_mosquitto
+from testing.mosquitto import running_mosquitto
 
 REPO = Path(__file__).resolve().parent.parent
 CARDS = 30

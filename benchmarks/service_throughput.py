@@ -40,8 +40,8 @@ from contract.topics import Topics
 from controller.journal import Journal, read_journal
 from controller.mqtt import NO_DELAY
 from controller.table import TableController
-from engine.script import Message, Table, legal_session
-from tests.support.mosquitto import free_port, running_mosquitto
+from testing.mosquitto import free_port, running_mosquitto
+from testing.script import Message, Table, legal_session
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "config" / "decks.example.csv"

@@ -31,7 +31,7 @@ class Subcommand:
 
 
 SUBCOMMANDS = (
-    Subcommand("run", "run the table controller service (drivers, engine, alerts)", "controller.service"),
+    Subcommand("run", "run the table controller service (drivers, engine, alerts)", "controller.run"),
     Subcommand(
         "demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"
     ),

@@ -88,7 +88,7 @@ async def start_rig(
 async def start_service(stack: AsyncExitStack, config: TableConfig, registry: DeckRegistry) -> None:
     """Start the engine service. It is stopped before the drivers when ``stack`` unwinds (it is
     pushed after them), so the engine never sees the drivers leave."""
-    from controller.service import Service
+    from controller.serving import Service
 
     stop = asyncio.Event()
     task = asyncio.create_task(Service(config, registry, stop=stop).run(), name="service")

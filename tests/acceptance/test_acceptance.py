@@ -10,9 +10,9 @@ import dataclasses
 
 import pytest
 
+from testing.mosquitto import Mosquitto
 from tests.acceptance.harness import Outcome, run_all
 from tests.acceptance.scenarios import COMMON, MORE, ROBERTS, SESSION, STYLES, TABLED, TDA
-from tests.support.mosquitto import Mosquitto
 
 #: The profile-independent scenarios under both profiles, then each profile's own.
 CASES = [

@@ -23,8 +23,8 @@ from simulators.dealer import (
     SetBlind,
     VirtualDealer,
     raisable_codes,
-    to_events,
 )
+from testing.events import to_events
 from tests.conftest import EXAMPLE_REGISTRY
 from tests.demo.table_rules import Referee, RuleBroken
 

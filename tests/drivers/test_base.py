@@ -20,8 +20,8 @@ from drivers.base import (
     cancel_and_wait,
     utc_now,
 )
+from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import publish, subscribed
-from tests.support.mosquitto import Mosquitto
 
 
 class QueueDevice(Driver):

@@ -16,8 +16,8 @@ from drivers.base import utc_now
 from drivers.rfid.driver import RfidDriver
 from drivers.rfid.protocol import ReaderErrorCode
 from simulators.rfid import RfidReaderSimulator
+from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import Received, driver_online, publish
-from tests.support.mosquitto import Mosquitto
 
 UID1, UID2, UID3 = "E0040150654CC41C", "E00401501EE63A2D", "E004015034E56C0F"
 ANTENNAS = {1: "seat:1", 2: "seat:2", 3: "seat:3", 4: "board", 5: "muck"}

@@ -29,8 +29,8 @@ from drivers.base import DriverOptions, cancel_and_wait, utc_now
 from drivers.registry import open_driver
 from drivers.sensors.driver import SensorBoardDriver
 from simulators.sensors import Lamp, SensorBoardSimulator
+from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import Received, publish, subscribed
-from tests.support.mosquitto import Mosquitto
 
 VID, PID = 0x1209, 0x7AB1
 REPO = Path(__file__).resolve().parents[2]

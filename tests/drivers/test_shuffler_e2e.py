@@ -19,9 +19,9 @@ from contract.topics import Topics
 from drivers.base import cancel_and_wait, utc_now
 from drivers.shuffler.driver import ShufflerDriver
 from simulators.shuffler import ShufflerSimulator
+from testing.mosquitto import Mosquitto
 from tests.conftest import REPO
 from tests.drivers.mqtt_helpers import Received, driver_online, publish, subscribed
-from tests.support.mosquitto import Mosquitto
 
 
 @dataclass

@@ -18,9 +18,9 @@ from contract.topics import Topics
 from drivers.base import cancel_and_wait, utc_now
 from drivers.registry import open_driver, open_drivers
 from simulators.table import SimulatedTable
+from testing.mosquitto import Mosquitto
 from tests.conftest import EXAMPLE_CONFIG, REPO
 from tests.drivers.mqtt_helpers import Received, publish, subscribed
-from tests.support.mosquitto import Mosquitto
 
 
 def on_broker(config: TableConfig, broker: Mosquitto) -> TableConfig:

@@ -13,9 +13,9 @@ from config.loader import load_table
 from contract.models import TagEvent
 from engine.api import EngineSettings
 from engine.core import Engine, initial_state, public_state, step
-from engine.script import Table, legal_session, setup_lines
 from engine.showdown import board_is_best, odd_chip_seat, showdown_order
 from engine.state import showdown_order_of
+from testing.script import Table, legal_session, setup_lines
 from tests.engine.runner import run, settings, to_received
 from tests.engine.scenario import load_scenarios, messages, registry
 
@@ -207,7 +207,7 @@ def test_odd_chip_goes_by_the_house_rule() -> None:
 _REPLAY = """
 import hashlib, random
 from engine.core import Engine
-from engine.script import Table, legal_session
+from testing.script import Table, legal_session
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry
 _, lines = legal_session(random.Random(11), 9, 4)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.models import Profile
-from engine.script import Table, legal_hand, legal_session, setup_lines
+from testing.script import Table, legal_hand, legal_session, setup_lines
 from tests.engine.flows import FLOWS
 from tests.engine.mistakes import MISTAKES, Hand
 from tests.engine.runner import run

@@ -9,10 +9,10 @@ from pathlib import Path
 from config.loader import load_table
 from contract.models import FaultEvent, parse_status
 from controller.table import TableController
+from testing.mosquitto import free_port
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
 from tests.service.support import RUN_COMMAND, new_table, probe, script, until, write_config
-from tests.support.mosquitto import free_port
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
 

@@ -10,9 +10,9 @@ import pytest
 
 from contract.models import FaultEvent, parse_state
 from controller.journal import read_journal
+from testing.mosquitto import Mosquitto
 from tests.service.conftest import StartService
 from tests.service.support import probe, write_config
-from tests.support.mosquitto import Mosquitto
 
 
 async def test_online_only_once_subscribed(

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from contract.models import FaultEvent, parse_state
 from controller.journal import read_journal
+from testing.mosquitto import Mosquitto
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
 from tests.service.support import new_table, probe, script, until, write_config
-from tests.support.mosquitto import Mosquitto
 
 
 async def test_torn_last_line_is_reported_and_the_service_goes_on(

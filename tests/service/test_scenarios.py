@@ -13,9 +13,9 @@ import pytest
 
 from contract.models import parse_state
 from controller.journal import read_journal
+from testing.mosquitto import Mosquitto
 from tests.engine.scenario import ExpectedAlert, Scenario, load_scenarios, messages
 from tests.service.support import probe, running_service, until, write_config
-from tests.support.mosquitto import Mosquitto
 
 ALL = load_scenarios()
 #: Every sixth scenario: all files, both profiles, clean hands, alerts and remedies.

@@ -9,7 +9,7 @@ from config.loader import load_table
 from contract.models import parse_alert, parse_command
 from controller.journal import read_journal
 from controller.table import Outgoing, TableController
-from engine.script import Message
+from testing.script import Message
 from tests.engine.scenario import initial_statuses
 from tests.service.support import new_table, script, write_config
 

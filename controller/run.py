@@ -139,7 +139,7 @@ async def _run(config: TableConfig, registry: DeckRegistry) -> int:
 
 
 if __name__ == "__main__":
-    # ``python -m controller.service --config FILE``: the same as ``tablectl run``.
-    _parser = argparse.ArgumentParser(prog="python -m controller.service", description=__doc__)
+    # ``python -m controller.run --config FILE``: the same as ``tablectl run``.
+    _parser = argparse.ArgumentParser(prog="python -m controller.run", description=__doc__)
     add_arguments(_parser)
     sys.exit(main(_parser.parse_args()))
