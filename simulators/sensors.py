@@ -35,7 +35,7 @@ from drivers.sensors.protocol import (
     KeyPress,
     LampReport,
 )
-from simulators.usb_backend import (
+from drivers.transport.usb_sim import (
     DeviceGone,
     SimulatedBackend,
     TransferTimeout,

@@ -26,7 +26,7 @@ from drivers.sensors.protocol import (
     LampReport,
 )
 from drivers.sensors.tracker import ReportTracker
-from drivers.sensors.usb_link import BoardLink, InTransferThread
+from drivers.transport.usb import BoardLink, InTransferThread
 
 #: The board reports at least every 250 ms; this much silence means it hangs.
 SILENCE_S: Final = 2.0
@@ -41,7 +41,7 @@ def usb_backend_for(device: SensorBoardDevice) -> Any:
     if device.backend is None:
         return None
     # Imported here: production with real hardware never loads the simulator package.
-    from simulators.usb_backend import backend_from_spec
+    from drivers.transport.usb_sim import backend_from_spec
 
     return backend_from_spec(device.backend)
 

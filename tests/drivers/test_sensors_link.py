@@ -12,9 +12,9 @@ import usb.core
 from config.models import SensorBoardDevice
 from drivers.base import DeviceLost, DeviceUnavailable
 from drivers.sensors.driver import usb_backend_for
-from drivers.sensors.usb_link import BoardLink, InTransferThread
+from drivers.transport.usb import BoardLink, InTransferThread
+from drivers.transport.usb_sim import SimulatedBackend
 from simulators.sensors import SensorBoardSimulator
-from simulators.usb_backend import SimulatedBackend
 
 VID, PID = 0x1209, 0x7AB1
 

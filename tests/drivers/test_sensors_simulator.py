@@ -23,9 +23,9 @@ from drivers.sensors.protocol import (
     KeyAck,
     LampReport,
 )
+from drivers.transport.usb_sim import backend_from_spec
 from simulators import sensors_ctl
 from simulators.sensors import Lamp, SensorBoardSimulator
-from simulators.usb_backend import backend_from_spec
 
 VID, PID = 0x1209, 0x7AB1
 

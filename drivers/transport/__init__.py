@@ -1,0 +1,1 @@
+"""Byte transports of the device drivers."""
