@@ -21,7 +21,7 @@ from drivers.rfid.protocol import (
     ReaderError,
     SetSweep,
 )
-from drivers.serial_link import SerialDriver
+from drivers.serial_driver import SerialDriver
 
 
 class RfidDriver(SerialDriver):

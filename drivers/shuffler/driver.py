@@ -14,7 +14,7 @@ from contract.models import (
 from contract.topics import Topics
 from drivers.base import CommandRejected, DriverOptions
 from drivers.framing import Frame, Message
-from drivers.serial_link import SerialDriver
+from drivers.serial_driver import SerialDriver
 from drivers.shuffler.protocol import (
     CODEC,
     DECK_LABEL_MAX,
