@@ -154,9 +154,10 @@ class TableController:
     def sync(self) -> None:
         """Make the journal durable up to here: call before publishing what it caused."""
         if self.journal is not None:
-            self._journaling(self.journal.sync)
+            # A successful fsync proves nothing about the next write (a full disk syncs fine).
+            self._journaling(self.journal.sync, proves_writable=False)
 
-    def _journaling(self, write: Callable[[], _T]) -> _T | None:
+    def _journaling(self, write: Callable[[], _T], *, proves_writable: bool = True) -> _T | None:
         """Run a journal write; on failure (disk full, I/O error) note it and go on.
 
         The table keeps working without its record rather than stop mid-hand; ``journal_error``
@@ -171,7 +172,7 @@ class TableController:
                 log.error("%s; the table goes on, its record has a hole", why)
             self.journal_error = why
             return None
-        if self.journal_error is not None:
+        if self.journal_error is not None and proves_writable:
             log.warning("journal %s: writable again", self.config.journal.path)
             self.journal_error = None
         return result
