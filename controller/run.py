@@ -98,7 +98,13 @@ def main(args: argparse.Namespace) -> int:
 
 async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) -> int:
     """``[mqtt] url = "embedded"``: an MQTT 3.1.1 broker in this process, on loopback only."""
-    from controller.broker import BrokerError, EmbeddedBroker
+    try:
+        from controller.broker import BrokerError, EmbeddedBroker
+    except ModuleNotFoundError as error:
+        if error.name != "amqtt":
+            raise
+        log.error("[mqtt] url = 'embedded' needs amqtt: pip install 'tablectl[demo]'")
+        return EXIT_ERROR
 
     broker = EmbeddedBroker(port)
     try:
