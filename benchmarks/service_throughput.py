@@ -38,8 +38,8 @@ from config.registry import load_registry
 from contract.models import FaultEvent, parse_alert, parse_status
 from contract.topics import Topics
 from controller.journal import Journal, read_journal
-from controller.mqtt import NO_DELAY
 from controller.table import TableController
+from link.client import NO_DELAY
 from testing.mosquitto import free_port, running_mosquitto
 from testing.script import Message, Table, legal_session
 

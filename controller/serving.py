@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from datetime import UTC, datetime
 from typing import Final
 
 import aiomqtt
@@ -23,16 +22,16 @@ import aiomqtt
 from config.models import TableConfig
 from config.registry import DeckRegistry
 from contract.models import Status, StatusState
-from controller.mqtt import (
-    Backoff,
+from contract.timestamps import utc_now
+from controller.table import Outgoing, TableController
+from link.aiomqtt_adapter import (
     acknowledge,
     arrived_on,
-    client_id,
     connection_tagged_queue,
     enable_manual_acks,
-    make_client,
 )
-from controller.table import Outgoing, TableController
+from link.backoff import Backoff
+from link.client import client_id, make_client
 
 log = logging.getLogger("controller.service")
 
@@ -44,10 +43,6 @@ ACK_EVERY: Final = 10
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class Service:
@@ -118,7 +113,8 @@ class Service:
         client = make_client(
             mqtt,
             client_id(mqtt, self.config.table.id),
-            will,
+            will=will,
+            persistent=True,  # the broker keeps the events for a controller that restarts
             queue_type=connection_tagged_queue(lambda: self.connections),
         )
         client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
