@@ -19,9 +19,9 @@ import aiomqtt
 from config.models import MqttSection, SensorBoardDevice
 from contract.models import KeyEvent, parse_event
 from contract.topics import Topics
-from drivers.base import DriverOptions, cancel_and_wait
 from drivers.sensors.driver import SensorBoardDriver
 from drivers.sensors.protocol import FrameDecoder, InputReport, KeyPress
+from drivers.session import DriverOptions, stop_task
 from simulators.sensors import SensorBoardSimulator
 from testing.mosquitto import running_mosquitto
 
@@ -89,7 +89,7 @@ async def bench_latency(presses: int, remote: bool) -> None:
                             break
                     latencies.append((time.perf_counter() - started) * 1000)
         finally:
-            await cancel_and_wait(task)
+            await stop_task(task)
             await board.close()
     latencies.sort()
     mode = "unix-socket backend" if remote else "in-process backend"
@@ -118,7 +118,7 @@ async def bench_idle_cpu(poll_ms: int, seconds: float) -> None:
             await asyncio.sleep(seconds)
             share = (time.process_time() - cpu) / (time.perf_counter() - wall) * 100
         finally:
-            await cancel_and_wait(task)
+            await stop_task(task)
     print(f"idle CPU with poll_ms={poll_ms}: {share:.1f} % of one core")
 
 

@@ -25,8 +25,8 @@ from config.loader import load_table
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import TagEvent, parse_event
 from contract.topics import Topics
-from drivers.base import cancel_and_wait
 from drivers.rfid.driver import RfidDriver
+from drivers.session import stop_task
 from simulators.rfid import RfidReaderSimulator
 from testing.mosquitto import running_mosquitto
 
@@ -88,7 +88,7 @@ async def _run(port: int, miss_rate: float) -> None:
                 await asyncio.sleep(0.002)
             leave.append(seen[(uid, False)] - start)
         collector.cancel()
-    await cancel_and_wait(task)
+    await stop_task(task)
     await sim.close()
     print(f"miss rate {miss_rate:.0%}: placed -> tag present  {_quantiles(arrive)}  ({CARDS} cards)")
     print(f"miss rate {miss_rate:.0%}: removed -> tag absent  {_quantiles(leave)}  (10 cards, "

@@ -22,10 +22,7 @@ from config.models import (
     TableConfig,
 )
 from contract.topics import Topics
-from drivers.base import Driver
-
-#: The ``driver`` strings a configuration may use.
-DRIVER_NAMES = ("shuffler", "rfid", "sensors")
+from drivers.session import Driver
 
 
 def open_driver(device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts: Any) -> Driver:

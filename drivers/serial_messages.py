@@ -13,15 +13,15 @@ import enum
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
-from drivers.framing import MessageError, PayloadReader
+from drivers.framing import FrameError, PayloadReader
 
 
 def enum_value(kind: type[enum.IntEnum], value: int, what: str) -> int:
-    """``value`` checked against ``kind``; a :class:`MessageError` naming the message if unknown."""
+    """``value`` checked against ``kind``; a :class:`FrameError` naming the message if unknown."""
     try:
         return kind(value)
     except ValueError:
-        raise MessageError(f"{what}: unknown {kind.__name__} {value}") from None
+        raise FrameError(f"{what}: unknown {kind.__name__} {value}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,8 @@ from drivers.rfid.protocol import (
     SetSweep,
     TagRead,
 )
-from simulators.serial_device import SerialDeviceSimulator
+from drivers.transport.nullmodem import LineNoise
+from simulators.serial_device import CableKind, SerialDeviceSimulator
 
 #: Signal strength of a tag on its own antenna, and heard by a neighbour (dBm).
 OWN_RSSI = -45
@@ -63,8 +64,10 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         reports_orientation: bool = True,
         heartbeat_s: float = HEARTBEAT_S,
         directory: Path | None = None,
+        cable: CableKind = "pty",
+        line: LineNoise | None = None,
     ) -> None:
-        super().__init__(name, CODEC, heartbeat_s, directory)
+        super().__init__(name, CODEC, heartbeat_s, directory, cable=cable, line=line)
         self.antenna_count = antenna_count
         self.dwell_ms = dwell_ms
         self.sweep: tuple[int, ...] = tuple(range(1, antenna_count + 1))
@@ -140,7 +143,7 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         if self.corrupt_rate and self.rng.random() < self.corrupt_rate:
             data = self._damage(data)
         self.frames_sent += 1
-        self._pty.write(data)
+        self._cable.write(data)
 
     def _damage(self, data: bytes) -> bytes:
         self.frames_corrupted += 1

@@ -1,18 +1,39 @@
-"""What every simulated serial device has in common: its pty cable, its codec and its heartbeat."""
+"""What every simulated serial device has in common: its cable, its codec and its heartbeat.
+
+The cable is a pseudo-terminal (``cable="pty"``: the driver opens a ``/dev/pts`` path, exactly as
+it opens real hardware) or an in-process null modem (``cable="nullmodem"``: the driver opens
+``nullmodem:NAME``; fast, no pty, and its line can split, delay, drop and corrupt bytes).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from drivers.framing import Codec, Frame, Message
+from drivers.transport.nullmodem import LineNoise, NullModemPort
 from simulators.pty import PtyPort
+
+CableKind: TypeAlias = Literal["pty", "nullmodem"]
+_CABLES: Final = itertools.count(1)
+
+
+class Cable(Protocol):
+    """The device end of a serial cable."""
+
+    bytes_dropped: int
+
+    def plug(self) -> None: ...
+    def unplug(self) -> None: ...
+    def write(self, data: bytes) -> bool: ...
+    def close(self) -> None: ...
 
 log = logging.getLogger("simulators")
 
@@ -24,11 +45,29 @@ class SerialDeviceSimulator(ABC):
     protocol's heartbeat message), and may start more loops with :meth:`_spawn`.
     """
 
-    def __init__(self, name: str, codec: Codec, heartbeat_s: float, directory: Path | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        codec: Codec,
+        heartbeat_s: float,
+        directory: Path | None,
+        *,
+        cable: CableKind = "pty",
+        line: LineNoise | None = None,
+    ) -> None:
         self.name = name
         self.heartbeat_s = heartbeat_s
         self._codec = codec
-        self._pty = PtyPort(name, self._on_data, directory)
+        self._cable: Cable
+        if cable == "pty":
+            pty = PtyPort(name, self._on_data, directory)
+            self._port = str(pty.path)
+            self._cable = pty
+        else:
+            # Numbered: simulators of one name in one process (tests) get cables of their own.
+            null = NullModemPort(f"{name}-{next(_CABLES)}", self._on_data, to_host=line)
+            self._port = null.url
+            self._cable = null
         self._rx = codec.stream()
         self._tx_seq = 0
         self._started = time.monotonic()
@@ -36,21 +75,21 @@ class SerialDeviceSimulator(ABC):
 
     @property
     def port(self) -> str:
-        """The path the driver opens (stable across unplug/replug)."""
-        return str(self._pty.path)
+        """What the driver opens (stable across unplug/replug): a pty path or a null-modem URL."""
+        return self._port
 
     async def start(self) -> None:
         """Plug the cable in and start the heartbeat."""
-        self._pty.plug()
+        self._cable.plug()
         self._spawn(self._heartbeats(), "heartbeat")
 
     def unplug(self) -> None:
         """Pull the cable: the pty closes mid-stream. The device itself keeps running."""
-        self._pty.unplug()
+        self._cable.unplug()
 
     def replug(self) -> None:
         """Plug the cable back in: a new pty behind the same path, a fresh receiver."""
-        self._pty.plug()
+        self._cable.plug()
         self._rx.reset()
 
     async def close(self) -> None:
@@ -61,7 +100,7 @@ class SerialDeviceSimulator(ABC):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
-        self._pty.close()
+        self._cable.close()
 
     def _spawn(self, loop: Coroutine[Any, Any, None], what: str) -> asyncio.Task[None]:
         task = asyncio.create_task(loop, name=f"{self.name}-{what}")
@@ -74,7 +113,7 @@ class SerialDeviceSimulator(ABC):
         return self._codec.encode(self._tx_seq, message)
 
     def _send(self, message: Message) -> None:
-        self._pty.write(self._frame(message))
+        self._cable.write(self._frame(message))
 
     def _uptime_ms(self) -> int:
         return int((time.monotonic() - self._started) * 1000)

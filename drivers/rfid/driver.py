@@ -8,7 +8,7 @@ from typing import Any
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import DeviceCommand, SweepCommand, TagEvent
 from contract.topics import Topics
-from drivers.base import CommandRejected, DriverOptions
+from drivers.errors import CommandRejected
 from drivers.framing import Frame, Message
 from drivers.rfid.presence import DEFAULT_MIN_RSSI, PresenceTracker, Transition
 from drivers.rfid.protocol import (
@@ -22,6 +22,7 @@ from drivers.rfid.protocol import (
     SetSweep,
 )
 from drivers.serial_driver import SerialDriver
+from drivers.session import DriverOptions
 
 
 class RfidDriver(SerialDriver):
@@ -29,7 +30,7 @@ class RfidDriver(SerialDriver):
 
     kind = "rfid"
     codec = CODEC
-    heartbeat_timeout_s = 3 * HEARTBEAT_S
+    silence_s = 3 * HEARTBEAT_S
 
     def __init__(
         self,

@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
-from drivers.framing import Codec, Message, MessageError, PayloadReader
+from drivers.framing import Codec, FrameError, Message, PayloadReader
 from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
 
 MAX_PAYLOAD: Final = 4096
@@ -53,7 +53,7 @@ def _antennas(values: tuple[int, ...]) -> bytes:
 def _read_antennas(reader: PayloadReader, what: str) -> tuple[int, ...]:
     values = tuple(reader.take(reader.u8()))
     if 0 in values:
-        raise MessageError(f"{what}: antenna 0 does not exist (antennas start at 1)")
+        raise FrameError(f"{what}: antenna 0 does not exist (antennas start at 1)")
     return values
 
 
@@ -93,7 +93,7 @@ class SetSweep:
         antennas = _read_antennas(reader, "SetSweep")
         reader.end()
         if dwell == 0 or not antennas:
-            raise MessageError("SetSweep: dwell and antenna list must not be empty")
+            raise FrameError("SetSweep: dwell and antenna list must not be empty")
         return cls(dwell, antennas)
 
 
@@ -139,7 +139,7 @@ class TagRead:
     def read(cls, reader: PayloadReader) -> Self:
         size = reader.u8()
         if not UID_MIN_BYTES <= size <= UID_MAX_BYTES:
-            raise MessageError(f"Inventory: UID length {size} (must be 4..10)")
+            raise FrameError(f"Inventory: UID length {size} (must be 4..10)")
         uid = reader.take(size).hex().upper()
         rssi = reader.i8()
         orientation = Orientation(enum_value(Orientation, reader.u8(), "Inventory"))
@@ -166,7 +166,7 @@ class Inventory:
         reader = PayloadReader(data, "Inventory")
         antenna, round_, count = reader.u8(), reader.u8(), reader.u8()
         if antenna == 0:
-            raise MessageError("Inventory: antenna 0 does not exist")
+            raise FrameError("Inventory: antenna 0 does not exist")
         reads = tuple(TagRead.read(reader) for _ in range(count))
         reader.end()
         return cls(antenna, round_, reads)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
 from contract.cards import ALL_CARDS
-from drivers.framing import Codec, Message, MessageError, PayloadReader, pack_text
+from drivers.framing import Codec, FrameError, Message, PayloadReader, pack_text
 from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
 
 MAX_PAYLOAD: Final = 256
@@ -31,9 +31,9 @@ def card_byte(card: str) -> int:
 
 
 def card_of(byte: int, what: str) -> str:
-    """The card code of a wire byte (MessageError when out of range)."""
+    """The card code of a wire byte (FrameError when out of range)."""
     if byte >= len(ALL_CARDS):
-        raise MessageError(f"{what}: card byte {byte} out of range")
+        raise FrameError(f"{what}: card byte {byte} out of range")
     return ALL_CARDS[byte]
 
 
@@ -135,7 +135,7 @@ class StatusReport:
         flags, loaded = reader.u8(), reader.u8()
         reader.end()
         if flags & ~0b111:
-            raise MessageError(f"StatusReport: reserved flag bits set (0x{flags:02X})")
+            raise FrameError(f"StatusReport: reserved flag bits set (0x{flags:02X})")
         return cls(state, bool(flags & 1), bool(flags & 2), bool(flags & 4), loaded)
 
 
@@ -182,7 +182,7 @@ class ShuffleComplete:
         deck = reader.text()
         count, ok = reader.u8(), reader.u8()
         if ok > 1:
-            raise MessageError(f"ShuffleComplete: ok byte {ok} is not 0 or 1")
+            raise FrameError(f"ShuffleComplete: ok byte {ok} is not 0 or 1")
         missing = _read_cards(reader, "ShuffleComplete.missing")
         duplicates = _read_cards(reader, "ShuffleComplete.duplicates")
         reader.end()
@@ -207,7 +207,7 @@ class Fault:
         active = reader.u8()
         reader.end()
         if active > 1:
-            raise MessageError(f"Fault: active byte {active} is not 0 or 1")
+            raise FrameError(f"Fault: active byte {active} is not 0 or 1")
         return cls(code, bool(active))
 
 

@@ -1,8 +1,14 @@
-"""The blocking pyusb side of the sensor board: find, claim, read and write interrupt transfers.
+"""The USB transport: interrupt transfers through pyusb (libusb), the blocking calls in threads.
 
-Every BoardLink method blocks: the driver reads through :class:`InTransferThread` and writes
-through ``asyncio.to_thread``. USB errors become the base driver's exceptions: not found ->
-DeviceUnavailable, gone -> DeviceLost.
+``usb:VID:PID`` (hexadecimal, optionally ``?serial=SN``) finds the device through libusb;
+``sim:PATH`` finds a simulated board served on the unix socket PATH through the same pyusb path
+(:mod:`drivers.transport.usb_sim`). A ``backend=`` option gives pyusb another backend (a board
+simulated in this process). Each :meth:`UsbTransport.read` returns one IN transfer, each
+:meth:`UsbTransport.write` is one OUT transfer: a packet transport.
+
+Every :class:`UsbLink` method blocks: IN transfers run back to back in a thread of the
+connection's own (:class:`InTransferThread`), OUT transfers in worker threads. USB errors become
+the drivers' exceptions: not found -> DeviceUnavailable, gone -> DeviceLost.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Any
 import usb.core
 import usb.util
 
-from drivers.base import DeviceLost, DeviceUnavailable
+from drivers.errors import DeviceLost, DeviceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -43,16 +49,16 @@ def _find(vendor_id: int, product_id: int, serial_number: str | None, backend: A
 
 
 @dataclass
-class BoardLink:
-    """A claimed sensor board with its interrupt IN and OUT endpoints."""
+class UsbLink:
+    """A claimed device with its interrupt IN and OUT endpoints."""
 
     device: Any
     ep_in: int
     ep_out: int
 
     @classmethod
-    def open(cls, vendor_id: int, product_id: int, serial_number: str | None, backend: Any) -> BoardLink:
-        """Find the board and claim its interface; DeviceUnavailable when it is not there."""
+    def open(cls, vendor_id: int, product_id: int, serial_number: str | None, backend: Any) -> UsbLink:
+        """Find the device and claim its interface; DeviceUnavailable when it is not there."""
         what = f"USB device {vendor_id:04x}:{product_id:04x}" + (
             f" serial {serial_number}" if serial_number else ""
         )
@@ -116,11 +122,11 @@ class InTransferThread:
     """Issues IN transfers back to back in a thread of its own and hands the data to the loop.
 
     One thread for the life of a connection instead of a worker-thread hop per poll: the event
-    loop wakes only when the board sent something. ``poll_ms`` (the transfer timeout) bounds how
+    loop wakes only when the device sent something. ``poll_ms`` (the transfer timeout) bounds how
     long :meth:`stop` waits.
     """
 
-    def __init__(self, link: BoardLink, timeout_ms: int, name: str) -> None:
+    def __init__(self, link: UsbLink, timeout_ms: int, name: str) -> None:
         self._link = link
         self._timeout_ms = timeout_ms
         self._loop = asyncio.get_running_loop()
@@ -146,12 +152,9 @@ class InTransferThread:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens any more
             self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
 
-    async def get(self, timeout_s: float) -> bytes | None:
-        """The next transfer's data, or None after ``timeout_s``; raises DeviceLost."""
-        try:
-            item = await asyncio.wait_for(self._queue.get(), timeout_s)
-        except TimeoutError:
-            return None
+    async def get(self) -> bytes:
+        """The next transfer's data (waits for it); raises DeviceLost."""
+        item = await self._queue.get()
         if isinstance(item, DeviceLost):
             raise item
         return item
@@ -160,3 +163,76 @@ class InTransferThread:
         """Stop issuing transfers and wait for the one in flight."""
         self._stop.set()
         await asyncio.to_thread(self._thread.join)
+
+
+def parse_usb_url(url: str) -> tuple[int, int, str | None]:
+    """``usb:VID:PID[?serial=SN]`` -> (vendor id, product id, serial number or None)."""
+    rest, _, query = url.removeprefix("usb:").partition("?")
+    parts = rest.split(":")
+    serial = query.removeprefix("serial=") if query.startswith("serial=") else None
+    if len(parts) != 2 or (query and serial is None):
+        raise DeviceUnavailable(f"{url}: a USB transport is usb:VID:PID[?serial=SN]")
+    try:
+        return int(parts[0], 16), int(parts[1], 16), serial or None
+    except ValueError:
+        raise DeviceUnavailable(f"{url}: vendor and product ids are hexadecimal") from None
+
+
+def usb_url(vendor_id: int, product_id: int, serial_number: str | None = None) -> str:
+    """The transport URL of a USB device."""
+    url = f"usb:{vendor_id:04x}:{product_id:04x}"
+    return f"{url}?serial={serial_number}" if serial_number else url
+
+
+class UsbTransport:
+    """A claimed USB device: one IN transfer per read, one OUT transfer per write."""
+
+    packets = True
+
+    def __init__(self, url: str, link: UsbLink, timeout_ms: int) -> None:
+        self.url = url
+        self._link = link
+        self._reader = InTransferThread(link, timeout_ms, f"usb-in {url}")
+        self._closed = False
+
+    async def read(self) -> bytes:
+        return await self._reader.get()
+
+    async def write(self, data: bytes) -> None:
+        await asyncio.to_thread(self._link.write, data)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._reader.stop()
+        await asyncio.to_thread(self._link.close)
+
+
+async def open_usb(
+    url: str,
+    *,
+    backend: Any = None,
+    timeout_ms: int = 10,
+    vendor_id: int | None = None,
+    product_id: int | None = None,
+    serial_number: str | None = None,
+    **_: Any,
+) -> UsbTransport:
+    """Open ``usb:VID:PID[?serial=SN]`` (or, with the ids given, any ``sim:`` device)."""
+    if vendor_id is None or product_id is None:
+        vendor_id, product_id, serial_number = parse_usb_url(url)
+    link = await asyncio.to_thread(UsbLink.open, vendor_id, product_id, serial_number, backend)
+    return UsbTransport(url, link, timeout_ms)
+
+
+async def open_simulated_usb(
+    url: str, *, vendor_id: int, product_id: int, serial_number: str | None = None, **options: Any
+) -> UsbTransport:
+    """Open ``sim:PATH``: the board a simulator serves on the unix socket PATH, through pyusb."""
+    from drivers.transport.usb_sim import backend_from_spec
+
+    options["backend"] = backend_from_spec(url)
+    return await open_usb(
+        url, vendor_id=vendor_id, product_id=product_id, serial_number=serial_number, **options
+    )
