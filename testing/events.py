@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
+from config.layout import standard_antennas
 from contract.models import (
     BlindEvent,
     ButtonEvent,
@@ -24,6 +25,7 @@ from contract.models import (
 )
 from simulators.dealer.steps import (
     AwaitShuffle,
+    DeviceIds,
     FailDeckCheck,
     Marker,
     Move,
@@ -37,27 +39,9 @@ from simulators.dealer.steps import (
     Step,
 )
 
-#: The example table's antenna map (``config/table.example.toml``): seats 1-9 (and 10), two board
-#: antennas (flop on the first, turn and river on the second), burn, muck, aside.
-DEFAULT_ANTENNAS: Final[dict[int, str]] = {
-    **{seat: f"seat:{seat}" for seat in range(1, 10)},
-    10: "board",
-    11: "board",
-    12: "burn",
-    13: "muck",
-    14: "aside",
-    15: "seat:10",
-}
+#: Antennas of a reader that covers a table of ten seats (the standard layout).
+DEFAULT_ANTENNAS: Final[dict[int, str]] = standard_antennas(10)
 DEFAULT_START: Final = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceIds:
-    """The device ids the events are attributed to."""
-
-    reader: str = "rfid-1"
-    shuffler: str = "shuffler"
-    sensors: str = "sensors"
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Final, Literal, TypeAlias
 
+from config.layout import standard_antennas
 from config.registry import DeckRegistry
 from contract.cards import ALL_CARDS, seat_zone
 from contract.models import (
@@ -58,7 +59,12 @@ SHUFFLER: Final = "shuffler"
 SENSORS: Final = "sensors"
 START: Final = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 KEY_ALIASES: Final = {"round": "round_complete", "declare": "declare_board"}
-ANTENNAS: Final = {"board": 11, "burn": 12, "muck": 13, "aside": 14}
+#: The antenna a zone's tags are reported on (the first one covering it, standard layout).
+ANTENNA_OF: Final[dict[str, int]] = {
+    zone: antenna for antenna, zone in sorted(standard_antennas(10).items(), reverse=True)
+}
+#: The zones off the seats, where the script keeps its cards.
+TABLE_ZONES: Final = ("board", "burn", "muck", "aside")
 
 
 class ScriptError(ValueError):
@@ -105,7 +111,7 @@ class Table:
             self.deck = decks[0]
         for deck in decks:
             self._reshuffle(deck)
-        for zone in ANTENNAS:
+        for zone in TABLE_ZONES:
             self.zones[zone] = []
 
     # -- helpers ---------------------------------------------------------------------------
@@ -138,7 +144,7 @@ class Table:
         self.out.append(Message("event", device, event))
 
     def _tag(self, uid: str, zone: str, present: bool, face_up: bool = False) -> None:
-        antenna = ANTENNAS.get(zone) or int(zone.split(":")[1])
+        antenna = ANTENNA_OF.get(zone) or int(zone.split(":")[1])
         face = "up" if face_up else ("down" if present else None)
         self._event(READER, TagEvent, antenna=antenna, zone=zone, uid=uid, present=present, face=face)
 
@@ -296,7 +302,7 @@ class Table:
             for seat_no in sorted(self.seats):
                 for uid in list(self.seats[seat_no]):
                     self._remove(uid, seat_zone(seat_no))
-            for zone in ANTENNAS:
+            for zone in TABLE_ZONES:
                 for uid in list(self.zones[zone]):
                     self._remove(uid, zone)
         elif verb == "action":

@@ -18,20 +18,21 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
-from urllib.parse import urlsplit
 
 import aiomqtt
 
+from config.models import MqttSection
 from config.registry import load_registry
 from contract.models import Alert, Profile
 from contract.topics import Topics
 from controller.broker import EmbeddedBroker
-from controller.demo.hands import DeviceIds, TableHands, batches
+from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.rig import Rig, start_rig, start_service
 from controller.demo.scoring import Scorer
-from controller.demo.setup import BOARD_ID, EXAMPLE_REGISTRY, READER_ID, SHUFFLER_ID, demo_config
+from controller.demo.setup import DEVICE_IDS, EXAMPLE_REGISTRY, demo_config
 from controller.demo.summary import Summary, Tally
+from link.client import make_client
 from simulators.dealer import DealerSettings, Marker, VirtualDealer
 
 log = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class DemoRun:
                 board=rig.board,
                 monitor=monitor,
                 decks=registry.decks,
-                ids=DeviceIds(shuffler=SHUFFLER_ID, reader=READER_ID, board=BOARD_ID),
+                ids=DEVICE_IDS,
                 event_timeout_s=EVENT_TIMEOUT_S,
             )
             try:
@@ -146,13 +147,7 @@ class DemoRun:
         return broker.url
 
     async def _monitor(self, stack: AsyncExitStack, url: str, topics: Topics) -> Monitor:
-        parts = urlsplit(url)
-        client = aiomqtt.Client(
-            parts.hostname or "127.0.0.1",
-            parts.port or 1883,
-            identifier=f"tablectl-demo-monitor-{secrets.token_hex(4)}",
-            protocol=aiomqtt.ProtocolVersion.V311,
-        )
+        client = make_client(MqttSection(url=url), f"tablectl-demo-monitor-{secrets.token_hex(4)}")
         try:
             await stack.enter_async_context(client)
         except aiomqtt.MqttError as error:

@@ -21,6 +21,7 @@ from simulators.dealer.dealer import (
 )
 from simulators.dealer.steps import (
     AwaitShuffle,
+    DeviceIds,
     FailDeckCheck,
     HandScript,
     Marker,
@@ -44,6 +45,7 @@ __all__ = [
     "PRIMARY_CODES",
     "AwaitShuffle",
     "DealerSettings",
+    "DeviceIds",
     "FailDeckCheck",
     "HandScript",
     "InfeasibleMistake",

@@ -137,6 +137,15 @@ Step: TypeAlias = (
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceIds:
+    """The ids of the devices that observe the steps (the example table's by default)."""
+
+    reader: str = "rfid-1"
+    shuffler: str = "shuffler"
+    sensors: str = "sensors"
+
+
+@dataclass(frozen=True, slots=True)
 class HandScript:
     """The steps of one hand (from the changes before it to the cleared table after it).
 
