@@ -2,9 +2,10 @@
 
 Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R]``
 
-Random legal hands (2 to 10 players, two decks, folds, all-in run-outs, reader noise) are
-rendered once into contract messages; the timed part is only ``Engine.handle`` on each of them,
-including building every alert and public state the step returns.
+Random legal hands of the virtual dealer (2 to 10 players joining and leaving, two decks, folds,
+all-in run-outs, showdowns, reader noise) are rendered once into contract messages; the timed
+part is only ``Engine.handle`` on each of them, including building every alert and public state
+the step returns.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from engine.api import (
     Received,
 )
 from engine.core import Engine
-from testing.script import Table, legal_session
+from testing.sessions import dealer_session
 
 REGISTRY = Path(__file__).resolve().parents[1] / "config" / "decks.example.csv"
 
@@ -42,10 +43,11 @@ def build(hands: int, seed: int) -> tuple[int, list[list[Received]]]:
     done = 0
     while done < hands:
         count = min(50, hands - done)
-        _, lines = legal_session(rng, seats, count)
-        table = Table(registry, table_seats=seats, seed=rng.randrange(1 << 30))
+        messages, _ = dealer_session(
+            registry, seats=seats, hands=count, seed=rng.randrange(1 << 30), noise=True
+        )
         received: list[Received] = []
-        for message in table.run_all(lines):
+        for message in messages:
             if message.kind == "event":
                 received.append(DeviceEventReceived(message.device or "", message.payload, at))  # type: ignore[arg-type]
             elif message.kind == "status":

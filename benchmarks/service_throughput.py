@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import random
 import shutil
 import socket
 import statistics
@@ -41,7 +40,8 @@ from controller.journal import Journal, read_journal
 from controller.table import TableController
 from link.client import NO_DELAY
 from testing.mosquitto import free_port, running_mosquitto
-from testing.script import Message, Table, legal_session
+from testing.script import Message
+from testing.sessions import dealer_session
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "config" / "decks.example.csv"
@@ -62,10 +62,9 @@ def config_file(directory: Path, port: int, fsync: bool, name: str = "") -> Path
 
 
 def hands(count: int, seed: int = 7) -> list[tuple[str, bytes]]:
-    """(topic, payload) of ``count`` legal hands on a 9-seat table."""
-    _, lines = legal_session(random.Random(seed), 9, count)
-    table = Table(load_registry(REGISTRY), table_seats=9, seed=seed)
-    return [wire(m) for m in table.run_all(lines)]
+    """(topic, payload) of ``count`` legal hands of the virtual dealer on a 9-seat table."""
+    messages, _ = dealer_session(load_registry(REGISTRY), seats=9, hands=count, seed=seed, noise=True)
+    return [wire(m) for m in messages]
 
 
 def wire(message: Message) -> tuple[str, bytes]:

@@ -3,10 +3,14 @@
 For tests that drive the engine without simulators: the RFID reader (``tag``), the shuffler
 (``shuffling`` / ``shuffle_complete``) and the sensor board (``seat``, ``button``, ``blind``,
 ``key``), each with its own ``seq`` from 1 and ``ts`` advancing by each step's ``pause_s``.
+With ``noise`` the reader also misbehaves the harmless ways a real one does around hole cards:
+a tag reported twice, a neighbouring seat's antenna hearing a card for a moment (crosstalk), a
+card unseen for a moment (lifted and put back).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -95,6 +99,7 @@ def to_events(
     antennas: Mapping[int, str] | None = None,
     devices: DeviceIds | None = None,
     start: datetime = DEFAULT_START,
+    noise: random.Random | None = None,
 ) -> list[SourcedEvent]:
     """The device events a table would publish while the dealer carries out ``steps``.
 
@@ -125,6 +130,9 @@ def to_events(
                 if isinstance(step, Move) and old is not None:
                     emit(ids.reader, index, TagEvent, antenna=old, zone=zone_of[old], uid=uid,
                          present=False, face=None)
+                if noise is not None and zone.startswith("seat:"):
+                    for ghost in _reader_noise(noise, antenna, zone, face, zone_of):
+                        emit(ids.reader, index, TagEvent, uid=uid, **ghost)
             case Remove(uid=uid):
                 antenna = zones.remove(uid)
                 emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone_of[antenna], uid=uid,
@@ -146,4 +154,25 @@ def to_events(
                 emit(ids.sensors, index, SeatEvent, seat=seat, occupied=occupied)
             case AwaitShuffle() | Marker():
                 pass
+    return out
+
+
+def _reader_noise(
+    rng: random.Random, antenna: int, zone: str, face: str | None, zone_of: Mapping[int, str]
+) -> list[dict[str, object]]:
+    """Harmless misreads of a card just placed at a seat (the fields of extra tag events)."""
+    here = {"antenna": antenna, "zone": zone}
+    out: list[dict[str, object]] = []
+    # About one misread a hand at a full table, as the table script's legal hands had.
+    roll = rng.random()
+    if roll < 0.04:  # reported again
+        out.append({**here, "present": True, "face": face})
+    elif roll < 0.06:  # a neighbouring seat's antenna hears it for a moment
+        seats = [(a, z) for a, z in sorted(zone_of.items()) if z.startswith("seat:") and z != zone]
+        other, other_zone = rng.choice(seats)
+        out.append({"antenna": other, "zone": other_zone, "present": True, "face": face})
+        out.append({"antenna": other, "zone": other_zone, "present": False, "face": None})
+    elif roll < 0.08:  # unseen for a moment: lifted and put back
+        out.append({**here, "present": False, "face": None})
+        out.append({**here, "present": True, "face": face})
     return out

@@ -23,9 +23,8 @@ Card references (``ref``): ``seat:3`` (last card at seat 3), ``seat:3#0`` (its f
 ``board`` / ``board#2``, ``burn``, ``muck``, ``aside``, or a card code of the deck in use.
 
 :class:`Table` keeps track of where every card is so each step becomes the exact tag events a
-reader would publish; it is pure (the deck order comes from a seeded ``random.Random``) and is
-also what the demo's virtual dealer and the property tests use. :func:`legal_hand` writes a random
-legal hand as script lines.
+reader would publish; it is pure (the deck order comes from a seeded ``random.Random``). Random
+legal hands come from the virtual dealer (:mod:`testing.sessions`), not from this language.
 """
 
 from __future__ import annotations
@@ -82,6 +81,10 @@ class Message:
     kind: MessageKind
     device: str | None
     payload: WireModel | str
+
+    def seq(self) -> int:
+        """The ``seq`` of an event (0 for any other message)."""
+        return getattr(self.payload, "seq", 0) if self.kind == "event" else 0
 
 
 @dataclass
@@ -419,94 +422,3 @@ def setup_lines(players: list[int], button: int, decks: list[str]) -> list[str]:
     lines += [f"shuffle {d}" for d in decks]
     lines += [f"button {button}", "blinds"]
     return lines
-
-
-def legal_hand(
-    rng: random.Random,
-    players: list[int],
-    table_seats: int,
-    *,
-    noise: bool = True,
-) -> list[str]:
-    """Script lines of one random legal hand (the button and blinds already set).
-
-    Random folds, all-in run-outs, showdowns, and harmless reader noise (duplicate reads,
-    crosstalk, cards lifted and put back).
-    """
-    del table_seats
-    lines: list[str] = []
-    if rng.random() < 0.5:
-        lines.append("new_hand")
-    lines.append("deal all")
-    if noise and rng.random() < 0.5:
-        lines.append("dup")
-    if noise and rng.random() < 0.3:
-        seat = rng.choice(players)
-        neighbour = rng.choice([s for s in players if s != seat])
-        lines.append(f"crosstalk seat:{seat} seat:{neighbour}")
-    if noise and rng.random() < 0.3:
-        lines.append(f"flap seat:{rng.choice(players)}")
-    alive = list(players)
-    all_in = False
-    streets = (("flop", 0), ("turn", 1), ("river", 2))
-    # preflop betting
-    alive = _folds(rng, lines, alive)
-    if len(alive) > 1:
-        if rng.random() < 0.15:
-            lines.append("all_in")
-            all_in = True
-        else:
-            lines.append("round")
-        for street, _ in streets:
-            if len(alive) <= 1:
-                break
-            lines.append("burn")
-            if noise and rng.random() < 0.2:
-                lines.append("dup")
-            lines.append(street)
-            if not all_in:
-                alive = _folds(rng, lines, alive)
-                if len(alive) > 1:
-                    if rng.random() < 0.1:
-                        lines.append("all_in")
-                        all_in = True
-                    else:
-                        lines.append("round")
-        if len(alive) > 1:
-            # showdown: the losers muck, declaring the board when they play it
-            for seat in alive[1:]:
-                if rng.random() < 0.5:
-                    lines.append(f"declare {seat}")
-                    lines.append(f"fold {seat}")
-    lines.append("clear")
-    return lines
-
-
-def _folds(rng: random.Random, lines: list[str], alive: list[int]) -> list[int]:
-    alive = list(alive)
-    for seat in list(alive):
-        if len(alive) > 1 and rng.random() < 0.25:
-            lines.append(f"fold {seat}")
-            alive.remove(seat)
-    return alive
-
-
-def legal_session(
-    rng: random.Random, table_seats: int, hands: int, *, noise: bool = True
-) -> tuple[list[int], list[str]]:
-    """A random table (2..table_seats players) and ``hands`` legal hands with two decks."""
-    count = rng.randint(2, table_seats)
-    players = sorted(rng.sample(range(1, table_seats + 1), count))
-    button = rng.choice(players)
-    lines = setup_lines(players, button, ["A", "B"])
-    decks = ["A", "B"]
-    for number in range(hands):
-        deck = decks[number % 2]
-        if number > 0:
-            lines += ["next_button", "blinds"]
-        lines.append(f"use {deck}")
-        hand = legal_hand(rng, players, table_seats, noise=noise)
-        # the other deck is shuffled while this hand is played
-        hand.insert(hand.index("deal all") + 1, f"shuffle {decks[(number + 1) % 2]}")
-        lines += hand
-    return players, lines
