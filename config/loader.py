@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from config.errors import ConfigError
+from config.errors import ConfigError, read_text
 from config.models import TableConfig
 from config.registry import DeckRegistry, load_registry
 
@@ -135,12 +135,7 @@ def _resolve(base: Path, value: Path | None) -> Path | None:
 def load_config(path: Path | str) -> TableConfig:
     """Read, validate and resolve a table configuration file (paths relative to it)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read configuration: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: configuration is not UTF-8 text") from None
+    text = read_text(path, "configuration")
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

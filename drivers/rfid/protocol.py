@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
 from drivers.framing import Codec, FrameError, Message, PayloadReader
-from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
+from drivers.serial_messages import AckMessage, HeartbeatMessage, NakMessage, enum_value
 
 MAX_PAYLOAD: Final = 4096
 UID_MIN_BYTES: Final = 4
@@ -207,23 +207,11 @@ class Ack(AckMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class Nak:
-    """The command with sequence number ``ref`` was refused, and why."""
+class Nak(NakMessage):
+    """The command with sequence number ``ref`` was refused, and why (a :class:`NakReason`)."""
 
     TYPE: ClassVar[int] = 0x86
-    ref: int
-    reason: NakReason
-
-    def payload(self) -> bytes:
-        return bytes([self.ref & 0xFF, self.reason])
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Nak")
-        ref = reader.u8()
-        reason = NakReason(enum_value(NakReason, reader.u8(), "Nak"))
-        reader.end()
-        return cls(ref, reason)
+    REASONS: ClassVar[type[enum.IntEnum]] = NakReason
 
 
 HOST_MESSAGES: Final[tuple[type[Message], ...]] = (GetInfo, SetSweep)

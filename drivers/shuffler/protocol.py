@@ -13,7 +13,7 @@ from typing import ClassVar, Final, Self
 
 from contract.cards import ALL_CARDS
 from drivers.framing import Codec, FrameError, Message, PayloadReader, pack_text
-from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
+from drivers.serial_messages import AckMessage, HeartbeatMessage, NakMessage, TextMessage, enum_value
 
 MAX_PAYLOAD: Final = 256
 DECK_LABEL_MAX: Final = 16
@@ -93,21 +93,16 @@ class GetStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class StartShuffle:
-    """Start shuffling the loaded deck; ``deck`` is a label echoed in Shuffling/ShuffleComplete."""
+class StartShuffle(TextMessage):
+    """Start shuffling the loaded deck; ``text`` is the deck label echoed in Shuffling and
+    ShuffleComplete."""
 
     TYPE: ClassVar[int] = 0x02
-    deck: str = ""
+    LIMIT: ClassVar[int] = DECK_LABEL_MAX
 
-    def payload(self) -> bytes:
-        return pack_text(self.deck, DECK_LABEL_MAX)
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "StartShuffle")
-        deck = reader.text()
-        reader.end()
-        return cls(deck)
+    @property
+    def deck(self) -> str:
+        return self.text
 
 
 # ---- shuffler -> host
@@ -140,21 +135,16 @@ class StatusReport:
 
 
 @dataclass(frozen=True, slots=True)
-class Shuffling:
-    """A shuffle started (by a StartShuffle or the machine's own start button)."""
+class Shuffling(TextMessage):
+    """A shuffle started (by a StartShuffle or the machine's own start button); ``text`` is the
+    deck label."""
 
     TYPE: ClassVar[int] = 0x82
-    deck: str = ""
+    LIMIT: ClassVar[int] = DECK_LABEL_MAX
 
-    def payload(self) -> bytes:
-        return pack_text(self.deck, DECK_LABEL_MAX)
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Shuffling")
-        deck = reader.text()
-        reader.end()
-        return cls(deck)
+    @property
+    def deck(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,23 +216,11 @@ class Ack(AckMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class Nak:
-    """The command with sequence number ``ref`` was refused, and why."""
+class Nak(NakMessage):
+    """The command with sequence number ``ref`` was refused, and why (a :class:`NakReason`)."""
 
     TYPE: ClassVar[int] = 0x87
-    ref: int
-    reason: NakReason
-
-    def payload(self) -> bytes:
-        return bytes([self.ref & 0xFF, self.reason])
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Nak")
-        ref = reader.u8()
-        reason = NakReason(enum_value(NakReason, reader.u8(), "Nak"))
-        reader.end()
-        return cls(ref, reason)
+    REASONS: ClassVar[type[enum.IntEnum]] = NakReason
 
 
 HOST_MESSAGES: Final[tuple[type[Message], ...]] = (GetStatus, StartShuffle)
