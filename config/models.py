@@ -49,9 +49,6 @@ class TlsSection(Section):
     insecure: bool = Field(default=False, description="Skip host name verification (tests only).")
 
 
-MqttScheme: TypeAlias = Literal["mqtt", "mqtts", "embedded"]
-
-
 class MqttSection(Section):
     url: str = "mqtt://127.0.0.1:1883"
     root: str = DEFAULT_ROOT

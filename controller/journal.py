@@ -31,12 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 log = logging.getLogger(__name__)
 
 PublishedWhat: TypeAlias = Literal["alert", "state", "command"]
-KINDS: Final = ("start", "received", "published")
 
 
 def _time(value: datetime) -> str:

@@ -101,5 +101,3 @@ class Outputs(NamedTuple):
     commands: tuple[tuple[str, DeviceCommand], ...] = ()
     hands: tuple[HandResult, ...] = ()
 
-
-NO_OUTPUTS = Outputs(alerts=(), state=None)

@@ -8,7 +8,7 @@ from typing import Final
 
 import config as config_package
 from config.layout import standard_antennas
-from config.models import RfidReaderDevice, TableConfig
+from config.models import TableConfig
 from contract.models import Profile
 from simulators.dealer import DeviceIds
 
@@ -60,8 +60,3 @@ def demo_config(
     }
     return TableConfig.model_validate(data)
 
-
-def reader_device(config: TableConfig) -> RfidReaderDevice:
-    device = config.device(DEVICE_IDS.reader)
-    assert isinstance(device, RfidReaderDevice)
-    return device
