@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
-from collections.abc import Iterator
 from types import TracebackType
 from typing import Any, Final
 
 from amqtt.broker import Broker
+
+from controller.amqtt_adapter import bound_port, iterate_subscriptions_safely
 
 log = logging.getLogger(__name__)
 
@@ -25,19 +25,6 @@ _AMQTT_LOGGERS: Final = ("amqtt", "transitions")
 
 class BrokerError(RuntimeError):
     """The embedded broker could not start."""
-
-
-class _SnapshotDict(dict[str, Any]):
-    """A dict whose iteration walks a snapshot of its keys.
-
-    amqtt 0.12 iterates its subscription table with ``await`` inside the loop (retained messages
-    for a connecting client); a subscription arriving meanwhile from another client raises
-    "dictionary changed size during iteration" and drops the connecting client. Iterating over a
-    snapshot is what that loop means to do.
-    """
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(super().keys()))
 
 
 def _broker_config(port: int) -> dict[str, Any]:
@@ -72,7 +59,7 @@ class EmbeddedBroker:
     async def start(self) -> None:
         """Start listening; with port 0 the system picks a free port (no race with other users)."""
         broker = Broker(_broker_config(self._requested_port))
-        broker._subscriptions = _SnapshotDict()  # see _SnapshotDict
+        iterate_subscriptions_safely(broker)
         try:
             await broker.start()
         except Exception as error:  # amqtt wraps bind errors in its own BrokerError
@@ -85,14 +72,10 @@ class EmbeddedBroker:
 
     @staticmethod
     def _bound_port(broker: Broker) -> int:
-        server = broker._servers.get("default")  # amqtt has no public accessor for it
-        instance = getattr(server, "instance", None)
-        sockets: list[socket.socket] = list(getattr(instance, "sockets", None) or [])
-        for sock in sockets:
-            host, port = sock.getsockname()[:2]
-            if host == LOOPBACK:
-                return int(port)
-        raise BrokerError("embedded broker started but its listening port is unknown")
+        port = bound_port(broker, "default", LOOPBACK)
+        if port is None:
+            raise BrokerError("embedded broker started but its listening port is unknown")
+        return port
 
     async def stop(self) -> None:
         """Disconnect every client and close the listener."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple
 
-from contract.models import PublicState, SeatState, WireModel
+from contract.models import PublicState, SeatState
+from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.machine import Machine
 from engine.showdown import showdown_order
@@ -59,19 +60,9 @@ def to_public(state: EngineState) -> PublicState:
     return public_of(state.machine)
 
 
-_M = TypeVar("_M", bound=WireModel)
 _SEATS: dict[tuple[int, bool, bool, int], SeatState] = {}
-
-
-def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
-    """A model from values known to be valid, without validation (as ``model_construct`` does,
-    minus its per-field default handling: every field is given). The step's hot path."""
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", set(values))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
-    return model
+# The step's hot path builds its models without validation (see contract.pydantic_adapter).
+_construct = construct_valid
 
 
 def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatState:
