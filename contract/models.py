@@ -2,6 +2,9 @@
 
 Readers ignore unknown fields (the contract may be extended compatibly); writers never emit fields
 outside these models. Validation errors are raised as :class:`PayloadError`, which names the topic.
+
+Longer than 450 lines on purpose: the project keeps one schema for the wire, in one module that
+reads top to bottom like the contract (events, statuses, inputs, commands, alerts, state, hands).
 """
 
 from __future__ import annotations
