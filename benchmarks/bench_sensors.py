@@ -20,7 +20,7 @@ from config.models import MqttSection, SensorBoardDevice
 from contract.models import KeyEvent, parse_event
 from contract.topics import Topics
 from drivers.sensors.driver import SensorBoardDriver
-from drivers.sensors.protocol import FrameDecoder, InputReport, KeyPress
+from drivers.sensors.protocol import CODEC, InputReport, KeyPress
 from drivers.session import DriverOptions, stop_task
 from simulators.sensors import SensorBoardSimulator
 from testing.mosquitto import running_mosquitto
@@ -30,7 +30,6 @@ VID, PID = 0x1209, 0x7AB1
 
 def bench_codec(rounds: int) -> None:
     report = InputReport(
-        seq=1,
         button=3,
         blinds=frozenset({4, 5}),
         occupied=frozenset(range(1, 10)),
@@ -38,9 +37,9 @@ def bench_codec(rounds: int) -> None:
     )
     started = time.perf_counter()
     for _ in range(rounds):
-        data = report.to_bytes()
+        data = CODEC.encode(1, report)
     encode_s = time.perf_counter() - started
-    decoder = FrameDecoder("bench")
+    decoder = CODEC.stream()
     started = time.perf_counter()
     for _ in range(rounds):
         decoder.feed_transfer(data)

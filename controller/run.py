@@ -24,7 +24,7 @@ from controller.table import TableController
 
 __all__ = ["Service", "add_arguments", "main"]
 
-log = logging.getLogger("controller.service")
+log = logging.getLogger(__name__)
 
 #: The loopback port of the embedded broker: the standard one, where local drivers look first.
 EMBEDDED_PORT: Final = 1883

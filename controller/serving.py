@@ -33,7 +33,7 @@ from link.aiomqtt_adapter import (
 from link.backoff import Backoff
 from link.client import client_id, make_client
 
-log = logging.getLogger("controller.service")
+log = logging.getLogger(__name__)
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1

@@ -1,6 +1,6 @@
 """The controller of one table, without the network: journal, engine, outputs to publish.
 
-The service (``controller.service``) feeds it every received message and publishes what it returns;
+The service (``controller.serving``) feeds it every received message and publishes what it returns;
 this class decides what that is. It also recovers from the journal at start-up: replaying the
 received records through the deterministic engine rebuilds the hand state and alert ids, alerts
 already published are not published again, and outputs a crash kept from the broker are.

@@ -26,7 +26,7 @@ import binascii
 import struct
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Final, Literal, Protocol, Self, TypeAlias
 
 START: Final = b"\xa5\x5a"
@@ -80,16 +80,23 @@ class FrameLayout:
     #: ``struct`` format of the header after the start marker, big-endian.
     header: str
     fields: tuple[HeaderField, HeaderField, HeaderField]
+    # Derived once (decoding is a hot path): the header's struct, where length, seq and type
+    # sit in it, the header's size with the marker, and the largest length it can state.
+    codec: struct.Struct = field(init=False, repr=False, compare=False)
+    positions: tuple[int, int, int] = field(init=False, repr=False, compare=False)
+    header_len: int = field(init=False, repr=False, compare=False)
+    length_limit: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def header_len(self) -> int:
-        return len(START) + struct.calcsize(self.header)
-
-    @property
-    def length_limit(self) -> int:
-        """The largest payload the length field can state."""
-        width = struct.calcsize(">" + self.header[1 + self.fields.index("length")])
-        return (1 << (8 * width)) - 1
+    def __post_init__(self) -> None:
+        codec = struct.Struct(self.header)
+        length_at = self.fields.index("length")
+        width = struct.calcsize(">" + self.header[1 + length_at])
+        object.__setattr__(self, "codec", codec)
+        object.__setattr__(
+            self, "positions", (length_at, self.fields.index("seq"), self.fields.index("type"))
+        )
+        object.__setattr__(self, "header_len", len(START) + codec.size)
+        object.__setattr__(self, "length_limit", (1 << (8 * width)) - 1)
 
 
 SERIAL_LAYOUT: Final = FrameLayout("serial", ">HBB", ("length", "seq", "type"))
@@ -111,7 +118,7 @@ class RawFrame:
         if len(self.payload) > layout.length_limit:
             raise FrameError(f"payload of {len(self.payload)} bytes does not fit a frame")
         values = {"length": len(self.payload), "seq": self.seq, "type": self.type}
-        body = struct.pack(layout.header, *(values[f] for f in layout.fields)) + self.payload
+        body = layout.codec.pack(*(values[f] for f in layout.fields)) + self.payload
         return START + body + _CRC.pack(crc16(body))
 
 
@@ -141,8 +148,9 @@ def decode_raw(
     header_len = layout.header_len
     if size < header_len:
         return 0, None
-    values = dict(zip(layout.fields, struct.unpack_from(layout.header, buffer, pos + 2), strict=True))
-    length, seq, kind = values["length"], values["seq"], values["type"]
+    values = layout.codec.unpack_from(buffer, pos + 2)
+    at_length, at_seq, at_type = layout.positions
+    length, seq, kind = values[at_length], values[at_seq], values[at_type]
     if length > max_payload:
         return 1, FrameError(
             f"implausible length {length} (max {max_payload})", kind="length", skipped=1

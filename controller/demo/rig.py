@@ -5,7 +5,7 @@ RFID reader on pseudo-terminals, the sensor board behind a pyusb backend served 
 and rewrites the configuration to point each device at its simulator. The drivers the
 configuration names are then opened exactly as at a table (``controller.devices.DeviceRunner``,
 which uses :func:`drivers.registry.open_driver`), and the engine service
-(``controller.service.Service``) runs in this process.
+(``controller.serving.Service``) runs in this process.
 """
 
 from __future__ import annotations

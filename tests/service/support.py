@@ -30,7 +30,7 @@ TABLECTL = Path(sys.executable).parent / "tablectl"
 #: ``tablectl run`` by default; TABLECTL_TEST_RUN=module starts ``python -m controller.run``
 #: instead (same code, without the CLI's other subcommands; for a tree where one is mid-change).
 RUN_COMMAND = (
-    [sys.executable, "-m", "controller.service"]
+    [sys.executable, "-m", "controller.run"]
     if os.environ.get("TABLECTL_TEST_RUN") == "module"
     else [str(TABLECTL), "run"]
 )
