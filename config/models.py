@@ -153,7 +153,11 @@ class JournalSection(Section):
         description="Append-only record of every message the controller received and sent; "
         "{table} stands for the table id, so tables configured side by side keep apart.",
     )
-    fsync: bool = Field(default=True, description="fsync each record (crash safety over speed).")
+    fsync: bool = Field(
+        default=True,
+        description="fsync once per batch of received records, before what they caused is "
+        "published or they are acknowledged (crash safety over speed).",
+    )
 
 
 class DisplaySection(Section):
