@@ -108,9 +108,10 @@ async def running(
     board: SensorBoardSimulator | None = None,
     device: SensorBoardDevice | None = None,
     in_process: bool = True,
+    options: DriverOptions = OPTIONS,
 ) -> AsyncIterator[tuple[Harness, SensorBoardDriver]]:
     board = board or SensorBoardSimulator(VID, PID)
-    driver, link = make_driver(board, device, in_process=in_process)
+    driver, link = make_driver(board, device, options, in_process=in_process)
     harness = Harness(link, board)
     task = asyncio.create_task(driver.run())
     try:
@@ -235,7 +236,9 @@ async def test_unplug_replug_new_session_nothing_lost_lamp_restored() -> None:
 
 
 async def test_burst_of_corrupt_reports_raises_a_fault() -> None:
-    async with running() as (h, _):
+    # A short window (0.5 s): it goes quiet again sooner.
+    options = DriverOptions(reconnect_max_s=0.3, fault_errors=5, fault_window_s=0.5)
+    async with running(options=options) as (h, _):
         before = h.status_count
         h.board.corrupt_reports(8)
         await h.wait_status("fault", after=before)

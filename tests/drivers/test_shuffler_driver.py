@@ -134,9 +134,10 @@ async def test_unplug_replug_new_session_and_no_event_lost(rig: Rig) -> None:
 
 
 async def test_silent_device_is_offline_after_heartbeat_loss(rig: Rig) -> None:
+    rig.driver.silence_s = 0.3  # three heartbeats of a faster machine (1.5 s at the real pace)
     rig.sim.heartbeat_s = 60.0  # the machine goes silent without closing the line
     await rig.link.wait_for(lambda: rig.state() == "offline", within=5.0)
-    assert "heartbeat lost" in (rig.link.statuses[-1].detail or "")
+    assert "no frame for 0.3 s (heartbeat lost)" in (rig.link.statuses[-1].detail or "")
 
 
 async def test_a_line_that_splits_and_delays_every_byte_loses_nothing() -> None:
