@@ -1,4 +1,4 @@
-"""What amqtt 0.12 does not offer publicly, in one place (the demo's embedded broker only).
+"""What amqtt 0.12 does not offer publicly, in one place (the embedded broker only).
 
 - A subscription arriving while the broker sends retained messages to a connecting client makes
   amqtt iterate its subscription table while it changes ("dictionary changed size during

@@ -1,8 +1,9 @@
-"""The embedded MQTT broker of ``tablectl demo``: amqtt in this process, on loopback only.
+"""The embedded MQTT broker: amqtt in this process, on loopback only.
 
-Anonymous clients are allowed because the broker listens on 127.0.0.1 alone (never 0.0.0.0, amqtt's
-default); it speaks MQTT 3.1.1. Production tables use their own broker (mosquitto); this one exists
-so that the demo needs nothing installed.
+``tablectl demo`` runs it, and so does ``tablectl run`` with ``[mqtt] url = "embedded"``. Anonymous
+clients are allowed because the broker listens on 127.0.0.1 alone (never 0.0.0.0, amqtt's
+default); it speaks MQTT 3.1.1. Production tables use their own broker (mosquitto); this one
+exists so that the demo needs no broker installed (amqtt comes with ``tablectl[demo]``).
 """
 
 from __future__ import annotations
