@@ -104,7 +104,8 @@ class DeviceBase(Section):
 
 class SerialDevice(DeviceBase):
     port: str = Field(
-        description="Serial device path (/dev/ttyUSB0) or a pyserial URL (socket://host:port)."
+        description="Serial device path (/dev/ttyUSB0) or transport URL (serial:///dev/ttyUSB0, "
+        "socket://host:port, nullmodem:NAME for a simulator in the same process)."
     )
     baudrate: int = Field(default=115200, gt=0)
     reconnect_max_s: float = Field(default=10.0, gt=0, description="Backoff ceiling when unplugged.")

@@ -227,10 +227,18 @@ async def open_usb(
 
 
 async def open_simulated_usb(
-    url: str, *, vendor_id: int, product_id: int, serial_number: str | None = None, **options: Any
+    url: str,
+    *,
+    vendor_id: int | None = None,
+    product_id: int | None = None,
+    serial_number: str | None = None,
+    **options: Any,
 ) -> UsbTransport:
     """Open ``sim:PATH``: the board a simulator serves on the unix socket PATH, through pyusb."""
     from drivers.transport.usb_sim import backend_from_spec
+
+    if vendor_id is None or product_id is None:
+        raise DeviceUnavailable(f"{url}: a simulated USB board is opened with its vendor and product ids")
 
     options["backend"] = backend_from_spec(url)
     return await open_usb(
