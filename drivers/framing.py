@@ -202,6 +202,11 @@ class Frame:
         """The frame on the wire, in the layout of the message's protocol."""
         return _CODEC_OF[type(self.message)].encode(self.seq, self.message)
 
+    @classmethod
+    def from_bytes(cls, data: bytes, codec: Codec) -> Frame:
+        """Exactly one frame of ``codec``'s protocol (FrameError for anything else)."""
+        return codec.from_bytes(data)
+
 
 class PayloadReader:
     """Reads fields off a payload, raising FrameError on a short or over-long payload."""
