@@ -40,6 +40,13 @@ class TableSection(Section):
     action_feed: bool = Field(
         default=False, description="True where an action feed publishes betting actions on input."
     )
+    reaction_s: float = Field(
+        default=2.0,
+        ge=0,
+        le=30,
+        description="The dealer's reaction time in seconds: cards dealt this soon after a "
+        "critical alert are part of the same mistake, not a remedy not followed.",
+    )
 
 
 class TlsSection(Section):

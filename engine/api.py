@@ -37,6 +37,9 @@ class EngineSettings:
     registry: DeckRegistry
     action_feed: bool = False
     odd_chip: OddChip = "first_shown"
+    #: The dealer's reaction time (seconds of event time): cards dealt this soon after a critical
+    #: alert belong to the same mistake, not to a failure to follow its remedy.
+    reaction_s: float = 2.0
 
     @classmethod
     def from_config(cls, config: TableConfig, registry: DeckRegistry) -> EngineSettings:
@@ -47,6 +50,7 @@ class EngineSettings:
             registry=registry,
             action_feed=config.table.action_feed,
             odd_chip=config.table.odd_chip,
+            reaction_s=config.table.reaction_s,
         )
 
 

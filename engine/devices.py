@@ -87,6 +87,19 @@ class DeviceRules(Memory):
         if remedy is not None and seat == remedy.expected:
             self.book.resolve(remedy.alert, self.ts)
             self.button_r = None
+        late = self.late_button
+        if (
+            late is not None
+            and seat is not None
+            and seat == self.expected_button
+            and self.phase in ("dealing", "preflop")
+            and not (self.settings.action_feed and self._window_closed())
+        ):
+            # TDA 34-A: corrected before substantial action; the next hand moves on from here
+            self.book.resolve(late, self.ts)
+            self.late_button = None
+            self.hand_button = seat
+            self.anchor = (seat, True)
 
     def _blind_posted(self, seat: int) -> None:
         kept = []
@@ -128,11 +141,12 @@ class DeviceRules(Memory):
             return
         if deck is not None:
             self.decks = {**self.decks, deck: "blocked"}
+        # Counts only: card names could be hole cards of the deck in play (secrecy).
         parts = [f"count {event.count}"]
         if event.missing:
-            parts.append("missing " + " ".join(event.missing))
+            parts.append(f"{len(event.missing)} missing")
         if event.duplicates:
-            parts.append("duplicates " + " ".join(event.duplicates))
+            parts.append(f"{len(event.duplicates)} duplicated")
         name = f"deck {deck}" if deck is not None else "the deck"
         message = f"The deck check of {name} failed ({', '.join(parts)}): do not deal it."
         self._raise("deck_check_failed", message, scope="deck", key=deck, device=device)
