@@ -29,6 +29,7 @@ Table language, one step per line (``#`` starts a comment):
 - ``echo ZONE#I ZONE`` / ``unecho ZONE#I ZONE`` crosstalk begins / ends; ``takeback ZONE#I ZONE``
   a card leaves its zone first and only then lands in the other one
 - ``seq_gap DEVICE N`` the device's next N events are lost
+- ``wait S`` S seconds pass on the devices' clocks (their ``ts``; nothing sleeps)
 - ``clear`` every card on the table leaves it
 """
 
@@ -42,7 +43,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +70,10 @@ def read_decks(path: Path = EXAMPLE_REGISTRY) -> dict[str, list[tuple[str, str]]
 DECKS = read_decks()
 
 
-def stamp() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def stamp(offset: float = 0.0) -> str:
+    """Now (plus ``offset`` seconds) as the contract's RFC 3339 UTC time."""
+    now = datetime.now(UTC) + timedelta(seconds=offset)
+    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def write_config(directory: Path, broker_url: str, table: str, profile: str) -> Path:
@@ -130,13 +133,15 @@ class TableModel:
     zones: dict[str, list[str]] = field(default_factory=dict)
     seq: dict[str, int] = field(default_factory=dict)
     sessions: dict[str, int] = field(default_factory=dict)
+    #: seconds the scenario's ``wait`` steps have added to the devices' clocks
+    offset: float = 0.0
 
     # ---- messages ---------------------------------------------------------------------
 
     def event(self, device: str, kind: str, **fields: Any) -> Outgoing:
         seq = self.seq.get(device, 0) + 1
         self.seq[device] = seq
-        payload = {"v": 1, "seq": seq, "ts": stamp(), "type": kind, **fields}
+        payload = {"v": 1, "seq": seq, "ts": stamp(self.offset), "type": kind, **fields}
         return Outgoing(f"{self.root}/dev/{device}/event", payload)
 
     def tag(self, zone: str, uid: str, present: bool, face: str | None) -> Iterator[Outgoing]:
@@ -218,7 +223,7 @@ class TableModel:
             yield self.event(sc.keypad, "key", key=args[0], seat=seat)
         elif name == "input":
             seat = int(args[1]) if len(args) > 1 else None
-            payload = {"v": 1, "ts": stamp(), "type": "key", "key": args[0], "seat": seat}
+            payload = {"v": 1, "ts": stamp(self.offset), "type": "key", "key": args[0], "seat": seat}
             yield Outgoing(f"{self.root}/input", payload)
         elif name == "deck":
             self.deck = args[0]
@@ -276,12 +281,12 @@ class TableModel:
                 session += 1
                 self.seq[device] = 0
             self.sessions[device] = session
-            payload = {"state": state, "ts": stamp(), "session": session}
+            payload = {"state": state, "ts": stamp(self.offset), "session": session}
             yield Outgoing(f"{self.root}/dev/{device}/status", payload, retain=True)
         elif name == "blip":  # offline and back within one session: seq goes on
             session = self.sessions.setdefault(args[0], 1)
             for state in ("offline", "online"):
-                payload = {"state": state, "ts": stamp(), "session": session}
+                payload = {"state": state, "ts": stamp(self.offset), "session": session}
                 yield Outgoing(f"{self.root}/dev/{args[0]}/status", payload, retain=True)
         elif name == "fault":
             yield self.event(args[0], "fault", code=args[1], text=f"{args[1]} reported")
@@ -313,6 +318,8 @@ class TableModel:
             self.zones[zone].remove(uid)
             yield from self.tag(zone, uid, False, None)
             yield from self.place(args[1], uid, self.hidden_face())
+        elif name == "wait":
+            self.offset += float(args[0])
         elif name == "seq_gap":
             self.seq[args[0]] = self.seq.get(args[0], 0) + int(args[1])
         elif name == "clear":
