@@ -82,12 +82,19 @@ class InputReceived:
 
 @dataclass(frozen=True)
 class PayloadRejected:
-    """A payload the shell could not parse; the engine raises a ``bad_payload`` warning for it."""
+    """Payloads the shell could not take on one topic; the engine raises (then updates) one
+    ``bad_payload`` warning per topic.
+
+    The shell reports a topic's rejected payloads at most once a second, not one by one:
+    ``count`` is how many it has rejected on that topic so far, ``error`` why the latest was
+    (already bounded and escaped, never the payload's own text).
+    """
 
     topic: str
     device: str | None
     error: str
     received: datetime
+    count: int = 1
 
 
 Received: TypeAlias = DeviceEventReceived | DeviceStatusReceived | InputReceived | PayloadRejected

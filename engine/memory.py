@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final, Self
 
 from contract.cards import zone_seat
 from contract.models import (
@@ -27,6 +27,9 @@ from engine.remedies import (
     ExtraBurnRemedy,
     ExtraCardRemedy,
 )
+
+if TYPE_CHECKING:
+    from engine.devices import SeqTrack
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
@@ -57,7 +60,7 @@ class Memory:
         self.ts = EPOCH
         self.book = AlertBook(settings.profile)
         # devices
-        self.dev_seq: dict[str, int] = {}
+        self.dev_seq: dict[str, SeqTrack] = {}
         self.dev_session: dict[str, int] = {}
         self.dev_state: dict[str, str] = {}
         self.readers: frozenset[str] = frozenset()  # devices that sent tag events
