@@ -307,8 +307,12 @@ class Journal:
                 os.fsync(self._fd)
             self._unsynced = False
 
-    def _append(self, record: dict[str, Any]) -> None:
-        """Write one record; raise ``OSError`` when the file cannot take it (nothing is retried)."""
+    def _append(self, record: dict[str, Any], *, durable: bool = True) -> None:
+        """Write one record; raise ``OSError`` when the file cannot take it (nothing is retried).
+
+        A record that is not ``durable`` (a sample) asks for no fsync of its own: the next
+        durable record's takes it along.
+        """
         if self._fd is None:
             raise RuntimeError(f"journal {self.path} is not open")
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -321,7 +325,7 @@ class Journal:
             self._broken = True
             raise
         self._broken = False
-        self._unsynced = True
+        self._unsynced = self._unsynced or durable
 
     def start(self, session: int, when: datetime, table: str) -> None:
         self._append({"kind": "start", "session": session, "ts": _time(when), "table": table})
@@ -371,7 +375,8 @@ class Journal:
                 "size": len(payload),
                 "error": error,
                 "received": _time(when),
-            }
+            },
+            durable=False,  # an audit sample: a flood of them must not cost an fsync each
         )
 
     def published(
