@@ -74,11 +74,12 @@ def mosquitto(directory: Path) -> Iterator[int]:
         broker.wait(5)
 
 
-def config_file(directory: Path, port: int) -> Path:
+def config_file(directory: Path, port: int, fsync: bool = True) -> Path:
     path = directory / "hostile.toml"
     path.write_text(
         f'[table]\nid = "{TABLE}"\nseats = 9\n\n[mqtt]\nurl = "mqtt://127.0.0.1:{port}"\n\n'
-        f'[decks]\nregistry = "{REGISTRY}"\n\n[journal]\npath = "journal.jsonl"\nfsync = true\n\n'
+        f'[decks]\nregistry = "{REGISTRY}"\n\n'
+        f'[journal]\npath = "journal.jsonl"\nfsync = {str(fsync).lower()}\n\n'
         # a sensor board whose driver runs elsewhere: it may not send tags
         '[[devices]]\nid = "sensors"\ndriver = "sensors"\nvendor_id = 1\nproduct_id = 2\n'
         "enabled = false\n",
@@ -183,8 +184,8 @@ async def probe(
         reader.cancel()
 
 
-async def run(directory: Path, port: int, seconds: float, rate: int) -> None:
-    config = config_file(directory, port)
+async def run(directory: Path, port: int, seconds: float, rate: int, fsync: bool) -> None:
+    config = config_file(directory, port, fsync)
     journal = directory / "journal.jsonl"
     service = await asyncio.create_subprocess_exec(
         str(Path(sys.executable).parent / "tablectl"), "run", "--config", str(config),
@@ -233,6 +234,7 @@ async def run(directory: Path, port: int, seconds: float, rate: int) -> None:
         "journal_mib": journal_growth / 2**20,
         "state_kib": max(states, default=0) / 1024,
     }
+    print(f"journal fsync {'on' if fsync else 'off'}")
     print(f"flood: {sent[0]} malformed payloads in {seconds:.0f} s ({sent[0] / seconds:,.0f}/s, QoS 1)")
     print(
         f"valid event -> alert ({len(samples)} alerts): median {statistics.median(samples):.2f} ms, "
@@ -250,6 +252,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rate", type=int, default=1000)
+    parser.add_argument("--no-fsync", action="store_true", help="journal fsync off (to compare)")
     parser.add_argument("--flood-port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.flood_port:  # the flooder process: flood, then print how many were sent
@@ -258,7 +261,7 @@ def main() -> None:
         print(sent[0])
         return
     with tempfile.TemporaryDirectory() as temp, mosquitto(Path(temp)) as port:
-        asyncio.run(run(Path(temp), port, args.seconds, args.rate))
+        asyncio.run(run(Path(temp), port, args.seconds, args.rate, not args.no_fsync))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -38,11 +39,11 @@ MAX_ANTENNA: Final = 65535
 #: Cards a shuffler can count (several decks at most), and list sizes of its deck check.
 MAX_COUNT: Final = 1024
 MAX_CARD_LIST: Final = 256
-#: Text fields: deck ids, fault codes, fault texts, status details, alert texts.
+#: Text fields: deck ids, fault codes, free texts (fault texts, status details: cut, not
+#: rejected), alert texts.
 MAX_DECK: Final = 64
 MAX_CODE: Final = 64
 MAX_TEXT: Final = 1024
-MAX_DETAIL: Final = 256
 MAX_MESSAGE: Final = 1000
 MAX_REMEDY_STEPS: Final = 16
 #: Alerts listed in the retained state (the most severe and most recent; the rest are counted).
@@ -64,6 +65,14 @@ def _to_utc(value: datetime) -> datetime:
 #: RFC 3339 time, always carried in UTC (``2026-11-29T23:59:18.120Z``).
 Timestamp = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 Seat = Annotated[int, Field(ge=1, le=10)]
+def _cut(limit: int) -> BeforeValidator:
+    """Free text is cut to ``limit`` characters rather than rejected: a device's long message
+    must not cost the event (our own drivers put exception texts there)."""
+    return BeforeValidator(lambda value: value[:limit] if isinstance(value, str) else value)
+
+
+#: A device's free text (fault text, status detail): at most ``MAX_TEXT`` characters, cut.
+FreeText = Annotated[str, _cut(MAX_TEXT), Field(max_length=MAX_TEXT)]
 Version = Annotated[int, Field(ge=1, le=MAX_VERSION, description="Schema version, now 1.")]
 SeqNumber = Annotated[int, Field(ge=1, le=MAX_SEQ)]
 DeckId = Annotated[str, Field(min_length=1, max_length=MAX_DECK, pattern=_PRINTABLE)]
@@ -128,7 +137,7 @@ class FaultEvent(EventBase):
 
     type: Literal["fault"] = "fault"
     code: str = Field(min_length=1, max_length=MAX_CODE, pattern=_PRINTABLE)
-    text: str = Field(default="", max_length=MAX_TEXT)
+    text: FreeText = ""
 
 
 class ButtonEvent(EventBase):
@@ -212,9 +221,7 @@ class Status(WireModel):
     state: StatusState
     ts: Timestamp
     session: int = Field(ge=0, le=MAX_SEQ, description="+1 at every (re)start of the publisher.")
-    detail: str | None = Field(
-        default=None, max_length=MAX_DETAIL, description="Extension: why, for fault or offline."
-    )
+    detail: FreeText | None = Field(default=None, description="Extension: why, for fault or offline.")
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Final, TypeVar
 from config.models import SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
 from contract.models import Alert, DeviceCommand, PublicState, TagEvent
+from contract.text import bounded
 from contract.topics import Topics
 from controller.alerts_out import DealerSignals
 from controller.inbox import Classified, Malformed, classify
@@ -211,7 +212,7 @@ class TableController:
         """
         classified = classify(self.topics, topic, payload, received, self.kinds)
         if classified is None:
-            log.debug("ignored a message on %s (not an engine topic of this table)", topic)
+            log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
             return []
         if isinstance(classified, Classified) and not self._admit(classified):
             classified = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")

@@ -65,7 +65,7 @@ class DeviceRules(Memory):
         age = high - seq
         if age == 0:
             return False  # a repeat (QoS 1 redelivery)
-        if seq == 1 and age >= SEQ_MEMORY:
+        if seq == 1:
             self.dev_seq[device] = SeqTrack(1, 1)  # restarted without a new status session
             return True
         if age >= SEQ_MEMORY:
@@ -165,7 +165,7 @@ class DeviceRules(Memory):
         )
         key = rejected.topic
         existing = self.book.find("bad_payload", key)
-        device = bounded(rejected.device, 64) if rejected.device is not None else None
+        device = bounded(rejected.device, 60) if rejected.device is not None else None
         if existing is None:
             self._raise("bad_payload", message, scope="hand", key=key, device=device)
         else:
