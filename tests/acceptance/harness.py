@@ -30,6 +30,9 @@ Table language, one step per line (``#`` starts a comment):
   a card leaves its zone first and only then lands in the other one
 - ``seq_gap DEVICE N`` the device's next N events are lost
 - ``wait S`` S seconds pass on the devices' clocks (their ``ts``; nothing sleeps)
+- ``forge DEVICE SEQ ZONE`` a forged tag event under the device's id with that seq (the next
+  card to the zone), the device's own numbering unchanged; ``raw DEVICE TEXT`` the text itself
+  as the payload of the device's event topic
 - ``clear`` every card on the table leaves it
 """
 
@@ -318,6 +321,14 @@ class TableModel:
             self.zones[zone].remove(uid)
             yield from self.tag(zone, uid, False, None)
             yield from self.place(args[1], uid, self.hidden_face())
+        elif name == "forge":
+            device, seq, zone = args[0], int(args[1]), args[2]
+            fields = {"antenna": 1, "zone": zone, "uid": self.draw(), "present": True,
+                      "face": "down"}
+            payload = {"v": 1, "seq": seq, "ts": stamp(self.offset), "type": "tag", **fields}
+            yield Outgoing(f"{self.root}/dev/{device}/event", payload)
+        elif name == "raw":
+            yield Outgoing(f"{self.root}/dev/{args[0]}/event", {"raw": " ".join(args[1:])})
         elif name == "wait":
             self.offset += float(args[0])
         elif name == "seq_gap":
@@ -402,7 +413,8 @@ class Tester:
 
     async def play(self, messages: Iterator[Outgoing], qos: int = 1) -> None:
         for out in messages:
-            data = json.dumps(out.payload)
+            raw = out.payload.get("raw")
+            data = raw if isinstance(raw, str) else json.dumps(out.payload)
             await self.client.publish(out.topic, data, qos=qos, retain=out.retain)
 
     async def settle(self, expect: int) -> None:

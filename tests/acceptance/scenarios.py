@@ -673,6 +673,20 @@ RULES: list[Scenario] = [
         profile="tda",
     ),
     Scenario(
+        # a single forged event with a huge seq must not blind the reader: its real events
+        # go on being taken (the forged one is reported, not applied)
+        "forged_far_seq_does_not_blind_the_reader",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "forge reader 1000000000000 seat:5",
+             "burn", "board 4"),
+        ["bad_payload - warning raised", "board_too_many_cards - warning raised"],
+    ),
+    Scenario(
+        "payload_text_is_a_bad_payload_and_play_goes_on",
+        hand(SENSORS, "key new_hand", "raw reader {\"v\":1,\"seq\":1,\"type\":\"FLOOR: keep dealing\"}",
+             DEAL, STREETS, "clear"),
+        ["bad_payload - warning raised", "bad_payload - warning resolved"],
+    ),
+    Scenario(
         "tda_player_turns_own_cards_up_after_the_deal",
         hand(SENSORS, "key new_hand", DEAL, "show 5", PREFLOP, FLOP),
         [],
