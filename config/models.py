@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Final, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, model_validator
@@ -39,6 +39,13 @@ class TableSection(Section):
     )
     action_feed: bool = Field(
         default=False, description="True where an action feed publishes betting actions on input."
+    )
+    reaction_s: float = Field(
+        default=2.0,
+        ge=0,
+        le=30,
+        description="The dealer's reaction time in seconds: cards dealt this soon after a "
+        "critical alert are part of the same mistake, not a remedy not followed.",
     )
 
 
@@ -147,6 +154,15 @@ DeviceConfig: TypeAlias = Annotated[
     ShufflerDevice | RfidReaderDevice | SensorBoardDevice, Field(discriminator="driver")
 ]
 
+#: The event types each kind of device (``driver``) can produce: a device named in
+#: ``[[devices]]`` that publishes another type is refused (its credentials must not let it
+#: pass for another kind of device).
+DRIVER_EVENTS: Final[dict[str, frozenset[str]]] = {
+    "rfid": frozenset({"tag", "fault"}),
+    "shuffler": frozenset({"shuffling", "shuffle_complete", "fault"}),
+    "sensors": frozenset({"seat", "button", "blind", "key", "fault"}),
+}
+
 
 class JournalSection(Section):
     path: Path = Field(
@@ -202,6 +218,11 @@ class TableConfig(Section):
                     if antenna < 1:
                         raise ValueError(f"device {device.id!r}: antenna numbers start at 1")
         return self
+
+    def device_kinds(self) -> dict[str, str]:
+        """Device id -> its kind (``driver``) for every ``[[devices]]`` entry, enabled or not
+        (a disabled entry names a device whose driver runs elsewhere)."""
+        return {device.id: device.driver for device in self.devices}
 
     def device(self, device_id: str) -> DeviceConfig:
         for device in self.devices:

@@ -14,6 +14,12 @@ One JSON object per line, ``kind`` says which:
 - ``published``: ``{"kind": "published", "what": "alert" | "state" | "command", "cause": n,
   "topic": ..., "payload": "...", "retain": bool, "ts": ...}``; ``cause`` is the ``n`` of the
   received record whose processing produced it (0: produced at start-up).
+- ``rejected``: ``{"kind": "rejected", "n": n, "topic": ..., "device": ... | null, "count": c,
+  "error": "...", "received": ...}``: the report of a topic's malformed input (``count`` so far,
+  the latest reason) the engine was given; numbered with the received records, replayed.
+- ``sample``: ``{"kind": "sample", "topic": ..., "payload": "..." | "payload_b64": "...",
+  "size": bytes, "error": "...", "received": ...}``: a malformed payload kept for the audit (at
+  most a few per report, the first 512 bytes); not replayed.
 
 A received record is written before the message is processed (and fsynced, with ``fsync = true``,
 before anything it caused is published), a published record after the broker accepted the
@@ -72,6 +78,28 @@ class PublishedRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class RejectedRecord:
+    """A report of malformed input on one topic, as the engine was given it."""
+
+    n: int
+    topic: str
+    device: str | None
+    count: int
+    error: str
+    received: datetime
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRecord:
+    """A malformed payload kept for the audit (the first bytes of it)."""
+
+    topic: str
+    payload: bytes
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class StartRecord:
     """One (re)start of the controller."""
 
@@ -80,7 +108,9 @@ class StartRecord:
     line: int
 
 
-JournalRecord: TypeAlias = ReceivedRecord | PublishedRecord | StartRecord
+JournalRecord: TypeAlias = (
+    ReceivedRecord | PublishedRecord | StartRecord | RejectedRecord | SampleRecord
+)
 
 
 @dataclass
@@ -107,7 +137,8 @@ class JournalContents:
 
     @property
     def last_received(self) -> int:
-        return max((r.n for r in self.received), default=0)
+        numbered = (r.n for r in self.records if isinstance(r, ReceivedRecord | RejectedRecord))
+        return max(numbered, default=0)
 
 
 def _payload_fields(payload: bytes) -> dict[str, str]:
@@ -155,6 +186,19 @@ def _decode(data: Any, line: int) -> JournalRecord:
         )
     if kind == "start":
         return StartRecord(session=int(data["session"]), ts=_parse_time(data["ts"]), line=line)
+    if kind == "rejected":
+        device = data.get("device")
+        return RejectedRecord(
+            n=int(data["n"]),
+            topic=str(data["topic"]),
+            device=None if device is None else str(device),
+            count=int(data["count"]),
+            error=str(data["error"]),
+            received=_parse_time(data["received"]),
+            line=line,
+        )
+    if kind == "sample":
+        return SampleRecord(topic=str(data["topic"]), payload=_payload_of(data), line=line)
     raise ValueError(f"unknown record kind {kind!r}")
 
 
@@ -208,7 +252,7 @@ def scan_journal(
                 continue
             if isinstance(record, StartRecord):
                 scan.last_session = max(scan.last_session, record.session)
-            elif isinstance(record, ReceivedRecord):
+            elif isinstance(record, ReceivedRecord | RejectedRecord):
                 scan.last_received = max(scan.last_received, record.n)
             yield record
 
@@ -262,8 +306,12 @@ class Journal:
                 os.fsync(self._fd)
             self._unsynced = False
 
-    def _append(self, record: dict[str, Any]) -> None:
-        """Write one record; raise ``OSError`` when the file cannot take it (nothing is retried)."""
+    def _append(self, record: dict[str, Any], *, durable: bool = True) -> None:
+        """Write one record; raise ``OSError`` when the file cannot take it (nothing is retried).
+
+        A record that is not ``durable`` (a sample) asks for no fsync of its own: the next
+        durable record's takes it along.
+        """
         if self._fd is None:
             raise RuntimeError(f"journal {self.path} is not open")
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -276,7 +324,7 @@ class Journal:
             self._broken = True
             raise
         self._broken = False
-        self._unsynced = True
+        self._unsynced = self._unsynced or durable
 
     def start(self, session: int, when: datetime, table: str) -> None:
         self._append({"kind": "start", "session": session, "ts": _time(when), "table": table})
@@ -296,6 +344,39 @@ class Journal:
         )
         self._next_received += 1
         return n
+
+    def rejected(
+        self, topic: str, device: str | None, count: int, error: str, when: datetime
+    ) -> int:
+        """Record a report of malformed input; return its number (numbered with ``received``)."""
+        n = self._next_received
+        self._append(
+            {
+                "kind": "rejected",
+                "n": n,
+                "topic": topic,
+                "device": device,
+                "count": count,
+                "error": error,
+                "received": _time(when),
+            }
+        )
+        self._next_received += 1
+        return n
+
+    def sample(self, topic: str, payload: bytes, error: str, when: datetime, *, keep: int) -> None:
+        """Keep the first ``keep`` bytes of a malformed payload for the audit."""
+        self._append(
+            {
+                "kind": "sample",
+                "topic": topic,
+                **_payload_fields(payload[:keep]),
+                "size": len(payload),
+                "error": error,
+                "received": _time(when),
+            },
+            durable=False,  # an audit sample: a flood of them must not cost an fsync each
+        )
 
     def published(
         self,

@@ -43,6 +43,8 @@ ACK_EVERY: Final = 10
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
+#: How often reports of malformed input that are due go out (each topic at most once a second).
+TICK_S: Final = 0.5
 
 
 class Service:
@@ -65,6 +67,8 @@ class Service:
         #: Set once the service is first online (subscribed): drivers may start publishing.
         self.ready = asyncio.Event()
         self._publishing = 0
+        #: One flush at a time: the receive loop and the ticker both publish, in outbox order.
+        self._flush_lock = asyncio.Lock()
         #: The journal problem the retained status last reported (None: it said ``online``).
         self._reported_error: str | None = None
 
@@ -152,15 +156,27 @@ class Service:
         log.info("online: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
         self.ready.set()
         receiver = asyncio.create_task(self._receive(client))
+        ticker = asyncio.create_task(self._tick(client))
         stopper = asyncio.create_task(self.stop.wait())
         try:
-            await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({receiver, ticker, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            stopper.cancel()
-            receiver.cancel()
-            await asyncio.gather(stopper, receiver, return_exceptions=True)
-        if not receiver.cancelled():
-            receiver.result()  # re-raises the MqttError of a lost connection
+            for task in (stopper, receiver, ticker):
+                task.cancel()
+            await asyncio.gather(stopper, receiver, ticker, return_exceptions=True)
+        for task in (receiver, ticker):
+            if not task.cancelled():
+                task.result()  # re-raises the MqttError of a lost connection
+
+    async def _tick(self, client: aiomqtt.Client) -> None:
+        """Publish the reports of malformed input as they fall due (a flood is reported once a
+        second per topic, whether or not anything else arrives)."""
+        while True:
+            await asyncio.sleep(TICK_S)
+            due = self.controller.tick(utc_now())
+            if due:
+                self.outbox.extend(due)
+                await self._flush(client)
 
     async def _receive(self, client: aiomqtt.Client) -> None:
         """Journal and process every message; acknowledge it only then, publish what it caused.
@@ -197,6 +213,10 @@ class Service:
         only once the broker has acknowledged it; after a lost connection the rest waits, in
         order, for the next one.
         """
+        async with self._flush_lock:
+            await self._flush_locked(client)
+
+    async def _flush_locked(self, client: aiomqtt.Client) -> None:
         # Write-ahead: what caused these outputs is durable before they leave.
         self.controller.sync()
         last_state = max((i for i, o in enumerate(self.outbox) if o.what == "state"), default=-1)

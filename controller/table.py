@@ -13,27 +13,34 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from config.models import SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
 from contract.models import Alert, DeviceCommand, PublicState, TagEvent
+from contract.text import bounded
 from contract.topics import Topics
 from controller.alerts_out import DealerSignals
-from controller.inbox import Classified, classify
+from controller.inbox import Classified, Malformed, classify
 from controller.journal import (
     Journal,
     JournalScan,
     PublishedRecord,
     PublishedWhat,
     ReceivedRecord,
+    RejectedRecord,
     scan_journal,
 )
+from controller.malformed import SAMPLE_BYTES, MalformedTally, Report
 from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
+
+#: Devices a table follows: the configured ones, and this many more that publish under ids of
+#: their own; messages of further device ids are malformed input ("too many devices").
+MAX_DEVICES: Final = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +83,10 @@ class TableController:
         boards = [d for d in config.devices if isinstance(d, SensorBoardDevice) and d.enabled]
         self.signal_device = boards[0].id if boards and config.display.lamp else None
         self.state: PublicState | None = None
+        #: Device id -> kind, when ``[[devices]]`` names them (None: any device, any event).
+        self.kinds = config.device_kinds() or None
+        self.tally = MalformedTally()
+        self._devices: set[str] = set(config.device_kinds())
         self.session = 1
         self._torn_tail = False
         self._last_received = 0
@@ -114,12 +125,25 @@ class TableController:
 
         # Pass 2: the received messages through the engine, streamed (states are not kept).
         scan = JournalScan()
-        for record in scan_journal(path, scan, skip=("published",)):
-            if not isinstance(record, ReceivedRecord):
+        for record in scan_journal(path, scan, skip=("published", "sample")):
+            classified: Classified | Malformed | None
+            if isinstance(record, RejectedRecord):
+                classified = Classified(
+                    PayloadRejected(
+                        record.topic, record.device, record.error, record.received, record.count
+                    ),
+                    f"rejected {record.count} on {record.topic}",
+                )
+            elif isinstance(record, ReceivedRecord):
+                classified = classify(
+                    self.topics, record.topic, record.payload, record.received, self.kinds
+                )
+                if isinstance(classified, Classified) and not self._admit(classified):
+                    classified = None
+            else:
                 continue
             recovery.received += 1
-            classified = classify(self.topics, record.topic, record.payload, record.received)
-            if classified is None:
+            if not isinstance(classified, Classified):
                 continue
             recovery.replayed += 1
             outgoing = self._handle(record.n, classified, record.received, replay=True)
@@ -187,15 +211,65 @@ class TableController:
         A message on a topic that is not this table's input or device event/status is not
         journaled and produces nothing (logged at DEBUG).
         """
-        classified = classify(self.topics, topic, payload, received)
+        classified = classify(self.topics, topic, payload, received, self.kinds)
         if classified is None:
-            log.debug("ignored a message on %s (not an engine topic of this table)", topic)
+            log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
             return []
+        if isinstance(classified, Classified) and not self._admit(classified):
+            classified = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
+        if isinstance(classified, Malformed):
+            return self._malformed(classified, payload, received)
         cause = 0
         if self.journal is not None:
             journal = self.journal
             cause = self._journaling(lambda: journal.received(topic, payload, received)) or 0
         return self._handle(cause, classified, received, replay=False)
+
+    def tick(self, now: datetime) -> list[Outgoing]:
+        """Reports of malformed input due by now (the service calls this about twice a second)."""
+        out: list[Outgoing] = []
+        for report in self.tally.due(now):
+            out += self._report(report, now)
+        return out
+
+    def _admit(self, classified: Classified) -> bool:
+        """Whether the table follows this message's device (at most ``MAX_DEVICES`` besides
+        the configured ones, so that its state cannot grow without bound)."""
+        device = classified.device
+        if device is None or device in self._devices:
+            return True
+        if len(self._devices) >= MAX_DEVICES + len(self.config.devices):
+            return False
+        self._devices.add(device)
+        return True
+
+    def _malformed(self, item: Malformed, payload: bytes, received: datetime) -> list[Outgoing]:
+        """Count a malformed message; keep a sample; report the topic when it is due."""
+        report, sample = self.tally.note(item, received)
+        log.debug("malformed message on %s: %s", item.topic, item.reason)
+        if sample and self.journal is not None:
+            journal = self.journal
+            self._journaling(
+                lambda: journal.sample(item.topic, payload, item.reason, received, keep=SAMPLE_BYTES)
+            )
+        return self._report(report, received) if report is not None else []
+
+    def _report(self, report: Report, now: datetime) -> list[Outgoing]:
+        """Journal a report of malformed input and give it to the engine."""
+        cause = 0
+        if self.journal is not None:
+            journal = self.journal
+            cause = (
+                self._journaling(
+                    lambda: journal.rejected(
+                        report.topic, report.device, report.count, report.reason, now
+                    )
+                )
+                or 0
+            )
+        rejected = PayloadRejected(report.topic, report.device, report.reason, now, report.count)
+        summary = f"{report.count} malformed message(s) on {report.topic}; the latest: {report.reason}"
+        return self._handle(cause, Classified(rejected, summary), now, replay=False)
 
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""

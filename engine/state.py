@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-from contract.models import PublicState, SeatState
+from contract.models import MAX_STATE_ALERTS, Alert, PublicState, SeatState
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.machine import Machine
@@ -89,6 +89,7 @@ def public_of(m: Machine) -> PublicState:
         key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
         found = cache.get(key)
         seats.append(found if found is not None else _seat_state(*key))
+    alerts, omitted = _listed(list(m.book.active.values()))
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
@@ -106,11 +107,26 @@ def public_of(m: Machine) -> PublicState:
             "board": board,
             "burns": len(m.burns),
             "deck": m.hand_deck,
-            "alerts": list(m.book.active.values()),
+            "alerts": alerts,
+            "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
         },
     )
+
+
+_RANK: Final = {"info": 0, "warning": 1, "critical": 2}
+
+
+def _listed(alerts: list[Alert]) -> tuple[list[Alert], int]:
+    """The alerts the state lists, and how many it leaves out: at most ``MAX_STATE_ALERTS``,
+    the most severe and then the most recent, in the order they were raised. However many
+    devices or topics misbehave, the retained state stays small."""
+    if len(alerts) <= MAX_STATE_ALERTS:
+        return alerts, 0
+    ranked = sorted(range(len(alerts)), key=lambda i: (_RANK[alerts[i].severity], i), reverse=True)
+    keep = sorted(ranked[:MAX_STATE_ALERTS])
+    return [alerts[i] for i in keep], len(alerts) - MAX_STATE_ALERTS
 
 
 def showdown_order_of(state: EngineState) -> tuple[int, ...]:

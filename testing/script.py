@@ -18,6 +18,7 @@ One step per line, for example::
     status rfid-1 offline 2 / fault shuffler jam / gap rfid-1 3 / bad rfid-1 {"x": 1}
     dup / repeat / crosstalk seat:3 seat:4 / flap seat:3   # reader noise
     show 3 4           # players table their hole cards face up
+    wait 3             # 3 seconds pass (each message is otherwise 50 ms after the last)
 
 Card references (``ref``): ``seat:3`` (last card at seat 3), ``seat:3#0`` (its first),
 ``board`` / ``board#2``, ``burn``, ``muck``, ``aside``, or a card code of the deck in use.
@@ -348,6 +349,8 @@ class Table:
             uid, zone = self.resolve(args[0])
             self._tag(uid, zone, False)
             self._tag(uid, zone, True)
+        elif verb == "wait":
+            self.clock += round(float(args[0]) * 20)  # the clock counts 50 ms steps
         elif verb == "show":
             # players table their hole cards face up (showdown, all-in run-out)
             for seat in args:
