@@ -15,3 +15,7 @@ async def chromium() -> AsyncIterator[BrowserContext]:
     """Debian's Chromium, headless, 1024x600 (the 7-10" touchscreen)."""
     async with browser(1024, 600) as context:
         yield context
+
+
+# ``tablectl run`` as a real process, stopped at the end of the test (the service tests' fixture).
+from tests.service.conftest import start_service  # noqa: E402, F401

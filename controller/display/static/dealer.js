@@ -136,6 +136,7 @@ function renderAlerts(alerts) {
   if (fanfare !== null) beep(fanfare === "critical");
   const takeover = alerts.some((a) => a.severity === "critical" && a.status !== "acknowledged");
   document.body.classList.toggle("takeover", takeover);
+  document.body.classList.toggle("quiet", alerts.length === 0);
 }
 
 // ---- the table ---------------------------------------------------------------------------
