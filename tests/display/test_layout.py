@@ -24,7 +24,8 @@ async def _fits(page: Page) -> None:
     widths = await page.evaluate(
         "[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"
     )
-    assert widths[0] <= widths[2] and widths[1] <= widths[2], widths
+    assert widths[0] <= widths[2], widths
+    assert widths[1] <= widths[2], widths
 
 
 async def _font_px(page: Page, selector: str) -> float:
@@ -32,7 +33,7 @@ async def _font_px(page: Page, selector: str) -> float:
     return float(size.removesuffix("px"))
 
 
-@pytest.mark.parametrize(("width", "height"), SCREENS, ids=lambda v: str(v))
+@pytest.mark.parametrize(("width", "height"), SCREENS, ids=str)
 async def test_critical_alert_fills_the_screen_legibly_and_nothing_overflows(
     mosquitto: Mosquitto, tmp_path: Path, width: int, height: int
 ) -> None:
@@ -64,7 +65,9 @@ async def test_critical_alert_fills_the_screen_legibly_and_nothing_overflows(
         # Most severe on top, and it covers the screen.
         await expect(page.locator("article.alert").first).to_have_attribute("data-alert-id", critical.id)
         box = await page.locator("#alerts").bounding_box()
-        assert box is not None and box["width"] >= width - 1 and box["height"] >= height - 1
+        assert box is not None
+        assert box["width"] >= width - 1
+        assert box["height"] >= height - 1
         assert await _font_px(page, f'article[data-alert-id="{critical.id}"] .message') >= 32
         await expect(article.locator(".message")).to_be_in_viewport()
         await expect(article.get_by_role("button", name="Acknowledge")).to_be_in_viewport()

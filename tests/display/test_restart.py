@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import urllib.request
@@ -28,9 +29,16 @@ async def test_port_0_is_logged_as_a_url_and_a_taken_port_is_one_clear_error(
     service = start_service(display_config(first_dir, mosquitto.url, table="t5"))
     await until(lambda: URL_RE.search(service.log) is not None, what="the display's URL in the log")
     found = URL_RE.search(service.log)
-    assert found is not None and found.group(2) != "0"
-    with urllib.request.urlopen(found.group(1) + "api/view", timeout=5) as response:
-        view = json.load(response)
+    assert found is not None
+    assert found.group(2) != "0"
+    url = found.group(1)
+
+    def get_view() -> dict[str, dict[str, str]]:
+        with urllib.request.urlopen(url + "api/view", timeout=5) as response:
+            view: dict[str, dict[str, str]] = json.load(response)
+            return view
+
+    view = await asyncio.to_thread(get_view)
     assert view["table"]["id"] == "t5"
 
     taken = int(found.group(2))

@@ -85,7 +85,9 @@ def test_a_hand_result_reaches_the_dealer_without_any_card() -> None:
         HandResult(
             ts=TS, hand=3, button=2, seats=[1, 2, 3], board=["Ah", "Td", "2c", "9s", "9h"],
             result="showdown",
-            pots=[PotResult(amount=300, eligible=[1, 3], winners=[3], shares=[SeatAmount(seat=3, amount=300)])],
+            pots=[
+                PotResult(amount=300, eligible=[1, 3], winners=[3], shares=[SeatAmount(seat=3, amount=300)])
+            ],
             awarded=[SeatAmount(seat=3, amount=300)],
             showdown=[ShownHand(seat=1, cards=["Kc", "Kd"], rank="two_pair"),
                       ShownHand(seat=3, cards=["As", "Ac"], rank="full_house")],

@@ -68,7 +68,7 @@ async def test_port_0_serves_on_the_port_picked_and_a_taken_port_is_an_error() -
             bind("127.0.0.1", server.port)
     finally:
         await server.stop()
-    with pytest.raises(WebServerError, match="cannot listen on no.such.host.invalid:80"):
+    with pytest.raises(WebServerError, match=r"cannot listen on no\.such\.host\.invalid:80"):
         bind("no.such.host.invalid", 80)
     assert url_of("::1", 8080) == "http://[::1]:8080/"
 
@@ -87,7 +87,8 @@ async def test_stopping_the_server_ends_open_live_streams_at_once() -> None:
     received = b""
     while b'data: [{"n":1}]' not in received:
         received += await asyncio.wait_for(reader.read(4096), 5)
-    assert b"text/event-stream" in received and b"retry: 1000" in received
+    assert b"text/event-stream" in received
+    assert b"retry: 1000" in received
     loop = asyncio.get_running_loop()
     started = loop.time()
     channel.close()
