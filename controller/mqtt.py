@@ -90,14 +90,16 @@ def acknowledge(client: aiomqtt.Client, message: aiomqtt.Message) -> None:
 def make_client(
     mqtt: MqttSection,
     identifier: str,
-    will: aiomqtt.Will,
+    will: aiomqtt.Will | None,
     *,
     queue_type: type[asyncio.Queue[aiomqtt.Message]] | None = None,
+    clean_session: bool = False,
 ) -> aiomqtt.Client:
     """A client for the configured broker (call inside the running event loop).
 
     The same client is re-entered after every lost connection, so that messages it had already
-    received but not yet handed out are kept.
+    received but not yet handed out are kept. The session is persistent unless
+    ``clean_session`` (a reader of retained topics only, such as the floor console, needs none).
     """
     context = tls_context(mqtt)
     return aiomqtt.Client(
@@ -107,7 +109,7 @@ def make_client(
         password=mqtt.password.get_secret_value() if mqtt.password is not None else None,
         identifier=identifier,
         will=will,
-        clean_session=False,
+        clean_session=clean_session,
         keepalive=mqtt.keepalive,
         timeout=BROKER_TIMEOUT_S,
         tls_context=context,
