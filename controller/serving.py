@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Final, Protocol
 
@@ -161,16 +161,22 @@ class Service:
         log.info("dealer display: %s", url)
         return True
 
-    def _tell(self, status: Status) -> None:
+    def _listen(self, call: Callable[[Listener], None]) -> None:
+        """Tell every listener; a listener that fails is logged, never stops the table."""
         for listener in self.listeners:
-            listener.controller(status)
+            try:
+                call(listener)
+            except Exception:
+                log.exception("%s failed; the table goes on", type(listener).__name__)
+
+    def _tell(self, status: Status) -> None:
+        self._listen(lambda listener: listener.controller(status))
 
     def _emit(self, items: Sequence[Outgoing]) -> None:
         """Queue items to publish; listeners see them at once."""
         self.outbox.extend(items)
         if items:
-            for listener in self.listeners:
-                listener.produced(items)
+            self._listen(lambda listener: listener.produced(items))
 
     async def submit(self, item: DealerInput) -> None:
         """Publish a dealer input on this table's ``input`` topic, as a tablet would.
@@ -259,8 +265,7 @@ class Service:
             elif not isinstance(payload, bytes | bytearray):
                 payload = b"" if payload is None else str(payload).encode()
             topic, data = str(message.topic), bytes(payload)
-            for listener in self.listeners:
-                listener.received(topic, data)
+            self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
             self._emit(self.controller.receive(topic, data, utc_now()))
             # A message of a previous connection is not acknowledged: its id belonged there (a
             # persistent session redelivers it, and the engine applies a repeated event once).

@@ -71,6 +71,8 @@ async def test_critical_alert_fills_the_screen_legibly_and_nothing_overflows(
         assert await _font_px(page, f'article[data-alert-id="{critical.id}"] .message') >= 32
         await expect(article.locator(".message")).to_be_in_viewport()
         await expect(article.get_by_role("button", name="Acknowledge")).to_be_in_viewport()
+        assert await page.evaluate("window.dealerDisplay.flashes") == 2  # both flashed
+        await expect(page.locator(".alert.arrived")).to_have_count(0)  # and stopped
         await _fits(page)
         await page.screenshot(path=artefact(f"dealer-critical-{size}.png"))
 
