@@ -139,6 +139,10 @@ _ALERT_DESCRIPTION: Final = (
 )
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 def _alert_only_with_ack(key: str, alert: str | None) -> None:
     if alert is not None and key != "ack":
         raise ValueError(f"alert is only meaningful with key 'ack', not {key!r}")
@@ -150,7 +154,8 @@ class KeyEvent(EventBase):
     type: Literal["key"] = "key"
     key: KeyName
     seat: Seat | None = None
-    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION)
+    # Only on the wire when given: key events and inputs without it stay what they were.
+    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION, exclude_if=_absent)
 
     @model_validator(mode="after")
     def _check_alert(self) -> KeyEvent:
@@ -211,7 +216,8 @@ class KeyInput(WireModel):
     key: KeyName
     seat: Seat | None = None
     seq: int | None = Field(default=None, ge=1, description="Extension: optional sender sequence.")
-    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION)
+    # Only on the wire when given: key events and inputs without it stay what they were.
+    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION, exclude_if=_absent)
 
     @model_validator(mode="after")
     def _check_alert(self) -> KeyInput:
