@@ -222,7 +222,7 @@ def test_registry_short_deck_and_bad_header(tmp_path: Path) -> None:
 
 def test_cli_subcommands_have_help() -> None:
     for args in (["--help"], ["run", "--help"], ["demo", "--help"], ["simulate", "--help"],
-                 ["config", "check", "--help"], ["asyncapi", "--help"]):
+                 ["floor", "--help"], ["config", "check", "--help"], ["asyncapi", "--help"]):
         result = tablectl(*args)
         assert result.returncode == 0, (args, result.stderr)
         assert "usage: tablectl" in result.stdout

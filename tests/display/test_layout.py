@@ -51,10 +51,22 @@ async def test_critical_alert_fills_the_screen_legibly_and_nothing_overflows(
         page = await new_page(context, errors)
         await open_display(page, service.display.url)
         await p.play(initial_statuses())
-        await p.play(script(table, *SETUP, "deal all", "round", "burn", "flop"))
-        await expect(page.locator("#board .card")).to_have_count(3)
+        await p.play(script(table, *SETUP, "deal all", "round"))
+        # The widest board there is: tens ("10♦") first, from what is left in the stub.
+        stub = table.stubs[table.deck]
+        wide = sorted(stub[6:], key=lambda card: card[0] != "T")[:5]  # the burns come off the top
+        flop, turn, river = " ".join(f"={c}" for c in wide[:3]), f"={wide[3]}", f"={wide[4]}"
+        await p.play(script(table, "burn", f"flop {flop}", "round", "burn", f"turn {turn}", "round",
+                            "burn", f"river {river}"))
+        await expect(page.locator("#board .card")).to_have_count(5)
+        tops = await page.locator("#board .card").evaluate_all(
+            "(cards) => cards.map((c) => Math.round(c.getBoundingClientRect().top))"
+        )
+        assert len(set(tops)) == 1, tops  # the board on one line
+        seat = page.locator('#seats > li[data-seat="1"]')
+        await expect(seat).to_have_attribute("aria-label", "Seat 1, in the hand, 2 cards, dealer button")
         await _fits(page)
-        await page.screenshot(path=artefact(f"dealer-flop-{size}.png"))
+        await page.screenshot(path=artefact(f"dealer-board-{size}.png"))
 
         await p.play(script(table, "shuffle B fail count=51 missing=Ah", "fault shuffler jam"))
         critical = await p.alert("deck_check_failed")

@@ -155,6 +155,8 @@ function renderTable(state, alerts) {
   for (const seat of state.seats) {
     const item = el("li", "seat");
     item.dataset.seat = seat.seat;
+    item.dataset.inHand = seat.in_hand;
+    item.dataset.cards = seat.cards;
     item.classList.toggle("empty", !seat.occupied);
     item.classList.toggle("in-hand", seat.in_hand);
     item.classList.toggle("to-act", state.to_act === seat.seat);
@@ -174,6 +176,10 @@ function renderTable(state, alerts) {
       if (!seat.in_hand && !seat.cards) count = "not in hand";
     }
     item.append(el("span", "count", count));
+    const spoken = [`Seat ${seat.seat}`, seat.in_hand ? "in the hand" : (seat.occupied ? "not in the hand" : "empty"),
+      `${seat.cards} cards`];
+    if (state.button === seat.seat) spoken.push("dealer button");
+    item.setAttribute("aria-label", spoken.join(", "));
     if (bets.has(seat.seat)) item.append(el("span", "bet", `Bet ${bets.get(seat.seat)}`));
     if (state.to_act === seat.seat) item.append(el("span", "note", "To act"));
     if (state.shows_first === seat.seat) item.append(el("span", "note", "Shows first"));
