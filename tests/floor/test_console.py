@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from datetime import datetime, timedelta
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import aiomqtt
 from playwright.async_api import expect
@@ -140,3 +145,37 @@ async def test_a_bad_payload_is_counted_and_shown_and_a_cleared_table_leaves(
         await publisher.publish(table.topics.controller_status, b"", qos=1, retain=True)
         await expect(page.locator("#grid > li")).to_have_count(0)
     assert console.health.rejected == 1
+
+
+async def test_the_history_api_filters_and_names_a_bad_parameter(
+    console: FloorConsole, publisher: aiomqtt.Client
+) -> None:
+    table = FakeTable("t4")
+    await publish(publisher, table.status(), retain=True)
+    raised = table.alert("warning")
+    await publish(publisher, raised)
+    alert_id = json.loads(raised[1])["id"]
+    await publish(publisher, table.alert("warning", "acknowledged", alert_id=alert_id))
+    await until(lambda: "t4" in console.board.tables and console.board.tables["t4"].changes == 2)
+
+    def get(query: str) -> tuple[int, dict[str, Any]]:
+        try:
+            with urllib.request.urlopen(f"{console.url}api/tables/t4/history{query}", timeout=5) as answer:
+                return answer.status, json.load(answer)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
+    status, body = await asyncio.to_thread(get, "")
+    assert status == 200
+    assert [row["status"] for row in body["rows"]] == ["acknowledged", "raised"]
+    assert body["codes"] == ["exposed_card"]
+    later = (datetime.now(UTC) + timedelta(minutes=1)).isoformat().replace("+00:00", "Z")
+    status, body = await asyncio.to_thread(get, f"?since={urllib.parse.quote(later)}")
+    assert (status, body["rows"]) == (200, [])
+    status, body = await asyncio.to_thread(get, "?severity=critical&limit=1")
+    assert (status, body["rows"]) == (200, [])
+    bad = (("?severity=fatal", "severity"), ("?since=yesterday", "since"), ("?limit=0", "limit"))
+    for query, name in bad:
+        status, body = await asyncio.to_thread(get, query)
+        assert status == 400
+        assert str(body["error"]).startswith(f"{name}: ")
