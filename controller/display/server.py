@@ -71,6 +71,9 @@ class DealerDisplay:
         self.server = WebServer(self.app())
         self.url = ""
         self._scheduled = False
+        #: The newest state of the current burst, parsed only when the picture is pushed (it
+        #: supersedes the ones before it, and holds every alert change before it).
+        self._state: bytes | None = None
 
     # ------------------------------------------------------------------ the service's side
 
@@ -90,7 +93,7 @@ class DealerDisplay:
             if item.topic == self.topics.alerts:
                 self.view.on_alert(parse_alert(item.topic, item.payload))
             elif item.topic == self.topics.state:
-                self.view.on_state(parse_state(item.topic, item.payload))
+                self._state = item.payload
             elif item.topic == self.topics.hands:
                 self.view.on_hand(parse_hand(item.topic, item.payload))
             else:
@@ -113,6 +116,9 @@ class DealerDisplay:
 
     def current(self) -> str:
         """The whole picture as JSON text (a few kilobytes)."""
+        if self._state is not None:
+            self.view.on_state(parse_state(self.topics.state, self._state))
+            self._state = None
         return json.dumps(self.view.to_json(), separators=(",", ":"))
 
     # ------------------------------------------------------------------ serving

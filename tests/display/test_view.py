@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from contract.models import (
@@ -101,3 +102,31 @@ def test_a_hand_result_reaches_the_dealer_without_any_card() -> None:
     text = str(view.to_json())
     for card in ("Kc", "Kd", "As", "Ac"):
         assert card not in text
+
+
+async def test_the_display_applies_a_burst_of_outputs_once_with_the_newest_state() -> None:
+    from config.models import TableConfig
+    from controller.display.server import DealerDisplay
+    from controller.table import Outgoing
+    from tests.conftest import EXAMPLE_REGISTRY
+
+    config = TableConfig.model_validate(
+        {"table": {"id": "t1", "seats": 3}, "decks": {"registry": str(EXAMPLE_REGISTRY)},
+         "display": {"listen": "127.0.0.1:0"}}
+    )
+    display = DealerDisplay(config, state(), submit=lambda item: None)  # type: ignore[arg-type, return-value]
+    first, second = alert("3-1"), alert("3-2", "critical")
+    display.produced([
+        Outgoing("alert", 1, "holdem/t1/alerts", first.to_json(), retain=False),
+        Outgoing("state", 1, "holdem/t1/state", state(first).to_json(), retain=True),
+        Outgoing("alert", 2, "holdem/t1/alerts", second.to_json(), retain=False),
+        Outgoing("state", 2, "holdem/t1/state", state(first, second).to_json(), retain=True),
+        Outgoing("command", 2, "holdem/t1/dev/sensors/cmd", b"{}", retain=False),
+    ])
+    picture = json.loads(display.current())
+    assert [a["id"] for a in picture["alerts"]] == ["3-2", "3-1"]
+    assert picture["state"]["phase"] == "flop"
+    offline = b'{"state": "offline", "ts": "2026-11-30T20:00:00Z", "session": 2}'
+    display.received("holdem/t1/dev/rfid-1/status", offline)
+    display.received("holdem/t1/dev/rfid-1/status", b"not json")  # the engine reports it; no crash
+    assert json.loads(display.current())["devices"][0]["state"] == "offline"
