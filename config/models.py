@@ -177,12 +177,41 @@ class JournalSection(Section):
     )
 
 
+def parse_listen(text: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:8080`` for IPv6; port 0: any free port) -> (host, port)."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host:
+        raise ValueError("expected host:port, e.g. 127.0.0.1:8080")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError("expected host:port with a port within 0..65535")
+    if not host or any(c.isspace() or c in "/[]" for c in host):
+        raise ValueError(f"expected host:port, and {host!r} is no host name or address")
+    return host, int(port_text)
+
+
+def _check_listen(text: str | None) -> str | None:
+    if text is not None:
+        parse_listen(text)
+    return text
+
+
 class DisplaySection(Section):
+    listen: Annotated[str | None, AfterValidator(_check_listen)] = Field(
+        default=None,
+        description="host:port of the dealer's display (web page) served by the controller; port 0 "
+        "picks a free port (the log says which). Unset: no display, the web stack is not loaded.",
+    )
     suit_symbols: bool = True
     refresh_hz: float = Field(default=4.0, gt=0, le=60)
     alert_history: int = Field(default=12, ge=1, le=200)
     lamp: bool = Field(default=True, description="Drive the alert lamp from the active alerts.")
     buzzer_ms: int = Field(default=300, ge=0, le=10_000, description="Buzz on critical alerts.")
+
+    @property
+    def listen_address(self) -> tuple[str, int] | None:
+        return parse_listen(self.listen) if self.listen is not None else None
 
 
 class LoggingSection(Section):

@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
+    model_validator,
 )
 
 from contract.cards import Card, Uid, Zone
@@ -180,12 +181,35 @@ KEY_NAMES: Final[tuple[str, ...]] = (
 )
 
 
+AlertId = Annotated[str, Field(min_length=1, max_length=64)]
+_ALERT_DESCRIPTION: Final = (
+    "Extension: with key ack, acknowledge only this alert (its id); without it, ack acknowledges "
+    "every active alert (of the seat, when a seat is given)."
+)
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+def _alert_only_with_ack(key: str, alert: str | None) -> None:
+    if alert is not None and key != "ack":
+        raise ValueError(f"alert is only meaningful with key 'ack', not {key!r}")
+
+
 class KeyEvent(EventBase):
     """Dealer keypad: a key press, with the seat it concerns where the key needs one."""
 
     type: Literal["key"] = "key"
     key: KeyName
     seat: Seat | None = None
+    # Only on the wire when given: key events and inputs without it stay what they were.
+    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION, exclude_if=_absent)
+
+    @model_validator(mode="after")
+    def _check_alert(self) -> KeyEvent:
+        _alert_only_with_ack(self.key, self.alert)
+        return self
 
 
 DeviceEvent: TypeAlias = Annotated[
@@ -243,6 +267,13 @@ class KeyInput(WireModel):
     seq: int | None = Field(
         default=None, ge=1, le=MAX_SEQ, description="Extension: optional sender sequence."
     )
+    # Only on the wire when given: key events and inputs without it stay what they were.
+    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION, exclude_if=_absent)
+
+    @model_validator(mode="after")
+    def _check_alert(self) -> KeyInput:
+        _alert_only_with_ack(self.key, self.alert)
+        return self
 
 
 ActionName: TypeAlias = Literal["fold", "check", "call", "bet", "raise", "all_in", "post"]

@@ -39,6 +39,9 @@ SUBCOMMANDS: Final = (
         "demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"
     ),
     Subcommand("simulate", "run the device simulators standalone", "simulators.cli"),
+    Subcommand(
+        "floor", "the floor console: every table's status and alerts, in a browser", "controller.floor.cli"
+    ),
 )
 
 

@@ -72,7 +72,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
         if not isinstance(event, FaultEvent):
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):
-            self._key(event.key, event.seat)
+            self._key(event.key, event.seat, event.alert)
         elif isinstance(event, SeatEvent):
             self.seats_known = True
             self.occupied = {**self.occupied, event.seat: event.occupied}
@@ -92,7 +92,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
 
     def _input(self, item: DealerInput) -> None:
         if isinstance(item, KeyInput):
-            self._key(item.key, item.seat)
+            self._key(item.key, item.seat, item.alert)
         elif isinstance(item, ActionInput):
             self._action(item)
 
@@ -116,9 +116,9 @@ class Machine(DealRules, BoardRules, DeviceRules):
             self.folded |= {item.seat}
             self._check_one_left()
 
-    def _key(self, key: str, seat: int | None) -> None:
+    def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
         if key == "ack":
-            self.book.acknowledge(self.ts, seat)
+            self.book.acknowledge(self.ts, seat, alert)
         elif key == "new_hand":
             if self.phase == "dealing" and not self.dealt:
                 return  # pressed twice

@@ -27,6 +27,8 @@ class Mosquitto:
     port: int
     workdir: Path
     process: subprocess.Popen[bytes] | None = None
+    #: More configuration lines (``set_tcp_nodelay true`` for latency figures).
+    extra_conf: str = ""
 
     host: str = "127.0.0.1"
 
@@ -44,7 +46,7 @@ class Mosquitto:
             "log_dest stderr\n"
             "log_type error\n"
             "log_type warning\n"
-            "max_queued_messages 100000\n"
+            "max_queued_messages 100000\n" + self.extra_conf
         )
         log = (self.workdir / "mosquitto.log").open("ab")
         self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)

@@ -15,11 +15,14 @@ import contextlib
 import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
 from controller.demo.hands import BoardApi, ShufflerApi, ZoneReaderApi
+
+if TYPE_CHECKING:
+    from controller.serving import Service
 
 log = logging.getLogger(__name__)
 
@@ -85,14 +88,19 @@ async def start_rig(
     )
 
 
-async def start_service(stack: AsyncExitStack, config: TableConfig, registry: DeckRegistry) -> None:
-    """Start the engine service. It is stopped before the drivers when ``stack`` unwinds (it is
-    pushed after them), so the engine never sees the drivers leave."""
+async def start_service(
+    stack: AsyncExitStack, config: TableConfig, registry: DeckRegistry
+) -> tuple[Service, asyncio.Task[int]]:
+    """Start the engine service (and its dealer's display, when the configuration has one). It is
+    stopped before the drivers when ``stack`` unwinds (it is pushed after them), so the engine
+    never sees the drivers leave."""
     from controller.serving import Service
 
     stop = asyncio.Event()
-    task = asyncio.create_task(Service(config, registry, stop=stop).run(), name="service")
+    service = Service(config, registry, stop=stop)
+    task = asyncio.create_task(service.run(), name="service")
     stack.push_async_callback(_stop_service, stop, task)
+    return service, task
 
 
 async def _close_table(table: Any) -> None:

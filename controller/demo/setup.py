@@ -26,11 +26,13 @@ def demo_config(
     workdir: Path,
     table_id: str = "demo",
     fast: bool = True,
+    display_listen: str | None = None,
 ) -> TableConfig:
     """The configuration of the demo table.
 
     ``fast`` (``--speed 0``) shortens the reader's sweep and hold time so that the system keeps up
     with a dealer who never pauses; at a real pace the example table's timings are used.
+    ``display_listen`` (``host:port``) serves the dealer's display.
     """
     data = {
         "table": {"id": table_id, "seats": seats, "profile": profile, "name": "tablectl demo"},
@@ -42,7 +44,7 @@ def demo_config(
         },
         "decks": {"registry": str(EXAMPLE_REGISTRY)},
         "journal": {"path": str(workdir / "journal.jsonl"), "fsync": False},
-        "display": {"alert_history": 12, "lamp": True, "buzzer_ms": 300},
+        "display": {"alert_history": 12, "lamp": True, "buzzer_ms": 300, "listen": display_listen},
         "logging": {"level": "WARNING"},
         "devices": [
             {"id": DEVICE_IDS.shuffler, "driver": "shuffler", "port": str(workdir / "shuffler.pty")},
