@@ -58,12 +58,17 @@ def _unavailable(name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def config_check(args: argparse.Namespace) -> int:
-    """Validate a configuration file and its deck registry."""
+    """Validate a configuration file and its deck registry; warn about an exposed broker."""
+    from config.exposure import broker_findings, describe, secret_file_findings
+
+    path = Path(args.file)
     try:
-        config, registry = load_table(Path(args.file))
+        config, registry = load_table(path)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    for finding in broker_findings(config) + secret_file_findings(config):
+        print(f"warning: {describe(path, finding)}", file=sys.stderr)
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
     devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
     print(

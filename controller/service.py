@@ -12,9 +12,11 @@ import asyncio
 import logging
 import signal
 import sys
+from pathlib import Path
 from typing import Final
 
 from config.errors import ConfigError
+from config.exposure import refusal
 from config.loader import load_table
 from config.models import TableConfig
 from config.registry import DeckRegistry
@@ -91,6 +93,10 @@ def main(args: argparse.Namespace) -> int:
     _setup_logging(args.log_level or config.logging.level)
     if args.replay_only:
         return replay_only(config, registry)
+    refused = refusal(Path(args.config), config)
+    if refused is not None:
+        print(f"error: {refused}", file=sys.stderr)
+        return EXIT_ERROR
     if config.mqtt.embedded:
         return asyncio.run(_run_embedded(config, registry, args.embedded_port))
     return asyncio.run(_run(config, registry))
