@@ -36,6 +36,11 @@ SUBCOMMANDS = (
         "demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"
     ),
     Subcommand("simulate", "run the device simulators standalone", "simulators.cli"),
+    Subcommand(
+        "deploy",
+        "render the table PC's broker, service and udev files from the configuration",
+        "controller.deploy.cli",
+    ),
 )
 
 
