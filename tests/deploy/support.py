@@ -14,11 +14,12 @@ import io
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,11 +226,18 @@ class Deployment:
 
 
 @contextlib.contextmanager
-def deployment(tmp_path: Path, *, extra: str = "", start: bool = True) -> Iterator[Deployment]:
-    """Render a table PC from :func:`source_config` and run its broker (stopped on exit)."""
+def deployment(
+    tmp_path: Path, *, extra: str | Callable[[Path], str] = "", start: bool = True
+) -> Iterator[Deployment]:
+    """Render a table PC from :func:`source_config` and run its broker (stopped on exit).
+
+    ``extra`` is more configuration text, or a function of the installation directory (where
+    certificates go) that returns it.
+    """
     with install_dir() as etc:
         port = free_port()
-        source = source_config(tmp_path, port, extra=extra)
+        text = extra(etc) if callable(extra) else extra
+        source = source_config(tmp_path, port, extra=text)
         rendered = Deployment(source, tmp_path / "out", etc, port)
         rendered.render()
         try:
@@ -267,11 +275,11 @@ class Seen:
 
 @contextlib.asynccontextmanager
 async def listening(
-    port: int, user: str | None, password: str | None, *filters: str
+    port: int, user: str | None, password: str | None, *filters: str, tls: ssl.SSLContext | None = None
 ) -> AsyncIterator[tuple[aiomqtt.Client, Seen]]:
     """A connected client subscribed to ``filters``, recording what it receives."""
     seen = Seen()
-    async with client(port, user, password) as connection:
+    async with client(port, user, password, tls_context=tls) as connection:
         for topic in filters:
             await connection.subscribe(topic, qos=1)
 
