@@ -98,8 +98,7 @@ def acl(config: TableConfig, found: list[Identity]) -> str:
                 ("write", f"{topics.base}/dev/+/cmd"),
                 ("read", topics.input),
             ] + [("write", topic) for topic in public]
-        elif identity.role == "device":
-            assert identity.device is not None
+        elif identity.role == "device" and identity.device is not None:
             rules = [
                 ("write", topics.device_event(identity.device)),
                 # Its own status, read back for the session number it last used.

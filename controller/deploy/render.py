@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +43,6 @@ def render(config: TableConfig, options: Options) -> Rendered:
     broker = options.broker
     user = config.deploy.user
     udev = udev_rules(config)
-    rule_devices = {d.id for d in config.devices} - {s.split(":")[0] for s in udev.skipped}
     artefacts = [
         Artefact(
             Path("mosquitto/mosquitto.conf"),
@@ -83,7 +83,7 @@ def render(config: TableConfig, options: Options) -> Rendered:
         ),
         Artefact(
             Path("tablectl") / options.config_path.name,
-            table_config_text(options.config_path, config, found, rule_devices),
+            table_config_text(options.config_path, config, found, udev.named),
             str(options.config_path),
             f"root:{user}",
             "0640",
@@ -128,6 +128,7 @@ def render(config: TableConfig, options: Options) -> Rendered:
     else:
         notes.append("no [deploy.floor]: no bridge; the public topics stay on this PC")
     notes.append(f"broker: loopback listener 127.0.0.1:{port}")
+    notes.append(f"service: writes only to {os.path.normpath(config.journal.path.parent)} (the journal's)")
     return Rendered(artefacts, notes)
 
 

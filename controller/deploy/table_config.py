@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,7 +124,7 @@ def _lookup(data: Any, path: TablePath) -> Any:
 
 
 def table_config_text(
-    source: Path, config: TableConfig, found: list[Identity], rule_devices: set[str]
+    source: Path, config: TableConfig, found: list[Identity], rule_devices: Set[str]
 ) -> str:
     """The source configuration with the broker identities (and stable device names) set."""
     text = source.read_text(encoding="utf-8")

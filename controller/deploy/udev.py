@@ -21,6 +21,8 @@ _SAFE = re.compile(r"^[A-Za-z0-9._+\-/ ]+$")
 @dataclass(frozen=True)
 class UdevResult:
     text: str
+    #: Ids of the devices that have a rule (hence a stable name).
+    named: frozenset[str]
     #: Devices left without a rule (no USB identity configured), with why.
     skipped: list[str]
 
@@ -61,6 +63,7 @@ def udev_rules(config: TableConfig) -> UdevResult:
         "",
     ]
     skipped = []
+    named = set()
     for index, device in enumerate(config.devices):
         rule = _rule(device, index, user)
         if rule is None:
@@ -68,8 +71,9 @@ def udev_rules(config: TableConfig) -> UdevResult:
             skipped.append(reason)
             lines += [f"# {reason}", ""]
             continue
+        named.add(device.id)
         lines.append(f"# {device.id} ({device.driver})")
         if device.serial_number is None:
             lines.append("# no serial_number: a second adapter of the same model would take this name")
         lines += [rule, ""]
-    return UdevResult("\n".join(lines), skipped)
+    return UdevResult("\n".join(lines), frozenset(named), skipped)

@@ -213,3 +213,10 @@ def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
         warned = subprocess.run(["systemd-analyze", "verify", str(broken)], capture_output=True,
                                 text=True, check=False)
         assert "Unknown key" in warned.stderr  # the check above would see a typo
+
+
+def test_deploy_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        tablectl(["deploy", "--help"])
+    assert done.value.code == 0
+    assert "usage: tablectl deploy" in capsys.readouterr().out
