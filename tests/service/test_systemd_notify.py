@@ -157,6 +157,8 @@ async def test_ready_once_online_watchdog_from_the_loop_and_stopping(
         assert resumed >= released_at
         assert first_ping < blocked_at
 
-        os.kill(os.getpid(), signal.SIGTERM)  # the handler _run installed stops the service
+        # The handler _run installed stops the service (without it SIGTERM would end pytest).
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN, None)
+        os.kill(os.getpid(), signal.SIGTERM)
         assert await asyncio.wait_for(running, 10) == 0
         await manager.wait_for("STOPPING=1")
