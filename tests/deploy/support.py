@@ -27,6 +27,7 @@ from typing import Any
 import aiomqtt
 
 from controller.cli import main as tablectl
+from engine.script import Message
 from tests.conftest import EXAMPLE_REGISTRY
 
 TABLE = "t1"
@@ -305,3 +306,26 @@ async def until(predicate: Any, *, within: float = 10.0, what: str = "") -> None
         if time.monotonic() > deadline:
             raise AssertionError(f"not within {within} s: {what}")
         await asyncio.sleep(0.02)
+
+
+async def publish_as_devices(table: Deployment, messages: list[Message]) -> None:
+    """Each message under the identity of the device (or the console) that sends it."""
+    clients: dict[str, aiomqtt.Client] = {}
+    try:
+        for message in messages:
+            user = f"{TABLE}-console" if message.kind == "input" else f"{TABLE}-dev-{message.device}"
+            if user not in clients:
+                clients[user] = client(table.port, user, table.secret(user))
+                await clients[user].__aenter__()
+            payload = message.payload
+            data = payload.encode() if isinstance(payload, str) else payload.to_json()
+            if message.kind == "input":
+                topic = f"holdem/{TABLE}/input"
+            elif message.kind == "status":
+                topic = f"holdem/{TABLE}/dev/{message.device}/status"
+            else:
+                topic = f"holdem/{TABLE}/dev/{message.device}/event"
+            await clients[user].publish(topic, data, qos=1, retain=message.kind == "status")
+    finally:
+        for connection in clients.values():
+            await connection.__aexit__(None, None, None)

@@ -26,9 +26,9 @@ from tests.deploy.support import (
     install,
     install_dir,
     listening,
+    publish_as_devices,
     until,
 )
-from tests.deploy.test_floor_rogue import publish_as_devices
 from tests.service.support import new_table, running_service, script
 
 BASE = f"holdem/{TABLE}"

@@ -23,12 +23,12 @@ from engine.script import Message
 from tests.deploy.certs import Authority, make_ca, make_server_cert
 from tests.deploy.support import (
     TABLE,
-    Deployment,
     client,
     deployment,
     free_port,
     install,
     listening,
+    publish_as_devices,
     until,
 )
 from tests.service.support import new_table, running_service, script
@@ -64,29 +64,6 @@ def lan_listener(tmp_path: Path, port: int) -> tuple[Authority, Callable[[Path],
                           key=install(key, etc / "table.key"))
 
     return ca, extra
-
-
-async def publish_as_devices(table: Deployment, messages: list[Message]) -> None:
-    """Each message under the identity of the device (or the console) that sends it."""
-    clients: dict[str, aiomqtt.Client] = {}
-    try:
-        for message in messages:
-            user = f"{TABLE}-console" if message.kind == "input" else f"{TABLE}-dev-{message.device}"
-            if user not in clients:
-                clients[user] = client(table.port, user, table.secret(user))
-                await clients[user].__aenter__()
-            payload = message.payload
-            data = payload.encode() if isinstance(payload, str) else payload.to_json()
-            if message.kind == "input":
-                topic = f"{BASE}/input"
-            elif message.kind == "status":
-                topic = f"{BASE}/dev/{message.device}/status"
-            else:
-                topic = f"{BASE}/dev/{message.device}/event"
-            await clients[user].publish(topic, data, qos=1, retain=message.kind == "status")
-    finally:
-        for connection in clients.values():
-            await connection.__aexit__(None, None, None)
 
 
 def hand_audit(messages: list[Message], audit: Audit) -> Audit:
