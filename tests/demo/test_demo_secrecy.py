@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 import aiomqtt
+import pytest
 
 from config.registry import load_registry
 from tests.conftest import EXAMPLE_REGISTRY, REPO
@@ -51,6 +52,9 @@ def _log_time(line: str) -> float | None:
         return None
 
 
+# 200 hands flat out take about 80 s on the 2-core machine, far more when it is shared: the
+# run gets more than the suite's 300 s per test.
+@pytest.mark.timeout(600)
 async def test_no_hidden_hole_card_or_uid_in_public_topics_or_info_logs(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
@@ -73,7 +77,7 @@ async def test_no_hidden_hole_card_or_uid_in_public_topics_or_info_logs(
                 "--broker", mosquitto.url, "--log-level", "INFO", "--json",
                 cwd=REPO, stdout=asyncio.subprocess.PIPE, stderr=log,
             )
-            stdout, _ = await asyncio.wait_for(demo.communicate(), 280)
+            stdout, _ = await asyncio.wait_for(demo.communicate(), 560)
         assert demo.returncode == 0, log_path.read_text()[-3000:]
         # The controller's retained `offline` is its last word: everything before it has arrived.
         deadline = time.monotonic() + 10
