@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt
 
-from testing.tables import FakeTable
 from testing.mosquitto import Mosquitto, free_port
+from testing.tables import FakeTable
 
 URL_RE: Final = re.compile(r"floor console: (http://\S+/)")
 TICK_S: Final = 0.1

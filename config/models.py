@@ -56,14 +56,39 @@ class TlsSection(Section):
     insecure: bool = Field(default=False, description="Skip host name verification (tests only).")
 
 
-class MqttSection(Section):
-    url: str = "mqtt://127.0.0.1:1883"
-    root: str = DEFAULT_ROOT
+class Credentials(Section):
+    """A broker identity: ``username`` and a password given inline, from a file or the environment.
+
+    The loader reads ``password_file`` (relative to the config file) into ``password``; neither is
+    ever logged or printed.
+    """
+
     username: str | None = None
     password: SecretStr | None = None
+    password_file: Path | None = Field(
+        default=None, description="A file holding the password (mode 0600), e.g. secrets/t1-controller."
+    )
+
+    @model_validator(mode="after")
+    def _one_password(self) -> Credentials:
+        if self.password is not None and self.password_file is not None:
+            raise ValueError("give password or password_file, not both")
+        return self
+
+
+class MqttSection(Credentials):
+    """The broker the controller (and, by default, the drivers) connect to."""
+
+    url: str = "mqtt://127.0.0.1:1883"
+    root: str = DEFAULT_ROOT
     client_id: str | None = None
     keepalive: int = Field(default=30, ge=5, le=3600)
     tls: TlsSection | None = None
+    allow_insecure: bool = Field(
+        default=False,
+        description="Run even though the broker is reachable from the network without TLS and "
+        "credentials (tablectl run refuses that otherwise).",
+    )
 
     @model_validator(mode="after")
     def _check_url(self) -> MqttSection:
@@ -107,9 +132,24 @@ class DecksSection(Section):
 class DeviceBase(Section):
     id: DeviceId
     enabled: bool = True
+    mqtt: Credentials | None = Field(
+        default=None,
+        description="The driver's own broker identity (so that the broker's ACL confines it to its "
+        "own topics); default: the [mqtt] identity.",
+    )
 
 
-class SerialDevice(DeviceBase):
+class UsbIdentity(Section):
+    """Where a device sits on USB: the udev rule of ``tablectl deploy`` matches these."""
+
+    vendor_id: int | None = Field(default=None, ge=0, le=0xFFFF)
+    product_id: int | None = Field(default=None, ge=0, le=0xFFFF)
+    serial_number: str | None = None
+
+
+class SerialDevice(DeviceBase, UsbIdentity):
+    """A device on a serial line; the USB identity is that of its USB-serial adapter (optional)."""
+
     port: str = Field(
         description="Serial device path (/dev/ttyUSB0) or transport URL (serial:///dev/ttyUSB0, "
         "socket://host:port, nullmodem:NAME for a simulator in the same process)."
@@ -218,6 +258,68 @@ class LoggingSection(Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
 
+def _absolute(value: Path) -> Path:
+    if not value.is_absolute():
+        raise ValueError(f"{value}: give the absolute path the file has on the table PC")
+    return value
+
+
+TargetPath = Annotated[Path, AfterValidator(_absolute)]
+
+
+class LanListenerSection(Section):
+    """A TLS-only listener of the table PC's broker on the card room's network (floor tools)."""
+
+    port: int = Field(default=8883, ge=1, le=65535)
+    bind: str = Field(default="0.0.0.0", description="Address of the LAN interface.")  # noqa: S104
+    cert_file: TargetPath = Field(description="The table PC's server certificate (PEM).")
+    key_file: TargetPath
+    client_ca_file: TargetPath | None = Field(
+        default=None, description="When given, clients must also present a certificate of this CA."
+    )
+
+
+class FloorBridgeSection(Section):
+    """The bridge from the table PC's broker to the floor broker (public topics only, TLS)."""
+
+    url: str = Field(description="mqtts://host:port of the floor broker.")
+    ca_file: TargetPath = Field(description="The CA that signed the floor broker's certificate.")
+    cert_file: TargetPath | None = None
+    key_file: TargetPath | None = None
+    allow_input: bool = Field(
+        default=False,
+        description="Carry the floor's dealer inputs (acknowledgements) in to the table.",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> FloorBridgeSection:
+        parts = urlsplit(self.url)
+        if parts.scheme != "mqtts" or not parts.hostname:
+            raise ValueError(f"url {self.url!r}: the floor is reached over TLS only (mqtts://host:port)")
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("cert_file and key_file go together")
+        return self
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or ""
+
+    @property
+    def port(self) -> int:
+        return urlsplit(self.url).port or 8883
+
+
+class DeploySection(Section):
+    """What ``tablectl deploy`` renders for the table PC beyond the table itself."""
+
+    user: str = Field(default="tablectl", pattern=r"^[a-z_][a-z0-9_-]*$", description="Service user.")
+    watchdog_s: int = Field(
+        default=10, ge=2, le=600, description="systemd restarts the service when its loop stalls this long."
+    )
+    lan: LanListenerSection | None = None
+    floor: FloorBridgeSection | None = None
+
+
 class TableConfig(Section):
     """The whole table configuration."""
 
@@ -228,6 +330,7 @@ class TableConfig(Section):
     journal: JournalSection = Field(default_factory=JournalSection)
     display: DisplaySection = Field(default_factory=DisplaySection)
     logging: LoggingSection = Field(default_factory=LoggingSection)
+    deploy: DeploySection = Field(default_factory=DeploySection)
 
     @model_validator(mode="after")
     def _check_devices(self) -> TableConfig:
@@ -252,6 +355,19 @@ class TableConfig(Section):
         """Device id -> its kind (``driver``) for every ``[[devices]]`` entry, enabled or not
         (a disabled entry names a device whose driver runs elsewhere)."""
         return {device.id: device.driver for device in self.devices}
+
+    def device_mqtt(self, device: DeviceConfig) -> MqttSection:
+        """The broker settings of a driver: ``[mqtt]`` with the device's own identity, if any."""
+        if device.mqtt is None:
+            return self.mqtt
+        own = device.mqtt
+        return self.mqtt.model_copy(
+            update={
+                "username": own.username,
+                "password": own.password,
+                "password_file": own.password_file,
+            }
+        )
 
     def device(self, device_id: str) -> DeviceConfig:
         for device in self.devices:

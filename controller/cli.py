@@ -42,6 +42,11 @@ SUBCOMMANDS: Final = (
     Subcommand(
         "floor", "the floor console: every table's status and alerts, in a browser", "controller.floor.cli"
     ),
+    Subcommand(
+        "deploy",
+        "render the table PC's broker, service and udev files from the configuration",
+        "controller.deploy.cli",
+    ),
 )
 
 
@@ -73,15 +78,19 @@ def _unavailable(reason: str) -> Callable[[argparse.Namespace], int]:
 
 
 def config_check(args: argparse.Namespace) -> int:
-    """Validate a configuration file and its deck registry."""
+    """Validate a configuration file and its deck registry; warn about an exposed broker."""
     from config.errors import ConfigError
+    from config.exposure import broker_findings, describe, secret_file_findings
     from config.loader import load_table
 
+    path = Path(args.file)
     try:
-        config, registry = load_table(Path(args.file))
+        config, registry = load_table(path)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    for finding in broker_findings(config) + secret_file_findings(config):
+        print(f"warning: {describe(path, finding)}", file=sys.stderr)
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
     devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
     print(

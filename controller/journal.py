@@ -39,6 +39,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from controller.private_files import open_private_append
+
 log = logging.getLogger(__name__)
 
 PublishedWhat: TypeAlias = Literal["alert", "state", "command"]
@@ -282,9 +284,9 @@ class Journal:
         A torn last line is closed with a newline first, so that the next record starts clean.
         """
         self._next_received = next_received
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         # Unbuffered: a failed write leaves nothing behind in a buffer to be written twice.
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        # Mode 0600 in a 0700 directory: the journal names every tag UID.
+        self._fd = open_private_append(self.path)
         self._broken = torn_tail
 
     def close(self) -> None:

@@ -12,14 +12,17 @@ import asyncio
 import logging
 import signal
 import sys
+from pathlib import Path
 from typing import Final
 
 from config.errors import ConfigError
+from config.exposure import refusal
 from config.loader import load_table
 from config.models import TableConfig
 from config.registry import DeckRegistry
 from controller.devices import DeviceRunner
 from controller.serving import EXIT_ERROR, EXIT_OK, Service
+from controller.systemd import Notifier
 from controller.table import TableController
 
 __all__ = ["Service", "add_arguments", "main"]
@@ -91,6 +94,10 @@ def main(args: argparse.Namespace) -> int:
     _setup_logging(args.log_level or config.logging.level)
     if args.replay_only:
         return replay_only(config, registry)
+    refused = refusal(Path(args.config), config)
+    if refused is not None:
+        print(f"error: {refused}", file=sys.stderr)
+        return EXIT_ERROR
     if config.mqtt.embedded:
         return asyncio.run(_run_embedded(config, registry, args.embedded_port))
     return asyncio.run(_run(config, registry))
@@ -129,19 +136,27 @@ async def _run(config: TableConfig, registry: DeckRegistry) -> int:
     service = Service(config, registry, stop=stop)
     serving = asyncio.create_task(service.run(), name="service")
     devices = DeviceRunner(config)
+    systemd = Notifier.from_environment()
+    watchdog: asyncio.Task[None] | None = None
     try:
         ready = asyncio.create_task(service.ready.wait())
         await asyncio.wait({serving, ready}, return_when=asyncio.FIRST_COMPLETED)
         ready.cancel()
         if service.ready.is_set():
+            # The retained ``online`` is out: systemd may now start what comes after us.
+            systemd.ready(f"table {config.table.id} online")
+            watchdog = systemd.start_watchdog()
             await devices.start()
         return await serving
     finally:
+        systemd.stopping()
         # The service goes first: the engine must not see the drivers leave.
         if not serving.done():
             stop.set()
             await serving
         await devices.stop()
+        if watchdog is not None:
+            watchdog.cancel()
 
 
 if __name__ == "__main__":

@@ -46,4 +46,6 @@ def open_driver(device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts:
 def open_drivers(config: TableConfig, **opts: Any) -> list[Driver]:
     """Drivers of every enabled device of a table configuration."""
     topics = Topics(config.mqtt.root, config.table.id)
-    return [open_driver(d, config.mqtt, topics, **opts) for d in config.devices if d.enabled]
+    return [
+        open_driver(d, config.device_mqtt(d), topics, **opts) for d in config.devices if d.enabled
+    ]

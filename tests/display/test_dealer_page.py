@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import re
 from pathlib import Path
 
@@ -13,13 +12,13 @@ from playwright.async_api import BrowserContext, expect
 from config.registry import load_registry
 from contract.models import Status, TagEvent
 from controller.journal import read_journal
-from testing.sessions import dealer_session
 from testing.browser import artefact, new_page
+from testing.mosquitto import Mosquitto
+from testing.sessions import dealer_session
 from tests.conftest import EXAMPLE_REGISTRY
 from tests.display.support import RECORD_TEXTS, SETUP, display_config, faces_to_codes, open_display
 from tests.engine.scenario import initial_statuses
 from tests.service.support import new_table, now, probe, running_service, script
-from testing.mosquitto import Mosquitto
 
 
 async def test_an_irregularity_shows_its_remedy_is_acknowledged_and_leaves_when_resolved(

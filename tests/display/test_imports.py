@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testing.mosquitto import Mosquitto
 from tests.conftest import REPO
 from tests.service.support import write_config
-from testing.mosquitto import Mosquitto
 
 PROBE = """
 import asyncio, sys

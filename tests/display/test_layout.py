@@ -12,10 +12,10 @@ import pytest
 from playwright.async_api import Page, expect
 
 from testing.browser import artefact, browser, new_page
+from testing.mosquitto import Mosquitto
 from tests.display.support import SETUP, display_config, open_display
 from tests.engine.scenario import initial_statuses
 from tests.service.support import new_table, probe, running_service, script
-from testing.mosquitto import Mosquitto
 
 SCREENS = [(1024, 600), (800, 480)]
 

@@ -9,8 +9,8 @@ import pytest
 
 from contract.models import FaultEvent, Status
 from controller.table import Outgoing
-from tests.service.support import probe, running_service, write_config
 from testing.mosquitto import Mosquitto
+from tests.service.support import probe, running_service, write_config
 
 
 class Broken:

@@ -11,11 +11,11 @@ from pathlib import Path
 from playwright.async_api import BrowserContext, expect
 
 from testing.browser import artefact, new_page
+from testing.mosquitto import Mosquitto, free_port
 from tests.display.support import SETUP, display_config, open_display
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
 from tests.service.support import new_table, probe, script, until
-from testing.mosquitto import Mosquitto, free_port
 
 URL_RE = re.compile(r"dealer display: (http://127\.0\.0\.1:(\d+)/)")
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import aiomqtt
 
+from testing.mosquitto import Mosquitto
 from testing.tables import FakeTable
 from tests.service.support import TABLECTL, until
-from testing.mosquitto import Mosquitto
 
 URL_RE = re.compile(r"floor console: (http://127\.0\.0\.1:\d+/)")
 
