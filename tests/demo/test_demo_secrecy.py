@@ -45,6 +45,18 @@ def _message(line: str) -> str:
     return alert.group("text") if alert else said
 
 
+def _content_time(topic: str, payload: bytes, received_at: float) -> float:
+    """The ``ts`` a message carries (as a POSIX time), else when it was received."""
+    match = TS.search(payload)
+    if match is None:
+        return received_at
+    return datetime.fromisoformat(match.group(1).decode().replace("Z", "+00:00")).timestamp()
+
+
+#: The top-level ``ts`` of a contract payload (the first ``"ts"`` key of the JSON object).
+TS = re.compile(rb'"ts":\s*"([^"]+)"')
+
+
 def _log_time(line: str) -> float | None:
     try:
         return datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
@@ -89,8 +101,16 @@ async def test_no_hidden_hole_card_or_uid_in_public_topics_or_info_logs(
             await reader
     assert f'"hands":{HANDS}'.encode() in stdout
 
+    # Each message is placed at the moment its content refers to: a device event at its
+    # observation (``ts``), a state, alert or hand result at the ``ts`` of the event that caused
+    # it. The broker's delivery order is not that order: a shuffler's ``shuffle_complete`` may
+    # reach a subscriber before a state the controller computed just before it (still listing the
+    # board of the hand that deck had dealt), which would look like a board card named after its
+    # deck was reshuffled. At equal times, device events come first (a cause before its effect).
     timeline: list[tuple[float, int, str, str, bytes]] = [
-        (at, index, "mqtt", topic, payload) for index, (at, topic, payload) in enumerate(received)
+        (_content_time(topic, payload, at), index if "/dev/" in topic else len(received) + index,
+         "mqtt", topic, payload)
+        for index, (at, topic, payload) in enumerate(received)
     ]
     lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
     info = [line for line in lines if " INFO " in line]
