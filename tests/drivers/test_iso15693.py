@@ -38,7 +38,7 @@ def test_one_card_takes_one_answered_slot_more() -> None:
     assert [uid for _, uid in run.found] == ["E0040150654CC41C"]
     expected = inventory([]).duration_s - EMPTY_SLOT_S + OCCUPIED_SLOT_S
     assert run.duration_s == pytest.approx(expected)
-    assert OCCUPIED_SLOT_S == pytest.approx(0.0046, abs=0.0001)
+    assert pytest.approx(0.0046, abs=0.0001) == OCCUPIED_SLOT_S
 
 
 def test_a_collision_is_resolved_with_a_longer_mask() -> None:

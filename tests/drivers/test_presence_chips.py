@@ -94,7 +94,7 @@ def test_three_hundred_chips_and_a_card_stay_present_however_long_the_pot_takes(
     # Hold 0.1 s; the pot's inventory lasts 2.7 s and the seat is not swept meanwhile.
     table = Table(PresenceTracker(0.1, initial_miss_rate=0.0), order=[1, 2, 3, 4, 5, 6])
     pot = chips(300)
-    table.where = {uid: POT for uid in pot} | {CARD: SEAT1}
+    table.where = dict.fromkeys(pot, POT) | {CARD: SEAT1}
     table.sweep(30)
     assert sorted(table.out, key=lambda t: t.uid) == sorted(
         [Transition(POT, uid, True, None) for uid in pot] + [Transition(SEAT1, CARD, True, None)],
@@ -149,13 +149,13 @@ def test_a_lost_page_counts_no_misses() -> None:
 def test_chips_swept_into_the_pot_arrive_there_before_they_leave_the_bets(order: list[int]) -> None:
     table = Table(PresenceTracker(0.3, initial_miss_rate=0.0, arrive_first={3, 4, 5, 6}), order=order)
     pot, bet1, bet2 = chips(300), chips(20, 1001), chips(12, 2001)
-    table.where = {uid: POT for uid in pot} | {uid: BET1 for uid in bet1} | {uid: BET2 for uid in bet2}
+    table.where = dict.fromkeys(pot, POT) | dict.fromkeys(bet1, BET1) | dict.fromkeys(bet2, BET2)
     table.sweep(3)
     start = len(table.out)
     assert start == 332
     # The dealer sweeps both betting areas into the pot, in the middle of the pot's inventory.
     table.dwell(order[0])
-    table.where |= {uid: POT for uid in bet1 + bet2}
+    table.where |= dict.fromkeys(bet1 + bet2, POT)
     for antenna in order[1:]:
         table.dwell(antenna)
     table.sweep_marks.append(len(table.out))
@@ -165,7 +165,10 @@ def test_chips_swept_into_the_pot_arrive_there_before_they_leave_the_bets(order:
     for uid in bet1 + bet2:
         index = next(i for i, t in enumerate(moves) if t.uid == uid)
         old = BET1 if uid in bet1 else BET2
-        assert moves[index : index + 2] == [Transition(POT, uid, True, None), Transition(old, uid, False, None)]
+        assert moves[index : index + 2] == [
+            Transition(POT, uid, True, None),
+            Transition(old, uid, False, None),
+        ]
         # Within two sweeps of the move (the sweep it happened in counts as the first).
         assert table.sweeps_until(start + index + 1) - 3 <= 2
 
@@ -212,7 +215,7 @@ def test_a_noisy_reader_with_a_full_pot_never_flaps(seed: int) -> None:
     table = Table(PresenceTracker(0.3), order=[1, 2, 3, 4, 5, 6], rng=random.Random(seed))
     table.miss_rate, table.page_loss = 0.1, 0.1
     pot = chips(300)
-    table.where = {uid: POT for uid in pot} | {CARD: SEAT1}
+    table.where = dict.fromkeys(pot, POT) | {CARD: SEAT1}
     table.sweep(25)
     assert all(t.present for t in table.out)
     assert set(table.tracker.present) == {*pot, CARD}

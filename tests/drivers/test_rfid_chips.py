@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
@@ -22,6 +22,7 @@ from drivers.rfid.driver import RfidDriver
 from drivers.session import stop_task
 from simulators.rfid import RfidReaderSimulator
 from testing.memory_link import MemoryLink
+from tests.drivers.waiting import until
 
 ANTENNAS = {1: "seat:1", 2: "seat:2", 3: "bet:1", 4: "bet:2", 5: "pot", 6: "rake"}
 SEAT1, SEAT2, BET1, BET2, POT = 1, 2, 3, 4, 5
@@ -31,11 +32,6 @@ CARD = "E0040150654CC41C"
 def chips(count: int, first: int = 1) -> list[str]:
     return [f"E0070000{n:08X}" for n in range(first, first + count)]
 
-
-async def until(predicate: Callable[[], bool], within: float = 20.0) -> None:
-    async with asyncio.timeout(within):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 @dataclass
@@ -108,7 +104,7 @@ async def test_three_hundred_chips_on_one_antenna_are_present_and_stay(rig: Rig)
     tags = rig.tags()
     assert all(e.present for e in tags), [(e.uid, e.zone) for e in tags if not e.present]
     assert len(tags) == 301
-    assert rig.present() == {uid: "pot" for uid in pot} | {CARD: "seat:1"}
+    assert rig.present() == dict.fromkeys(pot, "pot") | {CARD: "seat:1"}
 
 
 async def test_chips_swept_into_the_pot_are_reported_there_first(rig: Rig) -> None:
@@ -130,7 +126,7 @@ async def test_chips_swept_into_the_pot_are_reported_there_first(rig: Rig) -> No
         mine = [(e.zone, e.present) for e in moves if e.uid == uid]
         old = "bet:1" if uid in bet1 else "bet:2"
         assert mine == [("pot", True), (old, False)], uid
-    assert rig.present() == {uid: "pot" for uid in pot + bet1 + bet2}
+    assert rig.present() == dict.fromkeys(pot + bet1 + bet2, "pot")
 
 
 async def test_a_card_beside_a_full_pot_and_chips_taken_away(rig: Rig) -> None:
@@ -151,4 +147,4 @@ async def test_a_card_beside_a_full_pot_and_chips_taken_away(rig: Rig) -> None:
     gone = rig.tags()[302:]
     assert sorted(e.uid for e in gone) == pot[:20]
     assert all((e.zone, e.present) == ("pot", False) for e in gone)
-    assert rig.present() == {uid: "pot" for uid in pot[20:]}
+    assert rig.present() == dict.fromkeys(pot[20:], "pot")

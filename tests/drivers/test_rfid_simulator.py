@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -21,14 +21,10 @@ from drivers.rfid.protocol import (
 )
 from drivers.transport import Transport, open_transport
 from simulators.rfid import DEFAULT_PAGE_READS, RfidReaderSimulator
+from tests.drivers.waiting import until
 
 POT_CHIPS = [f"E0070000{n:08X}" for n in range(1, 301)]
 
-
-async def until(predicate: Callable[[], bool], within: float = 10.0) -> None:
-    async with asyncio.timeout(within):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 @dataclass
@@ -76,7 +72,7 @@ def last_pages(host: Host) -> list[float]:
 async def test_three_hundred_chips_come_in_numbered_pages_of_at_most_32(
     pot: tuple[RfidReaderSimulator, Host],
 ) -> None:
-    sim, host = pot
+    _, host = pot
     await until(lambda: len(last_pages(host)) >= 2)
     pages = [m for _, m in host.messages(InventoryPage) if isinstance(m, InventoryPage)]
     # The second dwell of the pot: the pages after the first last page, up to the next.
