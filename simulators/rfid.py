@@ -233,13 +233,15 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         heard = self._crosstalk(antenna)
         run = self.anticollision([*self.on_antenna(antenna), *heard])
         found = [uid for _, uid in run.found]
+        # Page numbers are one byte: a dwell needing more than 256 pages gets fuller ones.
+        size = max(self.page_reads, -(-len(found) // 256))
         page = 0
         buffered = 0
         # Full pages leave as soon as their last tag is identified (never the last one: the
         # frame that closes the dwell carries the rest).
-        while len(found) - buffered > self.page_reads:
-            chunk = found[buffered : buffered + self.page_reads]
-            buffered += self.page_reads
+        while len(found) - buffered > size:
+            chunk = found[buffered : buffered + size]
+            buffered += size
             await _sleep_until(loop, start + run.found[buffered - 1][0] / self.speed)
             page = self._send_page(antenna, page, False, self._reads(chunk, antenna, heard))
         end = start + max(self.dwell_ms / 1000, run.duration_s / self.speed)

@@ -150,3 +150,23 @@ def test_the_physical_api_moves_stacks_at_once_and_refuses_bad_input() -> None:
         RfidReaderSimulator(speed=0, cable="nullmodem")
     with pytest.raises(ValueError, match="page_reads"):
         RfidReaderSimulator(page_reads=256, cable="nullmodem")
+
+
+async def test_a_dwell_never_needs_more_pages_than_a_byte_numbers() -> None:
+    # One read per page would take 300 pages: the reader fills them fuller instead.
+    sim = RfidReaderSimulator(antenna_count=1, cable="nullmodem", speed=10, page_reads=1)
+    sim.place_all(POT_CHIPS, 1)
+    await sim.start()
+    host = Host(await open_transport(sim.port))
+    task = asyncio.create_task(host.run())
+    try:
+        await until(lambda: len(last_pages(host)) >= 1)
+        pages = [m for _, m in host.messages(InventoryPage) if isinstance(m, InventoryPage)]
+        dwell = pages[: next(i for i, p in enumerate(pages) if p.last) + 1]
+        assert [p.page for p in dwell] == list(range(len(dwell)))
+        assert len(dwell) <= 256
+        assert sorted(r.uid for p in dwell for r in p.reads) == POT_CHIPS
+    finally:
+        task.cancel()
+        await host.transport.close()
+        await sim.close()
