@@ -41,7 +41,7 @@ from testing.mosquitto import running_mosquitto
 REPO = Path(__file__).resolve().parent.parent
 CARD = "E0040150654CC41C"
 POT_ROUNDS = 6
-CARD_ROUNDS = 5
+CARD_ROUNDS = 8
 REMOVAL_ROUNDS = 3
 
 
