@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from config.errors import ConfigError
+from config.layout import standard_antennas
 from config.loader import load_config, load_table
 from config.models import RfidReaderDevice, SensorBoardDevice, ShufflerDevice
 from config.registry import load_registry
@@ -48,9 +49,12 @@ def test_example_config_is_complete_and_valid() -> None:
     assert kinds == [ShufflerDevice, RfidReaderDevice, SensorBoardDevice]
     reader = config.devices[1]
     assert isinstance(reader, RfidReaderDevice)
-    assert len(reader.antennas) == 14
+    assert len(reader.antennas) == 25
     assert {reader.antennas[n] for n in range(1, 10)} == {f"seat:{n}" for n in range(1, 10)}
     assert {"board", "burn", "muck", "aside"} <= set(reader.antennas.values())
+    # The chip antennas: a betting area per seat, the pot and the rake, as in the standard layout.
+    assert {reader.antennas[n] for n in range(15, 24)} == {f"bet:{n}" for n in range(1, 10)}
+    assert reader.antennas == standard_antennas(9, chips=True)
     assert registry.deck_ids == ["A", "B"]
     assert config.decks.registry == EXAMPLE_REGISTRY
 

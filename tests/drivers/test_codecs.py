@@ -100,6 +100,9 @@ def test_good_crc_bad_payload_is_reported_not_returned() -> None:
         (rfid.CODEC, RawFrame(1, rfid.Inventory.TYPE, b"\x01\x00\x01\x02\xaa\xbb\xc0\x00")),
         (rfid.CODEC, RawFrame(1, rfid.Inventory.TYPE, b"\x00\x00\x00")),
         (rfid.CODEC, RawFrame(1, rfid.Heartbeat.TYPE, b"\x00\x00\x00\x01\x02")),
+        (rfid.CODEC, RawFrame(1, rfid.InventoryPage.TYPE, b"\x18\x07\x00\x02\x00")),  # last=2
+        (rfid.CODEC, RawFrame(1, rfid.InventoryPage.TYPE, b"\x00\x07\x00\x01\x00")),  # antenna 0
+        (rfid.CODEC, RawFrame(1, rfid.InventoryPage.TYPE, b"\x18\x07\x00\x01\x01")),  # no read
     ],
 )
 def test_malformed_payloads_are_rejected(codec: Codec, payload: RawFrame) -> None:
