@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Final
 
 import aiomqtt
@@ -79,9 +80,12 @@ class DeviceLink:
 
     # ------------------------------------------------------------------ what the driver calls
 
-    def publish_event(self, event: EventBase) -> None:
-        """Queue one event for the ``event`` topic."""
-        self.outbox.put(Outgoing(self.event_topic, event.to_json()))
+    def publish_event(
+        self, event: EventBase, on_published: Callable[[], None] | None = None
+    ) -> None:
+        """Queue one event for the ``event`` topic; ``on_published`` is called after the
+        broker's PUBACK (never, if an overflow drops the event first)."""
+        self.outbox.put(Outgoing(self.event_topic, event.to_json(), on_published=on_published))
 
     def set_status(self, status: Status) -> None:
         """The retained status to publish (it replaces one not yet published)."""
@@ -200,6 +204,8 @@ class DeviceLink:
                 await client.publish(item.topic, item.payload, qos=1, retain=item.retain)
                 # Only dropped once the broker took it: a broker lost mid-publish resends it.
                 self.outbox.done(item)
+                if item.on_published is not None:
+                    item.on_published()
                 # asyncio.wait_for in Python 3.11 (inside aiomqtt's publish) can swallow a
                 # cancellation that races with the PUBACK: honour it here.
                 if me is not None and me.cancelling():

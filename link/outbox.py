@@ -15,16 +15,17 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """One message to publish."""
+    """One message to publish; ``on_published`` is called once the broker acknowledged it."""
 
     topic: str
     payload: bytes
     retain: bool = False
+    on_published: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
