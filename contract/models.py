@@ -233,6 +233,14 @@ class Status(WireModel):
     ts: Timestamp
     session: int = Field(ge=0, le=MAX_SEQ, description="+1 at every (re)start of the publisher.")
     detail: FreeText | None = Field(default=None, description="Extension: why, for fault or offline.")
+    seq: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEQ,
+        description="Extension: the seq of the publisher's last event of this session when the "
+        "status was published (0: none yet); every event up to it was published before it, so "
+        "that events lost on the way show at once, also at the end of a session.",
+    )
 
 
 # --------------------------------------------------------------------------------------------

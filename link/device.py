@@ -40,7 +40,11 @@ from link.outbox import Outbox, Outgoing
 #: How long the first connection waits for the driver's own retained status.
 RETAINED_STATUS_WAIT_S: Final = 0.5
 OFFLINE_PUBLISH_TIMEOUT_S: Final = 1.0
-BROKER_BACKOFF_MAX_S: Final = 5.0
+#: The longest wait between two connection attempts. A table PC's broker is on the same
+#: machine: trying every second costs nothing, and every driver is back (its status said
+#: again, naming its last seq) within a second of the broker, which keeps the engine's gap
+#: fill short (engine.sequence, SETTLE).
+BROKER_BACKOFF_MAX_S: Final = 1.0
 
 
 class _WillOutdated(Exception):
@@ -74,6 +78,8 @@ class DeviceLink:
         self.ready = asyncio.Event()
         self.session = 0
         self._status: Status | None = None
+        #: The highest seq of the events given to publish, and its session.
+        self._last_event: tuple[int | None, int] = (None, 0)
         self._previous: Status | None = None
         self._first_contact = asyncio.Event()
         self._retained_seen = asyncio.Event()
@@ -85,10 +91,18 @@ class DeviceLink:
     ) -> None:
         """Queue one event for the ``event`` topic; ``on_published`` is called after the
         broker's PUBACK (never, if an overflow drops the event first)."""
+        session, seq = self._last_event
+        newer_session = event.session is not None and (session is None or event.session > session)
+        if newer_session or (event.session == session and event.seq > seq):
+            self._last_event = (event.session, event.seq)  # (a resent event is not newer)
         self.outbox.put(Outgoing(self.event_topic, event.to_json(), on_published=on_published))
 
     def set_status(self, status: Status) -> None:
-        """The retained status to publish (it replaces one not yet published)."""
+        """The retained status to publish (it replaces one not yet published). It names the
+        seq of the last event of its session given so far (they all go out before it)."""
+        if status.seq is None:
+            session, seq = self._last_event
+            status = status.model_copy(update={"seq": seq if session == status.session else 0})
         if status.session != self.session:
             self.session = status.session
             self.ready.clear()  # the connection reconnects for this session's will
@@ -184,7 +198,7 @@ class DeviceLink:
 
     def _republish_status(self) -> None:
         if not self.outbox.status_pending and self._status is not None:
-            self.set_status(self._status.model_copy(update={"ts": utc_now()}))
+            self.set_status(self._status.model_copy(update={"ts": utc_now(), "seq": None}))
 
     async def _read_previous(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.status_topic, qos=1)

@@ -47,6 +47,8 @@ async def test_events_status_clean_offline_and_sessions_across_restarts(mosquitt
         await got.wait_for(lambda: len(got.on(events)) == 2)
         assert [e.seq for e in got.events(events)] == [1, 2]
         first_session = got.statuses(status)[-1].session
+        assert got.statuses(status)[-1].seq == 0  # online before its first event
+        assert {e.session for e in got.events(events)} == {first_session}
         await stop_task(task)
         await got.wait_for(lambda: got.statuses(status)[-1].state == "offline")
         assert got.statuses(status)[-1].detail == "driver stopped"
@@ -82,6 +84,10 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
             await got.wait_for(lambda: len(got.on(events)) == 2, within=10)
             assert [e.seq for e in got.events(events)] == [1, 2]
             await until_ready(driver)
+        async with subscribed(mosquitto.port, topics.device_status("dev")) as got:
+            # The status said again after the reconnection names the last event before it.
+            await got.wait_for(lambda: bool(got.statuses(topics.device_status("dev"))))
+            assert got.statuses(topics.device_status("dev"))[-1].seq == 2
             await publish(mosquitto.port, cmd, LampCommand(ts=utc_now(), colour="red").to_json())
             for _ in range(100):
                 if driver.executed:
