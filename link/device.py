@@ -76,6 +76,8 @@ class DeviceLink:
         self.commands = CommandQueue(command_limit, self.log, device_id)
         #: Set while connected and subscribed with a last will naming the current session.
         self.ready = asyncio.Event()
+        #: The client of the current connection (diagnostics: its socket, its options).
+        self.client: aiomqtt.Client | None = None
         self.session = 0
         self._status: Status | None = None
         #: The highest seq of the events given to publish, and its session.
@@ -143,7 +145,7 @@ class DeviceLink:
         while True:
             try:
                 will_session = self.session
-                client = make_client(self.mqtt, self.identifier, will=self._will())
+                client = self.client = make_client(self.mqtt, self.identifier, will=self._will())
                 async with client:
                     backoff.reset()
                     try:
