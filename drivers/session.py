@@ -139,8 +139,10 @@ class Driver(abc.ABC):
         #: Connections tried so far (diagnostics: a device that keeps failing shows here).
         self.connect_attempts = 0
         self._seq = 0
-        #: Events published so far, all sessions (diagnostics and tests).
+        #: Events published so far, all sessions, and events published again on a ``resend``
+        #: (diagnostics and tests).
         self.emitted = 0
+        self.resent = 0
         #: The latest events of this and earlier sessions, for ``resend``.
         self.recent: deque[EventBase] = deque(maxlen=max(1, options.resend_buffer))
         self._connected = False
@@ -390,6 +392,7 @@ class Driver(abc.ABC):
             if event.session == command.session and command.from_seq <= event.seq <= command.to_seq:
                 self.link.publish_event(event)
                 found += 1
+        self.resent += found
         wanted = command.to_seq - command.from_seq + 1
         if found < wanted:
             self.log.warning(

@@ -67,11 +67,13 @@ class Machine(DealRules, BoardRules, DeviceRules):
                 self._device_event(device, received.event)
         elif isinstance(received, DeviceStatusReceived):
             self.ts = received.status.ts
+            newer = self.ts > self.clock
             self.clock = max(self.clock, self.ts)
-            if self._status_gap(received.device, received.status):
-                self.held = (*self.held, received)  # events before it are missing: it waits
+            device, status = received.device, received.status
+            if self._status_gap(device, status) or self._reconnected(device, status, newer):
+                self.held = (*self.held, received)  # what it announces is coming: it waits
             else:
-                self._status(received.device, received.status)
+                self._status(device, status)
         elif isinstance(received, InputReceived):
             self.ts = received.input.ts
             self.clock = max(self.clock, self.ts)

@@ -14,7 +14,7 @@ The policy (docs/engine.md, "Sequence policy" and "Gap fill"):
 - **Gap fill.** When events of a session are missing (at most ``MAX_RESEND`` of them), the event
   that shows the gap is *held*, and so is every message received after it, while the engine asks
   the device's driver to send the missing ones again (a ``resend`` command in
-  ``Outputs.commands``, asked again every ``RESEND_EVERY`` of event time). Once every gap is
+  ``Outputs.commands``, asked again after ``RESEND_EVERY`` of event time without an answer). Once every gap is
   filled, and every device followed has been heard from since (or ``SETTLE`` has passed), the
   held messages are applied in their order (a device's by seq, the devices merged by their
   timestamps): the hand is followed as if nothing had been lost. What is still missing
@@ -85,6 +85,7 @@ class Gap(NamedTuple):
     opened: datetime  # event time the gap was seen
     asked: datetime  # event time of the latest resend command
     got: frozenset[int] = frozenset()  # seqs of the gap received since (held)
+    got_when_asked: int = 0  # how many of them had come at the latest resend command
 
     def missing(self) -> list[int]:
         return [seq for seq in range(self.low, self.high + 1) if seq not in self.got]
@@ -229,6 +230,10 @@ class SequenceRules(Memory):
         if age == 0:
             return False  # a repeat (QoS 1 redelivery)
         if age >= SEQ_MEMORY:
+            if session is not None:
+                # Within a session a device only counts up: an event this far behind is a late
+                # repeat (a resend asked for twice), not a restart (that is a new session).
+                return False
             if current:
                 return self._far(device, track, seq, session)
             self._far_ignored(device)
@@ -337,16 +342,34 @@ class SequenceRules(Memory):
     def _open_gap(self, device: str, session: int, low: int, high: int, known: int) -> None:
         """Events ``low`` to ``high`` are missing; ``known``: the highest seq of the session
         the caller knows of (it holds what showed the gap)."""
-        if not self.held:
-            self.hold_since = self.clock
-            self.checked_in = frozenset({device})
+        self._start_hold(device)
         self.gaps = (*self.gaps, Gap(device, session, low, high, self.clock, self.clock))
         self.hold_next = {**self.hold_next, (device, session): known}
         self._ask(device, session, low, high)
 
+    def _start_hold(self, device: str) -> None:
+        if not self.held:
+            self.hold_since = self.clock
+            self.checked_in = frozenset({device})
+
+    def _reconnected(self, device: str, status: Status, newer: bool) -> bool:
+        """Whether a status is a driver's announcement after it connected to the broker again
+        (the same session and state said again, newer than anything seen): the broker was
+        away, and what waited in every driver is coming, each driver's as a block. The caller
+        holds the status, and what follows waits until every device was heard from (or
+        ``SETTLE``), to be applied in its order."""
+        track = self.dev_seq.get(device)
+        if not newer or status.seq is None or track is None or track.session != status.session:
+            return False
+        if self.dev_state.get(device) != status.state:
+            return False
+        self._start_hold(device)
+        return True
+
     def _status_gap(self, device: str, status: Status) -> bool:
-        """Whether a status shows events of its session missing (it names the seq of the last
-        one published before it): if so they are asked for and the caller holds the status."""
+        """Whether a status shows events of its session not yet here (it names the seq of the
+        driver's last event): if so they are waited for (asked for if they do not come) and
+        the caller holds the status."""
         seq, session = status.seq, status.session
         track = self.dev_seq.get(device)
         if seq is None or track is None or track.session is None:
@@ -360,12 +383,17 @@ class SequenceRules(Memory):
             if prev is None or prev.session != session:
                 return False
             high = prev.high  # the end of the previous session
-        if not high < seq <= high + MAX_RESEND:
+        if not high < seq <= high + SEQ_AHEAD:
             return False
+        # The status goes out before the events that waited for the broker: they are on their
+        # way, unless the broker lost them. Asked for at once all the same (a quiet table
+        # brings no event time to wait on); what comes twice is a repeat.
         self._open_gap(device, session, high + 1, seq, seq)
         return True
 
     def _ask(self, device: str, session: int, low: int, high: int) -> None:
+        # a driver keeps its last MAX_RESEND events: the older ones cannot come again
+        low = max(low, high - MAX_RESEND + 1)
         command = ResendCommand(ts=self.clock, session=session, from_seq=low, to_seq=high)
         self.commands.append((device, command))
 
@@ -386,12 +414,15 @@ class SequenceRules(Memory):
                 self._give_up(gap)
                 gave_up = True
                 continue
-            if now - gap.asked >= RESEND_EVERY:
+            if now - gap.asked < RESEND_EVERY:
+                open_gaps.append(gap)
+            elif len(gap.got) > gap.got_when_asked:
+                # the driver is answering: give it another while before asking again
+                open_gaps.append(gap._replace(asked=now, got_when_asked=len(gap.got)))
+            else:
                 missing = gap.missing()
                 self._ask(gap.device, gap.session, missing[0], missing[-1])
-                open_gaps.append(gap._replace(asked=now))
-            else:
-                open_gaps.append(gap)
+                open_gaps.append(gap._replace(asked=now, got_when_asked=len(gap.got)))
         self.gaps = tuple(open_gaps)
         if not self.gaps and (gave_up or len(self.held) >= HOLD_LIMIT or self._settled()):
             self._release()
@@ -408,13 +439,16 @@ class SequenceRules(Memory):
         """A held event fills its gap, or shows a gap of its own device (asked for at once, so
         that every device's missing events are applied in their place before anything after
         them)."""
-        if isinstance(received, DeviceEventReceived | DeviceStatusReceived):
+        fresh = received_ts(received) >= self.hold_since  # not an old one, delivered late
+        if fresh and isinstance(received, DeviceEventReceived | DeviceStatusReceived):
             self.checked_in |= {received.device}
+        limit = MAX_RESEND
         if isinstance(received, DeviceStatusReceived) and received.status.seq is not None:
-            # every event up to its seq came before it: beyond what is known, a gap
+            # every event up to its seq was published: what is not here is on its way
             device, seq, session = received.device, received.status.seq, received.status.session
             upto = seq
             seq += 1
+            limit = SEQ_AHEAD
         elif isinstance(received, DeviceEventReceived) and received.event.session is not None:
             device, seq, session = received.device, received.event.seq, received.event.session
             upto = seq
@@ -438,7 +472,7 @@ class SequenceRules(Memory):
                 last = 0  # a new session starts at 1
             else:
                 return  # an old session's, or a far one: decided on release
-        if last + 1 < seq <= last + 1 + MAX_RESEND:
+        if last + 1 < seq <= last + 1 + limit:
             self.gaps = (*self.gaps, Gap(device, session, last + 1, seq - 1, self.clock, self.clock))
             self._ask(device, session, last + 1, seq - 1)
         if upto > last:

@@ -99,9 +99,11 @@ class DeviceLink:
             self._last_event = (event.session, event.seq)  # (a resent event is not newer)
         self.outbox.put(Outgoing(self.event_topic, event.to_json(), on_published=on_published))
 
-    def set_status(self, status: Status) -> None:
+    def set_status(self, status: Status, *, first: bool = False) -> None:
         """The retained status to publish (it replaces one not yet published). It names the
-        seq of the last event of its session given so far (they all go out before it)."""
+        seq of the last event of its session given so far: they go out before it, or with
+        ``first`` (said again after a reconnection) right after it, the events that waited
+        for the broker."""
         if status.seq is None:
             session, seq = self._last_event
             status = status.model_copy(update={"seq": seq if session == status.session else 0})
@@ -109,7 +111,7 @@ class DeviceLink:
             self.session = status.session
             self.ready.clear()  # the connection reconnects for this session's will
         self._status = status
-        self.outbox.set_status(Outgoing(self.status_topic, status.to_json(), retain=True))
+        self.outbox.set_status(Outgoing(self.status_topic, status.to_json(), retain=True), first=first)
 
     async def previous_status(self, wait_s: float) -> Status | None:
         """The status this device's driver left retained on the broker, if the broker says so
@@ -178,7 +180,8 @@ class DeviceLink:
             if not self._first_contact.is_set():
                 await self._read_previous(client)
             await client.subscribe(self.cmd_topic, qos=1)
-            # The broker may have lost the retained status (a restart without persistence).
+            # Said again at every connection (also when one waits): the broker may have lost
+            # the retained one, and it announces the events that waited.
             self._republish_status()
             if self.session == will_session:
                 self.ready.set()
@@ -199,8 +202,12 @@ class DeviceLink:
                     task.exception()  # retrieved: the connection error is reported by the caller
 
     def _republish_status(self) -> None:
-        if not self.outbox.status_pending and self._status is not None:
-            self.set_status(self._status.model_copy(update={"ts": utc_now(), "seq": None}))
+        if self._status is not None:
+            # First: it tells the controller how far this driver's events go before the ones
+            # that waited for the broker arrive (it holds what comes until every driver said so,
+            # and puts what waited in its order: engine.sequence).
+            status = self._status.model_copy(update={"ts": utc_now(), "seq": None})
+            self.set_status(status, first=True)
 
     async def _read_previous(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.status_topic, qos=1)
