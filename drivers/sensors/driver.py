@@ -72,7 +72,10 @@ class SensorBoardDriver(FramedDriver):
             device.id,
             mqtt,
             topics,
-            options or DriverOptions(reconnect_max_s=device.reconnect_max_s),
+            options
+            or DriverOptions(
+                reconnect_max_s=device.reconnect_max_s, resend_buffer=device.resend_buffer
+            ),
             transport_url=transport_url(device),
             transport_options=transport_options,
             **kwargs,

@@ -53,9 +53,9 @@ CONTROLLER_AWAY = (1, 3)
 #: Hands dealt after the last restart, so that the end of the session is followed too.
 HANDS_AFTER = 2
 CATCH_UP_S = 60.0
-#: The dealer's pace: ten times a real dealer's, no two acts within 30 ms.
+#: The dealer's pace: ten times a real dealer's, no two acts within 100 ms.
 PACE = 10.0
-MIN_GAP_S = 0.03
+MIN_GAP_S = 0.1
 log = logging.getLogger(__name__)
 
 
