@@ -65,9 +65,10 @@ FIRST_BACKOFF_S: Final = 0.1
 #: is retried with growing delays instead of being reopened in a tight loop.
 STABLE_SESSION_S: Final = 5.0
 #: Events a driver keeps for ``resend``. The engine takes a late event up to 1,024 seqs behind
-#: a device's highest (``engine.devices.SEQ_MEMORY``), so more could not fill a gap; 1,024 is
-#: 20 s of the busiest reader's burst and far more than the seconds of events a broker crash
-#: loses (docs/service.md, the table PC's broker), for about 300 KiB per driver.
+#: a device's highest (``engine.sequence.SEQ_MEMORY``), so more could not fill a gap; a busy
+#: table produces at most about 4,000 events an hour, so 1,024 is a quarter of an hour of them,
+#: far more than the 2 s a broker crash can lose (docs/service.md, the table PC's broker), for
+#: about 300 KiB per driver.
 RESEND_BUFFER: Final = 1024
 
 
