@@ -33,7 +33,7 @@ def test_the_shipped_file_says_what_the_table_pc_needs() -> None:
     assert int(shipped["autosave_interval"]) <= 5
     assert shipped["autosave_on_changes"] == "false"
     assert int(shipped["max_queued_messages"]) >= 100_000
-    assert int(shipped["max_queued_bytes"]) >= 100_000 * 160  # a tag event is 160 bytes at most
+    assert int(shipped["max_queued_bytes"]) >= 100_000 * 165  # a tag event is 165 bytes at most
     assert shipped["listener"] == "1883 127.0.0.1"
 
 
