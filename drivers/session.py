@@ -50,6 +50,7 @@ from contract.timestamps import utc_now
 from contract.topics import Topics
 from drivers.errors import CommandRejected, DeviceLost, DeviceUnavailable
 from drivers.faults import ErrorBurst, Faults
+from drivers.state_file import load_session, save_session
 from link.backoff import Backoff
 from link.client import client_id
 from link.commands import CommandQueue
@@ -65,7 +66,7 @@ FIRST_BACKOFF_S: Final = 0.1
 #: is retried with growing delays instead of being reopened in a tight loop.
 STABLE_SESSION_S: Final = 5.0
 #: Events a driver keeps for ``resend``. The engine takes a late event up to 1,024 seqs behind
-#: a device's highest (``engine.sequence.SEQ_MEMORY``), so more could not fill a gap; a busy
+#: a device's highest (``engine.seqtrack.SEQ_MEMORY``), so more could not fill a gap; a busy
 #: table produces at most about 4,000 events an hour, so 1,024 is a quarter of an hour of them,
 #: far more than the 2 s a broker crash can lose (docs/service.md, the table PC's broker), for
 #: about 300 KiB per driver.
@@ -420,33 +421,15 @@ class Driver(abc.ABC):
     def _load_state_file(self) -> bool:
         """Read the state file's session number; True when it gave one."""
         path = self.options.state_file
-        if path is None:
+        session = load_session(path, self.log, self.device_id) if path is not None else None
+        if session is None:
             return False
-        try:
-            text = path.read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            return False
-        except OSError as error:
-            self.log.error("%s: cannot read state file %s: %s", self.device_id, path, error)
-            return False
-        try:
-            self.session = max(self.session, int(text))
-        except ValueError:
-            self.log.error("%s: state file %s does not hold a session number", self.device_id, path)
-            return False
+        self.session = max(self.session, session)
         return self.session > 0
 
     def _save_state_file(self) -> None:
-        path = self.options.state_file
-        if path is None:
-            return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(path.suffix + ".tmp")
-            tmp.write_text(f"{self.session}\n", encoding="utf-8")
-            tmp.replace(path)
-        except OSError as error:
-            self.log.error("%s: cannot write state file %s: %s", self.device_id, path, error)
+        if self.options.state_file is not None:
+            save_session(self.options.state_file, self.session, self.log, self.device_id)
 
 
 async def stop_task(task: asyncio.Task[Any], attempts: int = 5, patience_s: float = 2.0) -> None:

@@ -12,7 +12,8 @@ from contract.text import bounded, identifier
 from engine.api import (
     PayloadRejected,
 )
-from engine.sequence import SeqTrack, SequenceRules
+from engine.seqtrack import SeqTrack
+from engine.sequence import SequenceRules
 
 
 class DeviceRules(SequenceRules):

@@ -48,7 +48,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
     def handle(self, received: Received) -> None:
         """Take one received message; alert changes accumulate in ``self.book.changes``,
         device commands in ``self.commands``. While a gap is being filled the message waits
-        (engine.sequence), and is applied in its place once the gap is closed."""
+        (engine.gapfill), and is applied in its place once the gap is closed."""
         if self.held:
             self._hold(received)
         else:

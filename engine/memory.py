@@ -31,7 +31,7 @@ from engine.remedies import (
 if TYPE_CHECKING:
     from contract.models import DeviceCommand
     from engine.api import Received
-    from engine.sequence import Gap, SeqTrack
+    from engine.seqtrack import Gap, SeqTrack
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
@@ -71,7 +71,7 @@ class Memory:
         #: Events taken per device, every session (copied for each step): exactly-once checks.
         self.dev_taken: dict[str, int] = {}
         self.dev_session: dict[str, int] = {}
-        #: Gap fill (engine.sequence): missing events asked for again, and the messages held
+        #: Gap fill (engine.gapfill): missing events asked for again, and the messages held
         #: meanwhile, in the order they arrived.
         self.gaps: tuple[Gap, ...] = ()
         self.held: tuple[Received, ...] = ()

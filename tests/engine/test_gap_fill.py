@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from contract.models import Alert, KeyEvent, PublicState, ResendCommand, Status
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Outputs, Received
 from engine.core import Engine
-from engine.sequence import GAP_WAIT, HOLD_LIMIT, RESEND_EVERY, received_ts, release_order
+from engine.seqtrack import GAP_WAIT, HOLD_LIMIT, RESEND_EVERY, received_ts, release_order
 from testing.script import Message, Table, setup_lines
 from testing.sessions import dealer_session
 from tests.engine.runner import RECEIVED_AT, to_received

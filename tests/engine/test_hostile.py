@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from contract.models import MAX_STATE_ALERTS, FaultEvent, Status, TagEvent
 from engine.api import DeviceEventReceived, DeviceStatusReceived, PayloadRejected
 from engine.core import Engine
-from engine.sequence import SEQ_AHEAD, SEQ_RUN
+from engine.seqtrack import SEQ_AHEAD, SEQ_RUN
 from testing.script import Table, setup_lines
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry
