@@ -132,6 +132,14 @@ class DecksSection(Section):
 class DeviceBase(Section):
     id: DeviceId
     enabled: bool = True
+    resend_buffer: int = Field(
+        default=1024,
+        ge=1,
+        le=100_000,
+        description="Events the driver keeps to send again when the controller asks (a gap "
+        "after a broker crash). The engine takes a late event up to 1,024 behind a device's "
+        "latest, so more does not help it.",
+    )
     mqtt: Credentials | None = Field(
         default=None,
         description="The driver's own broker identity (so that the broker's ACL confines it to its "

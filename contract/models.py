@@ -10,7 +10,7 @@ reads top to bottom like the contract (events, statuses, inputs, commands, alert
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Final, Literal, TypeAlias, TypeVar
+from typing import Annotated, Final, Literal, Self, TypeAlias, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -103,6 +103,13 @@ class EventBase(WireModel):
     v: Version = SCHEMA_VERSION
     seq: SeqNumber = Field(description="Per device, +1 per event; restarts at 1 with each session.")
     ts: Timestamp = Field(description="When the device observed it (RFC 3339, UTC).")
+    session: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEQ,
+        description="Extension: the publisher's status session this event belongs to, so that "
+        "repeats are known by (device, session, seq) and a new session needs no status first.",
+    )
 
 
 class TagEvent(EventBase):
@@ -249,6 +256,14 @@ class Status(WireModel):
     ts: Timestamp
     session: int = Field(ge=0, le=MAX_SEQ, description="+1 at every (re)start of the publisher.")
     detail: FreeText | None = Field(default=None, description="Extension: why, for fault or offline.")
+    seq: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEQ,
+        description="Extension: the seq of the publisher's last event of this session when the "
+        "status was published (0: none yet); every event up to it was published before it, so "
+        "that events lost on the way show at once, also at the end of a session.",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -512,8 +527,33 @@ class SweepCommand(CommandBase):
     dwell_ms: int = Field(default=20, ge=1, le=1000)
 
 
+#: The most events one ``resend`` asks for (the engine remembers 1,024 seqs behind a device's
+#: highest, and a driver keeps about as many).
+MAX_RESEND: Final = 1024
+
+
+class ResendCommand(CommandBase):
+    """Any driver: publish again the events ``from_seq`` to ``to_seq`` of ``session`` that it
+    still holds, unchanged (same ``seq``, ``ts`` and payload); the controller asks when it sees a
+    gap in a device's sequence."""
+
+    cmd: Literal["resend"] = "resend"
+    session: int = Field(ge=0, le=MAX_SEQ)
+    from_seq: SeqNumber
+    to_seq: SeqNumber
+
+    @model_validator(mode="after")
+    def _a_range(self) -> Self:
+        if self.to_seq < self.from_seq:
+            raise ValueError("to_seq must not be below from_seq")
+        if self.to_seq - self.from_seq >= MAX_RESEND:
+            raise ValueError(f"at most {MAX_RESEND} events per resend")
+        return self
+
+
 DeviceCommand: TypeAlias = Annotated[
-    ShuffleCommand | LampCommand | BuzzerCommand | SweepCommand, Field(discriminator="cmd")
+    ShuffleCommand | LampCommand | BuzzerCommand | SweepCommand | ResendCommand,
+    Field(discriminator="cmd"),
 ]
 
 # --------------------------------------------------------------------------------------------

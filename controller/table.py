@@ -17,7 +17,7 @@ from typing import Final, TypeVar
 
 from config.models import SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
-from contract.models import Alert, DeviceCommand, PublicState, TagEvent
+from contract.models import Alert, DeviceCommand, PublicState, ResendCommand, TagEvent
 from contract.text import bounded
 from contract.topics import Topics
 from controller.alerts_out import DealerSignals
@@ -323,6 +323,11 @@ class TableController:
                 _log_alert(alert)
             out.append(Outgoing("alert", cause, self.topics.alerts, alert.to_json(), retain=False))
         for device, command in outputs.commands:
+            if isinstance(command, ResendCommand) and not replay:
+                log.info(
+                    "asking %s to send again events %d to %d of its session %d (a gap)",
+                    device, command.from_seq, command.to_seq, command.session,
+                )
             out.append(self._command(cause, device, command))
         if self.signal_device is not None:
             for command in self.signals.commands(outputs.alerts, received):

@@ -37,7 +37,9 @@ class SerialDriver(FramedDriver):
         options: DriverOptions | None = None,
         **kwargs: Any,
     ) -> None:
-        options = options or DriverOptions(reconnect_max_s=device.reconnect_max_s)
+        options = options or DriverOptions(
+            reconnect_max_s=device.reconnect_max_s, resend_buffer=device.resend_buffer
+        )
         super().__init__(
             device.id,
             mqtt,

@@ -17,6 +17,11 @@ status ``online``; a lost device makes the status ``offline`` and the loop recon
 broker (:class:`link.device.DeviceLink`: will, outbox, status slot, reconnects). Session numbers
 survive a process restart: the device loop opens no session before it knows the last one, from
 the status the driver left retained on the broker (or an optional state file).
+
+Every event names its session and is kept in a ring buffer of the latest ``resend_buffer``
+events: a ``resend`` command (the controller saw a gap, e.g. after a broker crash) publishes the
+events it names again, unchanged. A device that fails right after connecting is retried with
+growing delays: the backoff is reset only by a session that lasted ``stable_session_s``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import abc
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,11 +38,19 @@ from pathlib import Path
 from typing import Any, Final, Protocol, TypeVar
 
 from config.models import MqttSection
-from contract.models import DeviceCommand, EventBase, FaultEvent, Status, StatusState
+from contract.models import (
+    DeviceCommand,
+    EventBase,
+    FaultEvent,
+    ResendCommand,
+    Status,
+    StatusState,
+)
 from contract.timestamps import utc_now
 from contract.topics import Topics
 from drivers.errors import CommandRejected, DeviceLost, DeviceUnavailable
 from drivers.faults import ErrorBurst, Faults
+from drivers.state_file import load_session, save_session
 from link.backoff import Backoff
 from link.client import client_id
 from link.commands import CommandQueue
@@ -47,6 +61,16 @@ EventT = TypeVar("EventT", bound=EventBase)
 #: How long the device loop waits for the broker before numbering sessions without it.
 SESSION_BASE_WAIT_S: Final = 5.0
 FIRST_BACKOFF_S: Final = 0.1
+#: A session that lasted this long was a good connection: the next reconnect starts from the
+#: first delay again. A device that fails sooner (answers the handshake, then breaks at once)
+#: is retried with growing delays instead of being reopened in a tight loop.
+STABLE_SESSION_S: Final = 5.0
+#: Events a driver keeps for ``resend``. The engine takes a late event up to 1,024 seqs behind
+#: a device's highest (``engine.seqtrack.SEQ_MEMORY``), so more could not fill a gap; a busy
+#: table produces at most about 4,000 events an hour, so 1,024 is a quarter of an hour of them,
+#: far more than the 2 s a broker crash can lose (docs/service.md, the table PC's broker), for
+#: about 300 KiB per driver.
+RESEND_BUFFER: Final = 1024
 
 
 @dataclass(frozen=True)
@@ -60,6 +84,8 @@ class DriverOptions:
     command_limit: int = 100
     state_file: Path | None = None
     client_id: str | None = None
+    resend_buffer: int = RESEND_BUFFER
+    stable_session_s: float = STABLE_SESSION_S
 
 
 class DriverLink(Protocol):
@@ -71,7 +97,9 @@ class DriverLink(Protocol):
     @property
     def contacted(self) -> bool: ...
 
-    def publish_event(self, event: EventBase) -> None: ...
+    def publish_event(
+        self, event: EventBase, on_published: Callable[[], None] | None = None
+    ) -> None: ...
     def set_status(self, status: Status) -> None: ...
     async def previous_status(self, wait_s: float) -> Status | None: ...
     async def run(self) -> None: ...
@@ -113,6 +141,12 @@ class Driver(abc.ABC):
         #: Connections tried so far (diagnostics: a device that keeps failing shows here).
         self.connect_attempts = 0
         self._seq = 0
+        #: Events published so far, all sessions, and events published again on a ``resend``
+        #: (diagnostics and tests).
+        self.emitted = 0
+        self.resent = 0
+        #: The latest events of this and earlier sessions, for ``resend``.
+        self.recent: deque[EventBase] = deque(maxlen=max(1, options.resend_buffer))
         self._connected = False
         self._faults = Faults(ErrorBurst(options.fault_errors, options.fault_window_s, clock))
         self._published: tuple[StatusState, int, str | None] | None = None
@@ -155,11 +189,23 @@ class Driver(abc.ABC):
         """Set while the link is connected with a last will naming the current session."""
         return self.link.ready
 
-    def emit(self, event_type: type[EventT], ts: datetime | None = None, **fields: Any) -> EventT:
-        """Publish one contract event of this session, numbering it; returns the event."""
+    def emit(
+        self,
+        event_type: type[EventT],
+        ts: datetime | None = None,
+        *,
+        on_published: Callable[[], None] | None = None,
+        **fields: Any,
+    ) -> EventT:
+        """Publish one contract event of this session, numbering it; returns the event.
+
+        ``on_published`` is called once the broker has acknowledged the event (PUBACK).
+        """
         self._seq += 1
-        event = event_type(seq=self._seq, ts=ts or utc_now(), **fields)
-        self.link.publish_event(event)
+        event = event_type(seq=self._seq, ts=ts or utc_now(), session=self.session, **fields)
+        self.recent.append(event)
+        self.emitted += 1
+        self.link.publish_event(event, on_published)
         return event
 
     def report_error(self, code: str, text: str) -> None:
@@ -260,8 +306,8 @@ class Driver(abc.ABC):
             except BaseException:
                 await self.disconnect()
                 raise
-            backoff.reset()
             detail = "device closed"
+            started = time.monotonic()
             try:
                 self._start_session()
                 await self.serve()
@@ -276,6 +322,9 @@ class Driver(abc.ABC):
                 self._connected = False
                 await self.disconnect()
             self._publish_status(detail=detail)
+            if time.monotonic() - started >= self.options.stable_session_s:
+                backoff.reset()
+            await asyncio.sleep(backoff.next())
 
     async def _number_from_broker(self) -> None:
         """Continue from the session this device's driver left retained on the broker."""
@@ -319,6 +368,9 @@ class Driver(abc.ABC):
         while True:
             received = await self.link.commands.get()
             topic, command = received.topic, received.command
+            if isinstance(command, ResendCommand):
+                self._resend(topic, command)  # from the ring buffer: the device is not needed
+                continue
             if not self._connected:
                 self.log.error(
                     "%s: %s: cannot execute %r: device offline", self.device_id, topic, command.cmd
@@ -335,38 +387,49 @@ class Driver(abc.ABC):
             else:
                 self.log.info("%s: executed %r", self.device_id, command.cmd)
 
+    def _resend(self, topic: str, command: ResendCommand) -> None:
+        """Publish again the events of ``command``'s range still in the ring, unchanged."""
+        found = 0
+        for event in self.recent:
+            if event.session == command.session and command.from_seq <= event.seq <= command.to_seq:
+                self.link.publish_event(event)
+                found += 1
+        self.resent += found
+        wanted = command.to_seq - command.from_seq + 1
+        if found < wanted:
+            self.log.warning(
+                "%s: %s: resend of session %d events %d to %d: %d no longer held (the ring keeps %d)",
+                self.device_id,
+                topic,
+                command.session,
+                command.from_seq,
+                command.to_seq,
+                wanted - found,
+                self.recent.maxlen,
+            )
+        else:
+            self.log.info(
+                "%s: resent session %d events %d to %d",
+                self.device_id,
+                command.session,
+                command.from_seq,
+                command.to_seq,
+            )
+
     # ---- session numbers across process restarts, without a broker
 
     def _load_state_file(self) -> bool:
         """Read the state file's session number; True when it gave one."""
         path = self.options.state_file
-        if path is None:
+        session = load_session(path, self.log, self.device_id) if path is not None else None
+        if session is None:
             return False
-        try:
-            text = path.read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            return False
-        except OSError as error:
-            self.log.error("%s: cannot read state file %s: %s", self.device_id, path, error)
-            return False
-        try:
-            self.session = max(self.session, int(text))
-        except ValueError:
-            self.log.error("%s: state file %s does not hold a session number", self.device_id, path)
-            return False
+        self.session = max(self.session, session)
         return self.session > 0
 
     def _save_state_file(self) -> None:
-        path = self.options.state_file
-        if path is None:
-            return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(path.suffix + ".tmp")
-            tmp.write_text(f"{self.session}\n", encoding="utf-8")
-            tmp.replace(path)
-        except OSError as error:
-            self.log.error("%s: cannot write state file %s: %s", self.device_id, path, error)
+        if self.options.state_file is not None:
+            save_session(self.options.state_file, self.session, self.log, self.device_id)
 
 
 async def stop_task(task: asyncio.Task[Any], attempts: int = 5, patience_s: float = 2.0) -> None:

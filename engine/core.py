@@ -21,15 +21,18 @@ def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     """Apply one received message; return the new state and what changed."""
     machine = state.machine.copy()
     machine.book.changes = []
+    machine.commands = []
     machine.handle(received)
     alerts = tuple(machine.book.changes)
+    commands = tuple(machine.commands)
     machine.book.changes = []
+    machine.commands = []
     key = state_key(machine)
     public = None
     if alerts or key != machine.state_key:
         machine.state_key = key
         public = public_of(machine)
-    return EngineState(machine), Outputs(alerts=alerts, state=public)
+    return EngineState(machine), Outputs(alerts=alerts, state=public, commands=commands)
 
 
 def public_state(state: EngineState) -> PublicState:

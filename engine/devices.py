@@ -1,9 +1,7 @@
-"""Device health (sequence, status, faults, bad payloads), sensors and decks."""
+"""Device health (status, faults, bad payloads), sensors and decks; the sequence policy is in
+:mod:`engine.sequence`."""
 
 from __future__ import annotations
-
-from datetime import timedelta
-from typing import Final, NamedTuple
 
 from contract.models import (
     FaultEvent,
@@ -14,105 +12,23 @@ from contract.text import bounded, identifier
 from engine.api import (
     PayloadRejected,
 )
-from engine.memory import (
-    Memory,
-)
-
-#: Sequence policy (docs/engine.md): how far ahead of a device's highest seq an event is still
-#: taken, how far back a missing one still fills its gap, how many far seqs in a row make the
-#: device's new count, and how often the alert about ignored far seqs is updated.
-SEQ_AHEAD: Final = 10_000
-SEQ_MEMORY: Final = 1024
-SEQ_MASK: Final = (1 << SEQ_MEMORY) - 1
-SEQ_RUN: Final = 4
-REPORT_EVERY: Final = timedelta(seconds=1)
+from engine.seqtrack import SeqTrack
+from engine.sequence import SequenceRules
 
 
-class SeqTrack(NamedTuple):
-    """Where a device's sequence stands (immutable, replaced on every event)."""
-
-    high: int  # the highest seq taken (0: none yet in this session, 1 expected)
-    seen: int  # bit i set: seq ``high - i`` was taken
-    run: int = 0  # far seqs in a row so far
-    run_last: int = 0  # the last of them
-    far: int = 0  # far seqs ignored in all
-
-
-class DeviceRules(Memory):
+class DeviceRules(SequenceRules):
     """Device health, the button and blind sensors, and the deck states."""
-
-    def _sequence(self, device: str, seq: int) -> bool:
-        """Whether to apply a device's event with this ``seq`` (docs/engine.md, "Sequence").
-
-        Taken: the next seq, a later one within ``SEQ_AHEAD`` (the seqs between are reported
-        lost), or a missing earlier one within ``SEQ_MEMORY`` (late, filling the gap). Dropped:
-        a repeat, and a seq far from the device's (forged or corrupt: it does not become the
-        baseline, so the device's real events go on being taken), unless ``SEQ_RUN`` far seqs
-        follow one another: then the device really jumped, and its count starts there.
-        """
-        track = self.dev_seq.get(device)
-        if track is None:
-            self.dev_seq[device] = SeqTrack(seq, 1)
-            return True
-        high = track.high
-        if seq > high:
-            if seq - high > SEQ_AHEAD:
-                return self._far(device, track, seq)
-            if seq > high + 1:
-                self._lost(device, f"skipped events {high + 1} to {seq - 1}")
-            self.dev_seq[device] = SeqTrack(seq, ((track.seen << (seq - high)) | 1) & SEQ_MASK)
-            return True
-        age = high - seq
-        if age == 0:
-            return False  # a repeat (QoS 1 redelivery)
-        if seq == 1:
-            self.dev_seq[device] = SeqTrack(1, 1)  # restarted without a new status session
-            return True
-        if age >= SEQ_MEMORY:
-            return self._far(device, track, seq)
-        bit = 1 << age
-        if track.seen & bit:
-            return False  # a repeat
-        self.dev_seq[device] = track._replace(seen=track.seen | bit)
-        return True  # a late event filling a gap
-
-    def _lost(self, device: str, what: str) -> None:
-        message = (
-            f"Device {bounded(device, 64)} {what}: they were lost, so the table state may be "
-            "incomplete."
-        )
-        key = f"{device}#seq"
-        existing = self.book.find("device_fault", key)
-        if existing is None:
-            self._raise("device_fault", message, scope="hand", key=key, device=device)
-        else:
-            self.book.update(existing, self.ts, message=message)
-
-    def _far(self, device: str, track: SeqTrack, seq: int) -> bool:
-        """A seq far from the device's: ignored, unless it continues a run of such seqs."""
-        run = track.run + 1 if track.run and seq == track.run_last + 1 else 1
-        far = track.far + 1
-        if run >= SEQ_RUN:
-            # the device itself jumped (a restart without status, a long loss): follow it
-            self._lost(device, f"jumped from event {track.high} to {seq}")
-            self.dev_seq[device] = SeqTrack(seq, 1, far=far)
-            return True
-        self.dev_seq[device] = track._replace(run=run, run_last=seq, far=far)
-        key = f"{device}#far"
-        message = (
-            f"Device {bounded(device, 64)} sent {far} event(s) with a sequence number far from "
-            f"its last one ({track.high}): they were ignored."
-        )
-        existing = self.book.find("bad_payload", key)
-        if existing is None:
-            self._raise("bad_payload", message, scope="device", key=key, device=device)
-        elif self.ts - self.book.active[existing].ts >= REPORT_EVERY:
-            self.book.update(existing, self.ts, message=message)
-        return False
 
     def _status(self, device: str, status: Status) -> None:
         previous = self.dev_session.get(device)
-        if previous != status.session:
+        track = self.dev_seq.get(device)
+        if track is not None and track.session is not None:
+            if status.session > track.session:
+                # a new session (its events name it): seq restarts at 1
+                self.dev_prev = {**self.dev_prev, device: track}
+                self.dev_seq[device] = SeqTrack(0, 0, session=status.session)
+            # else: its events came first (or this is an older status): nothing to restart
+        elif previous != status.session:
             # seq restarts at 1 with a new session; the first status of a device that already
             # sent events may or may not be a restart: its next event sets the count
             if previous is None:
@@ -129,7 +45,7 @@ class DeviceRules(Memory):
             self.book.resolve_scope("device", self.ts, device)
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
             self.book.resolve_scope("device", self.ts, f"{device}#far")
-            self.book.resolve_scope("hand", self.ts, f"{device}#seq")
+            # events lost stay lost: that alert lasts until the hand is over
             return
         code = "device_offline" if status.state == "offline" else "device_fault"
         if self.book.find(code, device) is not None:

@@ -137,6 +137,22 @@ class HandRules(Memory):
         self.book.resolve_scope("hand", self.ts)
         self.book.resolve_scope("misdeal", self.ts)
 
+    def _resume(self) -> None:
+        """Events of this hand were lost (docs/engine.md, "Gap fill"): at the next hand boundary
+        the hand is over as far as the evidence goes. Everything it left is forgotten, including
+        where tags were seen (an absence may be among what was lost: a card the engine still
+        believes on the table would block the next redeal) and where the button must go."""
+        self._close_hand()
+        self._reset_hand()
+        self.phase = "idle"
+        self.present = {}
+        self.void_cards = frozenset()
+        self.misdeal_deck = None
+        self.anchor = None
+        self.critical_at = None
+        self.untracked = False
+        self._update_tracking()
+
     def _start_hand(self, *, by_key: bool) -> None:
         redeal_of = self.misdeal_deck if self.phase == "misdeal" else None
         self._close_hand()

@@ -46,23 +46,44 @@ class Machine(DealRules, BoardRules, DeviceRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def handle(self, received: Received) -> None:
-        """Apply one received message; alert changes accumulate in ``self.book.changes``."""
+        """Take one received message; alert changes accumulate in ``self.book.changes``,
+        device commands in ``self.commands``. While a gap is being filled the message waits
+        (engine.gapfill), and is applied in its place once the gap is closed."""
+        if self.held:
+            self._hold(received)
+        else:
+            self._apply(received)
+
+    def _apply(self, received: Received) -> None:
         if isinstance(received, DeviceEventReceived):
             self.ts = received.event.ts
-            self._device_event(received.device, received.event)
+            self.clock = max(self.clock, self.ts)
+            taken = self._sequence(received.device, received.event)
+            if taken is None:
+                self.held = (*self.held, received)  # it shows a gap: it waits for the fill
+            elif taken:
+                device = received.device
+                self.dev_taken[device] = self.dev_taken.get(device, 0) + 1
+                self._device_event(device, received.event)
         elif isinstance(received, DeviceStatusReceived):
             self.ts = received.status.ts
-            self._status(received.device, received.status)
+            newer = self.ts > self.clock
+            self.clock = max(self.clock, self.ts)
+            device, status = received.device, received.status
+            if self._status_gap(device, status) or self._reconnected(device, status, newer):
+                self.held = (*self.held, received)  # what it announces is coming: it waits
+            else:
+                self._status(device, status)
         elif isinstance(received, InputReceived):
             self.ts = received.input.ts
+            self.clock = max(self.clock, self.ts)
             self._input(received.input)
         else:
             self.ts = received.received
+            self.clock = max(self.clock, self.ts)
             self._rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
-        if not self._sequence(device, event.seq):
-            return
         if not isinstance(event, TagEvent | FaultEvent) and device not in self.others:
             self.others |= {device}
             self._update_tracking()
@@ -84,6 +105,8 @@ class Machine(DealRules, BoardRules, DeviceRules):
             if event.present:
                 self._blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
+            if self.untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
+                self._resume()  # the deck of the hand not tracked was reshuffled: it is over
             self._shuffle_complete(device, event)
         elif isinstance(event, ShufflingEvent):
             self.shuffler_known = True
@@ -120,6 +143,10 @@ class Machine(DealRules, BoardRules, DeviceRules):
         if key == "ack":
             self.book.acknowledge(self.ts, seat, alert)
         elif key == "new_hand":
+            if self.untracked:
+                self._resume()  # events of the last hand were lost: start clean
+                self._start_hand(by_key=True)
+                return
             if self.phase == "dealing" and not self.dealt:
                 return  # pressed twice
             if self.phase == "misdeal" and not self._retrieved("A new hand was started"):

@@ -29,7 +29,9 @@ from engine.remedies import (
 )
 
 if TYPE_CHECKING:
-    from engine.devices import SeqTrack
+    from contract.models import DeviceCommand
+    from engine.api import Received
+    from engine.seqtrack import Gap, SeqTrack
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
@@ -58,10 +60,31 @@ class Memory:
         self.settings = settings
         self.profile = settings.profile
         self.ts = EPOCH
+        #: The latest event time seen (``ts`` goes back with a late or resent event; this does
+        #: not): what the gap fill measures its waits on.
+        self.clock = EPOCH
         self.book = AlertBook(settings.profile)
         # devices
         self.dev_seq: dict[str, SeqTrack] = {}
+        #: The track of each device's previous session (replaced, not updated, when it changes).
+        self.dev_prev: dict[str, SeqTrack] = {}
+        #: Events taken per device, every session (copied for each step): exactly-once checks.
+        self.dev_taken: dict[str, int] = {}
         self.dev_session: dict[str, int] = {}
+        #: Gap fill (engine.gapfill): missing events asked for again, and the messages held
+        #: meanwhile, in the order they arrived.
+        self.gaps: tuple[Gap, ...] = ()
+        self.held: tuple[Received, ...] = ()
+        #: While holding: the highest seq each (device, session) has among what is taken,
+        #: held or asked for (a held event beyond it shows a gap at once).
+        self.hold_next: dict[tuple[str, int], int] = {}
+        #: When the hold began (event time), and the devices heard from since.
+        self.hold_since = EPOCH
+        self.checked_in: frozenset[str] = frozenset()
+        #: Device commands produced by the current step (the core resets it for each step).
+        self.commands: list[tuple[str, DeviceCommand]] = []
+        #: Events were lost this hand: it is not tracked until the next hand begins.
+        self.untracked = False
         self.dev_state: dict[str, str] = {}
         self.readers: frozenset[str] = frozenset()  # devices that sent tag events
         self.others: frozenset[str] = frozenset()  # devices that sent only other events
@@ -150,6 +173,7 @@ class Memory:
         # updated, when they change, so they can be shared here
         new.book = self.book.copy()
         new.dev_seq = dict(self.dev_seq)
+        new.dev_taken = dict(self.dev_taken)
         new.zone = dict(self.zone)
         new.present = dict(self.present)
         new.seat_cards = dict(self.seat_cards)
@@ -160,8 +184,9 @@ class Memory:
         return self.phase in RUNNING
 
     def _update_tracking(self) -> None:
-        """The hand is tracked unless a reader (a device that sent tags) is offline."""
-        self.tracking = not any(
+        """The hand is tracked unless a reader (a device that sent tags) is offline, or events
+        of this hand were lost."""
+        self.tracking = not self.untracked and not any(
             state == "offline" and self._may_read(device) for device, state in self.dev_state.items()
         )
 

@@ -1,4 +1,4 @@
-"""What aiomqtt 2.x does not offer publicly, in one place: manual acknowledgements.
+"""What aiomqtt 2.x does not offer publicly, in one place: manual acknowledgements, the socket.
 
 aiomqtt has no public API for paho's application-controlled acknowledgements (aiomqtt issue
 #345, "manual acknowledgement"); paho has had one since 2.0 (``manual_ack_set``, ``ack``). The
@@ -7,11 +7,15 @@ reached the way that issue describes. Nothing else in tablectl touches aiomqtt's
 
 A message id is valid only on the connection it arrived on, so messages are also tagged with the
 connection they came from (a public attribute set on aiomqtt's own message objects).
+
+:func:`socket_of` gives a connected client's socket (paho's public ``socket()``, behind aiomqtt),
+for diagnostics and the tests that check its options (TCP_NODELAY).
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Callable
 
 import aiomqtt
@@ -49,3 +53,9 @@ def arrived_on(message: aiomqtt.Message) -> int:
     """The connection number ``connection_tagged_queue`` gave ``message`` (0: untagged)."""
     number: int = getattr(message, "connection", 0)
     return number
+
+
+def socket_of(client: aiomqtt.Client) -> socket.socket | None:
+    """The TCP socket of a connected client (None while it is not connected)."""
+    sock = client._client.socket()
+    return sock if isinstance(sock, socket.socket) else None

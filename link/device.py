@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Final
 
 import aiomqtt
@@ -39,7 +40,11 @@ from link.outbox import Outbox, Outgoing
 #: How long the first connection waits for the driver's own retained status.
 RETAINED_STATUS_WAIT_S: Final = 0.5
 OFFLINE_PUBLISH_TIMEOUT_S: Final = 1.0
-BROKER_BACKOFF_MAX_S: Final = 5.0
+#: The longest wait between two connection attempts. A table PC's broker is on the same
+#: machine: trying every second costs nothing, and every driver is back (its status said
+#: again, naming its last seq) within a second of the broker, which keeps the engine's gap
+#: fill short (engine.gapfill, SETTLE).
+BROKER_BACKOFF_MAX_S: Final = 1.0
 
 
 class _WillOutdated(Exception):
@@ -71,25 +76,42 @@ class DeviceLink:
         self.commands = CommandQueue(command_limit, self.log, device_id)
         #: Set while connected and subscribed with a last will naming the current session.
         self.ready = asyncio.Event()
+        #: The client of the current connection (diagnostics: its socket, its options).
+        self.client: aiomqtt.Client | None = None
         self.session = 0
         self._status: Status | None = None
+        #: The highest seq of the events given to publish, and its session.
+        self._last_event: tuple[int | None, int] = (None, 0)
         self._previous: Status | None = None
         self._first_contact = asyncio.Event()
         self._retained_seen = asyncio.Event()
 
     # ------------------------------------------------------------------ what the driver calls
 
-    def publish_event(self, event: EventBase) -> None:
-        """Queue one event for the ``event`` topic."""
-        self.outbox.put(Outgoing(self.event_topic, event.to_json()))
+    def publish_event(
+        self, event: EventBase, on_published: Callable[[], None] | None = None
+    ) -> None:
+        """Queue one event for the ``event`` topic; ``on_published`` is called after the
+        broker's PUBACK (never, if an overflow drops the event first)."""
+        session, seq = self._last_event
+        newer_session = event.session is not None and (session is None or event.session > session)
+        if newer_session or (event.session == session and event.seq > seq):
+            self._last_event = (event.session, event.seq)  # (a resent event is not newer)
+        self.outbox.put(Outgoing(self.event_topic, event.to_json(), on_published=on_published))
 
-    def set_status(self, status: Status) -> None:
-        """The retained status to publish (it replaces one not yet published)."""
+    def set_status(self, status: Status, *, first: bool = False) -> None:
+        """The retained status to publish (it replaces one not yet published). It names the
+        seq of the last event of its session given so far: they go out before it, or with
+        ``first`` (said again after a reconnection) right after it, the events that waited
+        for the broker."""
+        if status.seq is None:
+            session, seq = self._last_event
+            status = status.model_copy(update={"seq": seq if session == status.session else 0})
         if status.session != self.session:
             self.session = status.session
             self.ready.clear()  # the connection reconnects for this session's will
         self._status = status
-        self.outbox.set_status(Outgoing(self.status_topic, status.to_json(), retain=True))
+        self.outbox.set_status(Outgoing(self.status_topic, status.to_json(), retain=True), first=first)
 
     async def previous_status(self, wait_s: float) -> Status | None:
         """The status this device's driver left retained on the broker, if the broker says so
@@ -125,7 +147,7 @@ class DeviceLink:
         while True:
             try:
                 will_session = self.session
-                client = make_client(self.mqtt, self.identifier, will=self._will())
+                client = self.client = make_client(self.mqtt, self.identifier, will=self._will())
                 async with client:
                     backoff.reset()
                     try:
@@ -158,7 +180,8 @@ class DeviceLink:
             if not self._first_contact.is_set():
                 await self._read_previous(client)
             await client.subscribe(self.cmd_topic, qos=1)
-            # The broker may have lost the retained status (a restart without persistence).
+            # Said again at every connection (also when one waits): the broker may have lost
+            # the retained one, and it announces the events that waited.
             self._republish_status()
             if self.session == will_session:
                 self.ready.set()
@@ -179,8 +202,12 @@ class DeviceLink:
                     task.exception()  # retrieved: the connection error is reported by the caller
 
     def _republish_status(self) -> None:
-        if not self.outbox.status_pending and self._status is not None:
-            self.set_status(self._status.model_copy(update={"ts": utc_now()}))
+        if self._status is not None:
+            # First: it tells the controller how far this driver's events go before the ones
+            # that waited for the broker arrive (it holds what comes until every driver said so,
+            # and puts what waited in its order: engine.gapfill).
+            status = self._status.model_copy(update={"ts": utc_now(), "seq": None})
+            self.set_status(status, first=True)
 
     async def _read_previous(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.status_topic, qos=1)
@@ -200,6 +227,8 @@ class DeviceLink:
                 await client.publish(item.topic, item.payload, qos=1, retain=item.retain)
                 # Only dropped once the broker took it: a broker lost mid-publish resends it.
                 self.outbox.done(item)
+                if item.on_published is not None:
+                    item.on_published()
                 # asyncio.wait_for in Python 3.11 (inside aiomqtt's publish) can swallow a
                 # cancellation that races with the PUBACK: honour it here.
                 if me is not None and me.cancelling():

@@ -4,7 +4,8 @@ Events are published in the order they were produced. While the broker is away t
 when more than ``limit`` wait, the oldest event is dropped (and the drop reported: never
 silently). The retained status is not an event: only its latest value matters, so it sits in a
 slot of its own that a newer status replaces and an overflow never drops. It goes out after the
-events produced before it was set and before those produced after.
+events produced before it was set and before those produced after (or, said again after a
+reconnection, before every event waiting).
 
 A message leaves the outbox only once the broker acknowledged it (:meth:`Outbox.done`): a broker
 lost mid-publish means a repeat (same ``seq``), never a loss.
@@ -15,16 +16,17 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """One message to publish."""
+    """One message to publish; ``on_published`` is called once the broker acknowledged it."""
 
     topic: str
     payload: bytes
     retain: bool = False
+    on_published: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +61,10 @@ class Outbox:
         self._events.append(_Numbered(self._produced, message))
         self.ready.set()
 
-    def set_status(self, message: Outgoing) -> None:
-        """Replace the status waiting to be published (the latest value is what counts)."""
-        self._status = (self._produced, message)
+    def set_status(self, message: Outgoing, *, first: bool = False) -> None:
+        """Replace the status waiting to be published (the latest value is what counts); with
+        ``first`` it goes out before every event waiting (a reconnection's announcement)."""
+        self._status = (-1 if first else self._produced, message)
         self.ready.set()
 
     def peek(self) -> Outgoing | None:

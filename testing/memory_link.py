@@ -40,6 +40,10 @@ class MemoryLink:
         self.previous = previous
         self._changed = asyncio.Event()
         self.cmd_topic = f"test/dev/{device_id}/cmd"
+        #: False: events stay unacknowledged (as with a broker that is away) until
+        #: :meth:`acknowledge` is called.
+        self.broker_acks = True
+        self._unacknowledged: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ the DriverLink side
 
@@ -47,9 +51,16 @@ class MemoryLink:
     def contacted(self) -> bool:
         return True
 
-    def publish_event(self, event: EventBase) -> None:
+    def publish_event(
+        self, event: EventBase, on_published: Callable[[], None] | None = None
+    ) -> None:
         # Through the wire format, as a subscriber would see it.
         self.events.append(parse_event("memory", event.to_json()))
+        if on_published is not None:
+            if self.broker_acks:
+                on_published()
+            else:
+                self._unacknowledged.append(on_published)
         self._notify()
 
     def set_status(self, status: Status) -> None:
@@ -64,6 +75,13 @@ class MemoryLink:
         await asyncio.Event().wait()  # until cancelled, like a connection that never fails
 
     # ------------------------------------------------------------------ the test side
+
+    def acknowledge(self) -> int:
+        """The broker acknowledges every event published so far; returns how many waited."""
+        waiting, self._unacknowledged = self._unacknowledged, []
+        for callback in waiting:
+            callback()
+        return len(waiting)
 
     def command(self, command: DeviceCommand) -> None:
         """A command arrives on the device's ``cmd`` topic."""

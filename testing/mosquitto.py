@@ -1,15 +1,29 @@
-"""A private mosquitto broker on a free loopback port, started and stopped by the test."""
+"""A private mosquitto broker on a free loopback port, started and stopped by the test.
+
+By default a minimal broker without persistence; with ``config=TABLE_PC_CONF`` the table PC's
+broker as shipped (``deploy/mosquitto/table-pc.conf``: TCP_NODELAY, persistence, queue limits),
+its listener, persistence location and log moved to the test's port and directory. ``kill()``
+stops it with SIGKILL (no final save), ``start()`` brings it back on the same port.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import getpass
 import shutil
+import signal
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+#: The broker configuration the table PC runs (the fault tests and benchmarks use it).
+TABLE_PC_CONF: Final = Path(__file__).resolve().parent.parent / "deploy" / "mosquitto" / "table-pc.conf"
+#: Settings of a shipped configuration that name this machine's places: replaced for a test.
+_PLACES: Final = frozenset({"listener", "persistence_location", "log_dest", "pid_file", "user"})
 
 
 def free_port() -> int:
@@ -31,6 +45,8 @@ class Mosquitto:
     extra_conf: str = ""
 
     host: str = "127.0.0.1"
+    #: A mosquitto configuration to run (e.g. TABLE_PC_CONF), None for the minimal one.
+    config: Path | None = None
 
     @property
     def url(self) -> str:
@@ -39,15 +55,7 @@ class Mosquitto:
     def start(self) -> None:
         binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
         conf = self.workdir / "mosquitto.conf"
-        conf.write_text(
-            f"listener {self.port} 127.0.0.1\n"
-            "allow_anonymous true\n"
-            "persistence false\n"
-            "log_dest stderr\n"
-            "log_type error\n"
-            "log_type warning\n"
-            "max_queued_messages 100000\n" + self.extra_conf
-        )
+        conf.write_text(self.conf_text())
         log = (self.workdir / "mosquitto.log").open("ab")
         self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)
         deadline = time.monotonic() + 10
@@ -61,6 +69,40 @@ class Mosquitto:
                 return
             time.sleep(0.02)
         raise RuntimeError(f"mosquitto did not listen on port {self.port} within 10 s")
+
+    def conf_text(self) -> str:
+        """The configuration file the broker is started with."""
+        if self.config is None:
+            return (
+                f"listener {self.port} 127.0.0.1\n"
+                "allow_anonymous true\n"
+                "persistence false\n"
+                "log_dest stderr\n"
+                "log_type error\n"
+                "log_type warning\n"
+                "max_queued_messages 100000\n" + self.extra_conf
+            )
+        kept = []
+        for line in self.config.read_text(encoding="utf-8").splitlines():
+            words = line.split("#", 1)[0].split()
+            if words and words[0] in _PLACES:
+                continue
+            kept.append(line)
+        kept += [
+            f"listener {self.port} {self.host}",
+            f"persistence_location {self.workdir}/",
+            "log_dest stderr",
+            # started as root mosquitto becomes its own user, who cannot write the test's files
+            f"user {getpass.getuser()}",
+        ]
+        return "\n".join(kept) + "\n" + self.extra_conf
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye, no final save of the persistence file."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(5)
+        self.process = None
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -79,9 +121,10 @@ class Mosquitto:
 
 
 @contextlib.contextmanager
-def running_mosquitto(workdir: Path) -> Iterator[Mosquitto]:
-    """Start a private mosquitto in ``workdir`` and stop it on exit."""
-    broker = Mosquitto(port=free_port(), workdir=workdir)
+def running_mosquitto(workdir: Path, config: Path | None = None) -> Iterator[Mosquitto]:
+    """Start a private mosquitto in ``workdir`` (with ``config``, e.g. TABLE_PC_CONF) and stop
+    it on exit."""
+    broker = Mosquitto(port=free_port(), workdir=workdir, config=config)
     broker.start()
     try:
         yield broker

@@ -48,6 +48,7 @@ class RfidDriver(SerialDriver):
             reconnect_max_s=device.reconnect_max_s,
             fault_errors=device.fault_crc_errors,
             fault_window_s=device.fault_window_s,
+            resend_buffer=device.resend_buffer,
         )
         super().__init__(device, mqtt, topics, options, **kwargs)
         self.reader = device

@@ -3,13 +3,15 @@
 The board is reached over the USB transport (:mod:`drivers.transport.usb`): ``usb:VID:PID``
 through libusb, or ``sim:PATH`` (the configuration's ``backend``) for a board simulated in another
 process. The board resends queued key presses until they are acknowledged, so the driver
-acknowledges each report's keys after publishing them: a press is published once, and none is
-lost between two polls.
+acknowledges a press only once the broker has acknowledged its event (PUBACK): a press is
+published once, none is lost between two polls, and none is lost with a driver that dies while
+its event waits for the broker (the board still holds it and the next session publishes it).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, Final
 
 from config.models import MqttSection, SensorBoardDevice
@@ -19,7 +21,7 @@ from drivers.errors import CommandRejected, DeviceUnavailable
 from drivers.framed import FramedDriver
 from drivers.framing import Frame
 from drivers.sensors.protocol import CODEC, BuzzerReport, InputReport, KeyAck, LampReport
-from drivers.sensors.tracker import ReportTracker
+from drivers.sensors.tracker import ReportTracker, key_after
 from drivers.session import DriverOptions
 from drivers.transport.usb import usb_url
 
@@ -70,7 +72,10 @@ class SensorBoardDriver(FramedDriver):
             device.id,
             mqtt,
             topics,
-            options or DriverOptions(reconnect_max_s=device.reconnect_max_s),
+            options
+            or DriverOptions(
+                reconnect_max_s=device.reconnect_max_s, resend_buffer=device.resend_buffer
+            ),
             transport_url=transport_url(device),
             transport_options=transport_options,
             **kwargs,
@@ -78,6 +83,10 @@ class SensorBoardDriver(FramedDriver):
         self.config = device
         self.silence_s = silence_s
         self.tracker = ReportTracker()
+        #: The last key press whose event the broker acknowledged, and the last one acknowledged
+        #: to the board, as (session, board number).
+        self._key_published: tuple[int, int] | None = None
+        self._key_acked: tuple[int, int] | None = None
         self._lamp_sent_at = 0.0
         #: The lamp the controller asked for; restored after a replug (the board forgets it).
         self.lamp: tuple[LampColour, bool] = ("off", False)
@@ -97,6 +106,7 @@ class SensorBoardDriver(FramedDriver):
 
     def on_session_start(self) -> None:
         self.tracker.start_session()
+        self._key_published = self._key_acked = None
 
     async def serve(self) -> None:
         if self.lamp != ("off", False):
@@ -124,19 +134,48 @@ class SensorBoardDriver(FramedDriver):
 
     async def _on_report(self, report: InputReport) -> None:
         for change in self.tracker.update(report):
-            self.emit(change.event, **change.fields)
+            if change.key_number is None:
+                self.emit(change.event, **change.fields)
+            else:
+                self.emit(
+                    change.event,
+                    on_published=self._published_key(self.session, change.key_number),
+                    **change.fields,
+                )
         if report.key_overflow:
             text = "the board's key queue overflowed: key presses were lost on the board"
             self.log.error("%s: %s", self.device_id, text)
             self.emit(FaultEvent, code="key_overflow", text=text)
-        if report.keys:
-            await self.send(KeyAck(report.keys[-1].number))
+        await self._acknowledge_keys(report)
         shown = (report.lamp, report.blink)
         if shown != self.lamp and time.monotonic() - self._lamp_sent_at > LAMP_RETRY_S:
             self.log.warning(
                 "%s: the board shows lamp %s, not %s: sending it again", self.device_id, shown, self.lamp
             )
             await self._send_lamp()
+
+    def _published_key(self, session: int, number: int) -> Callable[[], None]:
+        def published() -> None:
+            # Events reach the broker in order: the latest acknowledged press covers the ones
+            # before it (a key ack is cumulative). A press of an earlier session is the old
+            # board's: its numbers mean nothing to the board now plugged in.
+            if session == self.session:
+                self._key_published = (session, number)
+
+        return published
+
+    async def _acknowledge_keys(self, report: InputReport) -> None:
+        """Acknowledge to the board the presses the broker has. The board resends the others
+        every 50 ms, so this runs often enough while any wait; a press the board still sends
+        although it was acknowledged means the ack was lost on the wire: it is sent again."""
+        published = self._key_published
+        if published is None:
+            return
+        number = published[1]
+        lost_ack = any(not key_after(press.number, number) for press in report.keys)
+        if published != self._key_acked or lost_ack:
+            await self.send(KeyAck(number))
+            self._key_acked = published
 
     async def _send_lamp(self) -> None:
         colour, blink = self.lamp

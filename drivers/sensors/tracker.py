@@ -16,10 +16,12 @@ from drivers.sensors.protocol import MAX_SEATS, InputReport, KeyPress
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One event to publish: its contract type and fields (seq and ts are the driver's)."""
+    """One event to publish: its contract type and fields (seq and ts are the driver's), and
+    for a key press the board's number of it (to acknowledge)."""
 
     event: type[EventBase]
     fields: dict[str, Any] = field(hash=False)
+    key_number: int | None = None
 
 
 def key_after(number: int, reference: int) -> bool:
@@ -60,7 +62,8 @@ class ReportTracker:
         self.occupied = report.occupied
         self.blinds = report.blinds
         changes.extend(
-            Change(KeyEvent, {"key": press.key, "seat": press.seat}) for press in self.new_keys(report)
+            Change(KeyEvent, {"key": press.key, "seat": press.seat}, press.number)
+            for press in self.new_keys(report)
         )
         return changes
 

@@ -122,6 +122,10 @@ class NullModemEnd:
         if self._closed or self._hung_up or self._line is None:
             raise DeviceLost(f"{self.url}: closed")
         self._line.send(data)
+        # A real port's write can suspend (a full buffer drains, a USB transfer runs in a
+        # thread) while the other end already answers: so does this one, so that a driver that
+        # registers for a reply only after writing is caught by the null-modem tests.
+        await asyncio.sleep(0)
 
     async def close(self) -> None:
         if self._closed:

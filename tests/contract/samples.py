@@ -20,6 +20,7 @@ EVENTS: list[m.EventBase] = [
     m.SeatEvent(seq=9, ts=TS, seat=10, occupied=False),
     m.KeyEvent(seq=10, ts=TS, key="exposed", seat=2),
     m.KeyEvent(seq=11, ts=TS, key="round_complete"),
+    m.KeyEvent(seq=12, ts=TS, key="new_hand", session=7),
 ]
 
 STATUSES = [
@@ -66,9 +67,10 @@ STATE = m.PublicState(
     profile="roberts",
 )
 
-COMMANDS: list[m.ShuffleCommand | m.LampCommand | m.BuzzerCommand | m.SweepCommand] = [
+COMMANDS: list[m.DeviceCommand] = [
     m.ShuffleCommand(ts=TS, deck="B"),
     m.LampCommand(ts=TS, colour="red", blink=True),
     m.BuzzerCommand(ts=TS, duration_ms=300),
     m.SweepCommand(ts=TS, antennas=[1, 2, 3], dwell_ms=15),
+    m.ResendCommand(ts=TS, session=4, from_seq=120, to_seq=131),
 ]

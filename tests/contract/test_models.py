@@ -93,6 +93,28 @@ def test_the_alert_id_is_on_the_wire_only_when_given() -> None:
     assert m.parse_input("holdem/t1/input", one.to_json()) == one
 
 
+def test_resend_names_a_bounded_range_of_one_session() -> None:
+    topic = "holdem/t1/dev/rfid-1/cmd"
+    ok = b'{"cmd": "resend", "ts": "2026-11-29T20:00:00Z", "session": 3, "from_seq": 5, "to_seq": 9}'
+    command = m.parse_command(topic, ok)
+    assert isinstance(command, m.ResendCommand)
+    assert (command.session, command.from_seq, command.to_seq) == (3, 5, 9)
+    backwards = ok.replace(b'"to_seq": 9', b'"to_seq": 4')
+    with pytest.raises(m.PayloadError, match="to_seq must not be below from_seq"):
+        m.parse_command(topic, backwards)
+    too_many = ok.replace(b'"to_seq": 9', b'"to_seq": %d' % (5 + m.MAX_RESEND))
+    with pytest.raises(m.PayloadError, match="at most 1024 events"):
+        m.parse_command(topic, too_many)
+
+
+def test_events_carry_their_session_optionally() -> None:
+    topic = "holdem/t1/dev/sensors/event"
+    plain = m.parse_event(topic, b'{"type": "key", "seq": 1, "ts": "2026-11-29T20:00:00Z", "key": "ack"}')
+    assert plain.session is None
+    with_session = m.KeyEvent(seq=1, ts=samples.TS, key="ack", session=12)
+    assert m.parse_event(topic, with_session.to_json()) == with_session
+
+
 def test_public_state_has_no_field_for_hole_cards() -> None:
     seat_fields = set(m.SeatState.model_fields)
     assert seat_fields == {"seat", "occupied", "in_hand", "cards"}

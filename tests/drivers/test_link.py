@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from contract.models import LampCommand
 from contract.timestamps import utc_now
 from contract.topics import Topics
 from drivers.session import DriverOptions, stop_task
+from link.aiomqtt_adapter import socket_of
+from link.client import make_client
 from link.device import DeviceLink
 from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import publish, subscribed
@@ -47,6 +50,8 @@ async def test_events_status_clean_offline_and_sessions_across_restarts(mosquitt
         await got.wait_for(lambda: len(got.on(events)) == 2)
         assert [e.seq for e in got.events(events)] == [1, 2]
         first_session = got.statuses(status)[-1].session
+        assert got.statuses(status)[-1].seq == 0  # online before its first event
+        assert {e.session for e in got.events(events)} == {first_session}
         await stop_task(task)
         await got.wait_for(lambda: got.statuses(status)[-1].state == "offline")
         assert got.statuses(status)[-1].detail == "driver stopped"
@@ -82,6 +87,10 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
             await got.wait_for(lambda: len(got.on(events)) == 2, within=10)
             assert [e.seq for e in got.events(events)] == [1, 2]
             await until_ready(driver)
+        async with subscribed(mosquitto.port, topics.device_status("dev")) as got:
+            # The status said again after the reconnection names the last event before it.
+            await got.wait_for(lambda: bool(got.statuses(topics.device_status("dev"))))
+            assert got.statuses(topics.device_status("dev"))[-1].seq == 2
             await publish(mosquitto.port, cmd, LampCommand(ts=utc_now(), colour="red").to_json())
             for _ in range(100):
                 if driver.executed:
@@ -114,3 +123,26 @@ async def test_outbox_overflow_drops_events_with_an_error_never_the_status(
     assert len(driver.link.outbox) == 4  # three events and the online status
     assert driver.link.outbox.status_pending
     assert sum("outbox full" in r.getMessage() for r in caplog.records) == 2
+
+
+async def test_every_client_sets_tcp_nodelay_drivers_included(mosquitto: Mosquitto) -> None:
+    # Every production client is built by link.client.make_client (tests/test_clients.py);
+    # here the options reach the sockets: a plain client, the controller's kind, a driver's.
+    plain = make_client(MqttSection(url=mosquitto.url), "nodelay-plain")
+    persistent = make_client(MqttSection(url=mosquitto.url), "nodelay-persistent", persistent=True)
+    async with plain, persistent:
+        for client in (plain, persistent):
+            sock = socket_of(client)
+            assert sock is not None
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    driver, _ = make(mosquitto.url, "tl4")
+    task = asyncio.create_task(driver.run())
+    try:
+        await until_ready(driver)
+        assert isinstance(driver.link, DeviceLink)
+        assert driver.link.client is not None
+        sock = socket_of(driver.link.client)
+        assert sock is not None
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    finally:
+        await stop_task(task)

@@ -66,3 +66,12 @@ def test_a_message_leaves_only_once_the_broker_took_it() -> None:
     outbox.set_status(status("offline"))  # replaced while the old one was being published
     outbox.done(sent_status)
     assert drain(outbox) == ["offline"]
+
+
+def test_a_status_said_again_after_a_reconnection_goes_before_what_waited() -> None:
+    outbox = Outbox(10)
+    outbox.put(event("e1"))
+    outbox.put(event("e2"))
+    outbox.set_status(status("online, seq 2"), first=True)
+    outbox.put(event("e3"))
+    assert drain(outbox) == ["online, seq 2", "e1", "e2", "e3"]

@@ -137,7 +137,8 @@ async def test_state_changes_and_keys_become_contract_events() -> None:
         await h.wait_events(7)
         events = h.events()
         assert [e.seq for e in events] == list(range(1, len(events) + 1))
-        described = [(type(e).__name__, e.model_dump(exclude={"v", "seq", "ts", "type"})) for e in events[1:]]
+        common = {"v", "seq", "ts", "type", "session"}
+        described = [(type(e).__name__, e.model_dump(exclude=common)) for e in events[1:]]
         assert set(map(str, described[:4])) == {
             str(("ButtonEvent", {"seat": 4})),
             str(("SeatEvent", {"seat": 2, "occupied": True})),
@@ -163,6 +164,37 @@ async def test_presses_between_polls_are_all_published_once_in_order() -> None:
         await asyncio.sleep(0.2)  # resends, had they been published twice, would show now
         assert h.keys() == pressed
         assert h.board.pending_keys == 0  # all acknowledged
+
+
+async def test_a_press_is_acknowledged_to_the_board_only_once_the_broker_has_its_event() -> None:
+    board = SensorBoardSimulator(VID, PID)
+    driver, link = make_driver(board)
+    link.broker_acks = False  # the broker is away: events wait for their PUBACK
+    h = Harness(link, board)
+    task = asyncio.create_task(driver.run())
+    try:
+        await h.wait_status("online")
+        board.press("new_hand")
+        await h.wait_keys(1)
+        key = next(e for e in h.events() if isinstance(e, KeyEvent))
+        assert key.session == driver.session
+        # The board resends the press every 50 ms; after several more reports it still holds it.
+        seen = driver.frames_received
+        await asyncio.wait_for(_until(lambda: driver.frames_received >= seen + 4), 5)
+        assert board.pending_keys == 1
+        assert h.keys() == [("new_hand", None)]  # resent by the board, published once
+        link.acknowledge()  # PUBACK
+        await asyncio.wait_for(_until(lambda: board.pending_keys == 0), 5)
+        # An ack lost on the wire: the board goes on resending, the driver acknowledges again.
+        board.press("ack")
+        await h.wait_keys(2)
+        board.corrupt_commands(1)
+        link.acknowledge()
+        await asyncio.wait_for(_until(lambda: board.out_errors == 1), 5)
+        await asyncio.wait_for(_until(lambda: board.pending_keys == 0), 5)
+        assert h.keys() == [("new_hand", None), ("ack", None)]
+    finally:
+        await stop_task(task)
 
 
 async def test_keys_survive_corrupt_reports() -> None:

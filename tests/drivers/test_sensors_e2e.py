@@ -75,7 +75,9 @@ async def _until(predicate: Callable[[], bool], step: float = 0.01) -> None:
         await asyncio.sleep(step)
 
 
-async def test_presses_while_the_broker_restarts_are_queued_not_lost(mosquitto: Mosquitto) -> None:
+async def test_presses_while_the_broker_is_away_stay_on_the_board_until_it_has_them(
+    mosquitto: Mosquitto,
+) -> None:
     topics = Topics("holdem", "sb11")
     board = SensorBoardSimulator(VID, PID)
     driver = SensorBoardDriver(
@@ -87,7 +89,11 @@ async def test_presses_while_the_broker_restarts_are_queued_not_lost(mosquitto: 
         await asyncio.to_thread(mosquitto.stop)
         board.press("all_in", 3)
         board.press("exposed", 3)
-        await asyncio.wait_for(_until(lambda: board.pending_keys == 0), 5)  # read and acknowledged
+        # Read and published, but the broker does not have them: the board keeps them queued.
+        await asyncio.wait_for(_until(lambda: driver.emitted >= 3), 5)  # button, two keys
+        seen = driver.frames_received
+        await asyncio.wait_for(_until(lambda: driver.frames_received >= seen + 4), 5)
+        assert board.pending_keys == 2
         await asyncio.to_thread(mosquitto.start)
         async with subscribed(mosquitto.port, topics.device_event("sensors")) as got:
             events_topic = topics.device_event("sensors")
@@ -97,6 +103,8 @@ async def test_presses_while_the_broker_restarts_are_queued_not_lost(mosquitto: 
 
             await got.wait_for(lambda: len(keys()) == 2, within=10)
             assert keys() == [("all_in", 3), ("exposed", 3)]
+            # The broker has them now (PUBACK): acknowledged to the board.
+            await asyncio.wait_for(_until(lambda: board.pending_keys == 0), 5)
     finally:
         await stop_task(task)
 

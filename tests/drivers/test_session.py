@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import time
 from pathlib import Path
 
 import pytest
 
 from config.models import MqttSection
-from contract.models import FaultEvent, LampCommand, ShuffleCommand, Status
+from contract.models import FaultEvent, LampCommand, ResendCommand, ShuffleCommand, Status
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.errors import DeviceLost
 from drivers.session import DriverOptions, stop_task
 from testing.memory_link import MemoryLink
 from tests.drivers.queue_device import QueueDevice
@@ -197,3 +200,72 @@ async def test_state_file_numbers_sessions_without_a_broker(tmp_path: Path) -> N
         assert state.read_text().strip() == "42"
     finally:
         await stop_task(task)
+
+
+async def test_events_name_their_session_and_a_resend_publishes_them_again_unchanged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    driver, link = make(resend_buffer=4)
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        session = driver.session
+        for key in ("new_hand", "round_complete", "all_in", "exposed", "ack"):
+            driver.presses.put_nowait(key)
+        await link.wait_for(lambda: len(link.events) == 5)
+        assert {e.session for e in link.events} == {session}
+        first = list(link.events)
+        # Unplugged: the device is gone, its ring buffer is not.
+        driver.plugged = False
+        driver.presses.put_nowait(None)
+        await link.wait_for(lambda: link.state() == "offline")
+        link.command(ResendCommand(ts=utc_now(), session=session, from_seq=3, to_seq=4))
+        await link.wait_for(lambda: len(link.events) == 7)
+        assert link.events[5:] == first[2:4]  # the same payloads: seq, ts and all
+        # Seq 1 has left the ring (it keeps 4): what is still held is sent, the rest is named.
+        with caplog.at_level(logging.WARNING, logger="drivers.testdev"):
+            link.command(ResendCommand(ts=utc_now(), session=session, from_seq=1, to_seq=2))
+            await link.wait_for(lambda: len(link.events) == 8)
+            await link.wait_for(lambda: "no longer held" in caplog.text)
+        assert link.events[7] == first[1]
+        assert f"resend of session {session} events 1 to 2: 1 no longer held" in caplog.text
+        assert driver.emitted == 5
+    finally:
+        await stop_task(task)
+
+
+class FailsAtOnce(QueueDevice):
+    """A device that answers, then breaks at once (a flaky cable, a firmware crash loop)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.connected_at: list[float] = []
+
+    async def connect(self) -> None:
+        self.connected_at.append(time.monotonic())
+
+    async def serve(self) -> None:
+        raise DeviceLost("gone again")
+
+
+async def test_a_device_failing_right_after_connecting_is_retried_with_growing_delays() -> None:
+    link = MemoryLink("dev", log=logging.getLogger("drivers.testdev"))
+    driver = FailsAtOnce(
+        "dev",
+        MqttSection(),
+        Topics("holdem", "t"),
+        DriverOptions(reconnect_max_s=0.8, stable_session_s=5.0),
+        link=link,
+    )
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: len(driver.connected_at) >= 5, within=10)
+    finally:
+        await stop_task(task)
+    at = driver.connected_at
+    gaps = [later - earlier for earlier, later in itertools.pairwise(at)][:4]
+    # 0.1, 0.2, 0.4, 0.8 s: doubling up to reconnect_max_s, not a tight loop
+    assert [round(g, 1) >= want for g, want in zip(gaps, (0.1, 0.2, 0.4, 0.8), strict=True)] == [
+        True
+    ] * 4
+    assert [s.session for s in link.statuses if s.state == "online"][:5] == [1, 2, 3, 4, 5]

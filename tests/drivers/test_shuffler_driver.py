@@ -14,8 +14,10 @@ from contract.cards import ALL_CARDS
 from contract.models import FaultEvent, ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.framing import Frame
 from drivers.session import stop_task
 from drivers.shuffler.driver import ShufflerDriver
+from drivers.shuffler.protocol import StartShuffle
 from drivers.transport.nullmodem import LineNoise
 from simulators.shuffler import ShufflerSimulator
 from testing.memory_link import MemoryLink
@@ -65,6 +67,43 @@ async def test_shuffle_command_gives_shuffling_then_complete(rig: Rig) -> None:
     assert (complete.deck, complete.count, complete.ok) == ("A", 52, True)
     assert (complete.missing, complete.duplicates) == ([], [])
     assert [shuffling.seq, complete.seq] == [1, 2]
+
+
+class WatchingShuffler(ShufflerSimulator):
+    """The simulator, noting whether the driver already waited for the reply to each command
+    when the command's bytes reached the device (a zero-delay cable answers within the write)."""
+
+    driver: ShufflerDriver | None = None
+    waited_before_arrival: list[bool]
+
+    def _handle(self, frame: Frame) -> None:
+        if isinstance(frame.message, StartShuffle) and self.driver is not None:
+            self.waited_before_arrival.append(frame.seq in self.driver._waiting)
+        super()._handle(frame)
+
+
+async def test_a_request_waits_for_its_reply_before_its_bytes_leave(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sim = WatchingShuffler(shuffle_s=0.2, cable="nullmodem")
+    sim.waited_before_arrival = []
+    await sim.start()
+    device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port, reconnect_max_s=0.2)
+    link = MemoryLink("shuffler", log=logging.getLogger("drivers.shuffler"))
+    driver = sim.driver = ShufflerDriver(device, MqttSection(), Topics("holdem", "ts"), link=link)
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        sim.load_deck("A", ALL_CARDS)
+        with caplog.at_level(logging.INFO, logger="drivers.shuffler"):
+            link.command(ShuffleCommand(ts=utc_now(), deck="A"))
+            await link.wait_for(lambda: bool(link.of_type(ShuffleCompleteEvent)))
+        assert sim.waited_before_arrival == [True]
+        assert "executed 'shuffle'" in caplog.text
+        assert "reply to unknown command" not in caplog.text
+    finally:
+        await stop_task(task)
+        await sim.close()
 
 
 async def test_deck_check_reports_missing_and_duplicate_cards(rig: Rig) -> None:

@@ -1,0 +1,386 @@
+"""Sessions on events, the gap fill, and a hand whose events were lost (issue 9, delivery).
+
+Events here name their session, as the drivers' do: repeats are known by (device, session,
+seq), a missing event is asked for again (a ``resend`` command among the outputs) while what
+arrives meanwhile waits, and the hand is followed as if nothing had been lost. What the driver
+no longer has is lost: reported, the hand not tracked, and the next hand followed cleanly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from contract.models import Alert, KeyEvent, PublicState, ResendCommand, Status
+from engine.api import DeviceEventReceived, DeviceStatusReceived, Outputs, Received
+from engine.core import Engine
+from engine.seqtrack import GAP_WAIT, HOLD_LIMIT, RESEND_EVERY, received_ts, release_order
+from testing.script import Message, Table, setup_lines
+from testing.sessions import dealer_session
+from tests.engine.runner import RECEIVED_AT, to_received
+from tests.engine.runner import settings as engine_settings
+from tests.engine.scenario import registry
+
+
+def sessioned(messages: list[Message], sessions: dict[str, int] | None = None) -> list[Received]:
+    """The messages as the service hands them over, every event naming its device's session."""
+    out = []
+    for message in messages:
+        received = to_received(message)
+        if isinstance(received, DeviceEventReceived):
+            session = (sessions or {}).get(received.device, 1)
+            event = received.event.model_copy(update={"session": session})
+            received = DeviceEventReceived(received.device, event, received.received)
+        out.append(received)
+    return out
+
+
+def feed(engine: Engine, items: Sequence[Received]) -> list[Outputs]:
+    return [engine.handle(item) for item in items]
+
+
+def alerts_of(outputs: list[Outputs]) -> list[Alert]:
+    return [alert for out in outputs for alert in out.alerts]
+
+
+def resends(outputs: list[Outputs]) -> list[tuple[str, int, int, int]]:
+    return [
+        (device, c.session, c.from_seq, c.to_seq)
+        for out in outputs
+        for device, c in out.commands
+        if isinstance(c, ResendCommand)
+    ]
+
+
+def reference(items: list[Received]) -> tuple[list[Alert], PublicState]:
+    engine = Engine(engine_settings())
+    outputs = feed(engine, items)
+    return alerts_of(outputs), engine.public_state()
+
+
+def a_session(hands: int = 2, seed: int = 3) -> list[Received]:
+    messages, _ = dealer_session(registry(), seats=9, hands=hands, seed=seed)
+    return sessioned(messages)
+
+
+def reader_positions(items: list[Received]) -> list[int]:
+    return [
+        i for i, item in enumerate(items) if isinstance(item, DeviceEventReceived) and item.device == "rfid-1"
+    ]
+
+
+def test_a_gap_is_asked_for_held_and_filled_as_if_nothing_was_lost() -> None:
+    items = a_session()
+    expected_alerts, expected_state = reference(items)
+    positions = reader_positions(items)
+    lost = positions[20:25]  # five of the reader's events never reached the controller
+    shown_at = positions[25]  # the reader's next event shows the gap
+    first = [item for i, item in enumerate(items[:shown_at]) if i not in lost]
+    engine = Engine(engine_settings())
+    outputs = feed(engine, first)
+    before = engine.public_state().model_dump(exclude={"ts"})
+    # The gap: asked for, and what arrives from now on (every device) waits for it.
+    got = engine.handle(items[shown_at])
+    low = items[lost[0]].event.seq  # type: ignore[union-attr]
+    assert resends([got]) == [("rfid-1", 1, low, low + 4)]
+    assert got.alerts == ()
+    assert got.state is None
+    shown_ts = items[shown_at].event.ts  # type: ignore[union-attr]
+    soon = shown_at + 1
+    while soon < len(items) and ts_of(items[soon]) - shown_ts < GAP_WAIT - RESEND_EVERY:
+        soon += 1
+    meanwhile = feed(engine, items[shown_at + 1 : soon])
+    assert len(meanwhile) >= 3
+    assert alerts_of(meanwhile) == []
+    assert all(out.state is None for out in meanwhile)
+    assert engine.public_state().model_dump(exclude={"ts"}) == before
+    assert 1 <= len(resends(meanwhile)) < GAP_WAIT / RESEND_EVERY  # asked again meanwhile
+    # The driver sends them again (out of order, one twice): all is applied, in order.
+    resent = [items[i] for i in reversed(lost)] + [items[lost[2]]]
+    outputs += [got, *meanwhile, *feed(engine, resent), *feed(engine, items[soon:])]
+    assert alerts_of(outputs) == expected_alerts
+    assert engine.public_state() == expected_state
+    assert engine.state.machine.dev_taken == reference_taken(items)
+    assert engine.public_state().tracking
+
+
+#: How soon a driver answers a resend in the simulated crashes (event time).
+ANSWER_WITHIN = timedelta(seconds=2)
+
+
+def ts_of(item: Received) -> datetime:
+    return received_ts(item)
+
+
+def reference_taken(items: list[Received]) -> dict[str, int]:
+    taken: dict[str, int] = {}
+    for item in items:
+        if isinstance(item, DeviceEventReceived):
+            taken[item.device] = taken.get(item.device, 0) + 1
+    return taken
+
+
+def reconnected(items: list[Received], end: int) -> list[Received]:
+    """What the drivers publish first when the broker is back: their retained status again,
+    naming the seq of their last event (each device's event before ``end``)."""
+    last: dict[str, int] = {}
+    for item in items[:end]:
+        if isinstance(item, DeviceEventReceived):
+            last[item.device] = item.event.seq
+    ts = ts_of(items[end])
+    return [
+        DeviceStatusReceived(device, Status(state="online", ts=ts, session=1, seq=seq), RECEIVED_AT)
+        for device, seq in sorted(last.items())
+    ]
+
+
+def crash(
+    items: list[Received], start: int, end: int, delays: list[int], rng: random.Random
+) -> tuple[Engine, list[Outputs]]:
+    """The messages ``start`` to ``end`` are lost (a broker crash); the drivers reconnect and
+    say their status again (with the seq of their last event); the rest arrive in order,
+    and each driver answers a ``resend`` after the next ``delays`` messages (in turn; within
+    two seconds of event time at most), with the events asked for that it published, in a
+    shuffled order and one of them twice."""
+    lost = items[start:end]
+    pending = items[:start] + reconnected(items, end) + items[end:]
+    engine = Engine(engine_settings())
+    outputs: list[Outputs] = []
+    answers: list[tuple[int, datetime, list[Received]]] = []  # due after n messages, or by then
+    delivered = 0
+    while pending or answers:
+        soon = ts_of(pending[0]) if pending else None
+        due = [a for a in answers if a[0] <= delivered or soon is None or soon - a[1] >= ANSWER_WITHIN]
+        answers = [a for a in answers if a not in due]
+        batch = [event for *_, events in due for event in events] or [pending.pop(0)]
+        for item in batch:
+            out = engine.handle(item)
+            outputs.append(out)
+            delivered += 1
+            for device, command in out.commands:
+                assert isinstance(command, ResendCommand)
+                events: list[Received] = [
+                    it
+                    for it in lost
+                    if isinstance(it, DeviceEventReceived)
+                    and it.device == device
+                    and it.event.session == command.session
+                    and command.from_seq <= it.event.seq <= command.to_seq
+                ]
+                rng.shuffle(events)
+                events += events[:1]
+                wait = delays[len(answers) % len(delays)]
+                answers.append((delivered + wait, engine.state.machine.clock, events))
+    return engine, outputs
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1), cut=st.data())
+def test_a_device_that_lost_events_is_followed_as_if_nothing_was_lost(
+    seed: int, cut: st.DataObject
+) -> None:
+    """A run of one device's events is lost and the next message is that device's: the loss
+    shows at once, everything after waits, the driver answers (any order, some twice): the
+    outputs are exactly those of the run without the loss."""
+    items = a_session(hands=2, seed=seed)
+    expected_alerts, expected_state = reference(items)
+    start = cut.draw(st.integers(min_value=1, max_value=len(items) - 2), label="start")
+    end = cut.draw(st.integers(min_value=start + 1, max_value=min(len(items) - 1, start + 30)), label="end")
+    devices = {getattr(it, "device", None) for it in items[start : end + 1]}
+    assume(len(devices) == 1 and None not in devices)
+    assume(all(isinstance(it, DeviceEventReceived) for it in items[start : end + 1]))
+    device = devices.pop()
+    assume(any(getattr(it, "device", None) == device for it in items[:start]))  # its baseline
+    delays = cut.draw(st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=3), label="delays")
+    engine, outputs = crash(items, start, end, delays, random.Random(seed))
+    assert alerts_of(outputs) == expected_alerts
+    # (the state's ts is that of the last message, here maybe a repeat sent again)
+    assert engine.public_state().model_dump(exclude={"ts"}) == expected_state.model_dump(exclude={"ts"})
+    assert engine.state.machine.dev_taken == reference_taken(items)
+    assert resends(outputs)[0][0] == device
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1), cut=st.data())
+def test_after_a_broker_crash_the_table_is_followed_as_if_nothing_was_lost(
+    seed: int, cut: st.DataObject
+) -> None:
+    """Any window of events lost (every device's), the drivers saying their status again when
+    the broker is back and answering when asked: every event is taken once, in its place, and
+    the outputs are those of the run without the crash."""
+    items = a_session(hands=2, seed=seed)
+    expected_alerts, expected_state = reference(items)
+    start = cut.draw(st.integers(min_value=1, max_value=len(items) - 2), label="start")
+    end = cut.draw(st.integers(min_value=start + 1, max_value=min(len(items) - 1, start + 40)), label="end")
+    lost = items[start:end]
+    assume(all(isinstance(it, DeviceEventReceived) for it in lost))
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        if isinstance(item, DeviceEventReceived):
+            first_seen.setdefault(item.device, index)
+    assume(all(first_seen[it.device] < start for it in lost if isinstance(it, DeviceEventReceived)))
+    delays = cut.draw(st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=3), label="delays")
+    engine, outputs = crash(items, start, end, delays, random.Random(seed))
+    assert alerts_of(outputs) == expected_alerts
+    state = engine.public_state()
+    assert state.model_dump(exclude={"ts"}) == expected_state.model_dump(exclude={"ts"})
+    assert engine.state.machine.dev_taken == reference_taken(items)
+    assert engine.state.machine.held == ()
+
+
+def test_what_the_driver_no_longer_has_is_lost_reported_and_never_applied_late() -> None:
+    items = a_session()
+    positions = reader_positions(items)
+    lost = positions[10:13]
+    shown_at = positions[13]
+    engine = Engine(engine_settings())
+    feed(engine, [it for i, it in enumerate(items[:shown_at]) if i not in lost])
+    outputs = [engine.handle(items[shown_at])]
+    # Nobody answers. Time passes (event time: what arrives carries it): asked again each second.
+    t0 = items[shown_at].event.ts  # type: ignore[union-attr]
+    clock = [t0 + RESEND_EVERY * n for n in range(1, 11)]
+    for ts in clock:
+        status = Status(state="online", ts=ts, session=1)
+        outputs.append(engine.handle(DeviceStatusReceived("shuffler", status, RECEIVED_AT)))
+    asked = resends(outputs)
+    low = items[lost[0]].event.seq  # type: ignore[union-attr]
+    assert asked == [("rfid-1", 1, low, low + 2)] * int(GAP_WAIT / RESEND_EVERY)
+    lost_alerts = [a for a in alerts_of(outputs) if a.code == "device_fault"]
+    assert [(a.status, a.device) for a in lost_alerts] == [("raised", "rfid-1")]
+    assert f"did not send events {low} to {low + 2} again" in lost_alerts[0].message
+    assert "this hand is not tracked" in lost_alerts[0].message
+    assert not engine.public_state().tracking
+    assert engine.state.machine.held == ()  # released: the hand goes on, untracked
+    # A late copy of a lost event is not applied out of its place.
+    taken = dict(engine.state.machine.dev_taken)
+    assert engine.handle(items[lost[1]]).alerts == ()
+    assert engine.state.machine.dev_taken == taken
+
+
+def test_the_hold_is_bounded() -> None:
+    items = a_session(hands=1)
+    positions = reader_positions(items)
+    engine = Engine(engine_settings())
+    feed(engine, [it for i, it in enumerate(items[: positions[5]]) if i != positions[4]])
+    engine.handle(items[positions[5]])
+    ts = items[positions[5]].event.ts  # type: ignore[union-attr]
+    key = KeyEvent(seq=1, ts=ts, key="ack", session=1)
+    outputs = []
+    for n in range(HOLD_LIMIT):
+        event = key.model_copy(update={"seq": 1000 + n})
+        outputs.append(engine.handle(DeviceEventReceived("console", event, RECEIVED_AT)))
+    assert [a.code for a in alerts_of(outputs)][:1] == ["device_fault"]
+    assert engine.state.machine.held == ()
+    assert engine.state.machine.dev_taken["console"] == HOLD_LIMIT
+
+
+def test_a_new_session_without_its_status_is_a_restart_and_old_repeats_are_dropped() -> None:
+    table = Table(registry())
+    messages = table.run_all([*setup_lines([1, 2, 3, 4], 1, ["A", "B"]), "new_hand", "deal 2 3 4 1"])
+    first = sessioned(messages)
+    engine = Engine(engine_settings())
+    feed(engine, first)
+    # The reader restarted (session 2) and its status has not arrived: seq 1 of the new session.
+    table.seq["rfid-1"] = 0
+    second = sessioned(table.run_all(["deal 2 3"]), {"rfid-1": 2})
+    outputs = feed(engine, second)
+    assert alerts_of(outputs) == []
+    assert resends(outputs) == []
+    assert [s.cards for s in engine.public_state().seats[:4]] == [1, 2, 2, 1]
+    # The broker delivers the old session's events again: repeats, dropped.
+    old = [it for it in first if isinstance(it, DeviceEventReceived) and it.device == "rfid-1"]
+    assert alerts_of(feed(engine, old)) == []
+    assert [s.cards for s in engine.public_state().seats[:4]] == [1, 2, 2, 1]
+    # The status of session 2 arrives late: no restart of what is already followed.
+    late = Status(state="online", ts=second[-1].event.ts, session=2)  # type: ignore[union-attr]
+    assert engine.handle(DeviceStatusReceived("rfid-1", late, RECEIVED_AT)).alerts == ()
+    outputs = feed(engine, sessioned(table.run_all(["deal 4 1"]), {"rfid-1": 2}))
+    assert alerts_of(outputs) == []
+    assert resends(outputs) == []
+    assert [s.cards for s in engine.public_state().seats[:4]] == [2, 2, 2, 2]
+
+
+def test_a_redelivered_window_from_seq_1_is_not_a_restart() -> None:
+    # Issue 9: "a redelivered window starting at seq 1 is taken for a device restart and
+    # applied again, with a false 'events were lost' warning".
+    items = a_session(hands=1)
+    engine = Engine(engine_settings())
+    feed(engine, items)
+    taken = dict(engine.state.machine.dev_taken)
+    window = [it for it in items if isinstance(it, DeviceEventReceived) and it.device == "rfid-1"][:30]
+    outputs = feed(engine, window)
+    assert alerts_of(outputs) == []
+    assert engine.state.machine.dev_taken == taken
+
+
+def test_a_forged_far_session_does_not_blind_the_reader() -> None:
+    items = a_session(hands=1)
+    positions = reader_positions(items)
+    engine = Engine(engine_settings())
+    feed(engine, items[: positions[10]])
+    real = items[positions[10]]
+    assert isinstance(real, DeviceEventReceived)
+    forged = real.event.model_copy(update={"session": 10**9})
+    got = engine.handle(DeviceEventReceived("rfid-1", forged, RECEIVED_AT))
+    assert [(a.code, a.status) for a in got.alerts] == [("bad_payload", "raised")]
+    expected_alerts, expected_state = reference(items)
+    outputs = feed(engine, items[positions[10] :])
+    assert [a.code for a in alerts_of(outputs)] == [a.code for a in expected_alerts]
+    assert engine.public_state().board == expected_state.board
+
+
+def test_held_messages_are_released_by_seq_within_a_device_and_by_time_across_devices() -> None:
+    table = Table(registry())
+    messages = table.run_all([*setup_lines([1, 2, 3, 4], 1, ["A", "B"]), "new_hand", "deal 2 3 4 1"])
+    items = sessioned(messages)
+    shuffled = list(reversed(items))
+    assert release_order(tuple(shuffled)) == sorted(
+        items, key=lambda it: (it.event.ts, it.event.seq)  # type: ignore[union-attr]
+    )
+
+
+def test_issue_9_a_lost_retrieval_does_not_keep_the_engine_in_a_void_hand() -> None:
+    # Issue 9: with events lost mid-session "the engine stayed in hand 3's misdeal for the
+    # remaining 37 hands, new_hand ignored". The cards of the misdealt hand left the table,
+    # but their absences were among the events lost: the engine still saw them on the table.
+    table = Table(registry())
+    lines = [*setup_lines([1, 2, 3, 4], 1, ["A", "B"]), "new_hand", "deal 2:up"]
+    engine = Engine(engine_settings())
+    codes = [a.code for a in alerts_of(feed(engine, sessioned(table.run_all(lines))))]
+    assert codes == ["misdeal_exposed_early"]
+    assert sessioned(table.run_all(["clear"]))  # the card leaves the table: never received
+    # The redeal. new_hand comes first, while the engine still sees the card: refused, as it
+    # must be. The reader's next event shows the gap; its driver cannot send the events again
+    # (its process was restarted), so after the wait they are lost.
+    redeal = ["shuffle B", "new_hand", "deal all", "wait 11", "clear"]
+    outputs = feed(engine, sessioned(table.run_all(redeal)))
+    raised = [a.code for a in alerts_of(outputs) if a.status == "raised"]
+    assert "device_fault" in raised
+    assert not engine.public_state().tracking
+    # The next hand boundary resumes cleanly, and the hands after it are followed as usual.
+    outputs = feed(engine, sessioned(table.run_all(["new_hand", "deal all", "round", "burn", "flop"])))
+    state = engine.public_state()
+    assert (state.hand, state.phase, state.tracking) == (2, "flop", True)
+    assert [a.code for a in alerts_of(outputs) if a.status == "raised"] == []
+    assert state.alerts == []
+    outputs = feed(engine, sessioned(table.run_all(["round", "burn", "turn", "round", "burn", "river"])))
+    assert [a.code for a in alerts_of(outputs) if a.status == "raised"] == []
+
+
+def test_events_without_a_session_are_followed_as_before() -> None:
+    table = Table(registry())
+    messages = table.run_all([*setup_lines([1, 2, 3, 4], 1, ["A", "B"]), "new_hand", "deal 2 3"])
+    engine = Engine(engine_settings())
+    feed(engine, [to_received(m) for m in messages])
+    table.seq["rfid-1"] += 2  # two of the reader's events lost; its events name no session
+    outputs = feed(engine, [to_received(m) for m in table.run_all(["deal 4"])])
+    assert [a.code for a in alerts_of(outputs)] == ["device_fault"]  # reported at once
+    assert resends(outputs) == []
+    assert not engine.public_state().tracking
+    outputs = feed(engine, [to_received(m) for m in table.run_all(["new_hand"])])
+    assert engine.public_state().tracking
+    assert engine.public_state().hand == 2
