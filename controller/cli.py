@@ -36,6 +36,7 @@ SUBCOMMANDS = (
         "demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"
     ),
     Subcommand("simulate", "run the device simulators standalone", "simulators.cli"),
+    Subcommand("journal", "verify the journal's hash chain, export records", "controller.journal.cli"),
 )
 
 

@@ -1,65 +1,60 @@
 """The controller of one table, without the network: journal, engine, outputs to publish.
 
-The service (``controller.service``) feeds it every received message and publishes what it returns;
-this class decides what that is. It also recovers from the journal at start-up: replaying the
-received records through the deterministic engine rebuilds the hand state and alert ids, alerts
-already published are not published again, and outputs a crash kept from the broker are.
+The service (``controller.serving``) feeds it every received message and publishes what it
+returns; this class decides what that is. At start-up it recovers from the journal
+(``controller.recovery``: the newest checkpoint and the records after it); while running it takes a
+checkpoint at every hand's end and every ``checkpoint_every`` records, so that recovery stays short.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
 
-from config.models import SensorBoardDevice, TableConfig
+from config.models import JournalSection, SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
 from contract.models import Alert, DeviceCommand, PublicState, TagEvent
 from contract.topics import Topics
+from controller import checkpoint
 from controller.alerts_out import DealerSignals
 from controller.inbox import Classified, classify
-from controller.journal import (
-    Journal,
-    JournalScan,
-    PublishedRecord,
-    PublishedWhat,
-    ReceivedRecord,
-    scan_journal,
-)
+from controller.journal.files import JournalFiles
+from controller.journal.writer import Journal, JournalOptions
+from controller.journal_health import JournalHealth
+from controller.outgoing import Outgoing
+from controller.recovery import Recovery, audit, recover
+from controller.repeats import RecentMessages
 from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 
+__all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_options"]
+
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
+
+
+def journal_options(section: JournalSection) -> JournalOptions:
+    return JournalOptions(
+        fsync=section.fsync,
+        segment_bytes=max(1, int(section.segment_mb * (1 << 20))),
+        backlog=section.backlog,
+        retain_days=section.retain_days,
+        fsync_delay_s=section.fsync_delay_ms / 1000,
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class Outgoing:
-    """One message to publish, and the received record (``cause``) whose processing produced it."""
+class Handled:
+    """A received message: its record number (0: not journaled) and what it produced.
 
-    what: PublishedWhat
-    cause: int
-    topic: str
-    payload: bytes
-    retain: bool
+    ``repeat``: the broker delivered a message again that is already in the journal as ``record``;
+    it was not applied a second time.
+    """
 
-
-@dataclass
-class Recovery:
-    """What start-up found in the journal."""
-
-    session: int = 1
-    received: int = 0
-    replayed: int = 0
-    #: Unreadable journal lines, ``file:line: why``.
-    problems: list[str] = field(default_factory=list)
-    #: Alerts whose replay differs from what the journal says was published, ``file:line: ...``.
-    divergences: list[str] = field(default_factory=list)
-    #: Outputs the replay produced that the journal does not show as published.
-    pending: list[Outgoing] = field(default_factory=list)
+    record: int
+    outgoing: list[Outgoing]
+    repeat: bool = False
 
 
 class TableController:
@@ -68,153 +63,195 @@ class TableController:
     def __init__(self, config: TableConfig, registry: DeckRegistry, *, journal: bool = True) -> None:
         self.config = config
         self.topics = Topics(config.mqtt.root, config.table.id)
-        self.engine = Engine(EngineSettings.from_config(config, registry))
+        self.settings = EngineSettings.from_config(config, registry)
+        self.engine = Engine(self.settings)
         self.signals = DealerSignals(buzzer_ms=config.display.buzzer_ms)
+        self.files = JournalFiles(config.journal.path) if journal else None
         self.journal = (
-            Journal(config.journal.path, fsync=config.journal.fsync) if journal else None
+            Journal(self.files, journal_options(config.journal)) if self.files is not None else None
         )
         boards = [d for d in config.devices if isinstance(d, SensorBoardDevice) and d.enabled]
         self.signal_device = boards[0].id if boards and config.display.lamp else None
         self.state: PublicState | None = None
         self.session = 1
-        self._torn_tail = False
-        self._last_received = 0
-        #: Why the journal cannot be written, while it cannot.
-        self.journal_error: str | None = None
+        self.recent = RecentMessages()
+        self.health = JournalHealth(config.table.profile)
+        #: Alerts and commands produced and not yet journaled as published (for checkpoints).
+        self._unpublished: dict[int, Outgoing] = {}
+        self._since_checkpoint = 0
+        self._checkpoint_mark: tuple[int, str] = (0, "idle")
+        #: The record of the last message the engine took (what a checkpoint now would cover).
+        self.last_record = 0
 
     # ----------------------------------------------------------------------------------------
     # Start-up
     # ----------------------------------------------------------------------------------------
 
-    def recover(self, now: datetime) -> Recovery:
-        """Replay the journal, open it for appending and record this start (a new session)."""
-        recovery = self.replay()
+    def recover(self, now: datetime, listener: Callable[[], None] | None = None) -> Recovery:
+        """Rebuild from the journal, open it for appending and record this start (a new session).
+
+        The journal is never a reason not to start: one that cannot be read is reported and the
+        table starts afresh; one that cannot be written puts the journal in a fault (the status
+        and a ``journal_fault`` alert say so) and the table goes on from memory.
+        """
+        try:
+            recovery = recover(self)
+        except OSError as error:
+            log.error(
+                "journal %s: cannot be read (%s): the table starts without its history",
+                self.config.journal.path,
+                error.strerror or error,
+            )
+            recovery = Recovery()
+        recovery.log()
+        self.session = recovery.session
+        self.last_record = recovery.position.next_n - 1
+        self._checkpoint_mark = (self.engine.state.hand, self.engine.state.phase)
+        for out in recovery.pending:
+            self._unpublished[id(out)] = out
         if self.journal is not None:
-            self.journal.open(torn_tail=self._torn_tail, next_received=self._last_received + 1)
+            self.journal.open(recovery.position, listener)
             self.journal.start(self.session, now, self.config.table.id)
         return recovery
 
     def replay(self) -> Recovery:
-        """Replay the journal through the engine (read only): rebuild state, find what is unsent."""
-        recovery = Recovery()
-        if self.journal is None:
-            return recovery
-        path = self.journal.path
-        # Pass 1: what reached the broker (alerts kept whole to compare, commands counted).
-        sent_scan = JournalScan()
-        alerts_published: dict[int, list[bytes]] = {}
-        commands_published: Counter[int] = Counter()
-        for sent in scan_journal(path, sent_scan, only=("published",)):
-            if not isinstance(sent, PublishedRecord):
-                continue
-            if sent.what == "alert":
-                alerts_published.setdefault(sent.cause, []).append(sent.payload)
-            elif sent.what == "command":
-                commands_published[sent.cause] += 1
-
-        # Pass 2: the received messages through the engine, streamed (states are not kept).
-        scan = JournalScan()
-        for record in scan_journal(path, scan, skip=("published",)):
-            if not isinstance(record, ReceivedRecord):
-                continue
-            recovery.received += 1
-            classified = classify(self.topics, record.topic, record.payload, record.received)
-            if classified is None:
-                continue
-            recovery.replayed += 1
-            outgoing = self._handle(record.n, classified, record.received, replay=True)
-            sent_alerts = alerts_published.get(record.n, [])
-            alerts = [o for o in outgoing if o.what == "alert"]
-            for index, (replayed, payload) in enumerate(zip(alerts, sent_alerts, strict=False)):
-                if replayed.payload != payload:
-                    recovery.divergences.append(
-                        f"{path}: received record {record.n} (line {record.line}): "
-                        f"alert {index + 1} replays differently from what was published"
-                    )
-            commands = [o for o in outgoing if o.what == "command"]
-            recovery.pending += alerts[len(sent_alerts) :]
-            recovery.pending += commands[commands_published[record.n] :]
-
-        self._torn_tail = scan.torn_tail
-        self._last_received = scan.last_received
-        recovery.problems = scan.problems + sent_scan.problems
-        for problem in recovery.problems:
-            log.warning("journal: %s; skipped", problem)
-        for divergence in recovery.divergences:
-            log.warning("journal replay: %s", divergence)
-
-        self.session = scan.last_session + 1
-        recovery.session = self.session
+        """The audit: replay every retained record through a fresh engine (read only)."""
+        recovery = audit(self)
+        recovery.log()
+        self.session = recovery.session
         return recovery
+
+    def restore(self, snapshot: checkpoint.Snapshot) -> None:
+        """Take over the state of a checkpoint."""
+        self.engine.restore(snapshot.engine)
+        self.state = snapshot.state
+        self.signals = snapshot.signals
+        self.recent.load(snapshot.recent)
+        self.health.alert = snapshot.journal_alert
+        self.session = snapshot.session
+
+    def replay_one(self, cause: int, classified: Classified, received: datetime) -> list[Outgoing]:
+        """One journaled message through the engine during recovery (no logging, no journal)."""
+        return self._handle(cause, classified, received, replay=True)
 
     def close(self) -> None:
         if self.journal is not None:
             self.journal.close()
 
-    def sync(self) -> None:
-        """Make the journal durable up to here: call before publishing what it caused."""
-        if self.journal is not None:
-            self._journaling(self.journal.sync)
+    @property
+    def journal_error(self) -> str | None:
+        """Why the journal cannot be written, while it cannot."""
+        return self.journal.fault if self.journal is not None else None
 
-    def _journaling(self, write: Callable[[], _T]) -> _T | None:
-        """Run a journal write; on failure (disk full, I/O error) note it and go on.
-
-        The table keeps working without its record rather than stop mid-hand; ``journal_error``
-        says why the record has a hole (the service reports it as its status) until a write
-        succeeds again.
-        """
-        try:
-            result = write()
-        except OSError as error:
-            why = f"journal {self.config.journal.path}: {error.strerror or error}"
-            if why != self.journal_error:
-                log.error("%s; the table goes on, its record has a hole", why)
-            self.journal_error = why
-            return None
-        if self.journal_error is not None:
-            log.warning("journal %s: writable again", self.config.journal.path)
-            self.journal_error = None
-        return result
+    def checkpoint(self, covers: int, now: datetime) -> None:
+        """Hand the journal a checkpoint of the state after record ``covers``."""
+        if self.journal is None or covers == 0:
+            return
+        snapshot = checkpoint.Snapshot(
+            covers=covers,
+            session=self.session,
+            engine=self.engine.state,
+            state=self.state,
+            signals=self.signals,
+            unpublished=list(self._unpublished.values()),
+            recent=self.recent.items(),
+            journal_alert=self.health.alert,
+        )
+        self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
+        self._since_checkpoint = 0
+        self._checkpoint_mark = (self.engine.state.hand, self.engine.state.phase)
 
     # ----------------------------------------------------------------------------------------
     # Running
     # ----------------------------------------------------------------------------------------
 
-    def receive(self, topic: str, payload: bytes, received: datetime) -> list[Outgoing]:
+    def receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
         """Journal a received message, run it through the engine and return what to publish.
 
-        A message on a topic that is not this table's input or device event/status is not
-        journaled and produces nothing (logged at DEBUG).
+        The record is handed to the journal's writer (it is not written yet when this returns:
+        the service publishes what the message caused once it is written, and acknowledges the
+        message once it is durable). A message on a topic that is not this table's input or
+        device event/status is not journaled and produces nothing (logged at DEBUG). A message
+        the broker delivers again is recognised and not applied twice.
         """
         classified = classify(self.topics, topic, payload, received)
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", topic)
-            return []
-        cause = 0
-        if self.journal is not None:
-            journal = self.journal
-            cause = self._journaling(lambda: journal.received(topic, payload, received)) or 0
-        return self._handle(cause, classified, received, replay=False)
+            return Handled(0, [])
+        earlier = self.recent.find(topic, payload)
+        if earlier is not None:
+            log.info("%s: delivered again (record %d), not applied twice", classified.summary, earlier)
+            return Handled(earlier, [], repeat=True)
+        cause = self.journal.received(topic, payload, received) if self.journal is not None else 0
+        self.last_record = cause
+        self.recent.add(topic, payload, cause)
+        outgoing = self._handle(cause, classified, received, replay=False)
+        for out in outgoing:
+            if out.what != "state":
+                self._unpublished[id(out)] = out
+        self._after(cause, received)
+        return Handled(cause, outgoing)
+
+    def _after(self, cause: int, now: datetime) -> None:
+        """Take a checkpoint at a hand's end (a new hand, or back to idle) and every N records."""
+        if self.journal is None or cause == 0:
+            return
+        self._since_checkpoint += 1
+        state = self.engine.state
+        hand, phase = self._checkpoint_mark
+        ended = state.hand != hand or (state.phase == "idle" and phase != "idle")
+        if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
+            self.checkpoint(cause, now)
 
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""
+        self._unpublished.pop(id(out), None)
         if self.journal is not None:
-            journal = self.journal
-            self._journaling(
-                lambda: journal.published(
-                    out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
-                )
+            self.journal.published(
+                out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
             )
+
+    def journal_changed(self, now: datetime) -> list[Outgoing]:
+        """The alert (and state, lamp) a change of the journal's health calls for.
+
+        Once the journal is written again after a fault, a checkpoint is taken at once: the state
+        in memory is the truth (it saw messages whose records were lost), and a restart must not
+        rebuild an older one.
+        """
+        fault = self.journal_error
+        alert = self.health.change(fault, hand=self.engine.state.hand, now=now)
+        if alert is None:
+            return []
+        out = [Outgoing("alert", 0, self.topics.alerts, alert.to_json(), retain=False)]
+        if self.signal_device is not None:
+            out += [self._command(0, self.signal_device, c) for c in self.signals.commands((alert,), now)]
+        else:
+            self.signals.observe(alert)
+        state = self.state if self.state is not None else self.engine.public_state()
+        out.append(Outgoing("state", 0, self.topics.state, self._public(state).to_json(), True))
+        for item in out:
+            if item.what != "state":
+                self._unpublished[id(item)] = item
+        if fault is None:
+            self.checkpoint(self.last_record, now)
+        return out
 
     def on_connect(self, now: datetime) -> list[Outgoing]:
         """What a fresh broker connection needs: the retained state, and the lamp."""
         out: list[Outgoing] = []
         state = self.state if self.state is not None else self.engine.public_state()
-        out.append(Outgoing("state", 0, self.topics.state, state.to_json(), retain=True))
+        out.append(Outgoing("state", 0, self.topics.state, self._public(state).to_json(), retain=True))
         if self.signal_device is not None:
             lamp = self.signals.resend_lamp(now)
             out.append(self._command(0, self.signal_device, lamp))
         return out
+
+    def _public(self, state: PublicState) -> PublicState:
+        """The public state with the controller's own active alert among the engine's."""
+        alert = self.health.alert
+        if alert is None:
+            return state
+        return state.model_copy(update={"alerts": [*state.alerts, alert]})
 
     # ----------------------------------------------------------------------------------------
 
@@ -257,7 +294,8 @@ class TableController:
                 self.signals.observe(alert)
         if outputs.state is not None:
             self.state = outputs.state
-            out.append(Outgoing("state", cause, self.topics.state, outputs.state.to_json(), True))
+            public = self._public(outputs.state)
+            out.append(Outgoing("state", cause, self.topics.state, public.to_json(), True))
         return out
 
     def _command(self, cause: int, device: str, command: DeviceCommand) -> Outgoing:

@@ -1,0 +1,44 @@
+"""Messages the broker delivers again: recognised, so that none is applied twice.
+
+A message is acknowledged to the broker only once its record is durable, so after a crash (or a
+lost connection) the broker delivers again what was journaled but not yet acknowledged. Every
+payload of the contract carries its device's ``seq`` or its own timestamp, so the same topic and
+the same bytes are the same message: the controller keeps the digests of the last messages it
+journaled and skips such a repeat (it is acknowledged once its first record is durable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from typing import Final
+
+#: How many recent messages are remembered (a redelivery window is far smaller).
+CAPACITY: Final = 4096
+
+
+def digest(topic: str, payload: bytes) -> bytes:
+    return hashlib.blake2b(topic.encode() + b"\0" + payload, digest_size=16).digest()
+
+
+class RecentMessages:
+    """The digests of the last ``capacity`` messages journaled, with their record numbers."""
+
+    def __init__(self, capacity: int = CAPACITY) -> None:
+        self.capacity = capacity
+        self._seen: OrderedDict[bytes, int] = OrderedDict()
+
+    def find(self, topic: str, payload: bytes) -> int | None:
+        """The record number of an earlier identical message, if it is recent."""
+        return self._seen.get(digest(topic, payload))
+
+    def add(self, topic: str, payload: bytes, n: int) -> None:
+        self._seen[digest(topic, payload)] = n
+        if len(self._seen) > self.capacity:
+            self._seen.popitem(last=False)
+
+    def items(self) -> list[tuple[bytes, int]]:
+        return list(self._seen.items())
+
+    def load(self, items: list[tuple[bytes, int]]) -> None:
+        self._seen = OrderedDict(items[-self.capacity :])
