@@ -29,7 +29,7 @@ from controller.journal.records import (
     ReceivedRecord,
     time_text,
 )
-from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition
+from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition, append_position
 from controller.outgoing import Outgoing
 from engine.state import public_of
 
@@ -210,16 +210,8 @@ def recover(controller: TableController) -> Recovery:
     recovery.chain = scan.chain
     last_session = max(scan.last_session, snapshot.session if snapshot is not None else 0)
     recovery.session = last_session + 1
-    active_first = scan.active_first
-    if active_first is None and scan.active_size:
-        active_first = reader.first_number(files.active)
-    recovery.position = AppendPosition(
-        next_n=max(scan.last_n, scan.unreadable_n, covers) + 1,
-        last_h=scan.last_h,
-        torn=scan.torn_tail,
-        active_first=active_first,
-        active_size=scan.active_size,
-        keep_from=used.segment if used is not None else None,
+    recovery.position = append_position(
+        reader, scan, covers=covers, keep_from=used.segment if used is not None else None
     )
     return recovery
 

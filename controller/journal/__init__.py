@@ -25,7 +25,14 @@ from controller.journal.records import (
     RetentionRecord,
     StartRecord,
 )
-from controller.journal.writer import AppendPosition, Journal, JournalOptions, Progress
+from controller.journal.writer import (
+    AppendPosition,
+    Journal,
+    JournalOptions,
+    Progress,
+    append_position,
+    open_journal,
+)
 
 __all__ = [
     "KINDS",
@@ -48,5 +55,7 @@ __all__ = [
     "RetentionRecord",
     "Segment",
     "StartRecord",
+    "append_position",
+    "open_journal",
     "read_journal",
 ]

@@ -156,6 +156,9 @@ class JournalReader:
                 file = segment.path.open("rb")
             except FileNotFoundError:
                 continue
+            except OSError as error:
+                scan.problems.append(f"{segment.path}: cannot be read: {error.strerror or error}")
+                continue
             name = segment.path.name
             with file:
                 if offset:
@@ -189,32 +192,34 @@ class JournalReader:
                     scan.records += 1
                     if not segment.closed and not offset and scan.active_first is None:
                         scan.active_first = n
-                    # The chain: each record's hash covers the previous record's hash.
+                    # The chain: each record's number follows the last one's (except right after
+                    # an outage record's declared loss) and its hash covers the last one's hash.
                     if digest is None:
                         scan.unchained += 1
                     else:
+                        numbered = True
+                        if previous_n and n != previous_n + 1:
+                            if n <= previous_n:
+                                numbered = False
+                                scan.chain_problem(f"{where}: record {n} after record {previous_n}")
+                            elif not _declares(data, previous_n + 1, n - 1):
+                                numbered = False
+                                scan.chain_problem(
+                                    f"{where}: records {previous_n + 1} to {n - 1} are missing "
+                                    f"(record {n} follows record {previous_n})"
+                                )
                         if chain_hash(previous_h, body) != digest:
                             if not anchored and n > 1:
                                 # The oldest record left after retention: its predecessor is named
                                 # by a retention record (``journal verify`` checks that).
                                 scan.first = (n, body, digest, where)
-                            else:
+                            elif numbered:
                                 scan.chain_problem(
                                     f"{where}: record {n}: hash does not match (this record or the "
-                                    "one before it was changed, or records are missing)"
+                                    "one before it was changed)"
                                 )
                         previous_h = digest
                         anchored = True
-                        # Numbers: one more than the last, except right before an outage record
-                        # that declares exactly those records lost.
-                        if previous_n and n != previous_n + 1:
-                            if n <= previous_n:
-                                scan.chain_problem(f"{where}: record {n} after record {previous_n}")
-                            elif not _declares(data, previous_n + 1, n - 1):
-                                scan.chain_problem(
-                                    f"{where}: records {previous_n + 1} to {n - 1} are missing "
-                                    f"(record {n} follows record {previous_n})"
-                                )
                         previous_n = n
                     scan.last_n = max(scan.last_n, n)
                     scan.last_h = previous_h
@@ -242,8 +247,8 @@ class JournalReader:
         for segment in reversed(self.files.segments()):
             try:
                 file = segment.path.open("rb")
-            except FileNotFoundError:
-                continue
+            except OSError:
+                continue  # reported by the scan
             with file:
                 if file.seek(0, 2) == 0:
                     continue
@@ -267,7 +272,7 @@ class JournalReader:
             path = segments[i].path
             try:
                 found = last_chained(path, position.offset if i == index else None)
-            except FileNotFoundError:
+            except OSError:
                 continue
             if found is not None:
                 return Position(position.segment, position.offset, found[1], found[0])
@@ -286,7 +291,7 @@ class JournalReader:
                     body, _ = split_line(raw.rstrip(b"\r\n"))
                     with contextlib.suppress(ValueError, TypeError, AttributeError):
                         return int(json.loads(body).get("n", 0))
-        except FileNotFoundError:
+        except OSError:
             return None
         return None
 

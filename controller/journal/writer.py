@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from controller.journal.files import JournalFiles
-from controller.journal.reader import Position, last_chained
+from controller.journal.reader import JournalReader, JournalScan, Position, last_chained
 from controller.journal.records import (
     GENESIS,
     PublishedWhat,
@@ -78,6 +78,43 @@ class AppendPosition:
     active_size: int = 0
     #: Where the newest checkpoint's replay starts (segments from there on are kept).
     keep_from: int | None = None
+    #: Numbers of records torn by a crash at the end (declared lost by an outage record at open).
+    torn_lost: tuple[int, int] | None = None
+
+
+def append_position(
+    reader: JournalReader, scan: JournalScan, *, covers: int = 0, keep_from: int | None = None
+) -> AppendPosition:
+    """Where appending continues after a ``scan`` that read to the end of the journal.
+
+    Numbers go on after the largest seen, a torn record's included: a number is never used twice.
+    """
+    active_first = scan.active_first
+    if active_first is None and scan.active_size:
+        active_first = reader.first_number(reader.files.active)
+    last = max(scan.last_n, covers)
+    torn_lost = (last + 1, scan.unreadable_n) if scan.torn_tail and scan.unreadable_n > last else None
+    return AppendPosition(
+        next_n=max(last, scan.unreadable_n) + 1,
+        last_h=scan.last_h,
+        torn=scan.torn_tail,
+        active_first=active_first,
+        active_size=scan.active_size,
+        keep_from=keep_from,
+        torn_lost=torn_lost,
+    )
+
+
+def open_journal(files: JournalFiles, options: JournalOptions | None = None) -> Journal:
+    """The journal opened after a full read of what it holds (tools and tests; start-up reads
+    only the tail after the newest checkpoint, see ``controller.recovery``)."""
+    reader = JournalReader(files)
+    scan = JournalScan()
+    for _ in reader.scan(scan):
+        pass
+    journal = Journal(files, options)
+    journal.open(append_position(reader, scan))
+    return journal
 
 
 @dataclass(frozen=True)
@@ -138,6 +175,8 @@ _Item = _Record | _Outage | _Marker
 class _Fault:
     reason: str
     since: datetime
+    #: What started it (the status shows ``reason``, the latest; the outage record this).
+    cause: str = ""
     held: deque[_Record | _Outage] = field(default_factory=deque)
     held_records: int = 0
     late: int = 0
@@ -219,6 +258,21 @@ class Journal:
         ]
         for thread in self._threads:
             thread.start()
+        if position.torn_lost is not None:
+            # A crash tore the last record: its number is declared lost, never used again.
+            now = time_text(datetime.now(UTC))
+            first, last = position.torn_lost
+            self.submit(
+                "outage",
+                {
+                    "since": now,
+                    "until": now,
+                    "reason": "the last record was torn by a crash during its write",
+                    "late": 0,
+                    "lost_from": first,
+                    "lost_to": last,
+                },
+            )
         if self._fault is None:
             self._expire()
 
@@ -389,6 +443,11 @@ class Journal:
                     self._jobs.append(_Job(item, self._position()))
                     self._sync_work.notify()
                 continue
+            if isinstance(item, _Outage):
+                # Its counts include the records written late just before it.
+                if not self._append(lines, items[index:]):
+                    return False
+                lines, pending = [], 0
             body = item.body if isinstance(item, _Record) else self._outage_body(item)
             previous = lines[-1][1] if lines else self._last_h
             digest, line = chained_line(previous, body)
@@ -542,7 +601,7 @@ class Journal:
             self._probe_delay = min(self._probe_delay * 2, self.options.probe_max_s)
         else:
             self._probe_delay = self.options.probe_first_s
-        self._fault = _Fault(reason, datetime.now(UTC), probe_at=now + self._probe_delay)
+        self._fault = _Fault(reason, datetime.now(UTC), reason, probe_at=now + self._probe_delay)
         log.error(
             "journal %s: %s; the table goes on, holding up to %d records in memory",
             self.files.active,
@@ -611,7 +670,7 @@ class Journal:
                 n = self._next_n
                 self._next_n += 1
             lost = (fault.dropping[0], fault.dropping[1]) if fault.dropping is not None else None
-            fault.held.append(_Outage(n, fault.since, fault.reason, lost))
+            fault.held.append(_Outage(n, fault.since, fault.cause, lost))
             fault.dropping = None
         held: list[_Item] = list(fault.held)
         fault.held.clear()
@@ -651,7 +710,7 @@ class Journal:
             "%d lost",
             self.files.active,
             time_text(fault.since),
-            fault.reason,
+            fault.cause,
             fault.late,
             fault.lost,
         )

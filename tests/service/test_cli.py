@@ -69,7 +69,7 @@ def test_replay_only_prints_the_journal_figures_without_a_broker(tmp_path: Path)
             if message.kind == "status"
             else topics.device_event(message.device or "")
         )
-        for out in controller.receive(topic, message.payload.to_json(), T0):
+        for out in controller.receive(topic, message.payload.to_json(), T0).outgoing:
             controller.published(out, T0)
     controller.close()
     with (tmp_path / "journal.jsonl").open("ab") as file:

@@ -26,13 +26,16 @@ async def test_torn_last_line_is_reported_and_the_service_goes_on(
         online = await p.status("online")
         assert online.session == 8
         await p.publish(p.topics.input, b"{}")
-        await until(lambda: read_journal(journal).last_received == 1, what="record journaled")
+        await until(lambda: read_journal(journal).received_count == 1, what="record journaled")
     assert f"{journal}:2: torn record" in service.log
     service.stop()
     contents = read_journal(journal)
     assert len(contents.problems) == 1  # only the torn line; what followed is clean
     received = list(contents.received)
-    assert [(r.n, r.topic, r.payload) for r in received] == [(1, p.topics.input, b"{}")]
+    # Numbers go on after the torn record's (1, declared lost by the outage record 2): the start
+    # record is 3, the message 4.
+    assert [(r.n, r.topic, r.payload) for r in received] == [(4, p.topics.input, b"{}")]
+    assert [(o.lost_from, o.lost_to) for o in contents.outages] == [(1, 1)]
     assert contents.last_session == 8
 
 
@@ -106,5 +109,5 @@ async def test_a_full_disk_makes_the_status_fault_and_the_table_goes_on(
         await p.alert("device_fault")
         assert service.running()
     contents = read_journal(tmp_path / "journal.jsonl")
-    assert contents.last_received > 0
+    assert contents.received_count > 0
     assert (tmp_path / "journal.jsonl").stat().st_size <= 16_000

@@ -34,7 +34,7 @@ def _feed(controller: TableController, messages: list[Message]) -> list[Outgoing
             topic = topics.device_status(message.device or "")
         else:
             topic = topics.device_event(message.device or "")
-        out += controller.receive(topic, data, T0)
+        out += controller.receive(topic, data, T0).outgoing
     return out
 
 
