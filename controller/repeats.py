@@ -37,6 +37,13 @@ class RecentMessages:
         if len(self._seen) > self.capacity:
             self._seen.popitem(last=False)
 
+    def forget(self, lost: tuple[tuple[int, int], ...]) -> None:
+        """Forget messages whose records were lost: delivered again, they must be journaled."""
+        if lost:
+            self._seen = OrderedDict(
+                (d, n) for d, n in self._seen.items() if not any(a <= n <= b for a, b in lost)
+            )
+
     def items(self) -> list[tuple[bytes, int]]:
         return list(self._seen.items())
 

@@ -140,8 +140,9 @@ class TableController:
 
     @property
     def journal_error(self) -> str | None:
-        """Why the journal cannot be written, while it cannot."""
-        return self.journal.fault if self.journal is not None else None
+        """Why the journal cannot be written, while it cannot (``journal PATH: why``)."""
+        fault = self.journal.fault if self.journal is not None else None
+        return None if fault is None else f"journal {self.config.journal.path}: {fault}"
 
     def checkpoint(self, covers: int, now: datetime) -> None:
         """Hand the journal a checkpoint of the state after record ``covers``."""
@@ -218,7 +219,7 @@ class TableController:
         in memory is the truth (it saw messages whose records were lost), and a restart must not
         rebuild an older one.
         """
-        fault = self.journal_error
+        fault = self.journal.fault if self.journal is not None else None
         alert = self.health.change(fault, hand=self.engine.state.hand, now=now)
         if alert is None:
             return []
@@ -232,7 +233,8 @@ class TableController:
         for item in out:
             if item.what != "state":
                 self._unpublished[id(item)] = item
-        if fault is None:
+        if fault is None and self.journal is not None:
+            self.recent.forget(self.journal.progress().lost)
             self.checkpoint(self.last_record, now)
         return out
 

@@ -61,8 +61,8 @@ class JournalFiles:
     def _names(self) -> list[str]:
         try:
             return os.listdir(self.directory)
-        except FileNotFoundError:
-            return []
+        except OSError:
+            return []  # no directory (yet), or not one: no segments (opening reports why)
 
     def segments(self) -> list[Segment]:
         """Closed segments oldest first, then the active one if it exists."""

@@ -12,7 +12,7 @@ from controller.table import TableController
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
 from tests.service.support import RUN_COMMAND, new_table, probe, script, until, write_config
-from tests.support.mosquitto import free_port
+from tests.support.mosquitto import Mosquitto, free_port
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
 
@@ -85,11 +85,21 @@ def test_replay_only_prints_the_journal_figures_without_a_broker(tmp_path: Path)
     assert "torn record" in result.stdout
 
 
-def test_a_journal_that_cannot_be_opened_stops_the_service_with_one_line(tmp_path: Path) -> None:
-    config = write_config(tmp_path, "mqtt://127.0.0.1:1")
+async def test_a_journal_that_cannot_be_opened_does_not_stop_the_table(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    config = write_config(tmp_path, mosquitto.url)
     (tmp_path / "blocker").write_text("a file where the journal's directory should be")
     config.write_text(config.read_text().replace('path = "journal.jsonl"', 'path = "blocker/j.jsonl"'))
-    result = _run("--config", str(config))
-    assert result.returncode == 1
-    assert f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open" in result.stderr
-    assert "Traceback" not in result.stderr
+    async with probe(mosquitto.port, "t1") as p:
+        service = start_service(config)
+        fault = await p.status("fault")
+        # (mkdir's answer: the path to the journal's directory is a file)
+        assert fault.detail == f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open: File exists"
+        alert = await p.alert("journal_fault")
+        assert "cannot be written (cannot open: File exists)" in alert.message
+        # The table goes on from memory.
+        await p.event("shoe-1", FaultEvent, code="jam", text="jam")
+        await p.alert("device_fault")
+    assert service.running()
+    assert "Traceback" not in service.log

@@ -45,6 +45,9 @@ class Mosquitto:
             "log_type error\n"
             "log_type warning\n"
             "max_queued_messages 100000\n"
+            # The controller acknowledges a message only once it is journaled; while the journal
+            # cannot be written it acknowledges nothing and must still get every message.
+            "max_inflight_messages 0\n"
         )
         log = (self.workdir / "mosquitto.log").open("ab")
         self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)
