@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from config.loader import load_table
-from contract.models import parse_alert
+from contract.models import Alert, parse_alert
 from contract.topics import Topics
 from controller.table import TableController
 from engine.script import Message, Table, legal_hand, setup_lines
@@ -141,5 +141,5 @@ async def test_sigkill_at_20_random_points_loses_and_doubles_nothing(
     assert "Traceback" not in service.log
 
 
-def _alert(payload: bytes):  # type: ignore[no-untyped-def]
+def _alert(payload: bytes) -> Alert:
     return parse_alert("holdem/t1/alerts", payload)
