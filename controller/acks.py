@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections import deque
 from collections.abc import Callable
+from typing import Final
 
 import aiomqtt
 
 from controller.journal.writer import Journal, Progress
 from controller.mqtt import acknowledge
+
+log = logging.getLogger(__name__)
+
+#: The longest what a message caused waits for its record to be written.
+STALL_S: Final = 0.5
 
 
 class Acknowledgements:
@@ -82,13 +89,25 @@ class Acknowledgements:
                 acknowledge(self.client, message)
 
     async def written(self, record: int) -> None:
-        """Return once ``record`` is written, or at once while the journal is in a fault."""
+        """Return once ``record`` is written, at once while the journal is in a fault, and after
+        :data:`STALL_S` at the latest: a write that hangs must not hold the alerts back."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STALL_S
         while self.journal is not None and record:
             progress = self.journal.progress()
             if progress.written >= record or progress.fault is not None:
                 return
             self._progress.clear()
-            await self._progress.wait()
+            try:
+                await asyncio.wait_for(self._progress.wait(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                log.warning(
+                    "journal: record %d not written after %.1f s (a slow or hung disk); "
+                    "publishing what it caused from memory",
+                    record,
+                    STALL_S,
+                )
+                return
 
     def settled(self) -> bool:
         """Every record submitted so far is written (or the journal is in a fault)."""

@@ -1,0 +1,157 @@
+"""Restart of ``tablectl run`` with a long history: time to the retained ``online``, and memory.
+
+Usage: ``.venv/bin/python benchmarks/restart.py [--records 10000 1000000] [--repeat 3]``
+
+For each history size, a journal is built by the controller itself (``TableController`` with its
+real journal writer, fsync off to build faster; checkpoints as configured) from one long random
+legal session on a 9-seat table, until the journal holds that many records. Then ``tablectl run``
+is started against a mosquitto on loopback, and a subscriber measures the time from the process
+start to the retained ``online`` status; the retained state it sees must be the state the history
+ended in (hand, phase, seats, board, active alerts). The resident memory of the process (VmRSS,
+and its peak VmHWM) is read once it is online.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import aiomqtt
+
+from benchmarks.brokers import table_mosquitto
+from config.loader import load_table
+from config.registry import load_registry
+from contract.models import parse_status
+from contract.topics import Topics
+from controller.journal import JournalFiles
+from controller.table import TableController
+from engine.script import Message, Table, legal_session
+
+REPO = Path(__file__).resolve().parents[1]
+REGISTRY = REPO / "config" / "decks.example.csv"
+TABLE = "bench"
+TOPICS = Topics("holdem", TABLE)
+
+
+def config_file(directory: Path, port: int) -> Path:
+    path = directory / "bench.toml"
+    path.write_text(
+        f'[table]\nid = "{TABLE}"\nseats = 9\n\n[mqtt]\nurl = "mqtt://127.0.0.1:{port}"\n\n'
+        f'[decks]\nregistry = "{REGISTRY}"\n\n[journal]\npath = "journal.jsonl"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def wire(message: Message) -> tuple[str, bytes]:
+    payload = message.payload
+    data = payload.encode() if isinstance(payload, str) else payload.to_json()
+    if message.kind == "input":
+        return TOPICS.input, data
+    if message.kind == "status":
+        return TOPICS.device_status(message.device or ""), data
+    return TOPICS.device_event(message.device or ""), data
+
+
+def build(config: Path, records: int) -> tuple[bytes, float]:
+    """A journal of at least ``records`` records; the last public state and the build time."""
+    table_config, registry = load_table(config)
+    fast = table_config.model_copy(
+        update={"journal": table_config.journal.model_copy(update={"fsync": False})}
+    )
+    controller = TableController(fast, registry)
+    started = time.perf_counter()
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    controller.recover(at)
+    assert controller.journal is not None
+    seed = 0
+    while controller.journal.progress().submitted < records:
+        seed += 1
+        _, lines = legal_session(random.Random(seed), 9, 200)
+        table = Table(load_registry(REGISTRY), table_seats=9, seed=seed)
+        for message in table.run_all(lines):
+            at += timedelta(milliseconds=50)
+            topic, data = wire(message)
+            for out in controller.receive(topic, data, at).outgoing:
+                controller.published(out, at)
+            if controller.journal.progress().submitted >= records:
+                break
+    controller.close()
+    state = controller._public(controller.state or controller.engine.public_state())
+    return state.to_json(), time.perf_counter() - started
+
+
+def memory(pid: int) -> tuple[int, int]:
+    """VmRSS and VmHWM of a process, in kB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+async def restart(config: Path, port: int, expected_state: bytes) -> tuple[float, int, int]:
+    """Seconds from process start to the retained ``online``; RSS and its peak (kB) then."""
+    async with aiomqtt.Client("127.0.0.1", port, identifier=f"bench-restart-{time.time_ns()}") as client:
+        started = time.perf_counter()
+        service = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "tablectl"),
+            "run",
+            "--config",
+            str(config),
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            await client.subscribe(f"{TOPICS.base}/#", qos=1)
+            state = b""
+            async for message in client.messages:
+                assert isinstance(message.payload, bytes)
+                if str(message.topic) == TOPICS.state:
+                    state = message.payload
+                if str(message.topic) == TOPICS.controller_status:
+                    status = parse_status(TOPICS.controller_status, message.payload)
+                    if status.state == "online" and not message.retain:
+                        elapsed = time.perf_counter() - started
+                        break
+            rss, peak = memory(service.pid)
+            assert state == expected_state, "the restarted state is not the one the history ended in"
+        finally:
+            service.terminate()
+            await asyncio.wait_for(service.wait(), 10)
+    return elapsed, rss, peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, nargs="+", default=[10_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=3, help="restarts per size (median shown)")
+    args = parser.parse_args()
+    for records in args.records:
+        with tempfile.TemporaryDirectory() as temp:
+            directory = Path(temp)
+            with table_mosquitto(directory) as port:
+                config = config_file(directory, port)
+                state, built = build(config, records)
+                segments = JournalFiles(directory / "journal.jsonl").segments()
+                size = sum(s.path.stat().st_size for s in segments)
+                runs = [asyncio.run(restart(config, port, state)) for _ in range(args.repeat)]
+            times = [r[0] for r in runs]
+            print(
+                f"{records:>9,} records ({len(segments)} segments, {size / 2**20:,.0f} MiB, built in "
+                f"{built:.0f} s): restart to retained online {statistics.median(times):.2f} s "
+                f"(median of {len(runs)}, max {max(times):.2f} s); RSS {runs[-1][1] / 1024:.0f} MiB, "
+                f"peak {max(r[2] for r in runs) / 1024:.0f} MiB"
+            )
+
+
+if __name__ == "__main__":
+    main()
