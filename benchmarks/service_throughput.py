@@ -9,7 +9,8 @@ Usage: ``.venv/bin/python benchmarks/service_throughput.py [--hands N] [--latenc
 2. Throughput: a private mosquitto, ``tablectl run`` as a process (journal fsync on, then off); the
    same hands published by one client (QoS 1, pipelined); events per second from the first
    publish until the journal holds the last message.
-3. Latency: ``K`` times a device fault under a fresh device id, waiting each time for the
+3. Latency: ``K`` times a device fault (ten device ids in turn, each fault resolved by the
+   device's ``online`` status before the next), waiting each time for the raised
    ``device_fault`` alert: median, 95th and 99th percentile from publish to alert, in
    milliseconds, through a mosquitto with ``set_tcp_nodelay true`` (as the table PC runs it): with
    the journal fsynced as usual, then on a disk whose fsync takes 20 ms (``fsync_delay_ms``, a
@@ -35,7 +36,7 @@ import aiomqtt
 from benchmarks.brokers import table_mosquitto
 from config.loader import load_table
 from config.registry import load_registry
-from contract.models import FaultEvent, parse_alert, parse_status
+from contract.models import FaultEvent, Status, parse_alert, parse_status
 from contract.topics import Topics
 from controller.journal import JournalFiles, JournalOptions, open_journal, read_journal
 from controller.mqtt import NO_DELAY
@@ -148,6 +149,17 @@ async def bench_throughput(
         await asyncio.wait_for(service.wait(), 10)
 
 
+async def alert_change(client: aiomqtt.Client, device: str, status: str) -> None:
+    """Wait for the alert change ``status`` of ``device``."""
+    async for message in client.messages:
+        if str(message.topic) != TOPICS.alerts:
+            continue
+        assert isinstance(message.payload, bytes)
+        alert = parse_alert(TOPICS.alerts, message.payload)
+        if alert.device == device and alert.status == status:
+            return
+
+
 async def bench_latency(
     directory: Path, port: int, count: int, broker: str, fsync_delay_ms: float = 0
 ) -> None:
@@ -170,18 +182,17 @@ async def bench_latency(
             await client.subscribe(TOPICS.alerts, qos=1)
             await asyncio.wait_for(wait_online(client), 10)
             for index in range(count):
-                device = f"dev-{index}"
-                event = FaultEvent(seq=1, ts=datetime.now(UTC), code="jam", text="bench")
+                # Ten devices in turn: each fault is raised, measured, then resolved by the
+                # device's status, so that the table never has more than one alert active.
+                device = f"dev-{index % 10}"
+                event = FaultEvent(seq=index // 10 + 1, ts=datetime.now(UTC), code="jam", text="bench")
                 started = time.perf_counter()
                 await client.publish(TOPICS.device_event(device), event.to_json(), qos=1)
-                async for message in client.messages:
-                    if str(message.topic) != TOPICS.alerts:
-                        continue
-                    assert isinstance(message.payload, bytes)
-                    alert = parse_alert(TOPICS.alerts, message.payload)
-                    if alert.device == device and alert.status == "raised":
-                        break
+                await alert_change(client, device, "raised")
                 samples.append((time.perf_counter() - started) * 1000)
+                online = Status(state="online", ts=datetime.now(UTC), session=1)
+                await client.publish(TOPICS.device_status(device), online.to_json(), qos=1)
+                await alert_change(client, device, "resolved")
     finally:
         service.terminate()
         await asyncio.wait_for(service.wait(), 10)

@@ -1,8 +1,5 @@
 """The open journal: records handed over by the event loop, written by a thread, fsynced by another.
 
-This module is over 450 lines because the writer's fault handling (backlog, outage records, probes)
-and its two threads share one piece of state; split, each half would have to expose its locks.
-
 - :meth:`Journal.submit` (any thread) gives the record its number at once and queues it; it never
   blocks on the disk. The **writer thread** appends queued records to the active segment, chaining
   their hashes, rotating segments; the **sync thread** fsyncs what was written (group commit: one
@@ -19,19 +16,18 @@ and its two threads share one piece of state; split, each half would have to exp
   next probe: the status cannot flap.
 """
 
+
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any
 
+from controller.journal.core import log
+from controller.journal.faults import FaultHandling
 from controller.journal.files import JournalFiles
 from controller.journal.reader import JournalReader, JournalScan, Position, last_chained
 from controller.journal.records import (
@@ -42,67 +38,31 @@ from controller.journal.records import (
     payload_fields,
     time_text,
 )
+from controller.journal.state import (
+    CHECKPOINT_MAGIC,
+    FLAP_WINDOW_S,
+    AppendPosition,
+    Item,
+    Job,
+    JournalOptions,
+    Marker,
+    Outage,
+    Progress,
+    Record,
+    append_position,
+    reason,
+)
+from controller.journal.sync import SyncThread
 
-log = logging.getLogger(__name__)
-
-#: The first bytes of a checkpoint file (then a zlib-compressed pickle, see controller.checkpoint).
-CHECKPOINT_MAGIC: Final = b"tablectl-checkpoint-1\n"
-#: A fault that comes back this soon after the last one ended doubles the wait before probing.
-_FLAP_WINDOW_S: Final = 60.0
-
-
-@dataclass(frozen=True)
-class JournalOptions:
-    """How the journal writes (from ``[journal]``)."""
-
-    fsync: bool = True
-    segment_bytes: int = 64 << 20
-    backlog: int = 100_000
-    retain_days: float = 0.0
-    keep_checkpoints: int = 3
-    probe_first_s: float = 1.0
-    probe_max_s: float = 30.0
-    #: Testing only: sleep this long before every fsync (a slow disk for benchmarks).
-    fsync_delay_s: float = 0.0
-
-
-@dataclass(frozen=True)
-class AppendPosition:
-    """Where appending continues, as start-up found the journal."""
-
-    next_n: int = 1
-    last_h: str = GENESIS
-    #: The active segment ends in a torn line: the next write starts a fresh line.
-    torn: bool = False
-    active_first: int | None = None
-    active_size: int = 0
-    #: Where the newest checkpoint's replay starts (segments from there on are kept).
-    keep_from: int | None = None
-    #: Numbers of records torn by a crash at the end (declared lost by an outage record at open).
-    torn_lost: tuple[int, int] | None = None
-
-
-def append_position(
-    reader: JournalReader, scan: JournalScan, *, covers: int = 0, keep_from: int | None = None
-) -> AppendPosition:
-    """Where appending continues after a ``scan`` that read to the end of the journal.
-
-    Numbers go on after the largest seen, a torn record's included: a number is never used twice.
-    """
-    active_first = scan.active_first
-    if active_first is None and scan.active_size:
-        active_first = reader.first_number(reader.files.active)
-    last = max(scan.last_n, covers)
-    torn_lost = (last + 1, scan.unreadable_n) if scan.torn_tail and scan.unreadable_n > last else None
-    return AppendPosition(
-        next_n=max(last, scan.unreadable_n) + 1,
-        last_h=scan.last_h,
-        torn=scan.torn_tail,
-        active_first=active_first,
-        active_size=scan.active_size,
-        keep_from=keep_from,
-        torn_lost=torn_lost,
-    )
+__all__ = [
+    "CHECKPOINT_MAGIC",
+    "AppendPosition",
+    "Journal",
+    "JournalOptions",
+    "Progress",
+    "append_position",
+    "open_journal",
+]
 
 
 def open_journal(files: JournalFiles, options: JournalOptions | None = None) -> Journal:
@@ -117,120 +77,8 @@ def open_journal(files: JournalFiles, options: JournalOptions | None = None) -> 
     return journal
 
 
-@dataclass(frozen=True)
-class Progress:
-    """How far the journal got (a consistent snapshot)."""
-
-    submitted: int
-    written: int
-    durable: int
-    fault: str | None
-    lost: tuple[tuple[int, int], ...]
-    held: int
-
-    def is_lost(self, n: int) -> bool:
-        return any(a <= n <= b for a, b in self.lost)
-
-    def acknowledgeable(self, n: int) -> bool:
-        """The record ``n`` is durable: the message it holds may be acknowledged."""
-        return n <= self.durable and not self.is_lost(n)
-
-
-@dataclass(slots=True)
-class _Record:
-    n: int
-    body: bytes
-
-
-@dataclass(slots=True)
-class _Outage:
-    """The ``outage`` record of a fault, filled in when it is written."""
-
-    n: int
-    since: datetime
-    reason: str
-    lost: tuple[int, int] | None
-
-
-@dataclass(slots=True)
-class _Marker:
-    """A checkpoint to take once every record submitted before it is written."""
-
-    covers: int
-    blob: bytes
-    session: int
-    ts: datetime
-
-
-@dataclass(slots=True)
-class _Job:
-    marker: _Marker
-    position: Position
-
-
-_Item = _Record | _Outage | _Marker
-
-
-@dataclass
-class _Fault:
-    reason: str
-    since: datetime
-    #: What started it (the status shows ``reason``, the latest; the outage record this).
-    cause: str = ""
-    held: deque[_Record | _Outage] = field(default_factory=deque)
-    held_records: int = 0
-    late: int = 0
-    dropping: list[int] | None = None  # [first, last] lost since the last outage placeholder
-    lost: int = 0
-    probe_at: float = 0.0
-    #: While a probe writes: why its write failed, and what it could not write.
-    failure: str | None = None
-    rest: list[_Item] = field(default_factory=list)
-
-
-def _reason(error: OSError) -> str:
-    return str(error.strerror or error)
-
-
-class Journal:
+class Journal(FaultHandling, SyncThread):
     """The journal of one table, open for appending (see the module docstring)."""
-
-    def __init__(self, files: JournalFiles, options: JournalOptions | None = None) -> None:
-        self.files = files
-        self.options = options or JournalOptions()
-        # One lock; the writer, the sync thread and waiters each have their condition.
-        self._lock = threading.Lock()
-        self._work = threading.Condition(self._lock)
-        self._sync_work = threading.Condition(self._lock)
-        self._changed = threading.Condition(self._lock)
-        self._queue: deque[_Item] = deque()
-        self._jobs: deque[_Job] = deque()
-        self._next_n = 1
-        self._written = 0
-        self._durable = 0
-        self._fault_reason: str | None = None
-        self._lost: list[tuple[int, int]] = []
-        self._held = 0
-        self._busy = False  # the sync thread is writing a checkpoint
-        self._sync_error: str | None = None
-        self._stopping = False
-        self._listener: Callable[[], None] | None = None
-        self._threads: list[threading.Thread] = []
-        # The writer thread's own state.
-        self._fd: int | None = None
-        self._fd_lock = threading.Lock()
-        self._size = 0
-        self._active_first: int | None = None
-        self._previous: tuple[int, int] | None = None  # (first, size) of the last closed segment
-        self._last_h = GENESIS
-        self._torn = False
-        self._fault: _Fault | None = None
-        self._recovering: _Fault | None = None
-        self._probe_delay = self.options.probe_first_s
-        self._fault_ended = 0.0
-        self._rotate_again = 0.0
-        self._keep_from: int | None = None
-        self._reported: set[str] = set()
 
     # ---- opening and closing ---------------------------------------------------------------
 
@@ -251,7 +99,7 @@ class Journal:
         try:
             self._fd = self.files.open_active()
         except OSError as error:
-            self._enter_fault(f"cannot open: {_reason(error)}", [])
+            self._enter_fault(f"cannot open: {reason(error)}", [])
         self._threads = [
             threading.Thread(target=self._guarded, args=(self._writer,), name="journal-writer", daemon=True),
             threading.Thread(target=self._guarded, args=(self._syncer,), name="journal-sync", daemon=True),
@@ -310,7 +158,7 @@ class Journal:
                     if self.options.fsync:
                         os.fsync(self._fd)
                 except OSError as error:
-                    log.error("journal %s: last fsync failed: %s", self.files.active, _reason(error))
+                    log.error("journal %s: last fsync failed: %s", self.files.active, reason(error))
                 os.close(self._fd)
                 self._fd = None
         if self._fault is not None and self._fault.held_records:
@@ -328,7 +176,7 @@ class Journal:
         with self._lock:
             n = self._next_n
             self._next_n += 1
-            self._queue.append(_Record(n, encode_body(kind, n, fields)))
+            self._queue.append(Record(n, encode_body(kind, n, fields)))
             self._work.notify()
         return n
 
@@ -366,24 +214,8 @@ class Journal:
     def checkpoint(self, covers: int, blob: bytes, session: int, when: datetime) -> None:
         """Take a checkpoint (the state after record ``covers``) once what precedes is written."""
         with self._lock:
-            self._queue.append(_Marker(covers, blob, session, when))
+            self._queue.append(Marker(covers, blob, session, when))
             self._work.notify()
-
-    def progress(self) -> Progress:
-        with self._lock:
-            return Progress(
-                submitted=self._next_n - 1,
-                written=self._written,
-                durable=self._durable,
-                fault=self._fault_reason,
-                lost=tuple(self._lost),
-                held=self._held,
-            )
-
-    @property
-    def fault(self) -> str | None:
-        with self._lock:
-            return self._fault_reason
 
     # ---- the writer thread -----------------------------------------------------------------
 
@@ -397,10 +229,6 @@ class Journal:
                 self._fault_reason = f"{threading.current_thread().name} failed (a bug: see the log)"
                 self._changed.notify_all()
             self._notify()
-
-    def _notify(self) -> None:
-        if self._listener is not None:
-            self._listener()
 
     def _writer(self) -> None:
         while True:
@@ -430,25 +258,25 @@ class Journal:
                     if not self._queue:
                         return
 
-    def _write(self, items: list[_Item]) -> bool:
+    def _write(self, items: list[Item]) -> bool:
         """Append ``items`` in order; on failure enter the fault, holding what is not written."""
-        lines: list[tuple[_Record | _Outage, str, bytes]] = []
+        lines: list[tuple[Record | Outage, str, bytes]] = []
         pending = 0
         for index, item in enumerate(items):
-            if isinstance(item, _Marker):
+            if isinstance(item, Marker):
                 if not self._append(lines, items[index:]):
                     return False
                 lines, pending = [], 0
                 with self._lock:
-                    self._jobs.append(_Job(item, self._position()))
+                    self._jobs.append(Job(item, self._position()))
                     self._sync_work.notify()
                 continue
-            if isinstance(item, _Outage):
+            if isinstance(item, Outage):
                 # Its counts include the records written late just before it.
                 if not self._append(lines, items[index:]):
                     return False
                 lines, pending = [], 0
-            body = item.body if isinstance(item, _Record) else self._outage_body(item)
+            body = item.body if isinstance(item, Record) else self._outage_body(item)
             previous = lines[-1][1] if lines else self._last_h
             digest, line = chained_line(previous, body)
             if self._size + pending + len(line) > self.options.segment_bytes and self._size + pending:
@@ -461,7 +289,7 @@ class Journal:
             pending += len(line)
         return self._append(lines, [])
 
-    def _append(self, lines: list[tuple[_Record | _Outage, str, bytes]], rest: list[_Item]) -> bool:
+    def _append(self, lines: list[tuple[Record | Outage, str, bytes]], rest: list[Item]) -> bool:
         """Write ``lines`` with one system call; on failure hold the unwritten ones and ``rest``."""
         if not lines:
             return True
@@ -494,7 +322,7 @@ class Journal:
             for item, _, _ in lines[:whole]:
                 if self._active_first is None:
                     self._active_first = item.n
-                if self._recovering is not None and isinstance(item, _Record):
+                if self._recovering is not None and isinstance(item, Record):
                     self._recovering.late += 1
             with self._lock:
                 self._written = max(self._written, last.n)
@@ -505,12 +333,12 @@ class Journal:
             self._notify()
         if error is None:
             return True
-        unwritten: list[_Item] = [item for item, _, _ in lines[whole:]]
+        unwritten: list[Item] = [item for item, _, _ in lines[whole:]]
         if self._recovering is not None:
-            self._recovering.failure = _reason(error)
+            self._recovering.failure = reason(error)
             self._recovering.rest = unwritten + rest
         else:
-            self._enter_fault(_reason(error), unwritten + rest)
+            self._enter_fault(reason(error), unwritten + rest)
         return False
 
     def _position(self) -> Position:
@@ -521,7 +349,7 @@ class Journal:
             return Position(*self._previous)
         return Position(0, 0)
 
-    def _outage_body(self, outage: _Outage) -> bytes:
+    def _outage_body(self, outage: Outage) -> bytes:
         late = self._recovering.late if self._recovering is not None else 0
         fields: dict[str, Any] = {
             "since": time_text(outage.since),
@@ -551,8 +379,8 @@ class Journal:
                 os.close(self._fd)
                 self._fd = fd
         except OSError as error:
-            self._report_once(f"cannot rotate segment: {_reason(error)}")
-            self._rotate_again = time.monotonic() + _FLAP_WINDOW_S
+            self._report_once(f"cannot rotate segment: {reason(error)}")
+            self._rotate_again = time.monotonic() + FLAP_WINDOW_S
             return
         self._previous = (first, self._size)
         self._active_first = None
@@ -574,7 +402,7 @@ class Journal:
             for segment in expired:
                 self.files.remove(segment)
         except OSError as error:
-            self._report_once(f"cannot remove expired segments: {_reason(error)}")
+            self._report_once(f"cannot remove expired segments: {reason(error)}")
             return
         names = [s.path.name for s in expired]
         log.info("journal %s: retention removed %s", self.files.active, ", ".join(names))
@@ -587,212 +415,3 @@ class Journal:
                 "ts": time_text(datetime.now(UTC)),
             },
         )
-
-    def _report_once(self, problem: str) -> None:
-        if problem not in self._reported:
-            self._reported.add(problem)
-            log.error("journal %s: %s", self.files.active, problem)
-
-    # ---- faults ----------------------------------------------------------------------------
-
-    def _enter_fault(self, reason: str, unwritten: list[_Item]) -> None:
-        now = time.monotonic()
-        if self._fault_ended and now - self._fault_ended < _FLAP_WINDOW_S:
-            self._probe_delay = min(self._probe_delay * 2, self.options.probe_max_s)
-        else:
-            self._probe_delay = self.options.probe_first_s
-        self._fault = _Fault(reason, datetime.now(UTC), reason, probe_at=now + self._probe_delay)
-        log.error(
-            "journal %s: %s; the table goes on, holding up to %d records in memory",
-            self.files.active,
-            reason,
-            self.options.backlog,
-        )
-        with self._lock:
-            self._fault_reason = reason
-            pending = unwritten + list(self._queue)
-            self._queue.clear()
-            self._changed.notify_all()
-        self._hold(pending)
-        self._notify()
-
-    def _hold(self, items: list[_Item]) -> None:
-        """Keep records in memory while the journal is in a fault; beyond ``backlog``, lose them."""
-        fault = self._fault
-        assert fault is not None
-        lost = False
-        for item in items:
-            if isinstance(item, _Marker):
-                continue  # a checkpoint needs its place in the file: one is taken afterwards
-            if isinstance(item, _Outage) or (
-                fault.dropping is None and fault.held_records < self.options.backlog
-            ):
-                fault.held.append(item)
-                fault.held_records += isinstance(item, _Record)
-                continue
-            if fault.dropping is None:
-                fault.dropping = [item.n, item.n]
-            fault.dropping[1] = item.n
-            fault.lost += 1
-            lost = True
-        with self._lock:
-            if lost and fault.dropping is not None:
-                span = (fault.dropping[0], fault.dropping[1])
-                if self._lost and self._lost[-1][0] == span[0]:
-                    self._lost[-1] = span
-                else:
-                    self._lost.append(span)
-            self._held = fault.held_records
-
-    def _recover(self) -> None:
-        """Try to write what is held, the outage record and an fsync; end the fault if it all works."""
-        fault = self._fault
-        assert fault is not None
-        # Opened afresh: after an I/O error or a remount the old descriptor may never work again.
-        try:
-            with self._fd_lock:
-                if self._fd is not None:
-                    os.close(self._fd)
-                    self._fd = None
-                self._fd = self.files.open_active()
-                self._size = os.fstat(self._fd).st_size
-        except OSError as error:
-            self._still_failing(fault, f"cannot open: {_reason(error)}")
-            return
-        # Everything submitted so far is held or lost; the outage record comes right after it, so
-        # that the numbers lost are declared by the record that follows them.
-        with self._lock:
-            pending: list[_Item] = list(self._queue)
-            self._queue.clear()
-        self._hold(pending)
-        if fault.dropping is not None or not any(isinstance(i, _Outage) for i in fault.held):
-            with self._lock:
-                n = self._next_n
-                self._next_n += 1
-            lost = (fault.dropping[0], fault.dropping[1]) if fault.dropping is not None else None
-            fault.held.append(_Outage(n, fault.since, fault.cause, lost))
-            fault.dropping = None
-        held: list[_Item] = list(fault.held)
-        fault.held.clear()
-        fault.held_records = 0
-        self._fault, self._recovering = None, fault
-        fault.rest = []
-        written = self._write(held)
-        self._recovering = None
-        if not written:
-            self._fault = fault
-            for item in fault.rest:
-                if not isinstance(item, _Marker):
-                    fault.held.append(item)
-                    fault.held_records += isinstance(item, _Record)
-            with self._lock:
-                self._held = fault.held_records
-            self._still_failing(fault, fault.failure or fault.reason)
-            return
-        try:
-            if self.options.fsync:
-                with self._fd_lock:
-                    if self._fd is not None:
-                        os.fsync(self._fd)
-        except OSError as error:
-            self._fault = fault
-            self._still_failing(fault, f"fsync failed: {_reason(error)}")
-            return
-        self._fault_ended = time.monotonic()
-        with self._lock:
-            self._fault_reason = None
-            self._durable = max(self._durable, self._written)
-            self._held = 0
-            self._changed.notify_all()
-            self._sync_work.notify()
-        log.warning(
-            "journal %s: writable again after an outage since %s (%s): %d records written late, "
-            "%d lost",
-            self.files.active,
-            time_text(fault.since),
-            fault.cause,
-            fault.late,
-            fault.lost,
-        )
-        self._notify()
-
-    def _still_failing(self, fault: _Fault, reason: str) -> None:
-        self._probe_delay = min(self._probe_delay * 2, self.options.probe_max_s)
-        fault.probe_at = time.monotonic() + self._probe_delay
-        if reason != fault.reason:
-            log.error("journal %s: still failing: %s", self.files.active, reason)
-            fault.reason = reason
-            with self._lock:
-                self._fault_reason = reason
-                self._changed.notify_all()
-            self._notify()
-
-    # ---- the sync thread -------------------------------------------------------------------
-
-    def _syncer(self) -> None:
-        while True:
-            with self._lock:
-                self._sync_work.wait_for(
-                    lambda: self._stopping
-                    or bool(self._jobs)
-                    or (
-                        self.options.fsync
-                        and self._written > self._durable
-                        and self._fault_reason is None
-                        and self._sync_error is None
-                    )
-                )
-                if self._stopping and not self._jobs:
-                    return
-                target = self._written if self._fault_reason is None else 0
-                # Checkpoints that queued up behind an fsync are superseded by the newest one.
-                job = self._jobs[-1] if self._jobs else None
-                self._jobs.clear()
-                self._busy = job is not None
-            if self.options.fsync and target > self._durable:
-                self._sync(target)
-            if job is not None:
-                self._write_checkpoint(job)
-                with self._lock:
-                    self._busy = False
-                    self._changed.notify_all()
-
-    def _sync(self, target: int) -> None:
-        if self.options.fsync_delay_s:
-            time.sleep(self.options.fsync_delay_s)
-        try:
-            with self._fd_lock:
-                if self._fd is not None:
-                    os.fsync(self._fd)
-        except OSError as error:
-            with self._lock:
-                self._sync_error = f"fsync failed: {_reason(error)}"
-                self._work.notify()
-            return
-        with self._lock:
-            self._durable = max(self._durable, target)
-            self._changed.notify_all()
-        self._notify()
-
-    def _write_checkpoint(self, job: _Job) -> None:
-        marker = job.marker
-        data = CHECKPOINT_MAGIC + marker.blob
-        try:
-            path = self.files.write_checkpoint(marker.covers, data, fsync=self.options.fsync)
-        except OSError as error:
-            self._report_once(f"checkpoint not written: {_reason(error)}; restarts replay more")
-            return
-        self.submit(
-            "checkpoint",
-            {
-                "covers": marker.covers,
-                "file": path.name,
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "segment": job.position.segment,
-                "offset": job.position.offset,
-                "session": marker.session,
-                "ts": time_text(marker.ts),
-            },
-        )
-        self._keep_from = job.position.segment
-        self.files.prune_checkpoints(self.options.keep_checkpoints)
