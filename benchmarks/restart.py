@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -146,7 +147,8 @@ def main() -> None:
                 runs = [asyncio.run(restart(config, port, state)) for _ in range(args.repeat)]
             times = [r[0] for r in runs]
             print(
-                f"{records:>9,} records ({len(segments)} segments, {size / 2**20:,.0f} MiB, built in "
+                f"load average {os.getloadavg()[0]:.1f}: {records:>9,} records ({len(segments)} "
+                f"segments, {size / 2**20:,.0f} MiB, built in "
                 f"{built:.0f} s): restart to retained online {statistics.median(times):.2f} s "
                 f"(median of {len(runs)}, max {max(times):.2f} s); RSS {runs[-1][1] / 1024:.0f} MiB, "
                 f"peak {max(r[2] for r in runs) / 1024:.0f} MiB"

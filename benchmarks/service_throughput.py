@@ -15,12 +15,16 @@ Usage: ``.venv/bin/python benchmarks/service_throughput.py [--hands N] [--latenc
    milliseconds, through a mosquitto with ``set_tcp_nodelay true`` (as the table PC runs it): with
    the journal fsynced as usual, then on a disk whose fsync takes 20 ms (``fsync_delay_ms``, a
    testing option); last, for comparison, through a mosquitto without ``set_tcp_nodelay``.
+4. Floor: the same round trip through the same broker with a client that only echoes each message
+   (no engine, no journal): what the machine and the broker alone cost, for reading the above on
+   a loaded machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -207,13 +211,59 @@ async def bench_latency(
     )
 
 
+ECHO = """
+import asyncio, socket, sys
+import aiomqtt
+NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+async def main(port):
+    async with aiomqtt.Client("127.0.0.1", port, identifier="echo", socket_options=NO_DELAY) as c:
+        await c.subscribe("bench/in", qos=1)
+        await c.publish("bench/ready", b"1", qos=1, retain=True)
+        async for m in c.messages:
+            await c.publish("bench/out", m.payload, qos=1)
+asyncio.run(main(int(sys.argv[1])))
+"""
+
+
+async def bench_floor(port: int, count: int) -> None:
+    """An echo client's round trip through the broker: the floor under the alert latency."""
+    echo = await asyncio.create_subprocess_exec(sys.executable, "-c", ECHO, str(port))
+    samples: list[float] = []
+    try:
+        async with aiomqtt.Client(
+            "127.0.0.1", port, identifier="bench-floor", socket_options=NO_DELAY
+        ) as client:
+            await client.subscribe("bench/ready", qos=1)
+            await client.subscribe("bench/out", qos=1)
+            async for message in client.messages:
+                if str(message.topic) == "bench/ready":
+                    break
+            for index in range(count):
+                payload = str(index).encode()
+                started = time.perf_counter()
+                await client.publish("bench/in", payload, qos=1)
+                async for message in client.messages:
+                    if message.payload == payload:
+                        break
+                samples.append((time.perf_counter() - started) * 1000)
+    finally:
+        echo.terminate()
+        await echo.wait()
+    samples.sort()
+    print(
+        f"floor (echo client, same broker, {count} round trips): "
+        f"p50 {statistics.median(samples):.2f} ms, p95 {samples[int(len(samples) * 0.95) - 1]:.2f} ms, "
+        f"p99 {samples[int(len(samples) * 0.99) - 1]:.2f} ms, max {samples[-1]:.2f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=300)
     parser.add_argument("--latency", type=int, default=500)
     args = parser.parse_args()
     messages = hands(args.hands)
-    print(f"{args.hands} legal hands = {len(messages)} messages")
+    print(f"{args.hands} legal hands = {len(messages)} messages; load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as temp:
         directory = Path(temp)
         bench_replay(directory, messages)
@@ -223,6 +273,7 @@ def main() -> None:
         with table_mosquitto(directory) as port:
             for delay in (0, 20):
                 asyncio.run(bench_latency(directory, port, args.latency, "set_tcp_nodelay true", delay))
+            asyncio.run(bench_floor(port, args.latency))
         with table_mosquitto(directory, nodelay=False) as port:
             asyncio.run(bench_latency(directory, port, args.latency, "without set_tcp_nodelay"))
 

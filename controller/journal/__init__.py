@@ -7,8 +7,9 @@ recover: from the newest checkpoint of the engine state and the records after it
 
 Modules: :mod:`~controller.journal.records` (the kinds and their lines), :mod:`~.files` (where the
 segments and checkpoints are; the one place that creates them), :mod:`~.reader` (reading back,
-checking the chain), :mod:`~.writer` (the writer and sync threads, faults), :mod:`~.verify` and
-:mod:`~.export` (the command-line tools).
+checking the chain), :mod:`~.writer` (the open journal and its writer thread) with its parts
+:mod:`~.core`, :mod:`~.state`, :mod:`~.faults` and :mod:`~.sync` (the sync thread),
+:mod:`~.verify`, :mod:`~.export` and :mod:`~.cli` (the command-line tools).
 """
 
 from controller.journal.files import JournalFiles, Segment

@@ -16,7 +16,6 @@
   next probe: the status cannot flap.
 """
 
-
 from __future__ import annotations
 
 import os
