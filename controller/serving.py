@@ -108,7 +108,8 @@ class Service:
         try:
             await self._broker_loop()
         finally:
-            self.controller.close()
+            # Writes what is queued and stops the journal's threads (it may wait for the disk).
+            await asyncio.to_thread(self.controller.close)
         log.info("table %s: stopped", self.config.table.id)
         return EXIT_OK
 
