@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import random
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -9,8 +12,8 @@ from config.loader import load_table
 from contract.models import parse_alert, parse_command, parse_state
 from controller.journal import read_journal
 from controller.table import Outgoing, TableController
-from engine.script import Message
-from tests.engine.scenario import initial_statuses
+from engine.script import Message, Table, legal_session
+from tests.engine.scenario import initial_statuses, registry
 from tests.service.support import new_table, script, write_config
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
@@ -213,3 +216,37 @@ def test_a_journal_fault_is_an_alert_in_the_state_and_on_the_lamp(tmp_path: Path
     assert [(c.cmd, getattr(c, "colour", None)) for c in lamp] == [("lamp", "amber")]
     assert controller.journal_changed(T0) == []  # once per change
     controller.close()
+
+
+def test_the_audit_after_retention_replays_from_the_oldest_segment_left(tmp_path: Path) -> None:
+    small = "segment_mb = 0.01\ncheckpoint_every = 25\n"
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False, journal=small)
+    first = _controller(config)
+    first.recover(T0)
+    _, lines = legal_session(random.Random(3), 9, 6)
+    table = Table(registry(), table_seats=9, seed=3)
+    assert first.journal is not None
+    for message in table.run_all(lines):
+        for out in _feed(first, [message]):
+            first.published(out, T0)
+        first.journal.flush()  # every checkpoint written, none superseded
+    first.close()
+    closed = sorted(tmp_path.glob("journal.0*.jsonl"))
+    assert len(closed) >= 6
+    for path in closed[:3]:
+        old = time.time() - 10 * 86_400
+        os.utime(path, (old, old))
+
+    aged = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False, journal=small + "retain_days = 5\n")
+    second = _controller(aged)
+    second.recover(T0)  # retention runs when the journal opens
+    second.close()
+    assert not closed[0].exists()
+    assert closed[3].exists()
+
+    audit = _controller(aged)
+    recovery = audit.replay()
+    assert recovery.checkpoint is not None  # older records are gone: from a checkpoint
+    assert recovery.divergences == []
+    assert recovery.chain == []
+    assert audit.state == first.state
