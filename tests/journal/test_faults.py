@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from controller.journal import JournalFiles, read_journal
+from controller.journal import Journal, JournalFiles, read_journal
 from controller.journal.verify import EXIT_GAPS, EXIT_INTACT, verify
 from tests.journal.support import Disk, fill, journal, wait_for
 
@@ -89,10 +89,7 @@ def test_a_journal_that_cannot_be_opened_starts_in_a_fault_and_recovers(tmp_path
     assert len(contents.outages) == 1
 
 
-def _outage_length(j: object, disk: Disk) -> float:
-    from controller.journal import Journal
-
-    assert isinstance(j, Journal)
+def _outage_length(j: Journal, disk: Disk) -> float:
     disk.fill()
     fill(j, 1)
     wait_for(lambda: j.fault is not None, "the fault")
