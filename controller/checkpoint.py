@@ -69,8 +69,9 @@ class Snapshot:
     signals: DealerSignals
     #: Alerts and commands produced but not yet journaled as published (in order).
     unpublished: list[Any] = field(default_factory=list)
-    #: Digests of recently received messages and their record numbers (repeats are recognised).
-    recent: list[tuple[bytes, int]] = field(default_factory=list)
+    #: Digests of the last messages received (joined) and their record numbers: repeats are
+    #: recognised after a restart (see ``controller.repeats``).
+    recent: tuple[bytes, tuple[int, ...]] = (b"", ())
     #: The controller's own alert about the journal, while it is active.
     journal_alert: Alert | None = None
     format: int = FORMAT

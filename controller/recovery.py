@@ -31,6 +31,7 @@ from controller.journal.records import (
 )
 from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition, append_position
 from controller.outgoing import Outgoing
+from controller.repeats import digest
 from engine.state import public_of
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ class _Tail:
         self.recovery.received += 1
         controller = self.controller
         classified = classify(controller.topics, record.topic, record.payload, record.received)
-        controller.recent.add(record.topic, record.payload, record.n)
+        controller.recent.add(digest(record.topic, record.payload), record.n)
         if classified is None:
             return
         self.recovery.replayed += 1

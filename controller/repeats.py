@@ -10,11 +10,14 @@ journaled and skips such a repeat (it is acknowledged once its first record is d
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections import OrderedDict
 from typing import Final
 
 #: How many recent messages are remembered (a redelivery window is far smaller).
 CAPACITY: Final = 4096
+#: How many a checkpoint keeps: what a crash can leave unacknowledged is a group commit or two.
+IN_CHECKPOINT: Final = 256
 
 
 def digest(topic: str, payload: bytes) -> bytes:
@@ -28,12 +31,12 @@ class RecentMessages:
         self.capacity = capacity
         self._seen: OrderedDict[bytes, int] = OrderedDict()
 
-    def find(self, topic: str, payload: bytes) -> int | None:
-        """The record number of an earlier identical message, if it is recent."""
-        return self._seen.get(digest(topic, payload))
+    def find(self, key: bytes) -> int | None:
+        """The record number of an earlier message with this :func:`digest`, if it is recent."""
+        return self._seen.get(key)
 
-    def add(self, topic: str, payload: bytes, n: int) -> None:
-        self._seen[digest(topic, payload)] = n
+    def add(self, key: bytes, n: int) -> None:
+        self._seen[key] = n
         if len(self._seen) > self.capacity:
             self._seen.popitem(last=False)
 
@@ -44,8 +47,15 @@ class RecentMessages:
                 (d, n) for d, n in self._seen.items() if not any(a <= n <= b for a, b in lost)
             )
 
-    def items(self) -> list[tuple[bytes, int]]:
-        return list(self._seen.items())
+    def export(self, count: int = IN_CHECKPOINT) -> tuple[bytes, tuple[int, ...]]:
+        """The newest ``count`` digests (joined: a checkpoint pickles two objects, not thousands)
+        and their record numbers, oldest first."""
+        newest = list(itertools.islice(reversed(self._seen.items()), count))[::-1]
+        return b"".join(d for d, _ in newest), tuple(n for _, n in newest)
 
-    def load(self, items: list[tuple[bytes, int]]) -> None:
-        self._seen = OrderedDict(items[-self.capacity :])
+    def load(self, exported: tuple[bytes, tuple[int, ...]]) -> None:
+        digests, numbers = exported
+        size = len(digests) // len(numbers) if numbers else 0
+        self._seen = OrderedDict(
+            (digests[i * size : (i + 1) * size], n) for i, n in enumerate(numbers)
+        )

@@ -25,7 +25,7 @@ from controller.journal.writer import Journal, JournalOptions
 from controller.journal_health import JournalHealth
 from controller.outgoing import Outgoing
 from controller.recovery import Recovery, audit, recover
-from controller.repeats import RecentMessages
+from controller.repeats import RecentMessages, digest
 from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 
@@ -155,7 +155,7 @@ class TableController:
             state=self.state,
             signals=self.signals,
             unpublished=list(self._unpublished.values()),
-            recent=self.recent.items(),
+            recent=self.recent.export(),
             journal_alert=self.health.alert,
         )
         self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
@@ -179,13 +179,14 @@ class TableController:
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", topic)
             return Handled(0, [])
-        earlier = self.recent.find(topic, payload)
+        key = digest(topic, payload)
+        earlier = self.recent.find(key)
         if earlier is not None:
             log.info("%s: delivered again (record %d), not applied twice", classified.summary, earlier)
             return Handled(earlier, [], repeat=True)
         cause = self.journal.received(topic, payload, received) if self.journal is not None else 0
         self.last_record = cause
-        self.recent.add(topic, payload, cause)
+        self.recent.add(key, cause)
         outgoing = self._handle(cause, classified, received, replay=False)
         for out in outgoing:
             if out.what != "state":
@@ -200,7 +201,8 @@ class TableController:
         self._since_checkpoint += 1
         state = self.engine.state
         hand, phase = self._checkpoint_mark
-        ended = state.hand != hand or (state.phase == "idle" and phase != "idle")
+        # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
+        ended = phase != "idle" and (state.phase == "idle" or state.hand != hand)
         if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
             self.checkpoint(cause, now)
 
