@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 from config.models import JournalSection, SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
@@ -32,6 +33,8 @@ from engine.core import Engine
 __all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_options"]
 
 log = logging.getLogger(__name__)
+#: Phases between hands: a hand has ended when the table gets back to one of them.
+_BETWEEN_HANDS: Final = frozenset({"idle", "shuffled"})
 
 
 def journal_options(section: JournalSection) -> JournalOptions:
@@ -79,7 +82,8 @@ class TableController:
         #: Alerts and commands produced and not yet journaled as published (for checkpoints).
         self._unpublished: dict[int, Outgoing] = {}
         self._since_checkpoint = 0
-        self._checkpoint_mark: tuple[int, str] = (0, "idle")
+        #: The hand and phase before the last message (a hand's end is where a checkpoint goes).
+        self._before: tuple[int, str] = (0, "idle")
         #: The record of the last message the engine took (what a checkpoint now would cover).
         self.last_record = 0
 
@@ -106,7 +110,7 @@ class TableController:
         recovery.log()
         self.session = recovery.session
         self.last_record = recovery.position.next_n - 1
-        self._checkpoint_mark = (self.engine.state.hand, self.engine.state.phase)
+        self._before = (self.engine.state.hand, self.engine.state.phase)
         for out in recovery.pending:
             self._unpublished[id(out)] = out
         if self.journal is not None:
@@ -160,7 +164,6 @@ class TableController:
         )
         self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
         self._since_checkpoint = 0
-        self._checkpoint_mark = (self.engine.state.hand, self.engine.state.phase)
 
     # ----------------------------------------------------------------------------------------
     # Running
@@ -200,9 +203,12 @@ class TableController:
             return
         self._since_checkpoint += 1
         state = self.engine.state
-        hand, phase = self._checkpoint_mark
+        hand, phase = self._before
+        self._before = (state.hand, state.phase)
         # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
-        ended = phase != "idle" and (state.phase == "idle" or state.hand != hand)
+        ended = phase not in _BETWEEN_HANDS and (
+            state.phase in _BETWEEN_HANDS or state.hand != hand
+        )
         if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
             self.checkpoint(cause, now)
 

@@ -249,3 +249,21 @@ def test_the_audit_after_retention_replays_from_the_oldest_segment_left(tmp_path
     assert recovery.divergences == []
     assert recovery.chain == []
     assert audit.state == first.state
+
+
+def test_a_checkpoint_at_every_hands_end(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    controller = _controller(config)
+    controller.recover(T0)
+    assert controller.journal is not None
+    _, lines = legal_session(random.Random(5), 9, 5)
+    hands_ended = 0
+    for message in Table(registry(), table_seats=9, seed=5).run_all(lines):
+        before = controller.engine.state.phase
+        _feed(controller, [message])
+        hands_ended += before not in ("idle", "shuffled") and controller.engine.state.phase == "idle"
+        controller.journal.flush()  # every checkpoint written, none superseded
+    controller.close()
+    assert hands_ended == 5
+    covers = [c.covers for c in read_journal(tmp_path / "journal.jsonl").checkpoints]
+    assert len(covers) == hands_ended  # and none in between (checkpoint_every is 1000)
