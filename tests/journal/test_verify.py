@@ -15,7 +15,7 @@ import pytest
 
 from controller.journal import JournalFiles, read_journal
 from controller.journal.export import Span, export, parse_bound
-from controller.journal.records import encode_body
+from controller.journal.records import chained_line, encode_body
 from controller.journal.verify import EXIT_BROKEN, EXIT_GAPS, EXIT_INTACT, verify
 from tests.conftest import EXAMPLE_REGISTRY
 from tests.journal.support import T0, TOPIC, fill, journal, lines, rewrite_line
@@ -103,8 +103,6 @@ def test_declared_losses_are_reported_apart_from_breaks(tmp_path: Path) -> None:
     path = _journal(tmp_path, 3)
     with path.open("ab") as file:
         # What the writer leaves after a fault: records 4 to 6 lost, declared by outage record 7.
-        from controller.journal.records import chained_line
-
         previous = json.loads(lines(path)[-1])["h"]
         body = encode_body(
             "outage",
