@@ -19,18 +19,17 @@ import aiomqtt
 from config.models import MqttSection, SensorBoardDevice
 from contract.models import KeyEvent, parse_event
 from contract.topics import Topics
-from drivers.base import DriverOptions, cancel_and_wait
 from drivers.sensors.driver import SensorBoardDriver
-from drivers.sensors.protocol import FrameDecoder, InputReport, KeyPress
+from drivers.sensors.protocol import CODEC, InputReport, KeyPress
+from drivers.session import DriverOptions, stop_task
 from simulators.sensors import SensorBoardSimulator
-from tests.support.mosquitto import running_mosquitto
+from testing.mosquitto import running_mosquitto
 
 VID, PID = 0x1209, 0x7AB1
 
 
 def bench_codec(rounds: int) -> None:
     report = InputReport(
-        seq=1,
         button=3,
         blinds=frozenset({4, 5}),
         occupied=frozenset(range(1, 10)),
@@ -38,9 +37,9 @@ def bench_codec(rounds: int) -> None:
     )
     started = time.perf_counter()
     for _ in range(rounds):
-        data = report.to_bytes()
+        data = CODEC.encode(1, report)
     encode_s = time.perf_counter() - started
-    decoder = FrameDecoder("bench")
+    decoder = CODEC.stream()
     started = time.perf_counter()
     for _ in range(rounds):
         decoder.feed_transfer(data)
@@ -89,7 +88,7 @@ async def bench_latency(presses: int, remote: bool) -> None:
                             break
                     latencies.append((time.perf_counter() - started) * 1000)
         finally:
-            await cancel_and_wait(task)
+            await stop_task(task)
             await board.close()
     latencies.sort()
     mode = "unix-socket backend" if remote else "in-process backend"
@@ -118,7 +117,7 @@ async def bench_idle_cpu(poll_ms: int, seconds: float) -> None:
             await asyncio.sleep(seconds)
             share = (time.process_time() - cpu) / (time.perf_counter() - wall) * 100
         finally:
-            await cancel_and_wait(task)
+            await stop_task(task)
     print(f"idle CPU with poll_ms={poll_ms}: {share:.1f} % of one core")
 
 

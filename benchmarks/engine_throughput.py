@@ -2,9 +2,10 @@
 
 Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R]``
 
-Random legal hands (2 to 10 players, two decks, folds, all-in run-outs, reader noise) are
-rendered once into contract messages; the timed part is only ``Engine.handle`` on each of them,
-including building every alert and public state the step returns.
+Random legal hands of the virtual dealer (2 to 10 players joining and leaving, two decks, folds,
+all-in run-outs, showdowns, reader noise) are rendered once into contract messages; the timed
+part is only ``Engine.handle`` on each of them, including building every alert and public state
+the step returns.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from engine.api import (
     Received,
 )
 from engine.core import Engine
-from engine.script import Table, legal_session
+from testing.sessions import dealer_session
 
 REGISTRY = Path(__file__).resolve().parents[1] / "config" / "decks.example.csv"
 
@@ -42,10 +43,11 @@ def build(hands: int, seed: int) -> tuple[int, list[list[Received]]]:
     done = 0
     while done < hands:
         count = min(50, hands - done)
-        _, lines = legal_session(rng, seats, count)
-        table = Table(registry, table_seats=seats, seed=rng.randrange(1 << 30))
+        messages, _ = dealer_session(
+            registry, seats=seats, hands=count, seed=rng.randrange(1 << 30), noise=True
+        )
         received: list[Received] = []
-        for message in table.run_all(lines):
+        for message in messages:
             if message.kind == "event":
                 received.append(DeviceEventReceived(message.device or "", message.payload, at))  # type: ignore[arg-type]
             elif message.kind == "status":
@@ -67,11 +69,11 @@ def main() -> int:
     registry = load_registry(REGISTRY)
     settings = EngineSettings(seats=seats, profile="roberts", registry=registry)
     events = sum(len(s) for s in sessions)
-    best = float("inf")
+    best = cpu_best = float("inf")
     alerts = states = 0
     for _ in range(args.repeat):
         alerts = states = 0
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         for received in sessions:
             engine = Engine(settings)
             for item in received:
@@ -79,10 +81,13 @@ def main() -> int:
                 alerts += len(outputs.alerts)
                 states += outputs.state is not None
         best = min(best, time.perf_counter() - start)
+        cpu_best = min(cpu_best, time.process_time() - cpu_start)
     rate = events / best
     print(f"events:        {events} ({args.hands} hands, {seats}-seat table)")
     print(f"best of {args.repeat}:     {best:.3f} s")
     print(f"throughput:    {rate:,.0f} events/s on one core")
+    # CPU time: what a shared machine's other load does not change (the wall clock is above).
+    print(f"CPU time:      {events / cpu_best:,.0f} events/s ({cpu_best:.3f} s of CPU)")
     print(f"per event:     {best / events * 1e6:.2f} µs")
     print(f"outputs:       {states} public states, {alerts} alert changes")
     return 0

@@ -4,12 +4,12 @@ Usage: ``.venv/bin/python benchmarks/restart.py [--records 10000 1000000] [--rep
 
 For each history size, a journal is built by the controller itself (``TableController`` with its
 real journal writer, fsync off to build faster; checkpoints as configured) from one long random
-legal session on a 9-seat table, until the journal holds that many records. Then ``tablectl run``
-is started against a mosquitto on loopback, and a subscriber measures the time from the process
-start to the retained ``online`` status; the retained state it sees must be the state the history
-ended in (hand, phase, seats, board, active alerts). The resident memory of the process (VmRSS,
-and its peak VmHWM) is read once it is online. The recovery alone (checkpoint and tail, in this
-process) is timed too: the part of a restart that could grow with the history.
+legal session of the virtual dealer on a 9-seat table, until the journal holds that many records.
+Then ``tablectl run`` is started against a mosquitto on loopback, and a subscriber measures the
+time from the process start to the retained ``online`` status; the retained state it sees must be
+the state the history ended in (hand, phase, seats, board, active alerts). The resident memory of
+the process (VmRSS, and its peak VmHWM) is read once it is online. The recovery alone (checkpoint
+and tail, in this process) is timed too: the part of a restart that could grow with the history.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -36,7 +38,9 @@ from contract.models import parse_status
 from contract.topics import Topics
 from controller.journal import JournalFiles
 from controller.table import TableController
-from engine.script import Message, Table, legal_session
+from simulators.dealer import DealerSettings, VirtualDealer
+from testing.events import DEFAULT_START, to_events
+from testing.script import Message
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "config" / "decks.example.csv"
@@ -65,6 +69,22 @@ def wire(message: Message) -> tuple[str, bytes]:
     return TOPICS.device_event(message.device or ""), data
 
 
+def session(seed: int = 1) -> Iterator[Message]:
+    """An endless legal session of the virtual dealer on a 9-seat table (reader noise included),
+    rendered hand by hand: each device's ``seq`` and the clock run on from hand to hand."""
+    dealer = VirtualDealer(load_registry(REGISTRY).decks, DealerSettings(seats=9), seed=seed)
+    noise = random.Random(seed)
+    seqs: Counter[str] = Counter()
+    start = DEFAULT_START
+    while True:
+        events = to_events(dealer.next_hand(mistake=None).steps, start=start, noise=noise)
+        for sourced in events:
+            event = sourced.event.model_copy(update={"seq": sourced.event.seq + seqs[sourced.device]})
+            yield Message("event", sourced.device, event)
+        seqs.update(e.device for e in events)
+        start = events[-1].event.ts + timedelta(seconds=1) if events else start
+
+
 def build(config: Path, records: int, unchecked: int = 0) -> tuple[bytes, float]:
     """A journal of at least ``records`` records; the last public state and the build time.
 
@@ -79,20 +99,15 @@ def build(config: Path, records: int, unchecked: int = 0) -> tuple[bytes, float]
     at = datetime(2026, 1, 1, tzinfo=UTC)
     controller.recover(at)
     assert controller.journal is not None
-    seed = 0
-    while controller.journal.progress().submitted < records:
-        seed += 1
-        _, lines = legal_session(random.Random(seed), 9, 200)
-        table = Table(load_registry(REGISTRY), table_seats=9, seed=seed)
-        for message in table.run_all(lines):
-            at += timedelta(milliseconds=50)
-            topic, data = wire(message)
-            if controller.journal.progress().submitted >= records - unchecked:
-                controller.checkpoint = lambda covers, now: None  # type: ignore[method-assign]
-            for out in controller.receive(topic, data, at).outgoing:
-                controller.published(out, at)
-            if controller.journal.progress().submitted >= records:
-                break
+    for message in session():
+        at += timedelta(milliseconds=50)
+        topic, data = wire(message)
+        if controller.journal.progress().submitted >= records - unchecked:
+            controller.checkpoint = lambda covers, now: None  # type: ignore[method-assign]
+        for out in controller.receive(topic, data, at).outgoing:
+            controller.published(out, at)
+        if controller.journal.progress().submitted >= records:
+            break
     controller.close()
     state = controller._public(controller.state or controller.engine.public_state())
     return state.to_json(), time.perf_counter() - started

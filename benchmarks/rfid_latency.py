@@ -1,7 +1,8 @@
 """Latency of the RFID path, simulator -> pty -> driver -> mosquitto -> subscriber.
 
-Places cards one by one on random antennas of the example table (14 antennas, 20 ms dwell) and
-measures the time from ``place`` to the ``tag`` event on the broker, then from ``remove`` to the
+Places cards one by one on random card antennas of the example table (25 antennas with the chip
+zones, 20 ms dwell, no chips on it; benchmarks/rfid_chips.py has a chip load) and measures the
+time from ``place`` to the ``tag`` event on the broker, then from ``remove`` to the
 ``present: false`` event; clean reader, then one missing 20 % of reads.
 
 Run: .venv/bin/python benchmarks/rfid_latency.py   (needs mosquitto on the PATH)
@@ -23,12 +24,13 @@ import aiomqtt
 
 from config.loader import load_table
 from config.models import MqttSection, RfidReaderDevice
+from contract.cards import is_chip_zone
 from contract.models import TagEvent, parse_event
 from contract.topics import Topics
-from drivers.base import cancel_and_wait
 from drivers.rfid.driver import RfidDriver
+from drivers.session import stop_task
 from simulators.rfid import RfidReaderSimulator
-from tests.support.mosquitto import running_mosquitto
+from testing.mosquitto import running_mosquitto
 
 REPO = Path(__file__).resolve().parent.parent
 CARDS = 30
@@ -72,12 +74,13 @@ async def _run(port: int, miss_rate: float) -> None:
         while not driver.online:  # noqa: ASYNC110 - polling is what is measured against
             await asyncio.sleep(0.05)
         rng = random.Random(2)
+        card_antennas = [a for a, zone in device.antennas.items() if not is_chip_zone(zone)]
         uids = [registry.uid_of("A", card) for card in list(registry.decks["A"])[:CARDS]]
         arrive: list[float] = []
         leave: list[float] = []
         for uid in uids:
             start = time.perf_counter()
-            sim.place(uid, rng.choice(list(device.antennas)))
+            sim.place(uid, rng.choice(card_antennas))
             while (uid, True) not in seen:  # noqa: ASYNC110
                 await asyncio.sleep(0.002)
             arrive.append(seen[(uid, True)] - start)
@@ -88,7 +91,7 @@ async def _run(port: int, miss_rate: float) -> None:
                 await asyncio.sleep(0.002)
             leave.append(seen[(uid, False)] - start)
         collector.cancel()
-    await cancel_and_wait(task)
+    await stop_task(task)
     await sim.close()
     print(f"miss rate {miss_rate:.0%}: placed -> tag present  {_quantiles(arrive)}  ({CARDS} cards)")
     print(f"miss rate {miss_rate:.0%}: removed -> tag absent  {_quantiles(leave)}  (10 cards, "
@@ -96,8 +99,13 @@ async def _run(port: int, miss_rate: float) -> None:
 
 
 def main() -> None:
-    sweep_ms = 14 * 20
-    print(f"example reader: 14 antennas x 20 ms = {sweep_ms} ms per sweep")
+    config, _ = load_table(REPO / "config" / "table.example.toml")
+    device = next(d for d in config.devices if isinstance(d, RfidReaderDevice))
+    count = len(device.antennas)
+    print(
+        f"example reader: {count} antennas x {device.dwell_ms} ms = {count * device.dwell_ms} ms "
+        "per sweep (longer where an antenna's anti-collision outlasts the dwell)"
+    )
     with running_mosquitto(Path(tempfile.mkdtemp())) as broker:
         for miss_rate in (0.0, 0.2):
             asyncio.run(_run(broker.port, miss_rate))

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import random
 import statistics
 import sys
 import tempfile
@@ -43,10 +42,11 @@ from config.registry import load_registry
 from contract.models import FaultEvent, Status, parse_alert, parse_status
 from contract.topics import Topics
 from controller.journal import JournalFiles, JournalOptions, open_journal, read_journal
-from controller.mqtt import NO_DELAY
 from controller.table import TableController
-from engine.script import Message, Table, legal_session
-from tests.support.mosquitto import running_mosquitto
+from link.client import NO_DELAY
+from testing.mosquitto import running_mosquitto
+from testing.script import Message
+from testing.sessions import dealer_session
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "config" / "decks.example.csv"
@@ -70,10 +70,9 @@ def config_file(
 
 
 def hands(count: int, seed: int = 7) -> list[tuple[str, bytes]]:
-    """(topic, payload) of ``count`` legal hands on a 9-seat table."""
-    _, lines = legal_session(random.Random(seed), 9, count)
-    table = Table(load_registry(REGISTRY), table_seats=9, seed=seed)
-    return [wire(m) for m in table.run_all(lines)]
+    """(topic, payload) of ``count`` legal hands of the virtual dealer on a 9-seat table."""
+    messages, _ = dealer_session(load_registry(REGISTRY), seats=9, hands=count, seed=seed, noise=True)
+    return [wire(m) for m in messages]
 
 
 def wire(message: Message) -> tuple[str, bytes]:

@@ -3,6 +3,10 @@
 Environment variables win over the file: ``TABLECTL_MQTT__URL=mqtt://10.0.0.5:1883`` replaces
 ``[mqtt] url``; nested keys are joined with ``__``. Every error is one line naming the file, the line
 and the key (or the environment variable), never a traceback.
+
+Broker passwords may come from the file (``password``), from a file the configuration names
+(``password_file``, read here, relative to the configuration) or from the environment
+(``TABLECTL_MQTT__PASSWORD``); none is ever echoed in an error.
 """
 
 from __future__ import annotations
@@ -11,13 +15,13 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from config.errors import ConfigError
-from config.models import TableConfig
+from config.errors import ConfigError, read_text
+from config.models import Credentials, TableConfig
 from config.registry import DeckRegistry, load_registry
 
 ENV_PREFIX = "TABLECTL_"
@@ -103,27 +107,33 @@ def _env_name(loc: tuple[str | int, ...]) -> str | None:
     return None
 
 
+def describe_key(path: Path, text: str, loc: tuple[str | int, ...], what: str) -> str:
+    """``file:line: key: what``, or ``file: key: what (from environment variable X)``."""
+    key = ".".join(str(p) for p in loc) or "(top level)"
+    env = _env_name(loc)
+    if env is not None:
+        return f"{path}: {key}: {what} (from environment variable {env})"
+    line = _locate(text, loc)
+    where = f"{path}:{line}" if line is not None else str(path)
+    return f"{where}: {key}: {what}"
+
+
 def _describe(path: Path, text: str, error: ValidationError) -> str:
     item = error.errors(include_url=False)[0]
     # Drop the union tag pydantic inserts for discriminated unions (devices.0.rfid.port).
     loc = tuple(p for p in item["loc"] if p not in ("shuffler", "rfid", "sensors"))
-    key = ".".join(str(p) for p in loc) or "(top level)"
     if item["type"] == "extra_forbidden":
         what = "unknown key"
     elif item["type"] == "missing":
         what = "required key is missing"
     else:
         what = item["msg"].removeprefix("Value error, ")
-        if "input" in item and not isinstance(item["input"], dict | list):
+        secret = any("password" in str(p) for p in loc)  # a secret is never echoed
+        if "input" in item and not isinstance(item["input"], dict | list) and not secret:
             what += f" (got {item['input']!r})"
-    env = _env_name(loc)
-    if env is not None:
-        return f"{path}: {key}: {what} (from environment variable {env})"
-    line = _locate(text, loc)
-    where = f"{path}:{line}" if line is not None else str(path)
     more = len(error.errors()) - 1
     suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-    return f"{where}: {key}: {what}{suffix}"
+    return describe_key(path, text, loc, what) + suffix
 
 
 def _resolve(base: Path, value: Path | None) -> Path | None:
@@ -132,15 +142,34 @@ def _resolve(base: Path, value: Path | None) -> Path | None:
     return base / value
 
 
+C = TypeVar("C", bound=Credentials)
+
+
+def _read_password(path: Path, text: str, credentials: C, loc: tuple[str | int, ...]) -> C:
+    """``credentials`` with ``password_file`` resolved and read into ``password``."""
+    if credentials.password_file is None:
+        return credentials
+    file = credentials.password_file
+    if not file.is_absolute():
+        file = path.parent / file
+    try:
+        secret = file.read_text(encoding="utf-8").rstrip("\r\n")
+    except OSError as error:
+        what = f"cannot read {file}: {error.strerror}"
+        raise ConfigError(describe_key(path, text, (*loc, "password_file"), what)) from None
+    except UnicodeDecodeError:
+        what = f"{file} is not UTF-8 text"
+        raise ConfigError(describe_key(path, text, (*loc, "password_file"), what)) from None
+    if not secret or "\n" in secret:
+        what = f"{file} must hold the password alone, on one line"
+        raise ConfigError(describe_key(path, text, (*loc, "password_file"), what))
+    return credentials.model_copy(update={"password_file": file, "password": SecretStr(secret)})
+
+
 def load_config(path: Path | str) -> TableConfig:
     """Read, validate and resolve a table configuration file (paths relative to it)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read configuration: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: configuration is not UTF-8 text") from None
+    text = read_text(path, "configuration")
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -154,7 +183,18 @@ def load_config(path: Path | str) -> TableConfig:
     decks = config.decks.model_copy(update={"registry": _resolve(base, config.decks.registry)})
     journal_path = Path(str(config.journal.path).replace("{table}", config.table.id))
     journal = config.journal.model_copy(update={"path": _resolve(base, journal_path)})
-    return config.model_copy(update={"decks": decks, "journal": journal})
+    mqtt = _read_password(path, text, config.mqtt, ("mqtt",))
+    devices = [
+        device
+        if device.mqtt is None
+        else device.model_copy(
+            update={"mqtt": _read_password(path, text, device.mqtt, ("devices", index, "mqtt"))}
+        )
+        for index, device in enumerate(config.devices)
+    ]
+    return config.model_copy(
+        update={"decks": decks, "journal": journal, "mqtt": mqtt, "devices": devices}
+    )
 
 
 def load_table(path: Path | str) -> tuple[TableConfig, DeckRegistry]:

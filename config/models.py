@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Final, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, model_validator
@@ -40,6 +40,13 @@ class TableSection(Section):
     action_feed: bool = Field(
         default=False, description="True where an action feed publishes betting actions on input."
     )
+    reaction_s: float = Field(
+        default=2.0,
+        ge=0,
+        le=30,
+        description="The dealer's reaction time in seconds: cards dealt this soon after a "
+        "critical alert are part of the same mistake, not a remedy not followed.",
+    )
 
 
 class TlsSection(Section):
@@ -49,17 +56,39 @@ class TlsSection(Section):
     insecure: bool = Field(default=False, description="Skip host name verification (tests only).")
 
 
-MqttScheme: TypeAlias = Literal["mqtt", "mqtts", "embedded"]
+class Credentials(Section):
+    """A broker identity: ``username`` and a password given inline, from a file or the environment.
 
+    The loader reads ``password_file`` (relative to the config file) into ``password``; neither is
+    ever logged or printed.
+    """
 
-class MqttSection(Section):
-    url: str = "mqtt://127.0.0.1:1883"
-    root: str = DEFAULT_ROOT
     username: str | None = None
     password: SecretStr | None = None
+    password_file: Path | None = Field(
+        default=None, description="A file holding the password (mode 0600), e.g. secrets/t1-controller."
+    )
+
+    @model_validator(mode="after")
+    def _one_password(self) -> Credentials:
+        if self.password is not None and self.password_file is not None:
+            raise ValueError("give password or password_file, not both")
+        return self
+
+
+class MqttSection(Credentials):
+    """The broker the controller (and, by default, the drivers) connect to."""
+
+    url: str = "mqtt://127.0.0.1:1883"
+    root: str = DEFAULT_ROOT
     client_id: str | None = None
     keepalive: int = Field(default=30, ge=5, le=3600)
     tls: TlsSection | None = None
+    allow_insecure: bool = Field(
+        default=False,
+        description="Run even though the broker is reachable from the network without TLS and "
+        "credentials (tablectl run refuses that otherwise).",
+    )
 
     @model_validator(mode="after")
     def _check_url(self) -> MqttSection:
@@ -103,11 +132,27 @@ class DecksSection(Section):
 class DeviceBase(Section):
     id: DeviceId
     enabled: bool = True
+    mqtt: Credentials | None = Field(
+        default=None,
+        description="The driver's own broker identity (so that the broker's ACL confines it to its "
+        "own topics); default: the [mqtt] identity.",
+    )
 
 
-class SerialDevice(DeviceBase):
+class UsbIdentity(Section):
+    """Where a device sits on USB: the udev rule of ``tablectl deploy`` matches these."""
+
+    vendor_id: int | None = Field(default=None, ge=0, le=0xFFFF)
+    product_id: int | None = Field(default=None, ge=0, le=0xFFFF)
+    serial_number: str | None = None
+
+
+class SerialDevice(DeviceBase, UsbIdentity):
+    """A device on a serial line; the USB identity is that of its USB-serial adapter (optional)."""
+
     port: str = Field(
-        description="Serial device path (/dev/ttyUSB0) or a pyserial URL (socket://host:port)."
+        description="Serial device path (/dev/ttyUSB0) or transport URL (serial:///dev/ttyUSB0, "
+        "socket://host:port, nullmodem:NAME for a simulator in the same process)."
     )
     baudrate: int = Field(default=115200, gt=0)
     reconnect_max_s: float = Field(default=10.0, gt=0, description="Backoff ceiling when unplugged.")
@@ -148,6 +193,15 @@ class SensorBoardDevice(DeviceBase):
 DeviceConfig: TypeAlias = Annotated[
     ShufflerDevice | RfidReaderDevice | SensorBoardDevice, Field(discriminator="driver")
 ]
+
+#: The event types each kind of device (``driver``) can produce: a device named in
+#: ``[[devices]]`` that publishes another type is refused (its credentials must not let it
+#: pass for another kind of device).
+DRIVER_EVENTS: Final[dict[str, frozenset[str]]] = {
+    "rfid": frozenset({"tag", "fault"}),
+    "shuffler": frozenset({"shuffling", "shuffle_complete", "fault"}),
+    "sensors": frozenset({"seat", "button", "blind", "key", "fault"}),
+}
 
 
 class JournalSection(Section):
@@ -190,16 +244,107 @@ class JournalSection(Section):
     )
 
 
+def parse_listen(text: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:8080`` for IPv6; port 0: any free port) -> (host, port)."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host:
+        raise ValueError("expected host:port, e.g. 127.0.0.1:8080")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError("expected host:port with a port within 0..65535")
+    if not host or any(c.isspace() or c in "/[]" for c in host):
+        raise ValueError(f"expected host:port, and {host!r} is no host name or address")
+    return host, int(port_text)
+
+
+def _check_listen(text: str | None) -> str | None:
+    if text is not None:
+        parse_listen(text)
+    return text
+
+
 class DisplaySection(Section):
+    listen: Annotated[str | None, AfterValidator(_check_listen)] = Field(
+        default=None,
+        description="host:port of the dealer's display (web page) served by the controller; port 0 "
+        "picks a free port (the log says which). Unset: no display, the web stack is not loaded.",
+    )
     suit_symbols: bool = True
     refresh_hz: float = Field(default=4.0, gt=0, le=60)
     alert_history: int = Field(default=12, ge=1, le=200)
     lamp: bool = Field(default=True, description="Drive the alert lamp from the active alerts.")
     buzzer_ms: int = Field(default=300, ge=0, le=10_000, description="Buzz on critical alerts.")
 
+    @property
+    def listen_address(self) -> tuple[str, int] | None:
+        return parse_listen(self.listen) if self.listen is not None else None
+
 
 class LoggingSection(Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+
+def _absolute(value: Path) -> Path:
+    if not value.is_absolute():
+        raise ValueError(f"{value}: give the absolute path the file has on the table PC")
+    return value
+
+
+TargetPath = Annotated[Path, AfterValidator(_absolute)]
+
+
+class LanListenerSection(Section):
+    """A TLS-only listener of the table PC's broker on the card room's network (floor tools)."""
+
+    port: int = Field(default=8883, ge=1, le=65535)
+    bind: str = Field(default="0.0.0.0", description="Address of the LAN interface.")  # noqa: S104
+    cert_file: TargetPath = Field(description="The table PC's server certificate (PEM).")
+    key_file: TargetPath
+    client_ca_file: TargetPath | None = Field(
+        default=None, description="When given, clients must also present a certificate of this CA."
+    )
+
+
+class FloorBridgeSection(Section):
+    """The bridge from the table PC's broker to the floor broker (public topics only, TLS)."""
+
+    url: str = Field(description="mqtts://host:port of the floor broker.")
+    ca_file: TargetPath = Field(description="The CA that signed the floor broker's certificate.")
+    cert_file: TargetPath | None = None
+    key_file: TargetPath | None = None
+    allow_input: bool = Field(
+        default=False,
+        description="Carry the floor's dealer inputs (acknowledgements) in to the table.",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> FloorBridgeSection:
+        parts = urlsplit(self.url)
+        if parts.scheme != "mqtts" or not parts.hostname:
+            raise ValueError(f"url {self.url!r}: the floor is reached over TLS only (mqtts://host:port)")
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("cert_file and key_file go together")
+        return self
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or ""
+
+    @property
+    def port(self) -> int:
+        return urlsplit(self.url).port or 8883
+
+
+class DeploySection(Section):
+    """What ``tablectl deploy`` renders for the table PC beyond the table itself."""
+
+    user: str = Field(default="tablectl", pattern=r"^[a-z_][a-z0-9_-]*$", description="Service user.")
+    watchdog_s: int = Field(
+        default=10, ge=2, le=600, description="systemd restarts the service when its loop stalls this long."
+    )
+    lan: LanListenerSection | None = None
+    floor: FloorBridgeSection | None = None
 
 
 class TableConfig(Section):
@@ -212,6 +357,7 @@ class TableConfig(Section):
     journal: JournalSection = Field(default_factory=JournalSection)
     display: DisplaySection = Field(default_factory=DisplaySection)
     logging: LoggingSection = Field(default_factory=LoggingSection)
+    deploy: DeploySection = Field(default_factory=DeploySection)
 
     @model_validator(mode="after")
     def _check_devices(self) -> TableConfig:
@@ -231,6 +377,24 @@ class TableConfig(Section):
                     if antenna < 1:
                         raise ValueError(f"device {device.id!r}: antenna numbers start at 1")
         return self
+
+    def device_kinds(self) -> dict[str, str]:
+        """Device id -> its kind (``driver``) for every ``[[devices]]`` entry, enabled or not
+        (a disabled entry names a device whose driver runs elsewhere)."""
+        return {device.id: device.driver for device in self.devices}
+
+    def device_mqtt(self, device: DeviceConfig) -> MqttSection:
+        """The broker settings of a driver: ``[mqtt]`` with the device's own identity, if any."""
+        if device.mqtt is None:
+            return self.mqtt
+        own = device.mqtt
+        return self.mqtt.model_copy(
+            update={
+                "username": own.username,
+                "password": own.password,
+                "password_file": own.password_file,
+            }
+        )
 
     def device(self, device_id: str) -> DeviceConfig:
         for device in self.devices:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from config.errors import ConfigError
+from config.errors import ConfigError, read_text
 from contract.cards import ALL_CARDS, is_card, is_uid
 
 HEADER: Final = ("uid", "deck", "card")
@@ -57,12 +57,7 @@ def load_registry(path: Path) -> DeckRegistry:
     Every deck must hold the 52 distinct cards, every UID must be unique across all decks and
     every card code well formed. Errors name the file, line and column key.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read deck registry: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: deck registry is not UTF-8 text") from None
+    text = read_text(path, "deck registry")
 
     reader = csv.reader(text.splitlines())
     header = next(reader, None)

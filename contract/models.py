@@ -2,6 +2,9 @@
 
 Readers ignore unknown fields (the contract may be extended compatibly); writers never emit fields
 outside these models. Validation errors are raised as :class:`PayloadError`, which names the topic.
+
+Longer than 450 lines on purpose: the project keeps one schema for the wire, in one module that
+reads top to bottom like the contract (events, statuses, inputs, commands, alerts, state, hands).
 """
 
 from __future__ import annotations
@@ -13,25 +16,70 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
     ValidationError,
+    model_validator,
 )
 
 from contract.cards import Card, Uid, Zone
+from contract.text import bounded
 
 SCHEMA_VERSION: Final = 1
 _T = TypeVar("_T")
 
+# Bounds of every field (docs/contract.md, "Bounds"): wide enough for any real device, so that
+# hostile input is refused at the edge and nothing downstream grows without limit.
+#: Sequence numbers and sessions: 2^53 - 1, the largest integer every JSON reader keeps exact.
+MAX_SEQ: Final = 2**53 - 1
+#: Chips in one action or result amount.
+MAX_AMOUNT: Final = 2**53 - 1
+#: Schema versions a reader accepts (``v``); now 1.
+MAX_VERSION: Final = 255
+#: Antenna numbers (a 16-bit multiplexer address).
+MAX_ANTENNA: Final = 65535
+#: Cards a shuffler can count (several decks at most), and list sizes of its deck check.
+MAX_COUNT: Final = 1024
+MAX_CARD_LIST: Final = 256
+#: Text fields: deck ids, fault codes, free texts (fault texts, status details: cut, not
+#: rejected), alert texts.
+MAX_DECK: Final = 64
+MAX_CODE: Final = 64
+MAX_TEXT: Final = 1024
+MAX_MESSAGE: Final = 1000
+MAX_REMEDY_STEPS: Final = 16
+#: Alerts listed in the retained state (the most severe and most recent; the rest are counted).
+MAX_STATE_ALERTS: Final = 16
+#: Earliest and latest time accepted in ``ts`` (a device without a clock may send 1970).
+MIN_TS: Final = datetime(1970, 1, 1, tzinfo=UTC)
+MAX_TS: Final = datetime(2200, 1, 1, tzinfo=UTC)
+#: No control characters in identifiers from devices (deck ids, fault codes).
+_PRINTABLE: Final = r"^[^\x00-\x1f\x7f]+$"
+
 
 def _to_utc(value: datetime) -> datetime:
-    return value.astimezone(UTC)
+    value = value.astimezone(UTC)
+    if not MIN_TS <= value < MAX_TS:
+        raise ValueError(f"time must be from {MIN_TS.year} to {MAX_TS.year - 1}")
+    return value
 
 
 #: RFC 3339 time, always carried in UTC (``2026-11-29T23:59:18.120Z``).
 Timestamp = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 Seat = Annotated[int, Field(ge=1, le=10)]
+def _cut(limit: int) -> BeforeValidator:
+    """Free text is cut to ``limit`` characters rather than rejected: a device's long message
+    must not cost the event (our own drivers put exception texts there)."""
+    return BeforeValidator(lambda value: value[:limit] if isinstance(value, str) else value)
+
+
+#: A device's free text (fault text, status detail): at most ``MAX_TEXT`` characters, cut.
+FreeText = Annotated[str, _cut(MAX_TEXT), Field(max_length=MAX_TEXT)]
+Version = Annotated[int, Field(ge=1, le=MAX_VERSION, description="Schema version, now 1.")]
+SeqNumber = Annotated[int, Field(ge=1, le=MAX_SEQ)]
+DeckId = Annotated[str, Field(min_length=1, max_length=MAX_DECK, pattern=_PRINTABLE)]
 
 
 class WireModel(BaseModel):
@@ -52,8 +100,8 @@ class WireModel(BaseModel):
 class EventBase(WireModel):
     """Fields common to every device event."""
 
-    v: int = Field(default=SCHEMA_VERSION, ge=1, description="Schema version, now 1.")
-    seq: int = Field(ge=1, description="Per device, +1 per event; restarts at 1 with each session.")
+    v: Version = SCHEMA_VERSION
+    seq: SeqNumber = Field(description="Per device, +1 per event; restarts at 1 with each session.")
     ts: Timestamp = Field(description="When the device observed it (RFC 3339, UTC).")
 
 
@@ -61,7 +109,9 @@ class TagEvent(EventBase):
     """RFID reader: a card tag arrived in (``present``) or left an antenna's field."""
 
     type: Literal["tag"] = "tag"
-    antenna: int = Field(ge=0, description="Antenna number as the reader counts them (0 allowed).")
+    antenna: int = Field(
+        ge=0, le=MAX_ANTENNA, description="Antenna number as the reader counts them (0 allowed)."
+    )
     zone: Zone
     uid: Uid
     present: bool
@@ -72,26 +122,26 @@ class ShufflingEvent(EventBase):
     """Shuffler started a shuffle."""
 
     type: Literal["shuffling"] = "shuffling"
-    deck: str | None = None
+    deck: DeckId | None = None
 
 
 class ShuffleCompleteEvent(EventBase):
     """A shuffled deck is ready; ``ok`` is the deck check's verdict."""
 
     type: Literal["shuffle_complete"] = "shuffle_complete"
-    deck: str | None = None
-    count: int = Field(ge=0)
+    deck: DeckId | None = None
+    count: int = Field(ge=0, le=MAX_COUNT)
     ok: bool
-    missing: list[Card] = Field(default_factory=list)
-    duplicates: list[Card] = Field(default_factory=list)
+    missing: list[Card] = Field(default_factory=list, max_length=MAX_CARD_LIST)
+    duplicates: list[Card] = Field(default_factory=list, max_length=MAX_CARD_LIST)
 
 
 class FaultEvent(EventBase):
     """Any device: a fault (``jam``, ``door_open``, ``crc_errors``, ...)."""
 
     type: Literal["fault"] = "fault"
-    code: str = Field(min_length=1)
-    text: str = ""
+    code: str = Field(min_length=1, max_length=MAX_CODE, pattern=_PRINTABLE)
+    text: FreeText = ""
 
 
 class ButtonEvent(EventBase):
@@ -131,12 +181,35 @@ KEY_NAMES: Final[tuple[str, ...]] = (
 )
 
 
+AlertId = Annotated[str, Field(min_length=1, max_length=64)]
+_ALERT_DESCRIPTION: Final = (
+    "Extension: with key ack, acknowledge only this alert (its id); without it, ack acknowledges "
+    "every active alert (of the seat, when a seat is given)."
+)
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+def _alert_only_with_ack(key: str, alert: str | None) -> None:
+    if alert is not None and key != "ack":
+        raise ValueError(f"alert is only meaningful with key 'ack', not {key!r}")
+
+
 class KeyEvent(EventBase):
     """Dealer keypad: a key press, with the seat it concerns where the key needs one."""
 
     type: Literal["key"] = "key"
     key: KeyName
     seat: Seat | None = None
+    # Only on the wire when given: key events and inputs without it stay what they were.
+    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION, exclude_if=_absent)
+
+    @model_validator(mode="after")
+    def _check_alert(self) -> KeyEvent:
+        _alert_only_with_ack(self.key, self.alert)
+        return self
 
 
 DeviceEvent: TypeAlias = Annotated[
@@ -171,11 +244,11 @@ StatusState: TypeAlias = Literal["online", "offline", "fault"]
 class Status(WireModel):
     """Retained status of a device driver or of the controller; ``offline`` is also the last will."""
 
-    v: int = Field(default=SCHEMA_VERSION, ge=1)
+    v: Version = SCHEMA_VERSION
     state: StatusState
     ts: Timestamp
-    session: int = Field(ge=0, description="+1 at every (re)start of the publisher.")
-    detail: str | None = Field(default=None, description="Extension: why, for fault or offline.")
+    session: int = Field(ge=0, le=MAX_SEQ, description="+1 at every (re)start of the publisher.")
+    detail: FreeText | None = Field(default=None, description="Extension: why, for fault or offline.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,12 +259,21 @@ class Status(WireModel):
 class KeyInput(WireModel):
     """A keypad-equivalent input from a source that is not a sensor (tablet, console, test)."""
 
-    v: int = Field(default=SCHEMA_VERSION, ge=1)
+    v: Version = SCHEMA_VERSION
     ts: Timestamp
     type: Literal["key"] = "key"
     key: KeyName
     seat: Seat | None = None
-    seq: int | None = Field(default=None, ge=1, description="Extension: optional sender sequence.")
+    seq: int | None = Field(
+        default=None, ge=1, le=MAX_SEQ, description="Extension: optional sender sequence."
+    )
+    # Only on the wire when given: key events and inputs without it stay what they were.
+    alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION, exclude_if=_absent)
+
+    @model_validator(mode="after")
+    def _check_alert(self) -> KeyInput:
+        _alert_only_with_ack(self.key, self.alert)
+        return self
 
 
 ActionName: TypeAlias = Literal["fold", "check", "call", "bet", "raise", "all_in", "post"]
@@ -200,13 +282,15 @@ ActionName: TypeAlias = Literal["fold", "check", "call", "bet", "raise", "all_in
 class ActionInput(WireModel):
     """A betting action from an action feed."""
 
-    v: int = Field(default=SCHEMA_VERSION, ge=1)
+    v: Version = SCHEMA_VERSION
     ts: Timestamp
     type: Literal["action"] = "action"
     seat: Seat
     action: ActionName
-    amount: int = Field(default=0, ge=0, description="Chips put in by this action.")
-    seq: int | None = Field(default=None, ge=1, description="Extension: optional sender sequence.")
+    amount: int = Field(default=0, ge=0, le=MAX_AMOUNT, description="Chips put in by this action.")
+    seq: int | None = Field(
+        default=None, ge=1, le=MAX_SEQ, description="Extension: optional sender sequence."
+    )
 
 
 DealerInput: TypeAlias = Annotated[KeyInput | ActionInput, Field(discriminator="type")]
@@ -223,19 +307,23 @@ Profile: TypeAlias = Literal["roberts", "tda"]
 class Alert(WireModel):
     """One alert change. ``id`` is stable for the life of the alert; ``status`` says which change."""
 
-    v: int = Field(default=SCHEMA_VERSION, ge=1)
-    id: str = Field(min_length=1)
+    v: Version = SCHEMA_VERSION
+    id: str = Field(min_length=1, max_length=64)
     ts: Timestamp
-    hand: int = Field(ge=0)
-    code: str = Field(min_length=1)
+    hand: int = Field(ge=0, le=MAX_SEQ)
+    code: str = Field(min_length=1, max_length=MAX_CODE)
     severity: Severity
     seat: Seat | None = None
     status: AlertStatus
-    message: str
-    remedy: list[str] = Field(default_factory=list)
-    rule: str = ""
+    message: str = Field(max_length=MAX_MESSAGE)
+    remedy: list[Annotated[str, Field(max_length=MAX_MESSAGE)]] = Field(
+        default_factory=list, max_length=MAX_REMEDY_STEPS
+    )
+    rule: str = Field(default="", max_length=200)
     profile: Profile
-    device: str | None = Field(default=None, description="Extension: the device a device alert is about.")
+    device: str | None = Field(
+        default=None, max_length=64, description="Extension: the device a device alert is about."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -253,46 +341,56 @@ class SeatState(WireModel):
     seat: Seat
     occupied: bool
     in_hand: bool
-    cards: int = Field(ge=0)
+    cards: int = Field(ge=0, le=52)
 
 
 class SeatAmount(WireModel):
     """Chips of one seat: a bet in front of it, a share of a pot, or what was pushed to it."""
 
     seat: Seat
-    amount: int = Field(ge=0)
+    amount: int = Field(ge=0, le=MAX_AMOUNT)
 
 
 class PotState(WireModel):
     """A pot as of the last sweep: its chips and the seats that may win it (main pot first)."""
 
-    amount: int = Field(ge=0)
-    eligible: list[Seat] = Field(default_factory=list)
+    amount: int = Field(ge=0, le=MAX_AMOUNT)
+    eligible: list[Seat] = Field(default_factory=list, max_length=10)
 
 
 class PublicState(WireModel):
     """The public table state, safe for any screen: the board is public, hole cards never are."""
 
-    v: int = Field(default=SCHEMA_VERSION, ge=1)
+    v: Version = SCHEMA_VERSION
     ts: Timestamp
-    hand: int = Field(ge=0)
+    hand: int = Field(ge=0, le=MAX_SEQ)
     phase: Phase
     button: Seat | None = None
-    seats: list[SeatState] = Field(default_factory=list)
-    board: list[Card] = Field(default_factory=list)
-    burns: int = Field(default=0, ge=0)
-    deck: str | None = None
-    alerts: list[Alert] = Field(default_factory=list)
+    seats: list[SeatState] = Field(default_factory=list, max_length=10)
+    board: list[Card] = Field(default_factory=list, max_length=52)
+    burns: int = Field(default=0, ge=0, le=52)
+    deck: str | None = Field(default=None, max_length=MAX_DECK)
+    alerts: list[Alert] = Field(default_factory=list, max_length=MAX_STATE_ALERTS)
+    alerts_omitted: int = Field(
+        default=0,
+        ge=0,
+        description="Extension: active alerts not listed in ``alerts`` (the least severe and "
+        "oldest), so that the retained state stays small.",
+    )
     profile: Profile | None = Field(default=None, description="Extension: the rules profile.")
     tracking: bool = Field(
         default=True, description="Extension: false while a reader the hand depends on is offline."
     )
     to_act: Seat | None = Field(default=None, description="The seat expected to act next, or null.")
     bets: list[SeatAmount] = Field(
-        default_factory=list, description="Chips in front of each seat in this betting round."
+        default_factory=list,
+        max_length=10,
+        description="Chips in front of each seat in this betting round.",
     )
     pots: list[PotState] = Field(
-        default_factory=list, description="Main pot first, then side pots, as of the last sweep."
+        default_factory=list,
+        max_length=10,
+        description="Main pot first, then side pots, as of the last sweep.",
     )
     shows_first: Seat | None = Field(
         default=None, description="At showdown: the seat that must show first, or null."
@@ -325,43 +423,47 @@ class HandAction(WireModel):
     street: Street
     seat: Seat
     action: ActionName
-    amount: int = Field(default=0, ge=0)
+    amount: int = Field(default=0, ge=0, le=MAX_AMOUNT)
 
 
 class PotResult(WireModel):
     """A pot at the end of the hand (after rake): who could win it, who won it, and the shares."""
 
-    amount: int = Field(ge=0)
-    eligible: list[Seat] = Field(default_factory=list)
-    winners: list[Seat] = Field(default_factory=list)
-    shares: list[SeatAmount] = Field(default_factory=list)
+    amount: int = Field(ge=0, le=MAX_AMOUNT)
+    eligible: list[Seat] = Field(default_factory=list, max_length=10)
+    winners: list[Seat] = Field(default_factory=list, max_length=10)
+    shares: list[SeatAmount] = Field(default_factory=list, max_length=10)
 
 
 class ShownHand(WireModel):
     """A hand tabled face up at showdown, in the order shown; ``rank`` names its class."""
 
     seat: Seat
-    cards: list[Card]
-    rank: str = Field(description="One of RANK_NAMES: high_card, pair, ..., straight_flush.")
+    cards: list[Card] = Field(max_length=7)
+    rank: str = Field(
+        max_length=32, description="One of RANK_NAMES: high_card, pair, ..., straight_flush."
+    )
 
 
 class HandResult(WireModel):
     """The result of a hand, published once when it ends. Hole cards only of hands tabled face up."""
 
-    v: int = Field(default=SCHEMA_VERSION, ge=1)
+    v: Version = SCHEMA_VERSION
     ts: Timestamp
-    hand: int = Field(ge=0)
+    hand: int = Field(ge=0, le=MAX_SEQ)
     button: Seat | None = None
-    seats: list[Seat] = Field(default_factory=list, description="Seats dealt in.")
-    board: list[Card] = Field(default_factory=list)
+    seats: list[Seat] = Field(default_factory=list, max_length=10, description="Seats dealt in.")
+    board: list[Card] = Field(default_factory=list, max_length=52)
     result: HandOutcome
-    actions: list[HandAction] = Field(default_factory=list)
-    pots: list[PotResult] = Field(default_factory=list)
-    rake: int = Field(default=0, ge=0)
+    actions: list[HandAction] = Field(default_factory=list, max_length=4096)
+    pots: list[PotResult] = Field(default_factory=list, max_length=10)
+    rake: int = Field(default=0, ge=0, le=MAX_AMOUNT)
     awarded: list[SeatAmount] = Field(
-        default_factory=list, description="What the chips show was pushed to each seat."
+        default_factory=list,
+        max_length=10,
+        description="What the chips show was pushed to each seat.",
     )
-    showdown: list[ShownHand] = Field(default_factory=list)
+    showdown: list[ShownHand] = Field(default_factory=list, max_length=10)
     profile: Profile | None = Field(default=None, description="Extension: the rules profile.")
 
 
@@ -371,7 +473,7 @@ class HandResult(WireModel):
 
 
 class CommandBase(WireModel):
-    v: int = Field(default=SCHEMA_VERSION, ge=1)
+    v: Version = SCHEMA_VERSION
     ts: Timestamp
 
 
@@ -379,7 +481,7 @@ class ShuffleCommand(CommandBase):
     """Shuffler: start shuffling the deck that is loaded (``deck`` names it, when known)."""
 
     cmd: Literal["shuffle"] = "shuffle"
-    deck: str | None = None
+    deck: DeckId | None = None
 
 
 LampColour: TypeAlias = Literal["off", "green", "amber", "red", "blue", "white"]
@@ -404,7 +506,9 @@ class SweepCommand(CommandBase):
     """RFID reader: set the antenna sweep (which antennas, and the dwell per antenna)."""
 
     cmd: Literal["sweep"] = "sweep"
-    antennas: list[int] = Field(min_length=1)
+    antennas: list[Annotated[int, Field(ge=0, le=MAX_ANTENNA)]] = Field(
+        min_length=1, max_length=1024
+    )
     dwell_ms: int = Field(default=20, ge=1, le=1000)
 
 
@@ -432,11 +536,18 @@ COMMAND_ADAPTER: Final[TypeAdapter[DeviceCommand]] = TypeAdapter(DeviceCommand)
 
 
 def _describe(error: ValidationError) -> str:
+    """The validation errors, naming the fields: never the rejected text itself (it could be
+    anything a publisher wrote), escaped and bounded (:func:`contract.text.bounded`)."""
     parts = []
-    for item in error.errors(include_url=False):
+    for item in error.errors(include_url=False)[:3]:
         loc = ".".join(str(p) for p in item["loc"]) or "payload"
-        parts.append(f"{loc}: {item['msg']}")
-    return "; ".join(parts)
+        if item["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            msg = "unknown or missing type"  # pydantic's text quotes the rejected tag
+        else:
+            msg = item["msg"]
+        parts.append(f"{bounded(loc, 60)}: {bounded(msg, 100)}")
+    more = error.error_count() - len(parts)
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
 def _parse(adapter: TypeAdapter[_T], topic: str, payload: bytes | str) -> _T:

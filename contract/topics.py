@@ -10,6 +10,9 @@ DEFAULT_ROOT: Final = "holdem"
 _SEGMENT_RE: Final = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 DeviceTopicKind: TypeAlias = Literal["event", "status", "cmd"]
+#: The public topics of a table, as the floor console reads them for every table under a root.
+FloorTopicKind: TypeAlias = Literal["controller/status", "state", "alerts", "hands"]
+FLOOR_KINDS: Final[tuple[FloorTopicKind, ...]] = ("controller/status", "state", "alerts", "hands")
 
 
 def check_segment(what: str, value: str) -> str:
@@ -101,3 +104,25 @@ class Topics:
         if kind == "cmd":
             return DeviceTopic(device=rest[0], kind="cmd")
         return None
+
+
+def floor_filters(root: str) -> tuple[str, ...]:
+    """The subscriptions of a reader of every table under ``root`` (the floor console): public
+    topics only, never ``dev/``, where card identities travel."""
+    for part in root.split("/"):
+        check_segment("topic root", part)
+    return tuple(f"{root}/+/{kind}" for kind in FLOOR_KINDS)
+
+
+def parse_floor_topic(root: str, topic: str) -> tuple[str, FloorTopicKind] | None:
+    """``{root}/{table}/{kind}`` -> (table, kind) for the public kinds; None for anything else."""
+    prefix = f"{root}/"
+    if not topic.startswith(prefix):
+        return None
+    table, _, rest = topic[len(prefix) :].partition("/")
+    if not _SEGMENT_RE.match(table):
+        return None
+    for kind in FLOOR_KINDS:
+        if rest == kind:
+            return table, kind
+    return None

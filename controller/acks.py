@@ -24,7 +24,7 @@ from typing import Final
 import aiomqtt
 
 from controller.journal.writer import Journal, Progress
-from controller.mqtt import acknowledge
+from link.aiomqtt_adapter import acknowledge
 
 log = logging.getLogger(__name__)
 

@@ -1,20 +1,21 @@
-"""The embedded MQTT broker of ``tablectl demo``: amqtt in this process, on loopback only.
+"""The embedded MQTT broker: amqtt in this process, on loopback only.
 
-Anonymous clients are allowed because the broker listens on 127.0.0.1 alone (never 0.0.0.0, amqtt's
-default); it speaks MQTT 3.1.1. Production tables use their own broker (mosquitto); this one exists
-so that the demo needs nothing installed.
+``tablectl demo`` runs it, and so does ``tablectl run`` with ``[mqtt] url = "embedded"``. Anonymous
+clients are allowed because the broker listens on 127.0.0.1 alone (never 0.0.0.0, amqtt's
+default); it speaks MQTT 3.1.1. Production tables use their own broker (mosquitto); this one
+exists so that the demo needs no broker installed (amqtt comes with ``tablectl[demo]``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import socket
-from collections.abc import Iterator
 from types import TracebackType
 from typing import Any, Final
 
 from amqtt.broker import Broker
+
+from controller.amqtt_adapter import bound_port, iterate_subscriptions_safely
 
 log = logging.getLogger(__name__)
 
@@ -25,19 +26,6 @@ _AMQTT_LOGGERS: Final = ("amqtt", "transitions")
 
 class BrokerError(RuntimeError):
     """The embedded broker could not start."""
-
-
-class _SnapshotDict(dict[str, Any]):
-    """A dict whose iteration walks a snapshot of its keys.
-
-    amqtt 0.12 iterates its subscription table with ``await`` inside the loop (retained messages
-    for a connecting client); a subscription arriving meanwhile from another client raises
-    "dictionary changed size during iteration" and drops the connecting client. Iterating over a
-    snapshot is what that loop means to do.
-    """
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(super().keys()))
 
 
 def _broker_config(port: int) -> dict[str, Any]:
@@ -72,7 +60,7 @@ class EmbeddedBroker:
     async def start(self) -> None:
         """Start listening; with port 0 the system picks a free port (no race with other users)."""
         broker = Broker(_broker_config(self._requested_port))
-        broker._subscriptions = _SnapshotDict()  # see _SnapshotDict
+        iterate_subscriptions_safely(broker)
         try:
             await broker.start()
         except Exception as error:  # amqtt wraps bind errors in its own BrokerError
@@ -85,14 +73,10 @@ class EmbeddedBroker:
 
     @staticmethod
     def _bound_port(broker: Broker) -> int:
-        server = broker._servers.get("default")  # amqtt has no public accessor for it
-        instance = getattr(server, "instance", None)
-        sockets: list[socket.socket] = list(getattr(instance, "sockets", None) or [])
-        for sock in sockets:
-            host, port = sock.getsockname()[:2]
-            if host == LOOPBACK:
-                return int(port)
-        raise BrokerError("embedded broker started but its listening port is unknown")
+        port = bound_port(broker, "default", LOOPBACK)
+        if port is None:
+            raise BrokerError("embedded broker started but its listening port is unknown")
+        return port
 
     async def stop(self) -> None:
         """Disconnect every client and close the listener."""

@@ -74,6 +74,8 @@ class Snapshot:
     recent: tuple[bytes, tuple[int, ...]] = (b"", ())
     #: The controller's own alert about the journal, while it is active.
     journal_alert: Alert | None = None
+    #: Devices the table follows besides the configured ones (bounded: ``controller.table``).
+    devices: frozenset[str] = frozenset()
     format: int = FORMAT
 
 

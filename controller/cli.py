@@ -1,8 +1,10 @@
 """``tablectl``: the command line.
 
 Each long-running subcommand lives in its own module exposing ``add_arguments(parser)`` and
-``main(args) -> int``; the table below wires them in. A module that is not part of this build yet
-leaves its subcommand in place, saying so, instead of failing with an import error.
+``main(args) -> int``; the table below names them. Only the module of the subcommand being run is
+imported (``tablectl run`` never loads the demo's broker and live view, the simulators or pyusb):
+``tablectl --help`` lists every subcommand from this table alone. A subcommand whose optional
+dependencies are not installed says which extra to install instead of failing with a traceback.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-
-from config.errors import ConfigError
-from config.loader import load_table
+from typing import Final
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_UNAVAILABLE = 3
+
+#: Optional dependencies (import name -> the extra that installs them).
+OPTIONAL: Final = {"amqtt": "demo", "rich": "demo", "yaml": "test"}
 
 
 @dataclass(frozen=True)
@@ -30,41 +33,65 @@ class Subcommand:
     module: str
 
 
-SUBCOMMANDS = (
-    Subcommand("run", "run the table controller service (drivers, engine, alerts)", "controller.service"),
+SUBCOMMANDS: Final = (
+    Subcommand("run", "run the table controller service (drivers, engine, alerts)", "controller.run"),
     Subcommand(
         "demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"
     ),
     Subcommand("simulate", "run the device simulators standalone", "simulators.cli"),
+    Subcommand(
+        "floor", "the floor console: every table's status and alerts, in a browser", "controller.floor.cli"
+    ),
+    Subcommand(
+        "deploy",
+        "render the table PC's broker, service and udev files from the configuration",
+        "controller.deploy.cli",
+    ),
     Subcommand("journal", "verify the journal's hash chain, export records", "controller.journal.cli"),
 )
 
 
-def _load(module_name: str) -> ModuleType | None:
+class Unavailable(Exception):
+    """A subcommand that cannot run in this installation; the message says why and what to do."""
+
+
+def _load(sub: Subcommand) -> ModuleType:
     try:
-        return importlib.import_module(module_name)
+        return importlib.import_module(sub.module)
     except ModuleNotFoundError as error:
-        # Only "this module is not in the build" means unavailable; any other missing import is a bug.
-        if error.name is not None and module_name.startswith(error.name):
-            return None
+        missing = (error.name or "").split(".")[0]
+        if missing in OPTIONAL:
+            raise Unavailable(
+                f"tablectl {sub.name} needs {missing}: pip install 'tablectl[{OPTIONAL[missing]}]'"
+            ) from None
+        # Only "this module is not in the build" means unavailable; any other is a bug.
+        if error.name is not None and sub.module.startswith(error.name):
+            raise Unavailable(f"tablectl {sub.name}: not available in this build") from None
         raise
 
 
-def _unavailable(name: str) -> Callable[[argparse.Namespace], int]:
+def _unavailable(reason: str) -> Callable[[argparse.Namespace], int]:
     def run(_: argparse.Namespace) -> int:
-        print(f"tablectl {name}: not yet available in this build", file=sys.stderr)
+        print(reason, file=sys.stderr)
         return EXIT_UNAVAILABLE
 
     return run
 
 
 def config_check(args: argparse.Namespace) -> int:
-    """Validate a configuration file and its deck registry."""
+    """Validate a configuration file and its deck registry; warn about an exposed broker."""
+    from config.errors import ConfigError
+    from config.exposure import broker_findings, describe, secret_file_findings
+    from config.loader import load_table
+
+    path = Path(args.file)
     try:
-        config, registry = load_table(Path(args.file))
+        config, registry = load_table(path)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    for finding in broker_findings(config) + secret_file_findings(config):
+        print(f"warning: {describe(path, finding)}", file=sys.stderr)
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
     devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
     print(
@@ -76,8 +103,13 @@ def config_check(args: argparse.Namespace) -> int:
 
 def asyncapi(args: argparse.Namespace) -> int:
     """Write the AsyncAPI document generated from the contract models."""
-    from contract.asyncapi import render_asyncapi
-
+    try:
+        from contract.asyncapi import render_asyncapi
+    except ModuleNotFoundError as error:
+        if error.name != "yaml":
+            raise
+        print("tablectl asyncapi needs PyYAML: pip install 'tablectl[test]'", file=sys.stderr)
+        return EXIT_UNAVAILABLE
     text = render_asyncapi()
     if args.output == "-":
         sys.stdout.write(text)
@@ -87,29 +119,33 @@ def asyncapi(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
-    """The parser; with ``chosen`` (the subcommand on the command line) only its module is loaded.
+def _selected(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option), if any."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
 
-    Loading every subcommand's module (the simulators, the demo's views) would add about half a
-    second to every start of ``tablectl run``, which a restarted table waits for.
-    """
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the subcommand ``argv`` selects gets its module imported (all: None)."""
     parser = argparse.ArgumentParser(
         prog="tablectl",
         description="Texas Hold'em table controller: card-reading devices in, dealing "
         "irregularities and their remedies out, over MQTT.",
     )
+    selected = _selected(argv) if argv is not None else None
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    known = {sub.name for sub in SUBCOMMANDS}
     for sub in SUBCOMMANDS:
-        if chosen in known and sub.name != chosen:
-            commands.add_parser(sub.name, help=sub.help, description=sub.help)
-            continue
-        module = _load(sub.module)
         sub_parser = commands.add_parser(sub.name, help=sub.help, description=sub.help)
-        if module is None:
-            sub_parser.description = f"{sub.help} (not yet available in this build)"
+        if argv is not None and sub.name != selected:
+            continue  # not run: its module is not imported
+        try:
+            module = _load(sub)
+        except Unavailable as why:
+            sub_parser.description = f"{sub.help} ({why})"
             sub_parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-            sub_parser.set_defaults(func=_unavailable(sub.name))
+            sub_parser.set_defaults(func=_unavailable(str(why)))
         else:
             module.add_arguments(sub_parser)
             sub_parser.set_defaults(func=module.main)
@@ -131,9 +167,9 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(next((w for w in words if not w.startswith("-")), None))
-    args = parser.parse_args(words)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     try:
         result: int = args.func(args)
     except KeyboardInterrupt:

@@ -38,7 +38,8 @@ class DeviceRunner:
 
         topics = Topics(self.config.mqtt.root, self.config.table.id)
         for device in self.devices:
-            driver = open_driver(device, self.config.mqtt, topics)
+            # Each driver under its own broker identity, where it has one: the ACL confines it.
+            driver = open_driver(device, self.config.device_mqtt(device), topics)
             self._tasks.append(
                 asyncio.create_task(self._run(device, driver.run()), name=f"driver-{device.id}")
             )

@@ -2,15 +2,21 @@
 
 The service subscribes to ``dev/+/event``, ``dev/+/status`` and ``input`` of its table, but a broker
 may deliver other topics (amqtt sends retained messages of other sessions' filters), so the topic of
-every message is checked here. A payload that does not match the contract becomes a
-``PayloadRejected`` for the engine: it is never dropped silently and never crashes the service.
+every message is checked here. A payload that the engine must not take (it does not match the
+contract, it is too large, its device id is too long, or a device named in ``[[devices]]`` sends an
+event its kind cannot produce) becomes a :class:`Malformed`: never dropped silently, never a crash,
+and cheap, so that a flood of them does not delay valid events (``controller.malformed`` counts
+them and reports each topic at most once a second).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
+from config.models import DRIVER_EVENTS
 from contract.models import (
     DeviceEvent,
     KeyEvent,
@@ -21,14 +27,20 @@ from contract.models import (
     parse_input,
     parse_status,
 )
+from contract.text import bounded
 from contract.topics import Topics
 from engine.api import (
     DeviceEventReceived,
     DeviceStatusReceived,
     InputReceived,
-    PayloadRejected,
     Received,
 )
+
+#: Largest payload parsed (a real event is well under 1 KiB); JSON nesting is limited to 200
+#: levels by the parser itself.
+MAX_PAYLOAD_BYTES: Final = 16 * 1024
+#: Longest device id taken from a topic.
+MAX_DEVICE_ID: Final = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +49,18 @@ class Classified:
 
     received: Received
     summary: str
+    #: The device of a device event or status (None for an input).
+    device: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """A message of this table the engine must not take, and why (bounded, escaped, never the
+    payload's own text)."""
+
+    topic: str
+    device: str | None
+    reason: str
 
 
 def _event_summary(event: DeviceEvent) -> str:
@@ -53,37 +77,55 @@ def _event_summary(event: DeviceEvent) -> str:
     return f"{event.type} seq {event.seq}"
 
 
-def classify(topics: Topics, topic: str, payload: bytes, received: datetime) -> Classified | None:
+def classify(
+    topics: Topics,
+    topic: str,
+    payload: bytes,
+    received: datetime,
+    kinds: Mapping[str, str] | None = None,
+) -> Classified | Malformed | None:
     """What the engine should get for a message on ``topic``, or None for a topic not ours.
 
-    Device command topics are ours to publish, not to process: they are not for the engine either.
+    ``kinds`` (device id -> ``driver``) names the configured devices: their events must be of a
+    type their kind produces. Device command topics are ours to publish, not to process.
     """
     device: str | None = None
+    if topic != topics.input:
+        parsed = topics.parse_device_topic(topic)
+        if parsed is None or parsed.kind == "cmd":
+            return None
+        device = parsed.device
+        if len(device) > MAX_DEVICE_ID:
+            return Malformed(
+                bounded(topic, 200), None, f"device id longer than {MAX_DEVICE_ID} characters"
+            )
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        return Malformed(
+            topic, device, f"payload of {len(payload)} bytes, over the {MAX_PAYLOAD_BYTES} limit"
+        )
     try:
-        if topic == topics.input:
+        if device is None:
             dealer_input = parse_input(topic, payload)
             return Classified(
                 InputReceived(input=dealer_input, received=received),
                 f"input {dealer_input.type} "
                 + (dealer_input.key if dealer_input.type == "key" else dealer_input.action),
             )
-        parsed = topics.parse_device_topic(topic)
-        if parsed is None or parsed.kind == "cmd":
-            return None
-        device = parsed.device
-        if parsed.kind == "event":
+        if topic.endswith("/event"):
             event = parse_event(topic, payload)
+            kind = kinds.get(device) if kinds is not None else None
+            if kind is not None and event.type not in DRIVER_EVENTS[kind]:
+                return Malformed(topic, device, f"a {kind} device does not send {event.type} events")
             return Classified(
                 DeviceEventReceived(device=device, event=event, received=received),
                 f"{device}: {_event_summary(event)}",
+                device,
             )
         status = parse_status(topic, payload)
         return Classified(
             DeviceStatusReceived(device=device, status=status, received=received),
             f"{device}: status {status.state} session {status.session}",
+            device,
         )
     except PayloadError as error:
-        return Classified(
-            PayloadRejected(topic=topic, device=device, error=error.detail, received=received),
-            f"rejected payload on {topic}: {error.detail}",
-        )
+        return Malformed(topic, device, error.detail)

@@ -1,7 +1,8 @@
 """Start-up from the journal: the newest usable checkpoint, then the records after it.
 
-The engine core is deterministic: the state after a checkpoint plus the received records that
-follow it is the state a full replay would reach, so start-up reads a bounded tail, however old
+The engine core is deterministic: the state after a checkpoint plus the inputs that follow it
+(``received`` messages and ``rejected`` reports of malformed input; ``sample`` records are for the
+audit only) is the state a full replay would reach, so start-up reads a bounded tail, however old
 the table. Alongside the state it finds what the broker may not have: outputs produced (by the
 checkpoint's pending list or the tail) that no ``published`` record shows, and alerts whose replay
 differs from what was published (divergences: a changed engine or configuration).
@@ -16,10 +17,11 @@ import hashlib
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from controller.checkpoint import CheckpointError, Snapshot, load
-from controller.inbox import classify
+from controller.inbox import Classified, classify
 from controller.journal.files import JournalFiles
 from controller.journal.reader import JournalReader, JournalScan, Position
 from controller.journal.records import (
@@ -27,11 +29,13 @@ from controller.journal.records import (
     OutageRecord,
     PublishedRecord,
     ReceivedRecord,
+    RejectedRecord,
     time_text,
 )
 from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition, append_position
 from controller.outgoing import Outgoing
 from controller.repeats import digest
+from engine.api import PayloadRejected
 from engine.state import public_of
 
 if TYPE_CHECKING:
@@ -41,6 +45,8 @@ log = logging.getLogger("controller.recovery")
 
 #: Checkpoints tried, newest first, before replaying from the oldest record.
 _TRIES = 5
+#: Kinds recovery does not decode (audit samples of malformed payloads are not replayed).
+_NOT_REPLAYED = ("sample",)
 _Key = tuple[str, int, str, bytes]
 
 
@@ -131,12 +137,29 @@ class _Tail:
             return
         self.recovery.received += 1
         controller = self.controller
-        classified = classify(controller.topics, record.topic, record.payload, record.received)
+        classified = classify(
+            controller.topics, record.topic, record.payload, record.received, controller.kinds
+        )
         controller.recent.add(digest(record.topic, record.payload), record.n)
-        if classified is None:
+        # Malformed by today's configuration (a device's kind changed), or a device beyond the
+        # table's bound: not given to the engine, as it would not be now.
+        if not isinstance(classified, Classified) or not controller.admit(classified):
             return
+        self._replay(record.n, classified, record.received)
+
+    def rejected(self, record: RejectedRecord) -> None:
+        """A report of malformed input: the engine took it like a message (``bad_payload``)."""
+        if record.n <= self.covers:
+            return
+        self.recovery.received += 1
+        rejected = PayloadRejected(record.topic, record.device, record.error, record.received, record.count)
+        summary = f"rejected {record.count} on {record.topic}"
+        self._replay(record.n, Classified(rejected, summary), record.received)
+
+    def _replay(self, n: int, classified: Classified, received: datetime) -> None:
+        controller = self.controller
         self.recovery.replayed += 1
-        for out in controller.replay_one(record.n, classified, record.received):
+        for out in controller.replay_one(n, classified, received):
             if out.what == "alert":
                 self.replayed_alerts.setdefault(out.cause, Counter())[out.payload] += 1
             if out.what in ("alert", "command"):
@@ -199,9 +222,11 @@ def recover(controller: TableController) -> Recovery:
         recovery.checkpoint = f"{used.file} (after record {used.covers})"
     scan = JournalScan()
     tail = _Tail(controller, recovery, covers)
-    for item in reader.scan(scan, start=start):
+    for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
         if isinstance(item, ReceivedRecord):
             tail.received(item)
+        elif isinstance(item, RejectedRecord):
+            tail.rejected(item)
         elif isinstance(item, PublishedRecord):
             tail.sent(item)
         elif isinstance(item, OutageRecord):
@@ -254,9 +279,12 @@ def audit(controller: TableController) -> Recovery:
     scan = JournalScan()
     tail = _Tail(controller, recovery, covers)
     lost_before = False
-    for item in reader.scan(scan, start=start):
-        if isinstance(item, ReceivedRecord):
-            tail.received(item)
+    for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
+        if isinstance(item, ReceivedRecord | RejectedRecord):
+            if isinstance(item, ReceivedRecord):
+                tail.received(item)
+            else:
+                tail.rejected(item)
             taken = checkpoints.get(item.n)
             if taken is not None and item.n > covers:
                 lost_before = _compare(controller, files, taken, recovery, lost_before)

@@ -12,6 +12,9 @@ The journal writes in threads of its own (``controller.journal.writer``): what a
 published once its record is written (in the operating system), the message is acknowledged to
 the broker once its record is durable (fsynced), and while the journal cannot be written the
 table goes on from memory, acknowledging nothing (see ``controller.acks``).
+
+With ``[display] listen`` it also serves the dealer's display (``controller.display``), fed in
+this process through the :class:`Listener` interface; the web stack is imported only then.
 """
 
 from __future__ import annotations
@@ -20,26 +23,26 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from datetime import UTC, datetime
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Final, Protocol
 
 import aiomqtt
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from contract.models import Status, StatusState
+from contract.models import DealerInput, Status, StatusState
+from contract.timestamps import utc_now
 from controller.acks import Acknowledgements
-from controller.mqtt import (
-    Backoff,
+from controller.table import Outgoing, TableController
+from link.aiomqtt_adapter import (
     arrived_on,
-    client_id,
     connection_tagged_queue,
     enable_manual_acks,
-    make_client,
 )
-from controller.table import Outgoing, TableController
+from link.backoff import Backoff
+from link.client import client_id, make_client
 
-log = logging.getLogger("controller.service")
+log = logging.getLogger(__name__)
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -49,10 +52,32 @@ PROCESS_BATCH: Final = 10
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
+#: How often reports of malformed input that are due go out (each topic at most once a second).
+TICK_S: Final = 0.5
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
+class Listener(Protocol):
+    """Follows the service in its own process (the dealer's display): what it receives, what it
+    is about to publish (as soon as it is produced, before the broker round trip), and its own
+    status (including ``offline`` while it has no broker connection)."""
+
+    def received(self, topic: str, payload: bytes) -> None: ...
+
+    def produced(self, items: Sequence[Outgoing]) -> None: ...
+
+    def controller(self, status: Status) -> None: ...
+
+
+class Display(Protocol):
+    """The dealer's display as the service runs it."""
+
+    url: str
+
+    async def stop(self) -> None: ...
+
+
+class NotConnected(RuntimeError):
+    """The service has no broker connection at the moment."""
 
 
 class Service:
@@ -75,20 +100,23 @@ class Service:
         #: Set once the service is first online (subscribed): drivers may start publishing.
         self.ready = asyncio.Event()
         self._publishing = 0
+        #: One flush at a time: the receive loop and the ticker both publish, in outbox order.
+        self._flush_lock = asyncio.Lock()
         #: The journal problem the retained status last reported (None: it said ``online``).
         self._reported_error: str | None = None
         self.acks = Acknowledgements(self.controller.journal)
-        self._flushing = asyncio.Lock()
+        self.listeners: list[Listener] = []
+        self.display: Display | None = None
+        #: The client while it is connected and subscribed (inputs may be submitted through it).
+        self._client: aiomqtt.Client | None = None
 
     @property
     def idle(self) -> bool:
         """Nothing waits to be published or journaled, nothing is being published."""
         return not self.outbox and self._publishing == 0 and self.acks.settled()
 
-    def _status(self, state: StatusState, detail: str | None = None) -> bytes:
-        return Status(
-            state=state, ts=utc_now(), session=self.controller.session, detail=detail
-        ).to_json()
+    def _status(self, state: StatusState, detail: str | None = None) -> Status:
+        return Status(state=state, ts=utc_now(), session=self.controller.session, detail=detail)
 
     async def run(self) -> int:
         """Recover from the journal, then serve until ``stop`` is set."""
@@ -106,24 +134,77 @@ class Service:
         )
         self.outbox.extend(recovery.pending)
         try:
+            if self.config.display.listen_address is not None and not await self._start_display():
+                return EXIT_ERROR
             await self._broker_loop()
         finally:
+            self._tell(self._status("offline", "stopped"))
+            if self.display is not None:
+                await self.display.stop()
             # Writes what is queued and stops the journal's threads (it may wait for the disk).
             await asyncio.to_thread(self.controller.close)
         log.info("table %s: stopped", self.config.table.id)
         return EXIT_OK
+
+    async def _start_display(self) -> bool:
+        """Serve the dealer's display (``[display] listen``); False when it cannot listen."""
+        from controller.display.server import DealerDisplay
+        from controller.web.server import WebServerError
+
+        state = self.controller.state or self.controller.engine.public_state()
+        display = DealerDisplay(self.config, state, submit=self.submit)
+        try:
+            url = await display.start()
+        except WebServerError as error:
+            log.error("dealer display: %s", error)
+            return False
+        self.display = display
+        self.listeners.append(display)
+        self._tell(self._status("offline", "connecting to the broker"))
+        log.info("dealer display: %s", url)
+        return True
+
+    def _listen(self, call: Callable[[Listener], None]) -> None:
+        """Tell every listener; a listener that fails is logged, never stops the table."""
+        for listener in self.listeners:
+            try:
+                call(listener)
+            except Exception:
+                log.exception("%s failed; the table goes on", type(listener).__name__)
+
+    def _tell(self, status: Status) -> None:
+        self._listen(lambda listener: listener.controller(status))
+
+    def _emit(self, items: Sequence[Outgoing]) -> None:
+        """Queue items to publish; listeners see them at once."""
+        self.outbox.extend(items)
+        if items:
+            self._listen(lambda listener: listener.produced(items))
+
+    async def submit(self, item: DealerInput) -> None:
+        """Publish a dealer input on this table's ``input`` topic, as a tablet would.
+
+        It comes back through the subscription and is journaled and processed like any input
+        (so a restart replays it). Raises :class:`NotConnected` without a broker connection, or
+        the client's ``MqttError`` when the publish fails.
+        """
+        client = self._client
+        if client is None:
+            raise NotConnected("the controller is not connected to the broker")
+        await client.publish(self.topics.input, item.to_json(), qos=1, timeout=OFFLINE_TIMEOUT_S)
 
     # ----------------------------------------------------------------------------------------
 
     async def _broker_loop(self) -> None:
         mqtt = self.config.mqtt
         will = aiomqtt.Will(
-            self.topics.controller_status, self._status("offline", "lost"), qos=1, retain=True
+            self.topics.controller_status, self._status("offline", "lost").to_json(), qos=1, retain=True
         )
         client = make_client(
             mqtt,
             client_id(mqtt, self.config.table.id),
-            will,
+            will=will,
+            persistent=True,  # the broker keeps the events for a controller that restarts
             queue_type=connection_tagged_queue(lambda: self.connections),
         )
         client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
@@ -143,6 +224,7 @@ class Service:
                 return
             except aiomqtt.MqttError as error:
                 log.warning("broker %s:%d: %s", mqtt.host, mqtt.port, error)
+                self._tell(self._status("offline", f"no broker connection: {error}"))
             delay = backoff.next()
             log.info("reconnecting in %.1f s", delay)
             with contextlib.suppress(TimeoutError):
@@ -157,25 +239,38 @@ class Service:
                 (self.topics.input, 1),
             ]
         )
-        self.outbox.extend(self.controller.on_connect(utc_now()))
+        self._emit(self.controller.on_connect(utc_now()))
         await self._flush(client)
         await self._publish_status(client)
         log.info("online: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
         self.ready.set()
+        self._client = client
         tasks = {
             asyncio.create_task(self._receive(client)),
             asyncio.create_task(self._watch_journal(client)),
+            asyncio.create_task(self._tick(client)),
         }
         stopper = asyncio.create_task(self.stop.wait())
         try:
             await asyncio.wait({*tasks, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            self._client = None
             for task in (*tasks, stopper):
                 task.cancel()
             await asyncio.gather(stopper, *tasks, return_exceptions=True)
         for task in tasks:
             if not task.cancelled():
                 task.result()  # re-raises the MqttError of a lost connection
+
+    async def _tick(self, client: aiomqtt.Client) -> None:
+        """Publish the reports of malformed input as they fall due (a flood is reported once a
+        second per topic, whether or not anything else arrives)."""
+        while True:
+            await asyncio.sleep(TICK_S)
+            due = self.controller.tick(utc_now())
+            if due:
+                self._emit(due)
+                await self._flush(client)
 
     async def _receive(self, client: aiomqtt.Client) -> None:
         """Journal and process every message; publish what it caused once its record is written.
@@ -191,8 +286,10 @@ class Service:
                 payload = payload.encode()
             elif not isinstance(payload, bytes | bytearray):
                 payload = b"" if payload is None else str(payload).encode()
-            handled = self.controller.receive(str(message.topic), bytes(payload), utc_now())
-            self.outbox.extend(handled.outgoing)
+            topic, data = str(message.topic), bytes(payload)
+            self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
+            handled = self.controller.receive(topic, data, utc_now())
+            self._emit(handled.outgoing)
             # A message of a previous connection is not acknowledged: its id belonged there (a
             # persistent session delivers it again, and the controller recognises the repeat).
             self.acks.add(handled.record, message, arrived_on(message))
@@ -207,7 +304,7 @@ class Service:
         while True:
             await self.acks.health_changed.wait()
             self.acks.health_changed.clear()
-            self.outbox.extend(self.controller.journal_changed(utc_now()))
+            self._emit(self.controller.journal_changed(utc_now()))
             await self._flush(client)
 
     async def _flush(self, client: aiomqtt.Client) -> None:
@@ -218,10 +315,14 @@ class Service:
         only once the broker has acknowledged it; after a lost connection the rest waits, in
         order, for the next one.
         """
-        async with self._flushing:
+        async with self._flush_lock:
             # Write-ahead: what caused these outputs is in the journal before they leave (written
             # to the operating system: a crash of the process loses none; see docs/journal.md).
-            await self.acks.written(max((o.cause for o in self.outbox), default=0))
+            # Again if the ticker or the journal watcher queued more while this one waited.
+            waited = -1
+            while (cause := max((o.cause for o in self.outbox), default=0)) > waited:
+                await self.acks.written(cause)
+                waited = cause
             await self._publish_outbox(client)
 
     async def _publish_outbox(self, client: aiomqtt.Client) -> None:
@@ -263,17 +364,17 @@ class Service:
         """``online``, or ``fault`` naming the problem while the journal cannot be written."""
         error = self.controller.journal_error
         state: StatusState = "fault" if error is not None else "online"
-        await client.publish(
-            self.topics.controller_status, self._status(state, error), qos=1, retain=True
-        )
+        status = self._status(state, error)
+        await client.publish(self.topics.controller_status, status.to_json(), qos=1, retain=True)
         self._reported_error = error
+        self._tell(status)
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:
         """Publish ``offline`` before a clean disconnect (which suppresses the last will)."""
         try:
             await client.publish(
                 self.topics.controller_status,
-                self._status("offline", "stopped"),
+                self._status("offline", "stopped").to_json(),
                 qos=1,
                 retain=True,
                 timeout=OFFLINE_TIMEOUT_S,

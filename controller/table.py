@@ -17,13 +17,15 @@ from typing import Final
 from config.models import JournalSection, SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
 from contract.models import Alert, DeviceCommand, PublicState, TagEvent
+from contract.text import bounded
 from contract.topics import Topics
 from controller import checkpoint
 from controller.alerts_out import DealerSignals
-from controller.inbox import Classified, classify
+from controller.inbox import Classified, Malformed, classify
 from controller.journal.files import JournalFiles
 from controller.journal.writer import Journal, JournalOptions
 from controller.journal_health import JournalHealth
+from controller.malformed import SAMPLE_BYTES, MalformedTally, Report
 from controller.outgoing import Outgoing
 from controller.recovery import Recovery, audit, recover
 from controller.repeats import RecentMessages, digest
@@ -45,6 +47,11 @@ def journal_options(section: JournalSection) -> JournalOptions:
         retain_days=section.retain_days,
         fsync_delay_s=section.fsync_delay_ms / 1000,
     )
+
+
+#: Devices a table follows: the configured ones, and this many more that publish under ids of
+#: their own; messages of further device ids are malformed input ("too many devices").
+MAX_DEVICES: Final = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +83,10 @@ class TableController:
         boards = [d for d in config.devices if isinstance(d, SensorBoardDevice) and d.enabled]
         self.signal_device = boards[0].id if boards and config.display.lamp else None
         self.state: PublicState | None = None
+        #: Device id -> kind, when ``[[devices]]`` names them (None: any device, any event).
+        self.kinds = config.device_kinds() or None
+        self.tally = MalformedTally()
+        self._devices: set[str] = set(config.device_kinds())
         self.session = 1
         self.recent = RecentMessages()
         self.health = JournalHealth(config.table.profile)
@@ -132,6 +143,7 @@ class TableController:
         self.signals = snapshot.signals
         self.recent.load(snapshot.recent)
         self.health.alert = snapshot.journal_alert
+        self._devices |= snapshot.devices
         self.session = snapshot.session
 
     def replay_one(self, cause: int, classified: Classified, received: datetime) -> list[Outgoing]:
@@ -161,6 +173,7 @@ class TableController:
             unpublished=list(self._unpublished.values()),
             recent=self.recent.export(),
             journal_alert=self.health.alert,
+            devices=frozenset(self._devices),
         )
         self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
         self._since_checkpoint = 0
@@ -178,24 +191,38 @@ class TableController:
         device event/status is not journaled and produces nothing (logged at DEBUG). A message
         the broker delivers again is recognised and not applied twice.
         """
-        classified = classify(self.topics, topic, payload, received)
+        classified = classify(self.topics, topic, payload, received, self.kinds)
         if classified is None:
-            log.debug("ignored a message on %s (not an engine topic of this table)", topic)
+            log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
             return Handled(0, [])
+        if isinstance(classified, Malformed):
+            return self._rejected(classified, payload, received)
         key = digest(topic, payload)
         earlier = self.recent.find(key)
         if earlier is not None:
             log.info("%s: delivered again (record %d), not applied twice", classified.summary, earlier)
             return Handled(earlier, [], repeat=True)
+        if not self.admit(classified):
+            too_many = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
+            return self._rejected(too_many, payload, received)
         cause = self.journal.received(topic, payload, received) if self.journal is not None else 0
-        self.last_record = cause
         self.recent.add(key, cause)
+        return Handled(cause, self._input(cause, classified, received))
+
+    def _rejected(self, item: Malformed, payload: bytes, received: datetime) -> Handled:
+        """A malformed message: counted, sampled and reported (``controller.malformed``), never
+        journaled whole; its acknowledgement waits only for the messages before it."""
+        return Handled(0, self._malformed(item, payload, received))
+
+    def _input(self, cause: int, classified: Classified, received: datetime) -> list[Outgoing]:
+        """An input journaled as record ``cause`` through the engine; a checkpoint when due."""
+        self.last_record = max(self.last_record, cause)
         outgoing = self._handle(cause, classified, received, replay=False)
         for out in outgoing:
             if out.what != "state":
                 self._unpublished[id(out)] = out
         self._after(cause, received)
-        return Handled(cause, outgoing)
+        return outgoing
 
     def _after(self, cause: int, now: datetime) -> None:
         """Take a checkpoint at a hand's end (a new hand, or back to idle) and every N records."""
@@ -211,6 +238,41 @@ class TableController:
         )
         if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
             self.checkpoint(cause, now)
+
+    def tick(self, now: datetime) -> list[Outgoing]:
+        """Reports of malformed input due by now (the service calls this about twice a second)."""
+        out: list[Outgoing] = []
+        for report in self.tally.due(now):
+            out += self._report(report, now)
+        return out
+
+    def admit(self, classified: Classified) -> bool:
+        """Whether the table follows this message's device (at most ``MAX_DEVICES`` besides
+        the configured ones, so that its state cannot grow without bound)."""
+        device = classified.device
+        if device is None or device in self._devices:
+            return True
+        if len(self._devices) >= MAX_DEVICES + len(self.config.devices):
+            return False
+        self._devices.add(device)
+        return True
+
+    def _malformed(self, item: Malformed, payload: bytes, received: datetime) -> list[Outgoing]:
+        """Count a malformed message; keep a sample; report the topic when it is due."""
+        report, sample = self.tally.note(item, received)
+        log.debug("malformed message on %s: %s", item.topic, item.reason)
+        if sample and self.journal is not None:
+            self.journal.sample(item.topic, payload, item.reason, received, keep=SAMPLE_BYTES)
+        return self._report(report, received) if report is not None else []
+
+    def _report(self, report: Report, now: datetime) -> list[Outgoing]:
+        """Journal a report of malformed input (replayed like a message) and give it to the engine."""
+        cause = 0
+        if self.journal is not None:
+            cause = self.journal.rejected(report.topic, report.device, report.count, report.reason, now)
+        rejected = PayloadRejected(report.topic, report.device, report.reason, now, report.count)
+        summary = f"{report.count} malformed message(s) on {report.topic}; the latest: {report.reason}"
+        return self._input(cause, Classified(rejected, summary), now)
 
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""

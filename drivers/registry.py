@@ -22,10 +22,7 @@ from config.models import (
     TableConfig,
 )
 from contract.topics import Topics
-from drivers.base import Driver
-
-#: The ``driver`` strings a configuration may use.
-DRIVER_NAMES = ("shuffler", "rfid", "sensors")
+from drivers.session import Driver
 
 
 def open_driver(device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts: Any) -> Driver:
@@ -49,4 +46,6 @@ def open_driver(device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts:
 def open_drivers(config: TableConfig, **opts: Any) -> list[Driver]:
     """Drivers of every enabled device of a table configuration."""
     topics = Topics(config.mqtt.root, config.table.id)
-    return [open_driver(d, config.mqtt, topics, **opts) for d in config.devices if d.enabled]
+    return [
+        open_driver(d, config.device_mqtt(d), topics, **opts) for d in config.devices if d.enabled
+    ]

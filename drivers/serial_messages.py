@@ -1,4 +1,4 @@
-"""Message shapes both serial protocols share (each protocol gives them its own type byte).
+"""Message shapes the serial protocols share (each protocol gives them its own type byte).
 
 A protocol subclasses them with its ``TYPE``::
 
@@ -13,15 +13,15 @@ import enum
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
-from drivers.framing import MessageError, PayloadReader
+from drivers.framing import FrameError, PayloadReader, pack_text
 
 
 def enum_value(kind: type[enum.IntEnum], value: int, what: str) -> int:
-    """``value`` checked against ``kind``; a :class:`MessageError` naming the message if unknown."""
+    """``value`` checked against ``kind``; a :class:`FrameError` naming the message if unknown."""
     try:
         return kind(value)
     except ValueError:
-        raise MessageError(f"{what}: unknown {kind.__name__} {value}") from None
+        raise FrameError(f"{what}: unknown {kind.__name__} {value}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +58,43 @@ class AckMessage:
         ref = reader.u8()
         reader.end()
         return cls(ref)
+
+
+@dataclass(frozen=True, slots=True)
+class NakMessage:
+    """The command with sequence number ``ref`` was refused; ``reason`` is one of ``REASONS``."""
+
+    TYPE: ClassVar[int]
+    REASONS: ClassVar[type[enum.IntEnum]]
+    ref: int
+    reason: enum.IntEnum
+
+    def payload(self) -> bytes:
+        return bytes([self.ref & 0xFF, self.reason])
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "Nak")
+        ref = reader.u8()
+        reason = cls.REASONS(enum_value(cls.REASONS, reader.u8(), "Nak"))
+        reader.end()
+        return cls(ref, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class TextMessage:
+    """A message whose payload is one length-prefixed ASCII text of at most ``LIMIT`` bytes."""
+
+    TYPE: ClassVar[int]
+    LIMIT: ClassVar[int] = 255
+    text: str = ""
+
+    def payload(self) -> bytes:
+        return pack_text(self.text, self.LIMIT)
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, cls.__name__)
+        text = reader.text()
+        reader.end()
+        return cls(text)

@@ -114,14 +114,23 @@ class AlertBook:
         if alert_id is not None:
             self._change(alert_id, ts, "resolved")
 
-    def acknowledge(self, ts: datetime, seat: int | None) -> None:
-        """Keypad ``ack``: every active alert not yet acknowledged (only the seat's, if given)."""
-        for alert_id, alert in list(self.active.items()):
+    def acknowledge(self, ts: datetime, seat: int | None, alert_id: str | None = None) -> None:
+        """Keypad ``ack``: every active alert not yet acknowledged (only the seat's, if given).
+
+        With ``alert_id`` (the display's per-alert Acknowledge) only that alert, if it is active
+        and not yet acknowledged; an unknown or resolved id changes nothing.
+        """
+        if alert_id is not None:
+            alert = self.active.get(alert_id)
+            if alert is not None and alert.status != "acknowledged":
+                self._change(alert_id, ts, "acknowledged")
+            return
+        for active_id, alert in list(self.active.items()):
             if alert.status == "acknowledged":
                 continue
             if seat is not None and alert.seat not in (None, seat):
                 continue
-            self._change(alert_id, ts, "acknowledged")
+            self._change(active_id, ts, "acknowledged")
 
     def resolve_scope(self, scope: Scope, ts: datetime, key: str | None = None) -> None:
         """Resolve every active alert of a scope (and key, when given)."""

@@ -1,6 +1,6 @@
 """The engine's public API: settings, what the shell feeds in, and what comes back out.
 
-The shell (``controller.service``) parses MQTT messages into contract models, stamps each with its
+The shell (``controller.serving``) parses MQTT messages into contract models, stamps each with its
 own clock as ``received`` and feeds them one at a time to :func:`engine.core.step` (or to the
 :class:`engine.core.Engine` holder). The core never reads a clock, never does I/O and never logs a
 hole card; the same sequence of :data:`Received` always yields the same :class:`Outputs`.
@@ -37,6 +37,9 @@ class EngineSettings:
     registry: DeckRegistry
     action_feed: bool = False
     odd_chip: OddChip = "first_shown"
+    #: The dealer's reaction time (seconds of event time): cards dealt this soon after a critical
+    #: alert belong to the same mistake, not to a failure to follow its remedy.
+    reaction_s: float = 2.0
 
     @classmethod
     def from_config(cls, config: TableConfig, registry: DeckRegistry) -> EngineSettings:
@@ -47,6 +50,7 @@ class EngineSettings:
             registry=registry,
             action_feed=config.table.action_feed,
             odd_chip=config.table.odd_chip,
+            reaction_s=config.table.reaction_s,
         )
 
 
@@ -78,12 +82,19 @@ class InputReceived:
 
 @dataclass(frozen=True)
 class PayloadRejected:
-    """A payload the shell could not parse; the engine raises a ``bad_payload`` warning for it."""
+    """Payloads the shell could not take on one topic; the engine raises (then updates) one
+    ``bad_payload`` warning per topic.
+
+    The shell reports a topic's rejected payloads at most once a second, not one by one:
+    ``count`` is how many it has rejected on that topic so far, ``error`` why the latest was
+    (already bounded and escaped, never the payload's own text).
+    """
 
     topic: str
     device: str | None
     error: str
     received: datetime
+    count: int = 1
 
 
 Received: TypeAlias = DeviceEventReceived | DeviceStatusReceived | InputReceived | PayloadRejected
@@ -101,5 +112,3 @@ class Outputs(NamedTuple):
     commands: tuple[tuple[str, DeviceCommand], ...] = ()
     hands: tuple[HandResult, ...] = ()
 
-
-NO_OUTPUTS = Outputs(alerts=(), state=None)

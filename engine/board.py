@@ -19,14 +19,20 @@ from engine.remedies import (
 class BoardRules(HandRules):
     """Board cards and burns, checked against the betting and the remedies in force."""
 
-    def _prelude(self) -> bool:
-        """Before a burn or board card: the deal must be over and the hand alive."""
+    def _prelude(self, uid: str, done: str) -> bool:
+        """Before a burn or board card: the deal must be over and the hand alive.
+
+        After a misdeal the card joins the void hand; once the dealer's reaction time is over,
+        what was ``done`` is a remedy not followed.
+        """
         if self.phase == "misdeal":
-            self._not_followed(
-                "misdeal-play",
-                "Play went on after a misdeal: the hand is void.",
-                ("Retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
-            )
+            self.void_cards |= {uid}
+            if not self._reacting():
+                self._not_followed(
+                    "misdeal-play",
+                    f"Play went on after the misdeal ({done}): the hand is void.",
+                    ("Stop: retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
+                )
             return False
         if self.phase == "dealing":
             self._deal_end()
@@ -34,7 +40,7 @@ class BoardRules(HandRules):
 
     def _arrive_board(self, uid: str) -> None:
         self.board = (*self.board, uid)
-        if not self._prelude():
+        if not self._prelude(uid, "a board card was turned"):
             return
         redeal = self.redeal
         if redeal is not None and uid in redeal.removed:
@@ -55,6 +61,8 @@ class BoardRules(HandRules):
             )
         if redeal is not None and self._redeal_card(redeal, uid, street):
             return
+        if redeal is not None and first_of_street and street == 3:
+            self._set_aside_check(redeal, uid)
         premature = not self.all_in and self.rounds_done < min(street, 4)
         if premature and redeal is not None and redeal.street == street:
             self._not_followed(
@@ -105,9 +113,25 @@ class BoardRules(HandRules):
             )
             self.extra_r = None
 
+    def _set_aside_check(self, redeal: BoardRedeal, uid: str) -> None:
+        """RR premature turn: the river comes from the stub reshuffled with the set-aside card."""
+        if redeal.code != "premature_turn" or self.profile != "roberts":
+            return
+        aside = [u for u in redeal.taken if u != uid and "aside" in self.present.get(u, ())]
+        if aside:
+            self._not_followed(
+                "set-aside-river",
+                "The river was dealt while the card taken out of play was still set aside, "
+                "not reshuffled into the stub.",
+                (
+                    "The set-aside card is reshuffled with the stub (not the burns or discards) "
+                    "before the river.",
+                ),
+            )
+
     def _redeal_card(self, redeal: BoardRedeal, uid: str, street: int) -> bool:
         """A board card while a street is being redealt; True when fully handled here."""
-        if redeal.keep_ok:
+        if redeal.keep_ok and redeal.code != "missing_burn":
             return False
         needed = BOARD_AT[redeal.street] - BOARD_AT[redeal.street - 1]
         absorbing = (
@@ -120,7 +144,11 @@ class BoardRules(HandRules):
         if absorbing:
             # the rest of the same premature (or unburned) street, turned in one go
             self.redeal = replace(redeal, taken=redeal.taken | {uid})
+            if redeal.keep_ok:
+                self._street_progress()  # an unburned street stands once action is taken
             return True
+        if redeal.keep_ok:
+            return False
         if redeal.scramble:
             self._not_followed(
                 "scramble",
@@ -171,11 +199,17 @@ class BoardRules(HandRules):
             self.burn_waived |= {street}
 
     def _missing_burn(self, uid: str, street: int) -> None:
+        """A street turned without a burn: corrected before any action on it (taken back,
+        burn, dealt again); once action is taken on it, it stands (RR; TDA 39-B), and the
+        next streets are burned and dealt as usual."""
         name = STREET_NAMES[street]
-        alert = self._raise("missing_burn", f"The {name} was turned without a burn card.")
-        keep = self.profile == "tda"
+        alert = self._raise(
+            "missing_burn",
+            f"The {name} was turned without a burn card: before any action, take it back, burn "
+            "and deal it again; once action is taken on it, it stands.",
+        )
         self.redeal = BoardRedeal(
-            alert, "missing_burn", street, frozenset({uid}), resolve_at=street, keep_ok=keep
+            alert, "missing_burn", street, frozenset({uid}), resolve_at=street, keep_ok=True
         )
 
     def _street_progress(self) -> None:
@@ -202,10 +236,10 @@ class BoardRules(HandRules):
         exposed = self.exposed_r
         if exposed is not None and uid == exposed.uid and self.running:
             self.exposed_r = replace(exposed, burned=True)
-            self.street_burns += 1
+            self._count_burn(_street_of(len(self._live_board())))
             self._check_exposed()
             return
-        if not self._prelude():
+        if not self._prelude(uid, "a card was burned"):
             return
         redeal = self.redeal
         if redeal is not None and redeal.scramble and uid in redeal.taken:
@@ -217,26 +251,16 @@ class BoardRules(HandRules):
             return
         street = _street_of(len(self._live_board()))
         extra = self.extra_r
-        if extra is not None:
+        if extra is not None and uid == extra.uid:
             self.extra_r = None
-            if uid == extra.uid:
-                self.book.resolve(extra.alert, self.ts)
-            else:
-                self._not_followed(
-                    "extra-card",
-                    f"The burn card is not the extra card dealt to seat {extra.seat}.",
-                    ("The extra card goes back on the deck and is the burn card for the flop.",),
-                    extra.seat,
-                )
-            self.street_burns += 1
+            self.book.resolve(extra.alert, self.ts)
+            self._count_burn(street)
             return
-        if exposed is not None and not exposed.burned and street == 1:
-            self._not_followed(
-                "exposed-burn",
-                f"Another card was burned instead of the exposed card of seat {exposed.seat}.",
-                ("The exposed card may not be kept: it is the burn card before the flop.",),
-                exposed.seat,
-            )
+        if (extra is not None or (exposed is not None and not exposed.burned)) and street == 1:
+            # Another card burned first: two burns once the right one follows (one goes back);
+            # the flop says whether the remedy was followed.
+            self._count_burn(street)
+            return
         if self.expected_burn is not None:
             expected, self.expected_burn = self.expected_burn, None
             if uid != expected:
@@ -256,8 +280,12 @@ class BoardRules(HandRules):
             )
             self.street_burns += 1
             return
+        self._count_burn(street)
+
+    def _count_burn(self, street: int) -> None:
+        """One more burn for ``street``; the second is an extra burn (one goes back)."""
         self.street_burns += 1
-        if self.street_burns == 2:
+        if self.street_burns == 2 and self.extra_burn_r is None:
             alert = self._raise(
                 "extra_burn",
                 f"Two burn cards were dealt for the {STREET_NAMES[min(street, 3)]}.",

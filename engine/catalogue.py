@@ -212,8 +212,10 @@ _ENTRIES: Final = (
         "missing_burn",
         "warning",
         (
-            "A board card was exposed without a burn: take it back and reshuffle it with the stub.",
-            "Cut, burn, and deal the street again.",
+            "Before any action on it: take the card back and reshuffle it with the stub; cut, "
+            "burn and deal the street again.",
+            "Once action has been taken on it the card stands: burn and deal the next streets "
+            "as they would have come.",
         ),
         "RR: failure to burn",
         tda_remedy=(

@@ -17,9 +17,11 @@ from engine.showdown import board_is_best
 class DealRules(HandRules):
     """The deal checked card by card; exposures, extra cards, folds, board claims."""
 
-    def _start_by_card(self, uid: str) -> bool:
+    def _start_by_card(self, uid: str, seat: int) -> bool:
         """A card landed on a seat with no hand running: it starts one (or is refused)."""
-        if self.phase == "misdeal" and not self._retrieved(uid):
+        if self.phase == "misdeal" and not self._retrieved(
+            f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
+        ):
             return False
         self._start_hand(by_key=False)
         if self.phase != "dealing":
@@ -27,8 +29,10 @@ class DealRules(HandRules):
             return False
         return True
 
-    def _arrive_seat(self, uid: str, seat: int, old: str | None) -> None:
+    def _arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
         self.seat_cards[seat] = (*self.seat_cards.get(seat, ()), uid)
+        if not face_up:
+            self.dealt_down |= {uid}
         if old is not None and zone_seat(old) is None:
             return  # from the board, burn or muck back to a seat: not a dealt card
         if self.phase == "dealing":
@@ -47,11 +51,7 @@ class DealRules(HandRules):
             self.decks = {**self.decks, deck: "used"}
         if deck is not None and self.shuffler_known:
             if status == "blocked":
-                self._not_followed(
-                    "deck-blocked",
-                    f"Deck {deck} failed its deck check but is being dealt: switch decks.",
-                    ("Do not deal this deck.", "Switch to the other deck and call the floor."),
-                )
+                self._check_blocked()
             elif deck == self.redeal_of and status != "ready":
                 self._not_followed(
                     "misdeal-reshuffle",
@@ -84,6 +84,23 @@ class DealRules(HandRules):
                     remedies.append(BlindsRemedy(alert, blind_seat))
             self.blinds_r = tuple(remedies)
 
+    def _check_blocked(self) -> None:
+        """Dealing a deck that failed its check, once the dealer's reaction time is over."""
+        deck = self.hand_deck
+        if (
+            deck is None
+            or not self.shuffler_known
+            or self.decks.get(deck) != "blocked"
+            or "deck-blocked" in self.nf_keys
+            or self._reacting()
+        ):
+            return
+        self._not_followed(
+            "deck-blocked",
+            f"Deck {deck} failed its deck check but is being dealt: switch decks.",
+            ("Do not deal this deck.", "Switch to the other deck and call the floor."),
+        )
+
     def _deal_from_misplaced_button(self, seat: int) -> None:
         """TDA 34-A: play goes on with a misplaced button, so a deal from it is in order.
 
@@ -102,6 +119,8 @@ class DealRules(HandRules):
         physical = self._clockwise_from(actual, self.in_hand)
         if seat == physical[0] != self.order[0]:
             self.hand_button = actual
+            # the next hand moves on from where the button really was: it is not backed up
+            self.anchor = (actual, True)
             self.order = physical
             self.sequence = physical + physical
 
@@ -111,7 +130,8 @@ class DealRules(HandRules):
             self._first_card(uid, seat)
             if self.phase != "dealing":
                 return
-        elif self.blinds_r:
+        elif self.blinds_r or self.decks.get(self.hand_deck or "") == "blocked":
+            self._check_blocked()
             violated = []
             for remedy in self.blinds_r:
                 if not remedy.violated:
@@ -187,18 +207,25 @@ class DealRules(HandRules):
         if index >= len(self.sequence):
             return True  # handled as a late card
         button = self.order[-1]
-        if self.profile == "tda" and seat == button and index == n and self.dealt_seats[-1] == button:
-            self.sequence = (*self.order, button, *self.order[:-1])
-            return True
-        round_no = index // n
-        expected_pos = index % n
-        pos = self.order.index(seat)
-        if pos > expected_pos and self.dealt_seats.count(seat) == round_no:
-            skipped = self.sequence[index]
+        expected = self.sequence[index]
+        if self.profile == "tda" and n > 1:
+            if seat == button and index == n and self.dealt_seats[-1] == button:
+                # TDA 35-B: the button may be dealt two consecutive cards
+                self.sequence = (*self.order, button, *self.order[:-1])
+                return True
+            if (
+                index == n - 1
+                and expected == button
+                and seat == self.order[0] != self.dealt_seats[-1]
+            ):
+                # TDA 35-B: the button passed over in round one gets both cards at the end
+                self.sequence = (*self.order[:-1], *self.order[:-1], button, button)
+                return True
+        if self._passed_over(seat, index):
             self._misdeal(
                 "misdeal_seat_skipped",
-                f"Seat {skipped} was passed over: the card went to seat {seat}.",
-                skipped,
+                f"Seat {expected} was passed over: the card went to seat {seat}.",
+                expected,
             )
         else:
             self._misdeal(
@@ -206,6 +233,24 @@ class DealRules(HandRules):
                 f"A card was dealt out of sequence to seat {seat}.",
                 seat,
             )
+        return False
+
+    def _passed_over(self, seat: int, index: int) -> bool:
+        """Whether a card to ``seat`` in slot ``index`` passes over the seat due there.
+
+        It does when ``seat`` gets the card of its own next slot in the dealing order: a later
+        seat of the same round, or the very next slot (the button passed over in round one, the
+        first seat dealt its second card). A seat dealt twice running is out of sequence, except
+        the button at the end of round one, which passes over the first seat of round two.
+        """
+        n = len(self.order)
+        last = self.dealt_seats[-1] if self.dealt_seats else None
+        if seat == last and not (seat == self.order[-1] and index == n):
+            return False
+        for slot in range(index + 1, len(self.sequence)):
+            if self.sequence[slot] == seat:
+                in_reach = slot // n == index // n or slot == index + 1
+                return in_reach and self.dealt_seats.count(seat) == slot // n
         return False
 
     def _late_card(self, uid: str, seat: int) -> None:
@@ -247,16 +292,30 @@ class DealRules(HandRules):
             seat,
         )
 
-    def _face_up(self, uid: str, zone: str) -> None:
+    def _face_up(self, uid: str, zone: str, *, arriving: bool) -> None:
+        """A hole card read face up at its seat: a dealer exposure, or the player's own doing.
+
+        Seed 004 calls an exposure "due to a dealer error": a card that lands face up, or is
+        turned up while the dealer is still dealing. Once the deal is complete, a card that was
+        dealt face down and is now face up was turned by the player: no exposure.
+        """
         seat = zone_seat(zone)
-        if seat is None or self.phase not in ("dealing", "preflop") or self._board_started():
+        if seat is None:
+            return
+        self.face_up |= {uid}
+        if self.phase not in ("dealing", "preflop") or self._board_started():
             return
         if self.all_in:
             return  # betting is over: players table their hands for the run-out (TDA 16)
+        if not arriving and self.deal_done and uid in self.dealt_down:
+            return  # turned up by the player after the deal
         self._expose(uid, seat)
 
     def _expose(self, uid: str, seat: int) -> None:
-        """A hole card exposed by the dealer: misdeal if it is the first, or the second one."""
+        """A hole card exposed by the dealer: misdeal if it is the first, or the second one.
+
+        The alert names the card only when it was read face up (:meth:`_shown`).
+        """
         if uid in self.exposed_uids:
             return
         self.exposed_uids |= {uid}
@@ -277,11 +336,9 @@ class DealRules(HandRules):
                 seat,
             )
         else:
-            card = self.settings.registry.lookup(uid)
-            name = f" ({card.card})" if card is not None else ""
             alert = self._raise(
                 "exposed_card",
-                f"A hole card of seat {seat} was exposed{name}: it may not be kept.",
+                f"A hole card of seat {seat} was exposed{self._shown(uid)}: it may not be kept.",
                 seat,
             )
             self.exposed_r = ExposedRemedy(alert, seat, uid)

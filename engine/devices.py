@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Final, NamedTuple
+
 from contract.models import (
     FaultEvent,
     ShuffleCompleteEvent,
     Status,
 )
+from contract.text import bounded, identifier
 from engine.api import (
     PayloadRejected,
 )
@@ -14,40 +18,117 @@ from engine.memory import (
     Memory,
 )
 
+#: Sequence policy (docs/engine.md): how far ahead of a device's highest seq an event is still
+#: taken, how far back a missing one still fills its gap, how many far seqs in a row make the
+#: device's new count, and how often the alert about ignored far seqs is updated.
+SEQ_AHEAD: Final = 10_000
+SEQ_MEMORY: Final = 1024
+SEQ_MASK: Final = (1 << SEQ_MEMORY) - 1
+SEQ_RUN: Final = 4
+REPORT_EVERY: Final = timedelta(seconds=1)
+
+
+class SeqTrack(NamedTuple):
+    """Where a device's sequence stands (immutable, replaced on every event)."""
+
+    high: int  # the highest seq taken (0: none yet in this session, 1 expected)
+    seen: int  # bit i set: seq ``high - i`` was taken
+    run: int = 0  # far seqs in a row so far
+    run_last: int = 0  # the last of them
+    far: int = 0  # far seqs ignored in all
+
 
 class DeviceRules(Memory):
     """Device health, the button and blind sensors, and the deck states."""
 
     def _sequence(self, device: str, seq: int) -> bool:
-        """Check the device's sequence; False for a repeat (already applied, QoS 1 redelivery)."""
-        last = self.dev_seq.get(device)
-        if last is not None and seq != last + 1:
-            if seq == last or (seq < last and seq != 1):
-                return False
-            if seq > last + 1:
-                message = (
-                    f"Device {device} skipped events {last + 1} to {seq - 1}: "
-                    "they were lost, so the table state may be incomplete."
-                )
-                key = f"{device}#seq"
-                existing = self.book.find("device_fault", key)
-                if existing is None:
-                    self._raise("device_fault", message, scope="hand", key=key, device=device)
-                else:
-                    self.book.update(existing, self.ts, message=message)
-        self.dev_seq[device] = seq
-        return True
+        """Whether to apply a device's event with this ``seq`` (docs/engine.md, "Sequence").
+
+        Taken: the next seq, a later one within ``SEQ_AHEAD`` (the seqs between are reported
+        lost), or a missing earlier one within ``SEQ_MEMORY`` (late, filling the gap). Dropped:
+        a repeat, and a seq far from the device's (forged or corrupt: it does not become the
+        baseline, so the device's real events go on being taken), unless ``SEQ_RUN`` far seqs
+        follow one another: then the device really jumped, and its count starts there.
+        """
+        track = self.dev_seq.get(device)
+        if track is None:
+            self.dev_seq[device] = SeqTrack(seq, 1)
+            return True
+        high = track.high
+        if seq > high:
+            if seq - high > SEQ_AHEAD:
+                return self._far(device, track, seq)
+            if seq > high + 1:
+                self._lost(device, f"skipped events {high + 1} to {seq - 1}")
+            self.dev_seq[device] = SeqTrack(seq, ((track.seen << (seq - high)) | 1) & SEQ_MASK)
+            return True
+        age = high - seq
+        if age == 0:
+            return False  # a repeat (QoS 1 redelivery)
+        if seq == 1:
+            self.dev_seq[device] = SeqTrack(1, 1)  # restarted without a new status session
+            return True
+        if age >= SEQ_MEMORY:
+            return self._far(device, track, seq)
+        bit = 1 << age
+        if track.seen & bit:
+            return False  # a repeat
+        self.dev_seq[device] = track._replace(seen=track.seen | bit)
+        return True  # a late event filling a gap
+
+    def _lost(self, device: str, what: str) -> None:
+        message = (
+            f"Device {bounded(device, 64)} {what}: they were lost, so the table state may be "
+            "incomplete."
+        )
+        key = f"{device}#seq"
+        existing = self.book.find("device_fault", key)
+        if existing is None:
+            self._raise("device_fault", message, scope="hand", key=key, device=device)
+        else:
+            self.book.update(existing, self.ts, message=message)
+
+    def _far(self, device: str, track: SeqTrack, seq: int) -> bool:
+        """A seq far from the device's: ignored, unless it continues a run of such seqs."""
+        run = track.run + 1 if track.run and seq == track.run_last + 1 else 1
+        far = track.far + 1
+        if run >= SEQ_RUN:
+            # the device itself jumped (a restart without status, a long loss): follow it
+            self._lost(device, f"jumped from event {track.high} to {seq}")
+            self.dev_seq[device] = SeqTrack(seq, 1, far=far)
+            return True
+        self.dev_seq[device] = track._replace(run=run, run_last=seq, far=far)
+        key = f"{device}#far"
+        message = (
+            f"Device {bounded(device, 64)} sent {far} event(s) with a sequence number far from "
+            f"its last one ({track.high}): they were ignored."
+        )
+        existing = self.book.find("bad_payload", key)
+        if existing is None:
+            self._raise("bad_payload", message, scope="device", key=key, device=device)
+        elif self.ts - self.book.active[existing].ts >= REPORT_EVERY:
+            self.book.update(existing, self.ts, message=message)
+        return False
 
     def _status(self, device: str, status: Status) -> None:
-        if self.dev_session.get(device) != status.session:
-            self.dev_seq.pop(device, None)  # seq restarts at 1 with a new session
+        previous = self.dev_session.get(device)
+        if previous != status.session:
+            # seq restarts at 1 with a new session; the first status of a device that already
+            # sent events may or may not be a restart: its next event sets the count
+            if previous is None:
+                self.dev_seq.pop(device, None)
+            else:
+                self.dev_seq[device] = SeqTrack(0, 0)
         self.dev_session = {**self.dev_session, device: status.session}
         self.dev_state = {**self.dev_state, device: status.state}
         self._update_tracking()
-        detail = f" ({status.detail})" if status.detail else ""
+        # only a short identifier ("lost", "stopped"): a status' free text is not for the dealer
+        known = identifier(status.detail or "")
+        detail = f" ({known})" if known else ""
         if status.state == "online":
             self.book.resolve_scope("device", self.ts, device)
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
+            self.book.resolve_scope("device", self.ts, f"{device}#far")
             self.book.resolve_scope("hand", self.ts, f"{device}#seq")
             return
         code = "device_offline" if status.state == "offline" else "device_fault"
@@ -55,15 +136,17 @@ class DeviceRules(Memory):
             return
         if status.state == "offline":
             tail = ": the hand is not being tracked until it is back." if self._may_read(device) else "."
-            message = f"Device {device} is offline{detail}{tail}"
+            message = f"Device {bounded(device, 64)} is offline{detail}{tail}"
         else:
-            message = f"Device {device} reports a fault{detail}."
+            message = f"Device {bounded(device, 64)} reports a fault{detail}."
         self._raise(code, message, scope="device", key=device, device=device)
 
     def _fault(self, device: str, event: FaultEvent) -> None:
         key = f"{device}#fault"
-        text = f": {event.text}" if event.text else ""
-        message = f"Device {device} reports fault {event.code}{text}."
+        # The code when it is a plain identifier (jam, door_open); the device's free text stays
+        # in the journal: payload text never reaches the dealer's screen.
+        code = identifier(event.code) or "with a code that is not a plain name"
+        message = f"Device {bounded(device, 64)} reports fault {code}."
         existing = self.book.find("device_fault", key)
         if existing is None:
             self._raise("device_fault", message, scope="device", key=key, device=device)
@@ -71,12 +154,20 @@ class DeviceRules(Memory):
             self.book.update(existing, self.ts, message=message)
 
     def _rejected(self, rejected: PayloadRejected) -> None:
-        where = f"device {rejected.device}" if rejected.device else "the publisher"
-        message = f"A message on {rejected.topic} from {where} was rejected: {rejected.error}"
+        """One alert per topic, counting its rejected payloads (the shell reports at most once
+        a second); the latest reason, bounded and escaped."""
+        count = max(1, rejected.count)
+        what = "A message" if count == 1 else f"{count} messages"
+        message = (
+            f"{what} on {bounded(rejected.topic, 120)} did not match the contract and "
+            f"{'was' if count == 1 else 'were'} not taken; the latest: "
+            f"{bounded(rejected.error, 200)}"
+        )
         key = rejected.topic
         existing = self.book.find("bad_payload", key)
+        device = bounded(rejected.device, 60) if rejected.device is not None else None
         if existing is None:
-            self._raise("bad_payload", message, scope="hand", key=key, device=rejected.device)
+            self._raise("bad_payload", message, scope="hand", key=key, device=device)
         else:
             self.book.update(existing, self.ts, message=message)
 
@@ -87,6 +178,19 @@ class DeviceRules(Memory):
         if remedy is not None and seat == remedy.expected:
             self.book.resolve(remedy.alert, self.ts)
             self.button_r = None
+        late = self.late_button
+        if (
+            late is not None
+            and seat is not None
+            and seat == self.expected_button
+            and self.phase in ("dealing", "preflop")
+            and not (self.settings.action_feed and self._window_closed())
+        ):
+            # TDA 34-A: corrected before substantial action; the next hand moves on from here
+            self.book.resolve(late, self.ts)
+            self.late_button = None
+            self.hand_button = seat
+            self.anchor = (seat, True)
 
     def _blind_posted(self, seat: int) -> None:
         kept = []
@@ -113,6 +217,18 @@ class DeviceRules(Memory):
     def _shuffle_complete(self, device: str, event: ShuffleCompleteEvent) -> None:
         self.shuffler_known = True
         deck = event.deck
+        if deck is not None and deck not in self.settings.registry.decks:
+            # not a deck of this table: nothing to mark (and no name from a payload to keep)
+            if event.ok:
+                return
+            self._raise(
+                "deck_check_failed",
+                f"The deck check of a deck not in the registry failed (count {event.count}): "
+                "do not deal it.",
+                scope="deck",
+                device=device,
+            )
+            return
         if deck is None:
             # The shuffler cannot name the deck: it is the one not in play (decks alternate).
             current = self.hand_deck if self.running else self.last_deck
@@ -128,11 +244,12 @@ class DeviceRules(Memory):
             return
         if deck is not None:
             self.decks = {**self.decks, deck: "blocked"}
+        # Counts only: card names could be hole cards of the deck in play (secrecy).
         parts = [f"count {event.count}"]
         if event.missing:
-            parts.append("missing " + " ".join(event.missing))
+            parts.append(f"{len(event.missing)} missing")
         if event.duplicates:
-            parts.append("duplicates " + " ".join(event.duplicates))
+            parts.append(f"{len(event.duplicates)} duplicated")
         name = f"deck {deck}" if deck is not None else "the deck"
         message = f"The deck check of {name} failed ({', '.join(parts)}): do not deal it."
         self._raise("deck_check_failed", message, scope="deck", key=deck, device=device)

@@ -58,7 +58,7 @@ class HandRules(Memory):
             return
         street = self._board_street()
         self.round_open = False
-        if self.redeal is not None and self.redeal.keep_ok:
+        if self.redeal is not None and self.redeal.keep_ok and not self.redeal.removed:
             # TDA 39-B: action took place on the unburned card, it stands
             self.book.resolve(self.redeal.alert, self.ts)
             self.redeal = None
@@ -106,20 +106,30 @@ class HandRules(Memory):
         n = self.settings.seats
         return tuple(sorted(seats, key=lambda s: (s - button - 1) % n))
 
-    def _retrieved(self, arriving: str | None = None) -> bool:
+    def _retrieved(self, done: str, arriving: str | None = None) -> bool:
         """After a misdeal: no card of the void hand is still on a seat, the board or the burn
-        (``arriving``, the card now dealt, may be one of them, reshuffled)."""
+        (``arriving``, the card now dealt, may be one of them, reshuffled).
+
+        Otherwise what the dealer ``done`` is not a redeal: the card joins the void hand, and
+        once the dealer's reaction time is over it is a remedy not followed, named as it is.
+        """
         for uid in self.void_cards:
             if uid == arriving:
                 continue
             for zone in self.present.get(uid, ()):
                 if zone in PLAY_ZONES or zone_seat(zone) is not None:
-                    self._not_followed(
-                        "misdeal-retrieve",
-                        "A card of the misdealt hand is still on the table: retrieve all cards "
-                        "before the redeal.",
-                        ("Retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
-                    )
+                    if arriving is not None:
+                        self.void_cards |= {arriving}
+                    if not self._reacting():
+                        self._not_followed(
+                            "misdeal-retrieve",
+                            f"{done} while the misdealt hand was still on the table: the hand "
+                            "is void.",
+                            (
+                                "Stop: retrieve all cards.",
+                                "Reshuffle, cut and redeal with the same button.",
+                            ),
+                        )
                     return False
         return True
 
@@ -197,9 +207,11 @@ class HandRules(Memory):
             text = message + " The deal has begun: correct it before substantial action."
             if existing is not None:
                 self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(remedy))
+                self.critical_at = self.ts
             else:
                 self._raise("button_misplaced", text, expected, severity="critical", remedy=remedy)
             self.button_r = None
+            self.late_button = self.book.find("button_misplaced")
             return
         steps = (
             "Stop the deal: this is a misdeal.",
@@ -212,6 +224,7 @@ class HandRules(Memory):
         if existing is not None:
             self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(steps))
             self.book.meta[existing] = replace(self.book.meta[existing], scope="misdeal")
+            self.critical_at = self.ts
         else:
             self._raise(
                 "button_misplaced", text, expected, severity="critical", remedy=steps, scope="misdeal"

@@ -39,6 +39,7 @@ from engine.api import (
 from engine.board import BoardRules
 from engine.dealing import DealRules
 from engine.devices import DeviceRules
+from engine.memory import BOARD_AT
 
 
 class Machine(DealRules, BoardRules, DeviceRules):
@@ -71,7 +72,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
         if not isinstance(event, FaultEvent):
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):
-            self._key(event.key, event.seat)
+            self._key(event.key, event.seat, event.alert)
         elif isinstance(event, SeatEvent):
             self.seats_known = True
             self.occupied = {**self.occupied, event.seat: event.occupied}
@@ -91,7 +92,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
 
     def _input(self, item: DealerInput) -> None:
         if isinstance(item, KeyInput):
-            self._key(item.key, item.seat)
+            self._key(item.key, item.seat, item.alert)
         elif isinstance(item, ActionInput):
             self._action(item)
 
@@ -99,19 +100,29 @@ class Machine(DealRules, BoardRules, DeviceRules):
         if not (self.running or self.phase == "misdeal"):
             return
         self.actions += ((self.rounds_done, item.seat, item.action),)
+        redeal = self.redeal
+        if (
+            redeal is not None
+            and redeal.code == "missing_burn"
+            and item.action != "post"
+            and not redeal.removed
+        ):
+            # action taken on the unburned street: it stands (RR; TDA 39-B)
+            self.book.resolve(redeal.alert, self.ts)
+            self.redeal = None
         if self.settings.action_feed and self.running:
             self._bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             self.folded |= {item.seat}
             self._check_one_left()
 
-    def _key(self, key: str, seat: int | None) -> None:
+    def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
         if key == "ack":
-            self.book.acknowledge(self.ts, seat)
+            self.book.acknowledge(self.ts, seat, alert)
         elif key == "new_hand":
             if self.phase == "dealing" and not self.dealt:
                 return  # pressed twice
-            if self.phase == "misdeal" and not self._retrieved():
+            if self.phase == "misdeal" and not self._retrieved("A new hand was started"):
                 return
             self._start_hand(by_key=True)
         elif key == "round_complete":
@@ -124,8 +135,10 @@ class Machine(DealRules, BoardRules, DeviceRules):
         elif key == "exposed":
             if seat is not None and self.phase in ("dealing", "preflop") and not self._board_started():
                 cards = self.seat_cards.get(seat, ())
-                if cards:
-                    self._expose(cards[-1], seat)
+                # the card read face up, if one was; else the latest dealt (named nowhere)
+                shown = [uid for uid in cards if uid in self.face_up]
+                if shown or cards:
+                    self._expose(shown[-1] if shown else cards[-1], seat)
         elif key == "misdeal":
             if self.running:
                 self.book.resolve_scope("hand", self.ts)
@@ -146,7 +159,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
         zones = self.present.get(uid, ())
         if zone in zones:
             if face_up and self.zone.get(uid) == zone:
-                self._face_up(uid, zone)
+                self._face_up(uid, zone, arriving=False)
             return  # the same tag reported twice is one card
         self.present[uid] = (*zones, zone)
         if not self._genuine(uid, zone):
@@ -154,15 +167,15 @@ class Machine(DealRules, BoardRules, DeviceRules):
         current = self.zone.get(uid)
         if current == zone:
             if face_up:
-                self._face_up(uid, zone)
+                self._face_up(uid, zone, arriving=False)
             return
         if zones:
             return  # still seen elsewhere: a move or crosstalk, the next absence tells
         if face_up and current is None and self._drawn_for_button(uid, zone):
             return
-        self._move(uid, current, zone)
+        self._move(uid, current, zone, face_up)
         if face_up and self.zone.get(uid) == zone:
-            self._face_up(uid, zone)
+            self._face_up(uid, zone, arriving=True)
 
     def _drawn_for_button(self, uid: str, zone: str) -> bool:
         """Seed 000: before the first hand each player is dealt a club face up for the button."""
@@ -190,7 +203,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
         if current != zone:
             return  # a crosstalk read ended: the card never left its zone
         if rest:
-            self._move(uid, current, rest[-1])
+            self._move(uid, current, rest[-1], uid in self.face_up)
         else:
             self._lifted(uid, zone)
 
@@ -233,24 +246,34 @@ class Machine(DealRules, BoardRules, DeviceRules):
             self._leave(uid, zone)
             del self.zone[uid]
             self.street_burns = max(0, self.street_burns - 1)
+            street = self.extra_burn_r.street
             self.book.resolve(self.extra_burn_r.alert, self.ts)
             self.extra_burn_r = None
-            self.expected_burn = uid
+            if len(self._live_board()) > BOARD_AT[street - 1]:
+                # found after the street was dealt: the card put back is the next burn (RR)
+                self.expected_burn = uid
+            # before the street: back on the deck, the street's cards are those that would
+            # have come, the card put back among them
         elif zone == "board" and self.phase in ("river", "showdown") and self._board_cleared():
             # The river was out and the board has been cleared: the hand is over.
             if self.phase == "river":
                 self._hand_done()
             self.phase = "idle"
 
-    def _move(self, uid: str, old: str | None, new: str) -> None:
+    def _move(self, uid: str, old: str | None, new: str, face_up: bool = False) -> None:
         seat = zone_seat(new)
-        if seat is not None and old is None and not self.running and not self._start_by_card(uid):
+        if (
+            seat is not None
+            and old is None
+            and not self.running
+            and not self._start_by_card(uid, seat)
+        ):
             return
         if old is not None:
             self._leave(uid, old)
         self.zone[uid] = new
         if seat is not None:
-            self._arrive_seat(uid, seat, old)
+            self._arrive_seat(uid, seat, old, face_up)
         elif new == "board":
             self._arrive_board(uid)
         elif new == "burn":

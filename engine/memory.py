@@ -7,8 +7,8 @@ and every value in them is immutable, so a copy is cheap and the previous state 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
-from typing import Final, Self
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Final, Self
 
 from contract.cards import zone_seat
 from contract.models import (
@@ -18,6 +18,7 @@ from engine.alerts import AlertBook
 from engine.api import (
     EngineSettings,
 )
+from engine.catalogue import CATALOGUE
 from engine.remedies import (
     BlindsRemedy,
     BoardRedeal,
@@ -26,6 +27,9 @@ from engine.remedies import (
     ExtraBurnRemedy,
     ExtraCardRemedy,
 )
+
+if TYPE_CHECKING:
+    from engine.devices import SeqTrack
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
@@ -56,7 +60,7 @@ class Memory:
         self.ts = EPOCH
         self.book = AlertBook(settings.profile)
         # devices
-        self.dev_seq: dict[str, int] = {}
+        self.dev_seq: dict[str, SeqTrack] = {}
         self.dev_session: dict[str, int] = {}
         self.dev_state: dict[str, str] = {}
         self.readers: frozenset[str] = frozenset()  # devices that sent tag events
@@ -85,6 +89,9 @@ class Memory:
         self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
         self.misdeal_deck: str | None = None
         self.void_cards: frozenset[str] = frozenset()
+        #: Event time of the last critical alert: the dealer's reaction time runs from it.
+        self.critical_at: datetime | None = None
+        self.reaction = timedelta(seconds=settings.reaction_s)
 
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None
@@ -101,6 +108,10 @@ class Memory:
         self.extras = 0
         self.exposures = 0
         self.exposed_uids: frozenset[str] = frozenset()
+        #: Hole cards that arrived at their seat not face up (a later face-up read is a turn-up).
+        self.dealt_down: frozenset[str] = frozenset()
+        #: Hole cards read face up this hand: the only hole cards an alert may name.
+        self.face_up: frozenset[str] = frozenset()
         self.folded: frozenset[int] = frozenset()
         self.zone = {}
         self.seat_cards = {}
@@ -116,6 +127,8 @@ class Memory:
         self.expected_burn: str | None = None
         self.blinds_r: tuple[BlindsRemedy, ...] = ()
         self.button_r: ButtonRemedy | None = None
+        #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.
+        self.late_button: str | None = None
         self.burn_waived: frozenset[int] = frozenset()
         self.declared: frozenset[int] = frozenset()
         self.claims_checked: frozenset[int] = frozenset()
@@ -157,6 +170,9 @@ class Memory:
         return device in self.readers or device not in self.others
 
     def _raise(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
+        severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)
+        if severity == "critical":
+            self.critical_at = self.ts
         return self.book.raise_alert(
             code=code,
             ts=self.ts,
@@ -173,12 +189,40 @@ class Memory:
         self.nf_keys |= {key}
         self._raise("remedy_not_followed", message, seat, remedy=remedy)
 
+    def _reacting(self) -> bool:
+        """Whether the dealer is still within his reaction time of the last critical alert."""
+        at = self.critical_at
+        return at is not None and self.ts - at < self.reaction
+
+    def _shown(self, uid: str) -> str:
+        """`` (Kh)`` for a hole card read face up, else nothing: secrecy by construction, the only
+        way a hole card's name reaches an alert."""
+        if uid not in self.face_up:
+            return ""
+        card = self.settings.registry.lookup(uid)
+        return f" ({card.card})" if card is not None else ""
+
+    def _blind_seats(self) -> tuple[int, ...]:
+        """The small and big blind of the hand (heads-up the button posts the small blind)."""
+        if self.hand_button is None or len(self.order) < 2:
+            return ()
+        if len(self.order) == 2:
+            return (self.hand_button, self.order[0])
+        return (self.order[0], self.order[1])
+
     def _window_closed(self) -> bool:
-        """Whether action has gone too far for a misdeal (only known with an action feed)."""
-        acts = [a for _, _, a in self.actions if a != "post"]
+        """Whether action has gone too far for a misdeal (only known with an action feed).
+
+        RR: two players after the blinds have acted; only the first betting round counts, and
+        neither the blinds' own actions nor posts. TDA 36: substantial action, two actions of
+        which one puts chips in, or any three (posted blinds do not count).
+        """
         if self.profile == "tda":
+            acts = [a for _, _, a in self.actions if a != "post"]
             return len(acts) >= 3 or (len(acts) >= 2 and any(a in CHIP_ACTIONS for a in acts))
-        return len(acts) >= 2
+        blinds = self._blind_seats()
+        players = {s for r, s, a in self.actions if r == 0 and a != "post" and s not in blinds}
+        return len(players) >= 2
 
     def _misdeal(self, code: str, message: str, seat: int | None = None) -> None:
         """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
@@ -207,6 +251,7 @@ class Memory:
         self.exposed_r = self.extra_r = self.extra_burn_r = None
         self.blinds_r = ()
         self.button_r = None
+        self.late_button = None
 
     def _leave(self, uid: str, zone: str) -> None:
         seat = zone_seat(zone)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+from typing import Final, NamedTuple
 
-from contract.models import PublicState, SeatState, WireModel
+from contract.models import MAX_STATE_ALERTS, Alert, PublicState, SeatState
+from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.machine import Machine
 from engine.showdown import showdown_order
@@ -59,19 +60,9 @@ def to_public(state: EngineState) -> PublicState:
     return public_of(state.machine)
 
 
-_M = TypeVar("_M", bound=WireModel)
 _SEATS: dict[tuple[int, bool, bool, int], SeatState] = {}
-
-
-def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
-    """A model from values known to be valid, without validation (as ``model_construct`` does,
-    minus its per-field default handling: every field is given). The step's hot path."""
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", set(values))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
-    return model
+# The step's hot path builds its models without validation (see contract.pydantic_adapter).
+_construct = construct_valid
 
 
 def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatState:
@@ -98,6 +89,7 @@ def public_of(m: Machine) -> PublicState:
         key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
         found = cache.get(key)
         seats.append(found if found is not None else _seat_state(*key))
+    alerts, omitted = _listed(list(m.book.active.values()))
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
@@ -115,11 +107,26 @@ def public_of(m: Machine) -> PublicState:
             "board": board,
             "burns": len(m.burns),
             "deck": m.hand_deck,
-            "alerts": list(m.book.active.values()),
+            "alerts": alerts,
+            "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
         },
     )
+
+
+_RANK: Final = {"info": 0, "warning": 1, "critical": 2}
+
+
+def _listed(alerts: list[Alert]) -> tuple[list[Alert], int]:
+    """The alerts the state lists, and how many it leaves out: at most ``MAX_STATE_ALERTS``,
+    the most severe and then the most recent, in the order they were raised. However many
+    devices or topics misbehave, the retained state stays small."""
+    if len(alerts) <= MAX_STATE_ALERTS:
+        return alerts, 0
+    ranked = sorted(range(len(alerts)), key=lambda i: (_RANK[alerts[i].severity], i), reverse=True)
+    keep = sorted(ranked[:MAX_STATE_ALERTS])
+    return [alerts[i] for i in keep], len(alerts) - MAX_STATE_ALERTS
 
 
 def showdown_order_of(state: EngineState) -> tuple[int, ...]:

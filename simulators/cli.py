@@ -128,9 +128,12 @@ def render_toml(config: TableConfig) -> str:
     # Absolute paths: the written file may live anywhere (relative ones are read relative to it).
     data["decks"]["registry"] = str(config.decks.registry.resolve())
     data["journal"]["path"] = str(config.journal.path.resolve())
-    if config.mqtt.password is not None:
-        # Never write a secret into a file: the service reads it from TABLECTL_MQTT__PASSWORD.
-        data["mqtt"].pop("password", None)
+    # Never write a secret into a file: the service reads it from TABLECTL_MQTT__PASSWORD, or
+    # from the password files the configuration names (kept, as absolute paths).
+    data["mqtt"].pop("password", None)
+    for device in data.get("devices", []):
+        if "mqtt" in device:
+            device["mqtt"].pop("password", None)
     lines = ["# Written by tablectl simulate: the devices point at running simulators.", ""]
     for section in ("table", "mqtt", "decks", "journal", "display", "logging"):
         if section in data:

@@ -1,29 +1,42 @@
 """A simulated RFID reader with an antenna multiplexer, speaking the real protocol on a pty.
 
-It sweeps its antennas continuously like the hardware: after each antenna's dwell it sends one
-Inventory with every tag on that antenna, again and again. Noise knobs, all drawn from one seeded
-RNG: ``miss_rate`` (a tag that is there is not reported in a dwell), ``duplicate_rate`` (a tag
-reported twice in one inventory), ``crosstalk_rate`` (a neighbouring antenna hears a tag, weakly),
-``corrupt_rate`` (a frame is damaged on the line: bit flip, truncation or noise bytes).
+It sweeps its antennas continuously like the hardware. On each antenna it runs the ISO 15693
+16-slot anti-collision over the tags lying there (:mod:`simulators.iso15693`): the antenna's
+dwell lasts ``dwell_ms`` or the anti-collision time, whichever is longer (about 9 ms per tag: a
+pot of 300 chips holds the reader 2.8 s). It then sends one Inventory with every tag found, or,
+when more than ``page_reads`` tags answer, an InventoryPage each time that many were found and
+a last page when the dwell ends. Frames leave through a UART of ``baudrate`` (115200 by default),
+so a page of 32 reads spends 31 ms on the line.
+
+Noise knobs, all drawn from one seeded RNG: ``miss_rate`` (a tag that is there is not reported in
+a dwell), ``duplicate_rate`` (a tag reported twice in one dwell), ``crosstalk_rate`` (a
+neighbouring antenna hears a tag, weakly; it then takes its slot in that antenna's
+anti-collision too), ``corrupt_rate`` (a frame is damaged on the line: bit flip, truncation or
+noise bytes). ``speed`` divides the anti-collision and line times (tests that need many sweeps
+of a full pot, the demo flat out; 1.0 is the real reader).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from contract.cards import is_uid
 from drivers.framing import Frame, Message
 from drivers.rfid.protocol import (
     CODEC,
     HEARTBEAT_S,
+    MAX_READS_PER_FRAME,
     Ack,
     GetInfo,
     Heartbeat,
     Info,
     Inventory,
+    InventoryPage,
     Nak,
     NakReason,
     Orientation,
@@ -32,11 +45,16 @@ from drivers.rfid.protocol import (
     SetSweep,
     TagRead,
 )
-from simulators.serial_device import SerialDeviceSimulator
+from drivers.transport.nullmodem import LineNoise
+from simulators.iso15693 import InventoryRun, inventory
+from simulators.serial_device import CableKind, SerialDeviceSimulator
 
 #: Signal strength of a tag on its own antenna, and heard by a neighbour (dBm).
 OWN_RSSI = -45
 CROSSTALK_RSSI = -72
+#: Reads the simulated reader buffers before it sends a page (the protocol allows up to 255).
+DEFAULT_PAGE_READS: Final = 32
+DEFAULT_BAUDRATE: Final = 115_200
 _ORIENTATION = {None: Orientation.UNKNOWN, "up": Orientation.UP, "down": Orientation.DOWN}
 
 
@@ -63,8 +81,21 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         reports_orientation: bool = True,
         heartbeat_s: float = HEARTBEAT_S,
         directory: Path | None = None,
+        cable: CableKind = "pty",
+        line: LineNoise | None = None,
+        speed: float = 1.0,
+        page_reads: int = DEFAULT_PAGE_READS,
+        baudrate: int | None = DEFAULT_BAUDRATE,
     ) -> None:
-        super().__init__(name, CODEC, heartbeat_s, directory)
+        if speed <= 0:
+            raise ValueError(f"speed {speed} must be positive")
+        if not 1 <= page_reads <= MAX_READS_PER_FRAME:
+            raise ValueError(f"page_reads {page_reads} must be 1..{MAX_READS_PER_FRAME}")
+        # A faster world is faster on the line too: the UART's rate scales with ``speed``.
+        line_rate = None if baudrate is None else round(baudrate * speed)
+        super().__init__(
+            name, CODEC, heartbeat_s, directory, cable=cable, line=line, baudrate=line_rate
+        )
         self.antenna_count = antenna_count
         self.dwell_ms = dwell_ms
         self.sweep: tuple[int, ...] = tuple(range(1, antenna_count + 1))
@@ -74,11 +105,17 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         self.crosstalk_rate = crosstalk_rate
         self.corrupt_rate = corrupt_rate
         self.reports_orientation = reports_orientation
+        self.speed = speed
+        self.page_reads = page_reads
         self.tags: dict[str, PlacedTag] = {}
         self._round = 0
+        self._runs: dict[frozenset[str], InventoryRun] = {}
         self.frames_sent = 0
         self.frames_corrupted = 0
+        self.pages_sent = 0
         self.sweeps = 0
+        #: Completed dwells per antenna (tests wait for these instead of sleeping).
+        self.dwells: dict[int, int] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -88,8 +125,7 @@ class RfidReaderSimulator(SerialDeviceSimulator):
 
     # ------------------------------------------------------------------ the physical table
 
-    def place(self, uid: str, antenna: int, face: str | None = None) -> None:
-        """Put a tagged card on an antenna (``face``: "up", "down" or None)."""
+    def _check(self, uid: str, antenna: int, face: str | None) -> str:
         uid = uid.upper()
         if not is_uid(uid) or len(uid) % 2:
             raise ValueError(f"not a tag UID (even number of hex digits, 8..20): {uid!r}")
@@ -97,21 +133,48 @@ class RfidReaderSimulator(SerialDeviceSimulator):
             raise ValueError(f"antenna {antenna} does not exist (1..{self.antenna_count})")
         if face not in _ORIENTATION:
             raise ValueError(f"face {face!r} must be 'up', 'down' or None")
-        self.tags[uid] = PlacedTag(antenna, face)
+        return uid
+
+    def place(self, uid: str, antenna: int, face: str | None = None) -> None:
+        """Put a tagged card or chip on an antenna (``face``: "up", "down" or None)."""
+        self.tags[self._check(uid, antenna, face)] = PlacedTag(antenna, face)
+
+    def place_all(self, uids: Iterable[str], antenna: int, face: str | None = None) -> None:
+        """Put several tags on an antenna at once (a stack of chips); none on bad input."""
+        checked = [self._check(uid, antenna, face) for uid in uids]
+        for uid in checked:
+            self.tags[uid] = PlacedTag(antenna, face)
 
     def remove(self, uid: str) -> None:
-        """Take a card off the table (unknown UIDs are ignored: it is already off)."""
+        """Take a tag off the table (unknown UIDs are ignored: it is already off)."""
         self.tags.pop(uid.upper(), None)
 
+    def remove_all(self, uids: Iterable[str]) -> None:
+        """Take several tags off the table at once."""
+        for uid in uids:
+            self.remove(uid)
+
     def move(self, uid: str, antenna: int, face: str | None = None) -> None:
-        """Move a card to another antenna, keeping its face unless one is given."""
+        """Move a tag to another antenna, keeping its face unless one is given."""
         old = self.tags.get(uid.upper())
         self.place(uid, antenna, face if face is not None or old is None else old.face)
+
+    def move_all(self, uids: Iterable[str], antenna: int) -> None:
+        """Move several tags to another antenna at once, each keeping its face (the dealer's
+        sweep or push); none moves on bad input."""
+        checked = [self._check(uid, antenna, None) for uid in uids]
+        for uid in checked:
+            old = self.tags.get(uid)
+            self.tags[uid] = PlacedTag(antenna, None if old is None else old.face)
 
     def flip(self, uid: str, face: str) -> None:
         """Turn a card over where it lies."""
         tag = self.tags[uid.upper()]
         self.place(uid, tag.antenna, face)
+
+    def on_antenna(self, antenna: int) -> list[str]:
+        """The UIDs lying on ``antenna`` now."""
+        return [uid for uid, tag in self.tags.items() if tag.antenna == antenna]
 
     def inject_error(self, code: ReaderErrorCode, antenna: int = 0) -> None:
         """Make the reader report an error."""
@@ -119,28 +182,94 @@ class RfidReaderSimulator(SerialDeviceSimulator):
 
     # ------------------------------------------------------------------ the reader
 
-    def inventory(self, antenna: int) -> Inventory:
-        """What ``antenna`` reports for one dwell, noise included."""
+    def anticollision(self, uids: Iterable[str]) -> InventoryRun:
+        """The anti-collision over these tags (cached: a stack of chips is inventoried often)."""
+        key = frozenset(uids)
+        run = self._runs.get(key)
+        if run is None:
+            if len(self._runs) > 256:
+                self._runs.clear()
+            run = self._runs[key] = inventory(key)
+        return run
+
+    def _orientation(self, tag: PlacedTag) -> Orientation:
+        return _ORIENTATION[tag.face] if self.reports_orientation else Orientation.UNKNOWN
+
+    def _crosstalk(self, antenna: int) -> dict[str, PlacedTag]:
+        """Tags on the neighbouring antennas that this antenna hears this dwell."""
+        if not self.crosstalk_rate:
+            return {}
+        return {
+            uid: tag
+            for uid, tag in self.tags.items()
+            if abs(tag.antenna - antenna) == 1 and self.rng.random() < self.crosstalk_rate
+        }
+
+    def _reads(self, uids: Iterable[str], antenna: int, heard: dict[str, PlacedTag]) -> list[TagRead]:
+        """What the reader reports of the tags it identified, noise included.
+
+        A tag taken away before the reader reached it is not reported; one heard from a
+        neighbouring antenna is reported weakly.
+        """
         reads: list[TagRead] = []
-        for uid, tag in self.tags.items():
-            orientation = _ORIENTATION[tag.face] if self.reports_orientation else Orientation.UNKNOWN
-            if tag.antenna == antenna:
+        for uid in uids:
+            tag = self.tags.get(uid)
+            if tag is not None and tag.antenna == antenna:
                 if self.rng.random() < self.miss_rate:
                     continue
-                read = TagRead(uid, OWN_RSSI + self.rng.randint(-3, 3), orientation)
+                read = TagRead(uid, OWN_RSSI + self.rng.randint(-3, 3), self._orientation(tag))
                 reads.append(read)
                 if self.rng.random() < self.duplicate_rate:
                     reads.append(read)
-            elif abs(tag.antenna - antenna) == 1 and self.rng.random() < self.crosstalk_rate:
-                reads.append(TagRead(uid, CROSSTALK_RSSI + self.rng.randint(-4, 4), orientation))
-        return Inventory(antenna, self._round, tuple(reads[:255]))
+            elif uid in heard:
+                rssi = CROSSTALK_RSSI + self.rng.randint(-4, 4)
+                reads.append(TagRead(uid, rssi, self._orientation(heard[uid])))
+        return reads
+
+    async def _dwell(self, antenna: int) -> None:
+        """One antenna's turn: the anti-collision, its pages as they fill, the closing frame."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        heard = self._crosstalk(antenna)
+        run = self.anticollision([*self.on_antenna(antenna), *heard])
+        found = [uid for _, uid in run.found]
+        # Page numbers are one byte: a dwell needing more than 256 pages gets fuller ones.
+        size = max(self.page_reads, -(-len(found) // 256))
+        page = 0
+        buffered = 0
+        # Full pages leave as soon as their last tag is identified (never the last one: the
+        # frame that closes the dwell carries the rest).
+        while len(found) - buffered > size:
+            chunk = found[buffered : buffered + size]
+            buffered += size
+            await _sleep_until(loop, start + run.found[buffered - 1][0] / self.speed)
+            page = self._send_page(antenna, page, False, self._reads(chunk, antenna, heard))
+        end = start + max(self.dwell_ms / 1000, run.duration_s / self.speed)
+        await _sleep_until(loop, end)
+        reads = self._reads(found[buffered:], antenna, heard)
+        if page == 0 and len(reads) <= MAX_READS_PER_FRAME:
+            self._send(Inventory(antenna, self._round, tuple(reads)))
+        else:
+            self._send_page(antenna, page, True, reads)
+        self.dwells[antenna] = self.dwells.get(antenna, 0) + 1
+
+    def _send_page(self, antenna: int, page: int, last: bool, reads: list[TagRead]) -> int:
+        """Send reads as pages from number ``page``; returns the number of the next page."""
+        # Duplicated reads can overfill a frame: the overflow follows in the next page.
+        while True:
+            part, reads = reads[:MAX_READS_PER_FRAME], reads[MAX_READS_PER_FRAME:]
+            self._send(InventoryPage(antenna, self._round, page, last and not reads, tuple(part)))
+            self.pages_sent += 1
+            page += 1
+            if not reads:
+                return page
 
     def _send(self, message: Message) -> None:
         data = self._frame(message)
         if self.corrupt_rate and self.rng.random() < self.corrupt_rate:
             data = self._damage(data)
         self.frames_sent += 1
-        self._pty.write(data)
+        self._transmit(data)
 
     def _damage(self, data: bytes) -> bytes:
         self.frames_corrupted += 1
@@ -158,8 +287,7 @@ class RfidReaderSimulator(SerialDeviceSimulator):
     async def _sweeps(self) -> None:
         while True:
             for antenna in self.sweep:
-                await asyncio.sleep(self.dwell_ms / 1000)
-                self._send(self.inventory(antenna))
+                await self._dwell(antenna)
             self._round = (self._round + 1) & 0xFF
             self.sweeps += 1
 
@@ -178,3 +306,7 @@ class RfidReaderSimulator(SerialDeviceSimulator):
                 self._send(Ack(frame.seq))
         else:
             self._send(Nak(frame.seq, NakReason.UNKNOWN_COMMAND))
+
+
+async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
+    await asyncio.sleep(max(0.0, when - loop.time()))

@@ -26,23 +26,17 @@ from typing import Any, Final
 from config.models import SensorBoardDevice
 from contract.models import KEY_NAMES, KeyName, LampColour
 from drivers.sensors.protocol import (
+    CODEC,
     MAX_KEYS_PER_REPORT,
     MAX_SEATS,
     BuzzerReport,
-    FrameDecoder,
     InputReport,
     KeyAck,
     KeyPress,
     LampReport,
 )
-from simulators.usb_backend import (
-    DeviceGone,
-    SimulatedBackend,
-    TransferTimeout,
-    UnixDeviceServer,
-    UsbIdentity,
-    serve_unix,
-)
+from drivers.transport.usb_sim import DeviceGone, SimulatedBackend, TransferTimeout, UsbIdentity
+from simulators.usb_server import UnixDeviceServer, serve_unix
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +84,7 @@ class SensorBoardSimulator:
         self.out_frames = 0
         self._rng = random.Random(seed)
         self._cond = threading.Condition()
-        self._decoder = FrameDecoder("sensor-board-sim")
+        self._decoder = CODEC.stream()
         self._server: UnixDeviceServer | None = None
         # Physical state: survives a power cycle.
         self._button: int | None = None
@@ -340,7 +334,6 @@ class SensorBoardSimulator:
     def _next_report(self, now: float) -> bytes:
         keys = tuple(list(self._keys)[:MAX_KEYS_PER_REPORT])
         report = InputReport(
-            seq=self._report_seq,
             button=self._button,
             blinds=frozenset(self._blinds),
             occupied=frozenset(self._occupied),
@@ -350,14 +343,14 @@ class SensorBoardSimulator:
             key_overflow=self._overflow,
             keys=keys,
         )
-        self._report_seq = (self._report_seq + 1) & 0xFF
+        seq, self._report_seq = self._report_seq, (self._report_seq + 1) & 0xFF
         self._dirty = False
         self._overflow = False
         self._last_report = now
         self.reports_sent += 1
         if keys and (self._sent_upto is None or _after(keys[-1].number, self._sent_upto)):
             self._sent_upto = keys[-1].number
-        data = bytearray(report.to_bytes())
+        data = bytearray(CODEC.encode(seq, report))
         if self._corrupt_next:
             self._corrupt_next -= 1
             self._dirty = True  # the state it carried must go out again, intact
@@ -373,10 +366,13 @@ class SensorBoardSimulator:
                 damaged = bytearray(data)
                 damaged[self._rng.randrange(len(damaged))] ^= 1 << self._rng.randrange(8)
                 data = bytes(damaged)
-            errors = self._decoder.errors
             frames = self._decoder.feed_transfer(data)
-            self.out_errors += self._decoder.errors - errors
-            for frame in frames:
+            errors = self._decoder.drain_errors()
+            self.out_errors += len(errors)
+            for error in errors:
+                log.info("sensor board ignores a damaged transfer from the host: %s", error.detail)
+            for received in frames:
+                frame = received.message
                 self.out_frames += 1
                 if isinstance(frame, LampReport):
                     self._lamp = Lamp(frame.colour, frame.blink)

@@ -33,7 +33,8 @@ from drivers.shuffler.protocol import (
     StartShuffle,
     StatusReport,
 )
-from simulators.serial_device import SerialDeviceSimulator
+from drivers.transport.nullmodem import LineNoise
+from simulators.serial_device import CableKind, SerialDeviceSimulator
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,10 @@ class ShufflerSimulator(SerialDeviceSimulator):
         heartbeat_s: float = HEARTBEAT_S,
         recognises_cards: bool = True,
         directory: Path | None = None,
+        cable: CableKind = "pty",
+        line: LineNoise | None = None,
     ) -> None:
-        super().__init__(name, CODEC, heartbeat_s, directory)
+        super().__init__(name, CODEC, heartbeat_s, directory, cable=cable, line=line)
         self.shuffle_s = shuffle_s
         self.speed = speed
         self.recognises_cards = recognises_cards

@@ -9,10 +9,13 @@ unchanged::
         drivers = open_drivers(table.config)
         table.shuffler.load_deck("A", cards)
         table.place(uid, "seat:3", face="down")
+        table.place_chips(stack, "bet:3")          # chips, several at once
+        table.sweep(["bet:1", "bet:3"], "pot")     # the dealer's sweep into the pot
 
 The zone helpers map zones to antennas from the reader's antenna map. A zone several antennas
 cover (the board: flop on the first, turn and river on the second) is filled in order: the first
-three cards go to its first antenna, the next ones to the second.
+three cards go to its first antenna, the next ones to the second; chips go to a zone's first
+antenna. Chip moves are atomic: every chip of one call changes place between two reads.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, TypeVar
@@ -90,13 +94,14 @@ class SimulatedTable:
             self.shufflers[device.id] = shuffler
             return device.model_copy(update={"port": shuffler.port})
         if isinstance(device, RfidReaderDevice):
+            options: dict[str, Any] = {"speed": self.speed, **self.reader_options}
             reader = RfidReaderSimulator(
                 name=device.id,
                 antenna_count=max(device.antennas, default=1),
                 dwell_ms=device.dwell_ms,
                 seed=self.seed,
                 directory=self.directory,
-                **self.reader_options,
+                **options,
             )
             await reader.start()
             self.readers[device.id] = reader
@@ -193,9 +198,65 @@ class SimulatedTable:
         return None
 
     def clear_cards(self) -> None:
-        """Take every card off the table (end of a hand)."""
+        """Take every tag off the table, cards and chips (end of a hand)."""
         for reader in self.readers.values():
             reader.tags.clear()
+
+    # ------------------------------------------------------------------ chips
+
+    def _zone_antenna(self, zone: str) -> tuple[RfidReaderSimulator, int]:
+        covering = self._zone_antennas.get(zone)
+        if not covering:
+            raise LookupError(f"no antenna covers zone {zone!r} in this table's configuration")
+        reader_id, antenna = covering[0]
+        return self.readers[reader_id], antenna
+
+    def place_chips(self, uids: Iterable[str], zone: str) -> None:
+        """Put chips in a zone, all at once (from the rack, or from wherever they lay)."""
+        uids = [uid.upper() for uid in uids]
+        reader, antenna = self._zone_antenna(zone)
+        reader.place_all(uids, antenna)  # checks every UID before any chip moves
+        for other in self.readers.values():
+            if other is not reader:
+                other.remove_all(uids)
+
+    def move_chips(self, uids: Iterable[str], zone: str) -> None:
+        """Move chips lying on the table to a zone, all at once (a bet, a push, a sweep)."""
+        uids = [uid.upper() for uid in uids]
+        missing = [uid for uid in uids if self.zone_of(uid) is None]
+        if missing:
+            raise LookupError(f"chips {missing} are not on the table")
+        self.place_chips(uids, zone)
+
+    def take_chips(self, uids: Iterable[str]) -> None:
+        """Take chips off the table (to the rack, or a player's pocket)."""
+        uids = list(uids)
+        for reader in self.readers.values():
+            reader.remove_all(uids)
+
+    def sweep(self, zones: Iterable[str], into: str) -> list[str]:
+        """Move everything lying in ``zones`` into ``into`` at once; returns the UIDs moved."""
+        moved = [uid for zone in zones for uid in self.tags_in(zone)]
+        self.move_chips(moved, into)
+        return moved
+
+    def tags_in(self, zone: str) -> list[str]:
+        """The UIDs lying in ``zone`` now (on any of its antennas)."""
+        return [
+            uid
+            for reader_id, antenna in self._zone_antennas.get(zone, [])
+            for uid in self.readers[reader_id].on_antenna(antenna)
+        ]
+
+    def zone_of(self, uid: str) -> str | None:
+        """The zone a tag lies in, or None when it is off the table."""
+        uid = uid.upper()
+        for zone, covering in self._zone_antennas.items():
+            for reader_id, antenna in covering:
+                tag = self.readers[reader_id].tags.get(uid)
+                if tag is not None and tag.antenna == antenna:
+                    return zone
+        return None
 
     # ------------------------------------------------------------------ where things are
 

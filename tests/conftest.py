@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.mosquitto import Mosquitto, running_mosquitto
+from testing.mosquitto import Mosquitto, running_mosquitto
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "config" / "table.example.toml"

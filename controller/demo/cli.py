@@ -15,6 +15,7 @@ from rich.logging import RichHandler
 
 from config.errors import ConfigError
 from controller.broker import BrokerError
+from controller.demo.pages import DEALER_PORT, FLOOR_PORT, Pages, PagesError, open_in_browser
 from controller.demo.rig import RigError
 from controller.demo.runner import DemoError, DemoOptions, DemoRun
 from controller.demo.summary import Summary
@@ -72,6 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the summary as one JSON object on the last line")
     parser.add_argument("--no-view", action="store_true", help="no live terminal view")
+    parser.add_argument("--web", action="store_true",
+                        help=f"serve the dealer's display on port {DEALER_PORT} and the floor console on "
+                        f"port {FLOOR_PORT} (127.0.0.1) and open them in the browser (default: free "
+                        "ports, printed at start)")
     parser.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                         default="WARNING", help="log level of the components (default WARNING)")
 
@@ -96,6 +101,7 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
         broker=broker,
         table_id=args.table,
         noise=args.noise,
+        web=args.web,
     )
 
 
@@ -151,7 +157,7 @@ def main(args: argparse.Namespace) -> int:
                         "%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         summary, interrupted = asyncio.run(_run(options, console, show_view))
-    except (DemoError, BrokerError, ConfigError, RigError) as error:
+    except (DemoError, BrokerError, ConfigError, RigError, PagesError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except (KeyboardInterrupt, _StoppedEarly):
@@ -185,7 +191,14 @@ async def _run_until(
     # Ctrl-C, a kill, or the terminal closing: stop cleanly and still summarise.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
-    run = DemoRun(options, stop=stop)
+    async def announce(pages: Pages) -> None:
+        console.print(f"dealer display: {pages.dealer}", highlight=False, soft_wrap=True)
+        console.print(f"floor console:  {pages.floor} (this table: {pages.table})", highlight=False,
+                      soft_wrap=True)
+        if options.web and not await open_in_browser(pages):
+            console.print("(no desktop browser here: open those addresses in a browser)")
+
+    run = DemoRun(options, stop=stop, on_pages=announce)
     if not show_view:
         summary = await run.run()
         return summary, run.interrupted

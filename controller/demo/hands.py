@@ -19,6 +19,7 @@ from contract.models import DeviceEvent
 from controller.demo.monitor import EventPredicate, Monitor, Seen
 from simulators.dealer import (
     AwaitShuffle,
+    DeviceIds,
     FailDeckCheck,
     Marker,
     Move,
@@ -81,13 +82,6 @@ class BoardApi(Protocol):
     def move_button(self, seat: int | None) -> Any: ...
     def set_occupied(self, seat: int, occupied: bool) -> Any: ...
     def set_blind(self, seat: int, present: bool) -> Any: ...
-
-
-@dataclass(frozen=True)
-class DeviceIds:
-    shuffler: str
-    reader: str
-    board: str
 
 
 @dataclass
@@ -251,17 +245,17 @@ class TableHands:
                 return tag(uid, False, None)
             case Press(key=key, seat=seat):
                 return lambda d, e: (
-                    d == ids.board and e.type == "key" and e.key == key and e.seat == seat
+                    d == ids.sensors and e.type == "key" and e.key == key and e.seat == seat
                 )
             case MoveButton(seat=seat):
-                return lambda d, e: d == ids.board and e.type == "button" and e.seat == seat
+                return lambda d, e: d == ids.sensors and e.type == "button" and e.seat == seat
             case SetBlind(seat=seat, present=present):
                 return lambda d, e: (
-                    d == ids.board and e.type == "blind" and e.seat == seat and e.present == present
+                    d == ids.sensors and e.type == "blind" and e.seat == seat and e.present == present
                 )
             case SetOccupied(seat=seat, occupied=occupied):
                 return lambda d, e: (
-                    d == ids.board and e.type == "seat" and e.seat == seat and e.occupied == occupied
+                    d == ids.sensors and e.type == "seat" and e.seat == seat and e.occupied == occupied
                 )
             case Shuffle(deck=deck) | FailDeckCheck(deck=deck):
                 return lambda d, e: (

@@ -12,7 +12,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import aiomqtt
 
@@ -27,6 +26,7 @@ from contract.models import (
     parse_state,
     parse_status,
 )
+from contract.timestamps import utc_now
 from contract.topics import Topics
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ class Seen:
 
     def observed(self) -> float:
         """The monotonic time at which the device observed it (from the event's ``ts``)."""
-        lag = (datetime.now(UTC) - self.event.ts).total_seconds()
+        lag = (utc_now() - self.event.ts).total_seconds()
         return min(self.arrived, time.monotonic() - max(lag, 0.0))
 
 

@@ -5,7 +5,7 @@ RFID reader on pseudo-terminals, the sensor board behind a pyusb backend served 
 and rewrites the configuration to point each device at its simulator. The drivers the
 configuration names are then opened exactly as at a table (``controller.devices.DeviceRunner``,
 which uses :func:`drivers.registry.open_driver`), and the engine service
-(``controller.service.Service``) runs in this process.
+(``controller.serving.Service``) runs in this process.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ import contextlib
 import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
 from controller.demo.hands import BoardApi, ShufflerApi, ZoneReaderApi
+
+if TYPE_CHECKING:
+    from controller.serving import Service
 
 log = logging.getLogger(__name__)
 
@@ -85,14 +88,19 @@ async def start_rig(
     )
 
 
-async def start_service(stack: AsyncExitStack, config: TableConfig, registry: DeckRegistry) -> None:
-    """Start the engine service. It is stopped before the drivers when ``stack`` unwinds (it is
-    pushed after them), so the engine never sees the drivers leave."""
-    from controller.service import Service
+async def start_service(
+    stack: AsyncExitStack, config: TableConfig, registry: DeckRegistry
+) -> tuple[Service, asyncio.Task[int]]:
+    """Start the engine service (and its dealer's display, when the configuration has one). It is
+    stopped before the drivers when ``stack`` unwinds (it is pushed after them), so the engine
+    never sees the drivers leave."""
+    from controller.serving import Service
 
     stop = asyncio.Event()
-    task = asyncio.create_task(Service(config, registry, stop=stop).run(), name="service")
+    service = Service(config, registry, stop=stop)
+    task = asyncio.create_task(service.run(), name="service")
     stack.push_async_callback(_stop_service, stop, task)
+    return service, task
 
 
 async def _close_table(table: Any) -> None:

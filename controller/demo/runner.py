@@ -13,25 +13,27 @@ import logging
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
-from urllib.parse import urlsplit
 
 import aiomqtt
 
+from config.models import MqttSection
 from config.registry import load_registry
 from contract.models import Alert, Profile
 from contract.topics import Topics
 from controller.broker import EmbeddedBroker
-from controller.demo.hands import DeviceIds, TableHands, batches
+from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
+from controller.demo.pages import Pages, listen_addresses, start_floor
 from controller.demo.rig import Rig, start_rig, start_service
 from controller.demo.scoring import Scorer
-from controller.demo.setup import BOARD_ID, EXAMPLE_REGISTRY, READER_ID, SHUFFLER_ID, demo_config
+from controller.demo.setup import DEVICE_IDS, EXAMPLE_REGISTRY, demo_config
 from controller.demo.summary import Summary, Tally
+from link.client import make_client
 from simulators.dealer import DealerSettings, Marker, VirtualDealer
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,7 @@ class DemoOptions:
     broker: str | None = None  # mqtt://host:port of an external broker; None: embedded
     table_id: str = "demo"
     noise: float = 0.0  # reader miss rate (the driver's hold time must absorb it)
+    web: bool = False  # the pages on fixed ports (controller.demo.pages), opened in a browser
 
 
 class DemoRun:
@@ -76,10 +79,13 @@ class DemoRun:
         *,
         stop: asyncio.Event | None = None,
         on_change: Callable[[], None] | None = None,
+        on_pages: Callable[[Pages], Awaitable[None]] | None = None,
     ) -> None:
         self.options = options
         self.stop = stop or asyncio.Event()
         self.on_change = on_change
+        self.on_pages = on_pages
+        self.pages: Pages | None = None
         self.tally = Tally()
         self.scorer = Scorer(self.tally)
         self.monitor: Monitor | None = None
@@ -92,6 +98,7 @@ class DemoRun:
         async with AsyncExitStack() as stack:
             url = await self._broker(stack)
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tablectl-demo-")))
+            dealer_listen, floor_listen = listen_addresses(self.options.web)
             config = demo_config(
                 seats=self.options.seats,
                 profile=self.options.profile,
@@ -99,6 +106,7 @@ class DemoRun:
                 workdir=workdir,
                 table_id=self.options.table_id,
                 fast=self.options.speed == 0,
+                display_listen=dealer_listen,
             )
             registry = load_registry(EXAMPLE_REGISTRY)
             topics = Topics(config.mqtt.root, config.table.id)
@@ -108,15 +116,18 @@ class DemoRun:
             )
             # Drivers first: the engine then starts from their retained ``online`` statuses.
             await self._wait_online(monitor, rig.device_ids, controller=False)
-            await start_service(stack, rig.config, registry)
-            await self._wait_online(monitor, (), controller=True)
+            service, serving = await start_service(stack, rig.config, registry)
+            await self._wait_online(monitor, (), controller=True, service=serving)
+            self.pages = await start_floor(stack, service, url, workdir, floor_listen, config.table.id)
+            if self.on_pages is not None:
+                await self.on_pages(self.pages)
             hands = TableHands(
                 cards=rig.cards,
                 shuffler=rig.shuffler,
                 board=rig.board,
                 monitor=monitor,
                 decks=registry.decks,
-                ids=DeviceIds(shuffler=SHUFFLER_ID, reader=READER_ID, board=BOARD_ID),
+                ids=DEVICE_IDS,
                 event_timeout_s=EVENT_TIMEOUT_S,
             )
             try:
@@ -146,13 +157,7 @@ class DemoRun:
         return broker.url
 
     async def _monitor(self, stack: AsyncExitStack, url: str, topics: Topics) -> Monitor:
-        parts = urlsplit(url)
-        client = aiomqtt.Client(
-            parts.hostname or "127.0.0.1",
-            parts.port or 1883,
-            identifier=f"tablectl-demo-monitor-{secrets.token_hex(4)}",
-            protocol=aiomqtt.ProtocolVersion.V311,
-        )
+        client = make_client(MqttSection(url=url), f"tablectl-demo-monitor-{secrets.token_hex(4)}")
         try:
             await stack.enter_async_context(client)
         except aiomqtt.MqttError as error:
@@ -165,10 +170,18 @@ class DemoRun:
         return monitor
 
     async def _wait_online(
-        self, monitor: Monitor, devices: tuple[str, ...], *, controller: bool
+        self,
+        monitor: Monitor,
+        devices: tuple[str, ...],
+        *,
+        controller: bool,
+        service: asyncio.Task[int] | None = None,
     ) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
+            if service is not None and service.done():
+                # It logged why (a display port taken, a journal that cannot be opened, ...).
+                raise DemoError("the engine service stopped during start-up (see the log above)")
             view = monitor.view
             waiting = [d for d in devices if (s := view.devices.get(d)) is None or s.state != "online"]
             if controller and (view.controller is None or view.controller.state != "online"):

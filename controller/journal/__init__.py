@@ -23,7 +23,9 @@ from controller.journal.records import (
     PublishedRecord,
     PublishedWhat,
     ReceivedRecord,
+    RejectedRecord,
     RetentionRecord,
+    SampleRecord,
     StartRecord,
 )
 from controller.journal.writer import (
@@ -53,7 +55,9 @@ __all__ = [
     "PublishedRecord",
     "PublishedWhat",
     "ReceivedRecord",
+    "RejectedRecord",
     "RetentionRecord",
+    "SampleRecord",
     "Segment",
     "StartRecord",
     "append_position",

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-#: Modes of what the journal creates: the record holds tag UIDs (hole cards), so no world access.
-FILE_MODE: Final = 0o640
-CLOSED_MODE: Final = 0o440
-DIRECTORY_MODE: Final = 0o750
+# The record holds tag UIDs (hole cards): every file 0600 (closed ones 0400) in a 0700 directory,
+# created through the one helper that decides those modes.
+from controller.private_files import READ_ONLY_MODE, open_private_append, open_private_write
+
 _DIGITS: Final = 12
 CHECKPOINT_SUFFIX: Final = ".ckpt"
 
@@ -87,21 +87,17 @@ class JournalFiles:
 
     # ---- creating, closing, removing --------------------------------------------------------
 
-    def ensure_directory(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=DIRECTORY_MODE)
-
     def open_active(self) -> int:
-        """The active segment opened for appending (created if missing), unbuffered."""
-        self.ensure_directory()
+        """The active segment opened for appending (created 0600 if missing), unbuffered."""
         # Unbuffered: a failed write leaves nothing behind in a buffer to be written twice.
-        return os.open(self.active, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        return open_private_append(self.active)
 
     def close_active(self, first: int) -> Path:
         """Rename the active segment after its first record and make it read-only."""
         closed = self.closed_path(first)
         os.rename(self.active, closed)
         with contextlib.suppress(OSError):
-            os.chmod(closed, CLOSED_MODE)
+            os.chmod(closed, READ_ONLY_MODE)
         self.sync_directory()
         return closed
 
@@ -109,7 +105,7 @@ class JournalFiles:
         """Write a checkpoint file whole or not at all (temporary file, fsync, rename)."""
         path = self.checkpoint_path(covers)
         temporary = path.with_name(path.name + ".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        fd = open_private_write(temporary)
         try:
             view = memoryview(data)
             while view:
@@ -120,7 +116,7 @@ class JournalFiles:
             os.close(fd)
         os.rename(temporary, path)
         with contextlib.suppress(OSError):
-            os.chmod(path, CLOSED_MODE)
+            os.chmod(path, READ_ONLY_MODE)
         if fsync:
             self.sync_directory()
         return path

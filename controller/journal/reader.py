@@ -23,7 +23,9 @@ from controller.journal.records import (
     OutageRecord,
     PublishedRecord,
     ReceivedRecord,
+    RejectedRecord,
     RetentionRecord,
+    SampleRecord,
     StartRecord,
     chain_hash,
     decode,
@@ -355,6 +357,14 @@ class JournalContents:
         return (r for r in self.records if isinstance(r, ReceivedRecord))
 
     @property
+    def rejected(self) -> Iterator[RejectedRecord]:
+        return (r for r in self.records if isinstance(r, RejectedRecord))
+
+    @property
+    def samples(self) -> Iterator[SampleRecord]:
+        return (r for r in self.records if isinstance(r, SampleRecord))
+
+    @property
     def published(self) -> Iterator[PublishedRecord]:
         return (r for r in self.records if isinstance(r, PublishedRecord))
 
@@ -381,6 +391,12 @@ class JournalContents:
     @property
     def last_n(self) -> int:
         return self.scan.last_n
+
+    @property
+    def last_received(self) -> int:
+        """The number of the last input of the engine (a received or rejected record)."""
+        inputs = (r.n for r in self.records if isinstance(r, ReceivedRecord | RejectedRecord))
+        return max(inputs, default=0)
 
 
 def read_journal(path: Path) -> JournalContents:

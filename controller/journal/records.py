@@ -14,9 +14,14 @@ Kinds (:data:`KINDS`):
 - ``start``: a (re)start of the controller: ``session``, ``ts``, ``table``.
 - ``received``: a message of the table's engine topics, its payload exactly as received
   (``payload`` text, or ``payload_b64`` when not UTF-8), ``received`` (the controller's clock).
+- ``rejected``: a report of malformed input on one ``topic`` (``device`` or null, ``count`` so far,
+  the latest ``error``, ``received``) as the engine was given it: an input like ``received``,
+  replayed, the ``cause`` of what it produced (``controller.malformed``).
+- ``sample``: a malformed payload kept for the audit (``topic``, its first bytes as ``payload`` or
+  ``payload_b64``, its ``size``, ``error``, ``received``); at most a few per report; not replayed.
 - ``published``: an output the broker accepted: ``what`` (:data:`PUBLISHED_WHAT`), ``cause`` (the
-  ``n`` of the received record that produced it, 0 for what a connection republishes),
-  ``topic``, ``payload``, ``retain``, ``ts``.
+  ``n`` of the received or rejected record that produced it, 0 for what a connection
+  republishes), ``topic``, ``payload``, ``retain``, ``ts``.
 - ``checkpoint``: the engine state after the received record ``covers`` is in ``file`` (its
   ``sha256``); replay resumes at byte ``offset`` of the segment whose first record is
   ``segment``.
@@ -36,13 +41,25 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, get_args
 
+#: What a ``published`` record may be: the one place for the list (a new published kind is added
+#: here, and nowhere else in the journal).
 PublishedWhat: TypeAlias = Literal["alert", "state", "command"]
-#: What a ``published`` record may be; one place for the list.
-PUBLISHED_WHAT: Final[tuple[str, ...]] = ("alert", "state", "command")
+PUBLISHED_WHAT: Final[tuple[str, ...]] = get_args(PublishedWhat)
 #: Every record kind, in one place.
-KINDS: Final = ("start", "received", "published", "checkpoint", "outage", "retention")
+KINDS: Final = (
+    "start",
+    "received",
+    "rejected",
+    "sample",
+    "published",
+    "checkpoint",
+    "outage",
+    "retention",
+)
+#: The kinds that are inputs of the engine, replayed at recovery (``cause`` of what they produced).
+INPUT_KINDS: Final = ("received", "rejected")
 #: The predecessor hash of the very first record.
 GENESIS: Final = "0" * 64
 
@@ -143,6 +160,32 @@ class ReceivedRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class RejectedRecord:
+    """A report of malformed input on one topic, as the engine was given it (replayed)."""
+
+    n: int
+    topic: str
+    device: str | None
+    count: int
+    error: str
+    received: datetime
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRecord:
+    """A malformed payload kept for the audit (its first bytes; not replayed)."""
+
+    n: int
+    topic: str
+    payload: bytes
+    size: int
+    error: str
+    received: datetime
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class PublishedRecord:
     """A message the broker accepted from the controller."""
 
@@ -204,13 +247,20 @@ class RetentionRecord:
 
 
 JournalRecord: TypeAlias = (
-    StartRecord | ReceivedRecord | PublishedRecord | CheckpointRecord | OutageRecord | RetentionRecord
+    StartRecord
+    | ReceivedRecord
+    | RejectedRecord
+    | SampleRecord
+    | PublishedRecord
+    | CheckpointRecord
+    | OutageRecord
+    | RetentionRecord
 )
 
 
 def record_time(record: JournalRecord) -> datetime | None:
     """When a record happened (receive time, publish time, ...): what ``export --from`` compares."""
-    if isinstance(record, ReceivedRecord):
+    if isinstance(record, ReceivedRecord | RejectedRecord | SampleRecord):
         return record.received
     if isinstance(record, OutageRecord):
         return record.since
@@ -229,6 +279,27 @@ def decode(data: Any, where: str = "") -> JournalRecord:
     n = int(data.get("n", 0))
     if kind == "received":
         return ReceivedRecord(n, str(data["topic"]), _payload_of(data), parse_time(data["received"]), where)
+    if kind == "rejected":
+        device = data["device"]
+        return RejectedRecord(
+            n,
+            topic=str(data["topic"]),
+            device=None if device is None else str(device),
+            count=int(data["count"]),
+            error=str(data["error"]),
+            received=parse_time(data["received"]),
+            where=where,
+        )
+    if kind == "sample":
+        return SampleRecord(
+            n,
+            topic=str(data["topic"]),
+            payload=_payload_of(data),
+            size=int(data["size"]),
+            error=str(data["error"]),
+            received=parse_time(data["received"]),
+            where=where,
+        )
     if kind == "published":
         what = data["what"]
         if what not in PUBLISHED_WHAT:

@@ -188,6 +188,30 @@ class Journal(FaultHandling, SyncThread):
             "received", {"topic": topic, **payload_fields(payload), "received": time_text(when)}
         )
 
+    def rejected(self, topic: str, device: str | None, count: int, error: str, when: datetime) -> int:
+        """Queue a report of malformed input (an input of the engine, like a received message)."""
+        return self.submit(
+            "rejected",
+            {"topic": topic, "device": device, "count": count, "error": error, "received": time_text(when)},
+        )
+
+    def sample(self, topic: str, payload: bytes, error: str, when: datetime, *, keep: int) -> int:
+        """Queue the first ``keep`` bytes of a malformed payload, for the audit.
+
+        Like every record it is fsynced by the sync thread's group commit, never on the event
+        loop: a flood of them costs no fsync of its own (and at most a few per report are kept).
+        """
+        return self.submit(
+            "sample",
+            {
+                "topic": topic,
+                **payload_fields(payload[:keep]),
+                "size": len(payload),
+                "error": error,
+                "received": time_text(when),
+            },
+        )
+
     def published(
         self,
         what: PublishedWhat,

@@ -6,9 +6,10 @@ import time
 from typing import Any
 
 from config.models import MqttSection, RfidReaderDevice
+from contract.cards import is_chip_zone
 from contract.models import DeviceCommand, SweepCommand, TagEvent
 from contract.topics import Topics
-from drivers.base import CommandRejected, DriverOptions
+from drivers.errors import CommandRejected
 from drivers.framing import Frame, Message
 from drivers.rfid.presence import DEFAULT_MIN_RSSI, PresenceTracker, Transition
 from drivers.rfid.protocol import (
@@ -17,11 +18,13 @@ from drivers.rfid.protocol import (
     GetInfo,
     Info,
     Inventory,
+    InventoryPage,
     Nak,
     ReaderError,
     SetSweep,
 )
-from drivers.serial_link import SerialDriver
+from drivers.serial_driver import SerialDriver
+from drivers.session import DriverOptions
 
 
 class RfidDriver(SerialDriver):
@@ -29,7 +32,7 @@ class RfidDriver(SerialDriver):
 
     kind = "rfid"
     codec = CODEC
-    heartbeat_timeout_s = 3 * HEARTBEAT_S
+    silence_s = 3 * HEARTBEAT_S
 
     def __init__(
         self,
@@ -51,7 +54,13 @@ class RfidDriver(SerialDriver):
         self.antennas: dict[int, str] = dict(device.antennas)
         self.sweep: tuple[int, ...] = tuple(sorted(self.antennas))
         self.dwell_ms = device.dwell_ms
-        self.tracker = PresenceTracker(device.hold_ms / 1000, min_rssi=min_rssi)
+        # Chips swept or pushed into a chip zone are reported there before they are reported gone
+        # from where they lay, so a betting area never seems emptied for nowhere.
+        self.tracker = PresenceTracker(
+            device.hold_ms / 1000,
+            min_rssi=min_rssi,
+            arrive_first=[a for a, zone in self.antennas.items() if is_chip_zone(zone)],
+        )
         self.info: Info | None = None
         self._unknown_antennas: set[int] = set()
         self._check_hold_time()
@@ -105,11 +114,15 @@ class RfidDriver(SerialDriver):
 
     def handle(self, frame: Frame) -> None:
         message = frame.message
-        if isinstance(message, Inventory):
+        if isinstance(message, Inventory | InventoryPage):
             if message.antenna not in self.antennas:
                 self._unmapped(message.antenna)
                 return
-            self._publish(self.tracker.observe(message, time.monotonic()))
+            now = time.monotonic()
+            if isinstance(message, Inventory):
+                self._publish(self.tracker.observe(message, now))
+            else:
+                self._publish(self.tracker.observe_page(message, now))
         elif isinstance(message, ReaderError):
             where = f" on antenna {message.antenna}" if message.antenna else ""
             self.report_error("reader_error", f"reader error {message.code.name.lower()}{where}")

@@ -2,7 +2,9 @@
 and the simulator. Frames are :mod:`drivers.framing` frames; these are the messages inside.
 
 The reader sweeps its antennas in turn; after each antenna's dwell it sends one Inventory with
-every tag that antenna saw (possibly none: an empty inventory says "swept, nothing there").
+every tag that antenna saw (possibly none: an empty inventory says "swept, nothing there"). An
+antenna holding more tags than one frame carries (a pot of chips) reports them in InventoryPages
+as its anti-collision finds them; the page marked ``last`` closes the dwell.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import struct
 from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
-from drivers.framing import Codec, Message, MessageError, PayloadReader
-from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
+from drivers.framing import Codec, FrameError, Message, PayloadReader
+from drivers.serial_messages import AckMessage, HeartbeatMessage, NakMessage, enum_value
 
 MAX_PAYLOAD: Final = 4096
+#: Reads one Inventory or InventoryPage can carry (its count is one byte; 255 reads of the
+#: longest UIDs, 13 bytes each, still fit MAX_PAYLOAD).
+MAX_READS_PER_FRAME: Final = 255
 UID_MIN_BYTES: Final = 4
 UID_MAX_BYTES: Final = 10
 HEARTBEAT_S: Final = 0.5
@@ -53,7 +58,7 @@ def _antennas(values: tuple[int, ...]) -> bytes:
 def _read_antennas(reader: PayloadReader, what: str) -> tuple[int, ...]:
     values = tuple(reader.take(reader.u8()))
     if 0 in values:
-        raise MessageError(f"{what}: antenna 0 does not exist (antennas start at 1)")
+        raise FrameError(f"{what}: antenna 0 does not exist (antennas start at 1)")
     return values
 
 
@@ -93,7 +98,7 @@ class SetSweep:
         antennas = _read_antennas(reader, "SetSweep")
         reader.end()
         if dwell == 0 or not antennas:
-            raise MessageError("SetSweep: dwell and antenna list must not be empty")
+            raise FrameError("SetSweep: dwell and antenna list must not be empty")
         return cls(dwell, antennas)
 
 
@@ -139,11 +144,21 @@ class TagRead:
     def read(cls, reader: PayloadReader) -> Self:
         size = reader.u8()
         if not UID_MIN_BYTES <= size <= UID_MAX_BYTES:
-            raise MessageError(f"Inventory: UID length {size} (must be 4..10)")
+            raise FrameError(f"Inventory: UID length {size} (must be 4..10)")
         uid = reader.take(size).hex().upper()
         rssi = reader.i8()
         orientation = Orientation(enum_value(Orientation, reader.u8(), "Inventory"))
         return cls(uid, rssi, orientation)
+
+
+def _reads_payload(reads: tuple[TagRead, ...], what: str) -> bytes:
+    if len(reads) > MAX_READS_PER_FRAME:
+        raise ValueError(f"at most {MAX_READS_PER_FRAME} reads per {what}")
+    return bytes([len(reads)]) + b"".join(read.to_bytes() for read in reads)
+
+
+def _read_reads(reader: PayloadReader) -> tuple[TagRead, ...]:
+    return tuple(TagRead.read(reader) for _ in range(reader.u8()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,20 +171,49 @@ class Inventory:
     reads: tuple[TagRead, ...] = ()
 
     def payload(self) -> bytes:
-        if len(self.reads) > 255:
-            raise ValueError("at most 255 reads per inventory")
-        head = bytes([self.antenna, self.round & 0xFF, len(self.reads)])
-        return head + b"".join(read.to_bytes() for read in self.reads)
+        return bytes([self.antenna, self.round & 0xFF]) + _reads_payload(self.reads, "inventory")
 
     @classmethod
     def from_payload(cls, data: bytes) -> Self:
         reader = PayloadReader(data, "Inventory")
-        antenna, round_, count = reader.u8(), reader.u8(), reader.u8()
+        antenna, round_ = reader.u8(), reader.u8()
         if antenna == 0:
-            raise MessageError("Inventory: antenna 0 does not exist")
-        reads = tuple(TagRead.read(reader) for _ in range(count))
+            raise FrameError("Inventory: antenna 0 does not exist")
+        reads = _read_reads(reader)
         reader.end()
         return cls(antenna, round_, reads)
+
+
+@dataclass(frozen=True, slots=True)
+class InventoryPage:
+    """Part of one antenna's dwell: the reads its anti-collision found since the previous page.
+
+    Pages of a dwell are numbered from 0; the one with ``last`` closes the dwell (it may carry no
+    reads). A dwell whose reads fit one frame is sent as a plain :class:`Inventory` instead.
+    """
+
+    TYPE: ClassVar[int] = 0x87
+    antenna: int
+    round: int
+    page: int
+    last: bool
+    reads: tuple[TagRead, ...] = ()
+
+    def payload(self) -> bytes:
+        head = bytes([self.antenna, self.round & 0xFF, self.page, int(self.last)])
+        return head + _reads_payload(self.reads, "inventory page")
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        reader = PayloadReader(data, "InventoryPage")
+        antenna, round_, page, last = reader.u8(), reader.u8(), reader.u8(), reader.u8()
+        if antenna == 0:
+            raise FrameError("InventoryPage: antenna 0 does not exist")
+        if last > 1:
+            raise FrameError(f"InventoryPage: last must be 0 or 1, not {last}")
+        reads = _read_reads(reader)
+        reader.end()
+        return cls(antenna, round_, page, bool(last), reads)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,23 +251,11 @@ class Ack(AckMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class Nak:
-    """The command with sequence number ``ref`` was refused, and why."""
+class Nak(NakMessage):
+    """The command with sequence number ``ref`` was refused, and why (a :class:`NakReason`)."""
 
     TYPE: ClassVar[int] = 0x86
-    ref: int
-    reason: NakReason
-
-    def payload(self) -> bytes:
-        return bytes([self.ref & 0xFF, self.reason])
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Nak")
-        ref = reader.u8()
-        reason = NakReason(enum_value(NakReason, reader.u8(), "Nak"))
-        reader.end()
-        return cls(ref, reason)
+    REASONS: ClassVar[type[enum.IntEnum]] = NakReason
 
 
 HOST_MESSAGES: Final[tuple[type[Message], ...]] = (GetInfo, SetSweep)
@@ -234,5 +266,6 @@ DEVICE_MESSAGES: Final[tuple[type[Message], ...]] = (
     ReaderError,
     Ack,
     Nak,
+    InventoryPage,
 )
 CODEC: Final = Codec("rfid", HOST_MESSAGES + DEVICE_MESSAGES, MAX_PAYLOAD)

@@ -1,32 +1,27 @@
 """The sensor board driver: input reports in, contract events out; lamp and buzzer commands back.
 
-The USB calls block: IN transfers run back to back in a thread of the connection's own (an IN
-transfer waits at most ``poll_ms``, which bounds how long a shutdown waits for it) and OUT
-transfers in worker threads (``asyncio.to_thread``). The board resends queued key
-presses until they are acknowledged, so the driver acknowledges each report's keys after
-publishing them: a press is published once, and none is lost between two polls.
+The board is reached over the USB transport (:mod:`drivers.transport.usb`): ``usb:VID:PID``
+through libusb, or ``sim:PATH`` (the configuration's ``backend``) for a board simulated in another
+process. The board resends queued key presses until they are acknowledged, so the driver
+acknowledges each report's keys after publishing them: a press is published once, and none is
+lost between two polls.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any, Final
 
 from config.models import MqttSection, SensorBoardDevice
 from contract.models import BuzzerCommand, DeviceCommand, FaultEvent, LampColour, LampCommand
 from contract.topics import Topics
-from drivers.base import CommandRejected, DeviceLost, DeviceUnavailable, Driver, DriverOptions
-from drivers.sensors.protocol import (
-    BuzzerReport,
-    FrameDecoder,
-    HostFrame,
-    InputReport,
-    KeyAck,
-    LampReport,
-)
+from drivers.errors import CommandRejected, DeviceUnavailable
+from drivers.framed import FramedDriver
+from drivers.framing import Frame
+from drivers.sensors.protocol import CODEC, BuzzerReport, InputReport, KeyAck, LampReport
 from drivers.sensors.tracker import ReportTracker
-from drivers.sensors.usb_link import BoardLink, InTransferThread
+from drivers.session import DriverOptions
+from drivers.transport.usb import usb_url
 
 #: The board reports at least every 250 ms; this much silence means it hangs.
 SILENCE_S: Final = 2.0
@@ -36,20 +31,21 @@ TICK_S: Final = 0.25
 LAMP_RETRY_S: Final = 0.5
 
 
-def usb_backend_for(device: SensorBoardDevice) -> Any:
-    """The pyusb backend the configuration names: None (libusb) or a simulated board's socket."""
-    if device.backend is None:
-        return None
-    # Imported here: production with real hardware never loads the simulator package.
-    from simulators.usb_backend import backend_from_spec
-
-    return backend_from_spec(device.backend)
+def transport_url(device: SensorBoardDevice) -> str:
+    """``sim:PATH`` for a simulated board (``backend``), else ``usb:VID:PID[?serial=SN]``."""
+    if device.backend is not None:
+        return device.backend
+    return usb_url(device.vendor_id, device.product_id, device.serial_number)
 
 
-class SensorBoardDriver(Driver):
+class SensorBoardDriver(FramedDriver):
     """Driver of the USB sensor board (button, blinds, seats, keypad, lamp, buzzer)."""
 
     kind = "sensors"
+    codec = CODEC
+    tick_s = TICK_S
+    # A transfer is one whole frame: anything else in it is an error, not line noise.
+    garbage_is_error = True
 
     def __init__(
         self,
@@ -60,84 +56,67 @@ class SensorBoardDriver(Driver):
         *,
         usb_backend: Any = None,
         silence_s: float = SILENCE_S,
+        **kwargs: Any,
     ) -> None:
+        transport_options: dict[str, Any] = {
+            "vendor_id": device.vendor_id,
+            "product_id": device.product_id,
+            "serial_number": device.serial_number,
+            "timeout_ms": device.poll_ms,
+        }
+        if usb_backend is not None:  # a board simulated in this process (tests, benchmarks)
+            transport_options["backend"] = usb_backend
         super().__init__(
             device.id,
             mqtt,
             topics,
             options or DriverOptions(reconnect_max_s=device.reconnect_max_s),
+            transport_url=transport_url(device),
+            transport_options=transport_options,
+            **kwargs,
         )
         self.config = device
-        self.usb_backend = usb_backend if usb_backend is not None else usb_backend_for(device)
         self.silence_s = silence_s
         self.tracker = ReportTracker()
-        self.decoder = FrameDecoder(device.id, on_error=self._on_corrupt)
-        self._link: BoardLink | None = None
-        self._reader: InTransferThread | None = None
-        self._out_seq = 0
-        self._write_lock = asyncio.Lock()
         self._lamp_sent_at = 0.0
-        self._first_transfer: bytes | None = None
         #: The lamp the controller asked for; restored after a replug (the board forgets it).
         self.lamp: tuple[LampColour, bool] = ("off", False)
 
     # ------------------------------------------------------------------ device hooks
 
-    async def connect(self) -> None:
-        cfg = self.config
-        link = await asyncio.to_thread(
-            BoardLink.open, cfg.vendor_id, cfg.product_id, cfg.serial_number, self.usb_backend
-        )
-        self._link = link
-        self._reader = InTransferThread(link, cfg.poll_ms, f"usb-in {self.device_id}")
-        # Enumerating is not answering: a hung board must not open a session.
-        self._first_transfer = await self._reader.get(self.silence_s)
-        if self._first_transfer is None:
-            raise DeviceUnavailable(f"the board sends no input report within {self.silence_s:g} s")
+    async def handshake(self) -> None:
+        """Enumerating is not answering: a board that sends no report opens no session."""
+        deadline = time.monotonic() + self.silence_s
+        while (remaining := deadline - time.monotonic()) > 0:
+            frames = await self.read_frames(remaining)
+            for frame in frames:
+                self.keep_for_session(frame)
+            if frames:
+                return
+        raise DeviceUnavailable(f"the board sends no input report within {self.silence_s:g} s")
 
     def on_session_start(self) -> None:
         self.tracker.start_session()
 
     async def serve(self) -> None:
-        reader = self._reader
-        if reader is None:
-            raise DeviceLost("sensor board not connected")
         if self.lamp != ("off", False):
             await self._send_lamp()
-        last_heard = time.monotonic()
-        while True:
-            data, self._first_transfer = self._first_transfer, None
-            if data is None:
-                data = await reader.get(TICK_S)
-            now = time.monotonic()
-            if data is None:
-                if now - last_heard > self.silence_s:
-                    raise DeviceLost(f"no input report for {self.silence_s:g} s")
-                self.tick_faults()
-                continue
-            last_heard = now
-            for frame in self.decoder.feed_transfer(data):
-                if isinstance(frame, InputReport):
-                    await self._on_report(frame)
-                else:
-                    self.report_error("crc_errors", f"unexpected {type(frame).__name__} frame from the board")
-            self.tick_faults()
+        await super().serve()
 
-    async def disconnect(self) -> None:
-        reader, self._reader = self._reader, None
-        link, self._link = self._link, None
-        self._first_transfer = None
-        if reader is not None:
-            await reader.stop()
-        if link is not None:
-            await asyncio.to_thread(link.close)
+    async def on_frame(self, frame: Frame) -> None:
+        if isinstance(frame.message, InputReport):
+            await self._on_report(frame.message)
+        else:
+            self.report_error(
+                "crc_errors", f"unexpected {type(frame.message).__name__} frame from the board"
+            )
 
     async def execute(self, command: DeviceCommand) -> None:
         if isinstance(command, LampCommand):
             self.lamp = (command.colour, command.blink)
             await self._send_lamp()
         elif isinstance(command, BuzzerCommand):
-            await self._send(BuzzerReport(self._next_seq(), command.duration_ms))
+            await self.send(BuzzerReport(command.duration_ms))
         else:
             raise CommandRejected(f"the sensor board has no {command.cmd!r} command")
 
@@ -151,7 +130,7 @@ class SensorBoardDriver(Driver):
             self.log.error("%s: %s", self.device_id, text)
             self.emit(FaultEvent, code="key_overflow", text=text)
         if report.keys:
-            await self._send(KeyAck(self._next_seq(), report.keys[-1].number))
+            await self.send(KeyAck(report.keys[-1].number))
         shown = (report.lamp, report.blink)
         if shown != self.lamp and time.monotonic() - self._lamp_sent_at > LAMP_RETRY_S:
             self.log.warning(
@@ -162,21 +141,4 @@ class SensorBoardDriver(Driver):
     async def _send_lamp(self) -> None:
         colour, blink = self.lamp
         self._lamp_sent_at = time.monotonic()
-        await self._send(LampReport(self._next_seq(), colour, blink))
-
-    def _on_corrupt(self, error: str) -> None:
-        self.report_error("crc_errors", f"corrupt input report: {error}")
-
-    async def _send(self, frame: HostFrame) -> None:
-        link = self._require_link()
-        async with self._write_lock:  # one OUT transfer at a time, in order
-            await asyncio.to_thread(link.write, frame.to_bytes())
-
-    def _require_link(self) -> BoardLink:
-        if self._link is None:
-            raise DeviceLost("sensor board not connected")
-        return self._link
-
-    def _next_seq(self) -> int:
-        self._out_seq = (self._out_seq + 1) & 0xFF
-        return self._out_seq
+        await self.send(LampReport(colour, blink))

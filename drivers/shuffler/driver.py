@@ -12,9 +12,10 @@ from contract.models import (
     ShufflingEvent,
 )
 from contract.topics import Topics
-from drivers.base import CommandRejected, DriverOptions
+from drivers.errors import CommandRejected
 from drivers.framing import Frame, Message
-from drivers.serial_link import SerialDriver
+from drivers.serial_driver import SerialDriver
+from drivers.session import DriverOptions
 from drivers.shuffler.protocol import (
     CODEC,
     DECK_LABEL_MAX,
@@ -41,7 +42,7 @@ class ShufflerDriver(SerialDriver):
     kind = "shuffler"
     codec = CODEC
     #: Three heartbeat periods without a frame: the shuffler is gone.
-    heartbeat_timeout_s = 3 * HEARTBEAT_S
+    silence_s = 3 * HEARTBEAT_S
 
     def __init__(
         self,
@@ -106,7 +107,7 @@ class ShufflerDriver(SerialDriver):
             self._set_fault(message.code, message.active)
         elif isinstance(message, StatusReport):
             self._apply_status(message)
-        # Heartbeats only prove the machine is there (SerialDriver notes every frame).
+        # Heartbeats only prove the machine is there (FramedDriver notes every frame).
 
     async def execute(self, command: DeviceCommand) -> None:
         if not isinstance(command, ShuffleCommand):

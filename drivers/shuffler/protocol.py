@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
 from contract.cards import ALL_CARDS
-from drivers.framing import Codec, Message, MessageError, PayloadReader, pack_text
-from drivers.serial_messages import AckMessage, HeartbeatMessage, enum_value
+from drivers.framing import Codec, FrameError, Message, PayloadReader, pack_text
+from drivers.serial_messages import AckMessage, HeartbeatMessage, NakMessage, TextMessage, enum_value
 
 MAX_PAYLOAD: Final = 256
 DECK_LABEL_MAX: Final = 16
@@ -31,9 +31,9 @@ def card_byte(card: str) -> int:
 
 
 def card_of(byte: int, what: str) -> str:
-    """The card code of a wire byte (MessageError when out of range)."""
+    """The card code of a wire byte (FrameError when out of range)."""
     if byte >= len(ALL_CARDS):
-        raise MessageError(f"{what}: card byte {byte} out of range")
+        raise FrameError(f"{what}: card byte {byte} out of range")
     return ALL_CARDS[byte]
 
 
@@ -93,21 +93,16 @@ class GetStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class StartShuffle:
-    """Start shuffling the loaded deck; ``deck`` is a label echoed in Shuffling/ShuffleComplete."""
+class StartShuffle(TextMessage):
+    """Start shuffling the loaded deck; ``text`` is the deck label echoed in Shuffling and
+    ShuffleComplete."""
 
     TYPE: ClassVar[int] = 0x02
-    deck: str = ""
+    LIMIT: ClassVar[int] = DECK_LABEL_MAX
 
-    def payload(self) -> bytes:
-        return pack_text(self.deck, DECK_LABEL_MAX)
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "StartShuffle")
-        deck = reader.text()
-        reader.end()
-        return cls(deck)
+    @property
+    def deck(self) -> str:
+        return self.text
 
 
 # ---- shuffler -> host
@@ -135,26 +130,21 @@ class StatusReport:
         flags, loaded = reader.u8(), reader.u8()
         reader.end()
         if flags & ~0b111:
-            raise MessageError(f"StatusReport: reserved flag bits set (0x{flags:02X})")
+            raise FrameError(f"StatusReport: reserved flag bits set (0x{flags:02X})")
         return cls(state, bool(flags & 1), bool(flags & 2), bool(flags & 4), loaded)
 
 
 @dataclass(frozen=True, slots=True)
-class Shuffling:
-    """A shuffle started (by a StartShuffle or the machine's own start button)."""
+class Shuffling(TextMessage):
+    """A shuffle started (by a StartShuffle or the machine's own start button); ``text`` is the
+    deck label."""
 
     TYPE: ClassVar[int] = 0x82
-    deck: str = ""
+    LIMIT: ClassVar[int] = DECK_LABEL_MAX
 
-    def payload(self) -> bytes:
-        return pack_text(self.deck, DECK_LABEL_MAX)
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Shuffling")
-        deck = reader.text()
-        reader.end()
-        return cls(deck)
+    @property
+    def deck(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +172,7 @@ class ShuffleComplete:
         deck = reader.text()
         count, ok = reader.u8(), reader.u8()
         if ok > 1:
-            raise MessageError(f"ShuffleComplete: ok byte {ok} is not 0 or 1")
+            raise FrameError(f"ShuffleComplete: ok byte {ok} is not 0 or 1")
         missing = _read_cards(reader, "ShuffleComplete.missing")
         duplicates = _read_cards(reader, "ShuffleComplete.duplicates")
         reader.end()
@@ -207,7 +197,7 @@ class Fault:
         active = reader.u8()
         reader.end()
         if active > 1:
-            raise MessageError(f"Fault: active byte {active} is not 0 or 1")
+            raise FrameError(f"Fault: active byte {active} is not 0 or 1")
         return cls(code, bool(active))
 
 
@@ -226,23 +216,11 @@ class Ack(AckMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class Nak:
-    """The command with sequence number ``ref`` was refused, and why."""
+class Nak(NakMessage):
+    """The command with sequence number ``ref`` was refused, and why (a :class:`NakReason`)."""
 
     TYPE: ClassVar[int] = 0x87
-    ref: int
-    reason: NakReason
-
-    def payload(self) -> bytes:
-        return bytes([self.ref & 0xFF, self.reason])
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        reader = PayloadReader(data, "Nak")
-        ref = reader.u8()
-        reason = NakReason(enum_value(NakReason, reader.u8(), "Nak"))
-        reader.end()
-        return cls(ref, reason)
+    REASONS: ClassVar[type[enum.IntEnum]] = NakReason
 
 
 HOST_MESSAGES: Final[tuple[type[Message], ...]] = (GetStatus, StartShuffle)

@@ -1,7 +1,7 @@
 """The virtual dealer: scripts of legal hands with injected catalogue mistakes (pure, seeded).
 
 ``VirtualDealer(decks, DealerSettings(...), seed=1).next_hand(mistake=...)`` gives a
-:class:`HandScript` of physical steps; :func:`to_events` turns steps into contract device events.
+:class:`HandScript` of physical steps (``testing.events.to_events`` renders them as device events).
 """
 
 from simulators.dealer.catalogue import (
@@ -19,9 +19,9 @@ from simulators.dealer.dealer import (
     InfeasibleMistake,
     VirtualDealer,
 )
-from simulators.dealer.events import DEFAULT_ANTENNAS, DeviceIds, SourcedEvent, ZoneAntennas, to_events
 from simulators.dealer.steps import (
     AwaitShuffle,
+    DeviceIds,
     FailDeckCheck,
     HandScript,
     Marker,
@@ -38,7 +38,6 @@ from simulators.dealer.steps import (
 
 __all__ = [
     "CATALOGUE_CODES",
-    "DEFAULT_ANTENNAS",
     "DRAW",
     "IGNORABLE_CODES",
     "MISDEAL_CODES",
@@ -59,11 +58,8 @@ __all__ = [
     "SetBlind",
     "SetOccupied",
     "Shuffle",
-    "SourcedEvent",
     "Step",
     "VirtualDealer",
-    "ZoneAntennas",
     "injectable_codes",
     "raisable_codes",
-    "to_events",
 ]

@@ -2,7 +2,7 @@
 
 A step is an abstract physical action (a card placed on a zone, a key pressed, the button moved),
 never an MQTT event: the demo carries steps out through the simulators' physical interfaces, and
-:func:`simulators.dealer.events.to_events` turns them into the device events the drivers would
+:func:`testing.events.to_events` turns them into the device events the drivers would
 publish, for tests that feed the engine directly.
 
 Every step may carry ``mistake``: the catalogue code (``shared/rules/irregularities.md``) the
@@ -134,6 +134,15 @@ Step: TypeAlias = (
     | Press
     | Marker
 )
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceIds:
+    """The ids of the devices that observe the steps (the example table's by default)."""
+
+    reader: str = "rfid-1"
+    shuffler: str = "shuffler"
+    sensors: str = "sensors"
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,10 @@ Table language, one step per line (``#`` starts a comment):
 - ``echo ZONE#I ZONE`` / ``unecho ZONE#I ZONE`` crosstalk begins / ends; ``takeback ZONE#I ZONE``
   a card leaves its zone first and only then lands in the other one
 - ``seq_gap DEVICE N`` the device's next N events are lost
+- ``wait S`` S seconds pass on the devices' clocks (their ``ts``; nothing sleeps)
+- ``forge DEVICE SEQ ZONE`` a forged tag event under the device's id with that seq (the next
+  card to the zone), the device's own numbering unchanged; ``raw DEVICE TEXT`` the text itself
+  as the payload of the device's event topic
 - ``clear`` every card on the table leaves it
 """
 
@@ -42,7 +46,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +59,7 @@ from tests.service.support import ServiceProcess
 ANTENNA = {"board": 20, "burn": 21, "muck": 22, "aside": 23}
 QUIET_S = 0.4
 WAIT_S = 8.0
+STARTUP_S = 30.0
 
 
 def read_decks(path: Path = EXAMPLE_REGISTRY) -> dict[str, list[tuple[str, str]]]:
@@ -69,8 +74,10 @@ def read_decks(path: Path = EXAMPLE_REGISTRY) -> dict[str, list[tuple[str, str]]
 DECKS = read_decks()
 
 
-def stamp() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def stamp(offset: float = 0.0) -> str:
+    """Now (plus ``offset`` seconds) as the contract's RFC 3339 UTC time."""
+    now = datetime.now(UTC) + timedelta(seconds=offset)
+    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def write_config(directory: Path, broker_url: str, table: str, profile: str) -> Path:
@@ -130,13 +137,15 @@ class TableModel:
     zones: dict[str, list[str]] = field(default_factory=dict)
     seq: dict[str, int] = field(default_factory=dict)
     sessions: dict[str, int] = field(default_factory=dict)
+    #: seconds the scenario's ``wait`` steps have added to the devices' clocks
+    offset: float = 0.0
 
     # ---- messages ---------------------------------------------------------------------
 
     def event(self, device: str, kind: str, **fields: Any) -> Outgoing:
         seq = self.seq.get(device, 0) + 1
         self.seq[device] = seq
-        payload = {"v": 1, "seq": seq, "ts": stamp(), "type": kind, **fields}
+        payload = {"v": 1, "seq": seq, "ts": stamp(self.offset), "type": kind, **fields}
         return Outgoing(f"{self.root}/dev/{device}/event", payload)
 
     def tag(self, zone: str, uid: str, present: bool, face: str | None) -> Iterator[Outgoing]:
@@ -218,7 +227,7 @@ class TableModel:
             yield self.event(sc.keypad, "key", key=args[0], seat=seat)
         elif name == "input":
             seat = int(args[1]) if len(args) > 1 else None
-            payload = {"v": 1, "ts": stamp(), "type": "key", "key": args[0], "seat": seat}
+            payload = {"v": 1, "ts": stamp(self.offset), "type": "key", "key": args[0], "seat": seat}
             yield Outgoing(f"{self.root}/input", payload)
         elif name == "deck":
             self.deck = args[0]
@@ -276,12 +285,12 @@ class TableModel:
                 session += 1
                 self.seq[device] = 0
             self.sessions[device] = session
-            payload = {"state": state, "ts": stamp(), "session": session}
+            payload = {"state": state, "ts": stamp(self.offset), "session": session}
             yield Outgoing(f"{self.root}/dev/{device}/status", payload, retain=True)
         elif name == "blip":  # offline and back within one session: seq goes on
             session = self.sessions.setdefault(args[0], 1)
             for state in ("offline", "online"):
-                payload = {"state": state, "ts": stamp(), "session": session}
+                payload = {"state": state, "ts": stamp(self.offset), "session": session}
                 yield Outgoing(f"{self.root}/dev/{args[0]}/status", payload, retain=True)
         elif name == "fault":
             yield self.event(args[0], "fault", code=args[1], text=f"{args[1]} reported")
@@ -313,6 +322,16 @@ class TableModel:
             self.zones[zone].remove(uid)
             yield from self.tag(zone, uid, False, None)
             yield from self.place(args[1], uid, self.hidden_face())
+        elif name == "forge":
+            device, seq, zone = args[0], int(args[1]), args[2]
+            fields = {"antenna": 1, "zone": zone, "uid": self.draw(), "present": True,
+                      "face": "down"}
+            payload = {"v": 1, "seq": seq, "ts": stamp(self.offset), "type": "tag", **fields}
+            yield Outgoing(f"{self.root}/dev/{device}/event", payload)
+        elif name == "raw":
+            yield Outgoing(f"{self.root}/dev/{args[0]}/event", {"raw": " ".join(args[1:])})
+        elif name == "wait":
+            self.offset += float(args[0])
         elif name == "seq_gap":
             self.seq[args[0]] = self.seq.get(args[0], 0) + int(args[1])
         elif name == "clear":
@@ -391,11 +410,15 @@ class Tester:
         return condition()
 
     async def online(self) -> None:
-        assert await self.until(lambda: "online" in self.statuses), "controller never online"
+        # Start-up is not what is judged: six services starting at once on a loaded 2-core
+        # machine (load average 10 and more) took 6 to 7 s to be online, close to WAIT_S; one
+        # late start would fail the whole module.
+        assert await self.until(lambda: "online" in self.statuses, STARTUP_S), "controller never online"
 
     async def play(self, messages: Iterator[Outgoing], qos: int = 1) -> None:
         for out in messages:
-            data = json.dumps(out.payload)
+            raw = out.payload.get("raw")
+            data = raw if isinstance(raw, str) else json.dumps(out.payload)
             await self.client.publish(out.topic, data, qos=qos, retain=out.retain)
 
     async def settle(self, expect: int) -> None:

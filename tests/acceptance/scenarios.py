@@ -98,8 +98,15 @@ COMMON: list[Scenario] = [
     ),
     Scenario(
         "misdeal_dealing_on_remedy_not_followed",
-        hand(SENSORS, "key new_hand", "deal 3:up 5 7"),
+        # the card to 5 comes within the dealer's reaction time: part of the same mistake
+        hand(SENSORS, "key new_hand", "deal 3:up 5", "wait 2.5", "deal 7"),
         ["misdeal_exposed_early 3 critical raised", "remedy_not_followed - warning raised"],
+    ),
+    Scenario(
+        "misdeal_cards_pitched_within_the_reaction_time_then_redeal",
+        hand(SENSORS, "shuffled A", "key new_hand", "deal 3:up 5 7 1", "clear", "shuffled A",
+             "key new_hand", DEAL, PREFLOP),
+        ["misdeal_exposed_early 3 critical raised", "misdeal_exposed_early 3 critical resolved"],
     ),
     Scenario(
         "premature_flop_remedied",
@@ -236,8 +243,15 @@ MORE: list[Scenario] = [
         [],
     ),
     Scenario(
-        "exposed_by_reread_face_up_after_deal",
-        hand(SENSORS, "key new_hand", DEAL, "exposed 7#1"),
+        # seed 004: an exposure is "due to a dealer error"; once the deal is complete a card
+        # dealt face down and now read face up was turned by its player
+        "player_turns_own_card_up_after_the_deal_no_exposure",
+        hand(SENSORS, "key new_hand", DEAL, "exposed 7#1", PREFLOP, FLOP),
+        [],
+    ),
+    Scenario(
+        "exposed_by_reread_face_up_during_the_deal",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 1 3 5", "exposed 7#0", "deal 7 1"),
         ["exposed_card 7 warning raised"],
     ),
     Scenario(
@@ -439,7 +453,7 @@ STYLES += [
 STYLES += [
     Scenario(
         "deck_check_failed_deck_dealt_anyway_then_passes",
-        hand(SENSORS, "shuffle_failed A", "key new_hand", "deal 3", "clear",
+        hand(SENSORS, "shuffle_failed A", "key new_hand", "wait 3", "deal 3", "clear",
              "shuffled A"),
         ["deck_check_failed - critical raised", "remedy_not_followed - warning raised",
          "deck_check_failed - critical resolved"],
@@ -601,5 +615,81 @@ TABLED: list[Scenario] = [
         hand(SENSORS, "key new_hand", DEAL, "muck 7", "muck 1", "key all_in 3",
              "show 3 5", FLOP, TURN, RIVER, "clear"),
         [],
+    ),
+]
+
+#: Issue 10: the rules as the books say them.
+RULES: list[Scenario] = [
+    Scenario(
+        "roberts_button_passed_over_in_round_one_is_a_seat_skipped",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 3"),
+        ["misdeal_seat_skipped 1 critical raised"],
+    ),
+    Scenario(
+        "tda_button_passed_over_in_round_one_dealt_two_at_the_end",
+        hand(SENSORS, "key new_hand", "deal 3 5 7 3 5 7 1 1", STREETS, "clear"),
+        [],
+        profile="tda",
+    ),
+    Scenario(
+        "roberts_flop_without_burn_stands_once_action_was_taken",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "board 3", "key round_complete", TURN,
+             "key round_complete", RIVER, "key round_complete", "clear"),
+        ["missing_burn - warning raised", "missing_burn - warning resolved"],
+    ),
+    Scenario(
+        "tda_turn_without_burn_stands_once_action_was_taken",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, "key round_complete", "board 1",
+             "key round_complete", RIVER, "key round_complete", "clear"),
+        ["missing_burn - warning raised", "missing_burn - warning resolved"],
+        profile="tda",
+    ),
+    Scenario(
+        "roberts_two_burns_one_back_on_the_deck_before_the_flop",
+        # the card put back is dealt again in the flop: the cards that would have come
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "burn", "burn", "return burn#1",
+             "board 3", "key round_complete", TURN, "key round_complete", "clear"),
+        ["extra_burn - warning raised", "extra_burn - warning resolved"],
+    ),
+    Scenario(
+        "roberts_premature_turn_river_dealt_while_the_card_is_still_aside",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, FLOP, TURN, "move board#3 aside",
+             "key round_complete", TURN, "key round_complete", "board 1"),
+        ["premature_turn - warning raised", "remedy_not_followed - warning raised",
+         "premature_turn - warning resolved"],
+    ),
+    Scenario(
+        "tda_next_hand_moves_on_from_where_the_misplaced_button_was",
+        hand(
+            "seats 1 3 5 7", "button 1", "blinds 3 5", "key new_hand", DEAL, STREETS, "clear",
+            # hand 2: the button stays on 1 (it must go to 3); dealt from where it lies
+            "shuffled A", "blinds 3 5", "key new_hand", DEAL, STREETS, "clear",
+            # hand 3: moved on from where it really was (1 -> 3): not flagged again
+            "shuffled A", "button 3", "blinds 5 7", "key new_hand", "deal 5 7 1 3 5 7 1 3",
+            PREFLOP,
+        ),
+        ["button_misplaced 3 warning raised", "button_misplaced 3 critical updated",
+         "button_misplaced 3 critical resolved"],
+        profile="tda",
+    ),
+    Scenario(
+        # a single forged event with a huge seq must not blind the reader: its real events
+        # go on being taken (the forged one is reported, not applied)
+        "forged_far_seq_does_not_blind_the_reader",
+        hand(SENSORS, "key new_hand", DEAL, PREFLOP, "forge reader 1000000000000 seat:5",
+             "burn", "board 4"),
+        ["bad_payload - warning raised", "board_too_many_cards - warning raised"],
+    ),
+    Scenario(
+        "payload_text_is_a_bad_payload_and_play_goes_on",
+        hand(SENSORS, "key new_hand", "raw reader {\"v\":1,\"seq\":1,\"type\":\"FLOOR: keep dealing\"}",
+             DEAL, STREETS, "clear"),
+        ["bad_payload - warning raised", "bad_payload - warning resolved"],
+    ),
+    Scenario(
+        "tda_player_turns_own_cards_up_after_the_deal",
+        hand(SENSORS, "key new_hand", DEAL, "show 5", PREFLOP, FLOP),
+        [],
+        profile="tda",
     ),
 ]

@@ -10,9 +10,18 @@ import dataclasses
 
 import pytest
 
+from testing.mosquitto import Mosquitto
 from tests.acceptance.harness import Outcome, run_all
-from tests.acceptance.scenarios import COMMON, MORE, ROBERTS, SESSION, STYLES, TABLED, TDA
-from tests.support.mosquitto import Mosquitto
+from tests.acceptance.scenarios import (
+    COMMON,
+    MORE,
+    ROBERTS,
+    RULES,
+    SESSION,
+    STYLES,
+    TABLED,
+    TDA,
+)
 
 #: The profile-independent scenarios under both profiles, then each profile's own.
 CASES = [
@@ -23,6 +32,7 @@ CASES = [
     *TABLED,
     *ROBERTS,
     *TDA,
+    *RULES,
     SESSION,
 ]
 TABLES = {f"acc{i}": s for i, s in enumerate(CASES)}

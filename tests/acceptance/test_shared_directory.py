@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from testing.mosquitto import Mosquitto
 from tests.acceptance.harness import Scenario, run_scenario, write_config
 from tests.acceptance.scenarios import DEAL, SENSORS, hand
-from tests.support.mosquitto import Mosquitto
 
 EXPOSED = Scenario(
     "exposed", hand(SENSORS, "key new_hand", "deal 3 5 7 1 3 5:up"), ["exposed_card 5 warning raised"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from config.errors import ConfigError
+from config.layout import standard_antennas
 from config.loader import load_config, load_table
 from config.models import RfidReaderDevice, SensorBoardDevice, ShufflerDevice
 from config.registry import load_registry
@@ -48,9 +49,12 @@ def test_example_config_is_complete_and_valid() -> None:
     assert kinds == [ShufflerDevice, RfidReaderDevice, SensorBoardDevice]
     reader = config.devices[1]
     assert isinstance(reader, RfidReaderDevice)
-    assert len(reader.antennas) == 14
+    assert len(reader.antennas) == 25
     assert {reader.antennas[n] for n in range(1, 10)} == {f"seat:{n}" for n in range(1, 10)}
     assert {"board", "burn", "muck", "aside"} <= set(reader.antennas.values())
+    # The chip antennas: a betting area per seat, the pot and the rake, as in the standard layout.
+    assert {reader.antennas[n] for n in range(15, 24)} == {f"bet:{n}" for n in range(1, 10)}
+    assert reader.antennas == standard_antennas(9, chips=True)
     assert registry.deck_ids == ["A", "B"]
     assert config.decks.registry == EXAMPLE_REGISTRY
 
@@ -109,6 +113,31 @@ def test_config_errors_name_file_line_and_key(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("listen", "expected"),
+    [
+        ("127.0.0.1:8080", ("127.0.0.1", 8080)),
+        ("0.0.0.0:0", ("0.0.0.0", 0)),
+        ("[::1]:9000", ("::1", 9000)),
+        ("display.local:80", ("display.local", 80)),
+    ],
+)
+def test_display_listen_address(tmp_path: Path, listen: str, expected: tuple[str, int]) -> None:
+    config = load_config(write_config(tmp_path, MINIMAL + f'\n[display]\nlisten = "{listen}"\n'))
+    assert config.display.listen_address == expected
+
+
+@pytest.mark.parametrize("listen", ["8080", ":8080", "127.0.0.1:http", "127.0.0.1:70000", "a b:1"])
+def test_a_bad_display_listen_address_names_the_key(tmp_path: Path, listen: str) -> None:
+    path = write_config(tmp_path, MINIMAL + f'\n[display]\nlisten = "{listen}"\n')
+    with pytest.raises(ConfigError, match=r"table.toml:12: display.listen: expected host:port"):
+        load_config(path)
+
+
+def test_no_display_by_default(tmp_path: Path) -> None:
+    assert load_config(write_config(tmp_path, MINIMAL)).display.listen_address is None
 
 
 def test_device_errors_point_into_the_array_of_tables(tmp_path: Path) -> None:
@@ -197,7 +226,7 @@ def test_registry_short_deck_and_bad_header(tmp_path: Path) -> None:
 
 def test_cli_subcommands_have_help() -> None:
     for args in (["--help"], ["run", "--help"], ["demo", "--help"], ["simulate", "--help"],
-                 ["config", "check", "--help"], ["asyncapi", "--help"]):
+                 ["floor", "--help"], ["config", "check", "--help"], ["asyncapi", "--help"]):
         result = tablectl(*args)
         assert result.returncode == 0, (args, result.stderr)
         assert "usage: tablectl" in result.stdout

@@ -29,6 +29,7 @@ STATUSES = [
 
 INPUTS: list[m.KeyInput | m.ActionInput] = [
     m.KeyInput(ts=TS, key="ack"),
+    m.KeyInput(ts=TS, key="ack", alert="3-2"),
     m.ActionInput(ts=TS, seat=7, action="raise", amount=400),
 ]
 

@@ -8,8 +8,8 @@ import aiomqtt
 
 from contract import models as m
 from contract.topics import Topics
+from testing.mosquitto import Mosquitto
 from tests.contract import samples
-from tests.support.mosquitto import Mosquitto
 
 
 async def test_every_payload_round_trips_through_mosquitto(mosquitto: Mosquitto) -> None:

@@ -70,6 +70,29 @@ def test_inputs_commands_status_alert_state_round_trip() -> None:
     assert m.parse_state("holdem/t1/state", samples.STATE.to_json()) == samples.STATE
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"type": "key", "ts": "2026-11-29T20:00:00Z", "key": "new_hand", "alert": "3-2"}',
+        b'{"type": "key", "ts": "2026-11-29T20:00:00Z", "key": "ack", "alert": ""}',
+    ],
+)
+def test_an_alert_id_goes_only_with_ack_and_is_not_empty(payload: bytes) -> None:
+    with pytest.raises(m.PayloadError) as caught:
+        m.parse_input("holdem/t1/input", payload)
+    assert caught.value.detail.startswith("key.alert") or "alert" in caught.value.detail
+
+
+def test_the_alert_id_is_on_the_wire_only_when_given() -> None:
+    ts = "2026-11-29T20:00:00Z"
+    plain = m.KeyInput.model_validate({"ts": ts, "key": "ack"})
+    assert "alert" not in json.loads(plain.to_json())
+    assert "alert" not in json.loads(m.KeyEvent(seq=1, ts=plain.ts, key="exposed", seat=3).to_json())
+    one = m.KeyInput.model_validate({"ts": ts, "key": "ack", "alert": "3-2"})
+    assert json.loads(one.to_json())["alert"] == "3-2"
+    assert m.parse_input("holdem/t1/input", one.to_json()) == one
+
+
 def test_public_state_has_no_field_for_hole_cards() -> None:
     seat_fields = set(m.SeatState.model_fields)
     assert seat_fields == {"seat", "occupied", "in_hand", "cards"}

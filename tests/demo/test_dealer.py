@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from config.registry import DeckRegistry, load_registry
 from contract.models import EVENT_ADAPTER, Profile
+from engine.catalogue import DEALING_CODES
 from simulators.dealer import (
     CATALOGUE_CODES,
     DealerSettings,
@@ -23,8 +24,9 @@ from simulators.dealer import (
     SetBlind,
     VirtualDealer,
     raisable_codes,
-    to_events,
 )
+from simulators.dealer.mistakes import MISTAKES
+from testing.events import to_events
 from tests.conftest import EXAMPLE_REGISTRY
 from tests.demo.table_rules import Referee, RuleBroken
 
@@ -178,3 +180,10 @@ def test_to_events_gives_valid_contract_events_in_sequence() -> None:
     # A card placed is present once and absent once per stay on an antenna.
     tags = [s.event for s in events if s.event.type == "tag"]
     assert sum(1 for t in tags if t.present) == sum(1 for t in tags if not t.present)
+
+
+def test_every_dealing_code_of_the_engine_catalogue_has_one_injector() -> None:
+    """A code added to the engine's catalogue fails here until the dealer can commit it."""
+    assert set(MISTAKES) == set(DEALING_CODES)
+    for code, injector in MISTAKES.items():
+        assert injector.code == code

@@ -15,7 +15,8 @@ from config.registry import load_registry
 from contract.models import Profile
 from engine.api import DeviceEventReceived, EngineSettings
 from engine.core import Engine
-from simulators.dealer import DealerSettings, VirtualDealer, raisable_codes, to_events
+from simulators.dealer import DealerSettings, VirtualDealer, raisable_codes
+from testing.events import to_events
 from tests.conftest import EXAMPLE_REGISTRY
 
 REGISTRY = load_registry(EXAMPLE_REGISTRY)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.support.mosquitto import Mosquitto
+from testing.mosquitto import Mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 

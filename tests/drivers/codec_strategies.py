@@ -48,4 +48,12 @@ rfid_messages: st.SearchStrategy[Message] = st.one_of(
     st.builds(rfid.ReaderError, st.sampled_from(list(rfid.ReaderErrorCode)), u8),
     st.builds(rfid.Ack, u8),
     st.builds(rfid.Nak, u8, st.sampled_from(list(rfid.NakReason))),
+    st.builds(
+        rfid.InventoryPage,
+        st.integers(1, 255),
+        u8,
+        u8,
+        st.booleans(),
+        st.lists(reads, max_size=40).map(tuple),
+    ),
 )

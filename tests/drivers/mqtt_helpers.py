@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import aiomqtt
 
 from contract.models import DeviceEvent, Status, parse_event, parse_status
-from drivers.base import Driver, cancel_and_wait, stop_task
+from drivers.session import Driver, stop_task
 
 
 @dataclass
@@ -81,4 +81,4 @@ async def driver_online(driver: Driver, port: int) -> AsyncIterator[Received]:
         try:
             yield got
         finally:
-            await cancel_and_wait(task)
+            await stop_task(task)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import SearchStrategy
 
-from drivers.framing import START, Codec, Message
+from drivers.framing import START, Codec, Frame, Message
 from drivers.rfid import protocol as rfid
 from drivers.shuffler import protocol as shuffler
 from tests.drivers.codec_strategies import rfid_messages, shuffler_messages
@@ -88,11 +88,11 @@ def test_fuzz_no_exception_no_false_frame(codec: Codec, strategy: SearchStrategy
         # The one-shot decode(buffer) API: always progresses, never past the end.
         offset = 0
         while offset < len(data):
-            frame, consumed = codec.decode(data[offset:])
+            consumed, frame = codec.decode(data[offset:])
             assert 0 <= consumed <= len(data) - offset
             if consumed == 0:
                 break
-            if frame is not None:
+            if isinstance(frame, Frame):
                 assert frame.to_bytes() in data
                 returned += 1
             offset += consumed

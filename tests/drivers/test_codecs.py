@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.framing import START, Codec, Frame, Message, RawFrame, StreamDecoder, decode_raw
+from drivers.framing import SERIAL_LAYOUT, START, Codec, Frame, FrameError, Message, RawFrame, decode_raw
 from drivers.rfid import protocol as rfid
 from drivers.shuffler import protocol as shuffler
 from tests.drivers.codec_strategies import rfid_messages, shuffler_messages
@@ -18,8 +18,8 @@ CODECS = {"shuffler": (shuffler.CODEC, shuffler_messages), "rfid": (rfid.CODEC, 
 def test_raw_frame_round_trip(seq: int, kind: int, payload: bytes) -> None:
     data = RawFrame(seq, kind, payload).to_bytes()
     assert data.startswith(START)
-    assert decode_raw(data, 1024) == (RawFrame(seq, kind, payload), len(data), None)
-    assert decode_raw(data[:-1], 1024) == (None, 0, None)  # incomplete: wait for more
+    assert decode_raw(data, SERIAL_LAYOUT, 1024) == (len(data), RawFrame(seq, kind, payload))
+    assert decode_raw(data[:-1], SERIAL_LAYOUT, 1024) == (0, None)  # incomplete: wait for more
 
 
 @pytest.mark.parametrize("name", CODECS)
@@ -30,7 +30,7 @@ def test_message_round_trip(name: str, data: st.DataObject) -> None:
     message: Message = data.draw(messages)
     seq = data.draw(st.integers(0, 255))
     wire = codec.encode(seq, message)
-    assert codec.decode(wire) == (Frame(seq, message), len(wire))
+    assert codec.decode(wire) == (len(wire), Frame(seq, message))
     # Canonical: decoding then encoding gives the same bytes.
     assert Frame(seq, message).to_bytes() == wire
 
@@ -70,10 +70,11 @@ def test_recovers_after_bit_flip_and_truncation() -> None:
 def test_implausible_length_resyncs_at_once() -> None:
     good = rfid.CODEC.encode(5, rfid.Heartbeat(1))
     bogus = START + b"\xff\xff\x00\x83"  # length 65535 > the reader's maximum payload
-    decoder = StreamDecoder(rfid.MAX_PAYLOAD)
+    decoder = rfid.CODEC.stream()
     frames = decoder.feed(bogus + good)
     assert [f.seq for f in frames] == [5]
-    assert [e.kind for e in decoder.errors if e.kind != "garbage"] == ["length"]
+    # The bytes after the bogus marker are its remains: one error, not two.
+    assert [e.kind for e in decoder.drain_errors()] == ["length"]
 
 
 def test_good_crc_bad_payload_is_reported_not_returned() -> None:
@@ -85,7 +86,10 @@ def test_good_crc_bad_payload_is_reported_not_returned() -> None:
     details = [e.detail for e in stream.drain_errors()]
     assert any("unknown FaultCode 9" in d for d in details)
     assert any("unknown message type 0x7F" in d for d in details)
-    assert shuffler.CODEC.decode(wrong) == (None, len(wrong))
+    used, error = shuffler.CODEC.decode(wrong)
+    assert used == len(wrong)
+    assert isinstance(error, FrameError)
+    assert error.kind == "message"
 
 
 @pytest.mark.parametrize(
@@ -96,6 +100,9 @@ def test_good_crc_bad_payload_is_reported_not_returned() -> None:
         (rfid.CODEC, RawFrame(1, rfid.Inventory.TYPE, b"\x01\x00\x01\x02\xaa\xbb\xc0\x00")),
         (rfid.CODEC, RawFrame(1, rfid.Inventory.TYPE, b"\x00\x00\x00")),
         (rfid.CODEC, RawFrame(1, rfid.Heartbeat.TYPE, b"\x00\x00\x00\x01\x02")),
+        (rfid.CODEC, RawFrame(1, rfid.InventoryPage.TYPE, b"\x18\x07\x00\x02\x00")),  # last=2
+        (rfid.CODEC, RawFrame(1, rfid.InventoryPage.TYPE, b"\x00\x07\x00\x01\x00")),  # antenna 0
+        (rfid.CODEC, RawFrame(1, rfid.InventoryPage.TYPE, b"\x18\x07\x00\x01\x01")),  # no read
     ],
 )
 def test_malformed_payloads_are_rejected(codec: Codec, payload: RawFrame) -> None:

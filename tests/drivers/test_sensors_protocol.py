@@ -11,26 +11,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.models import KEY_NAMES
+from drivers.framing import START as MAGIC
+from drivers.framing import USB_REPORT_LAYOUT, Frame, FrameError, FrameStream, RawFrame, crc16
 from drivers.sensors.protocol import (
+    CODEC,
     LAMP_COLOURS,
-    MAGIC,
     MAX_KEYS_PER_REPORT,
     TYPE_BUZZER,
     TYPE_INPUT,
     TYPE_KEY_ACK,
     TYPE_LAMP,
     BuzzerReport,
-    Frame,
-    FrameDecoder,
-    FrameError,
     InputReport,
     KeyAck,
     KeyPress,
     LampReport,
-    crc16,
-    decode,
-    encode,
-    scan,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +37,6 @@ byte = st.integers(min_value=0, max_value=255)
 key_presses = st.builds(KeyPress, number=byte, key=st.sampled_from(KEY_NAMES), seat=st.none() | seats)
 input_reports = st.builds(
     InputReport,
-    seq=byte,
     button=st.none() | seats,
     blinds=seat_sets,
     occupied=seat_sets,
@@ -52,19 +46,30 @@ input_reports = st.builds(
     key_overflow=st.booleans(),
     keys=st.lists(key_presses, max_size=MAX_KEYS_PER_REPORT).map(tuple),
 )
-host_frames = st.one_of(
-    st.builds(LampReport, seq=byte, colour=st.sampled_from(LAMP_COLOURS), blink=st.booleans()),
-    st.builds(BuzzerReport, seq=byte, duration_ms=st.integers(min_value=0, max_value=0xFFFF)),
-    st.builds(KeyAck, seq=byte, number=byte),
+host_messages = st.one_of(
+    st.builds(LampReport, colour=st.sampled_from(LAMP_COLOURS), blink=st.booleans()),
+    st.builds(BuzzerReport, duration_ms=st.integers(min_value=0, max_value=0xFFFF)),
+    st.builds(KeyAck, number=byte),
 )
-frames = st.one_of(input_reports, host_frames)
+frames = st.builds(Frame, seq=byte, message=st.one_of(input_reports, host_messages))
+
+
+def encode(frame_type: int, seq: int, payload: bytes) -> bytes:
+    """A frame with a good CRC around any type and payload."""
+    return RawFrame(seq, frame_type, payload).to_bytes(USB_REPORT_LAYOUT)
+
+
+def errors_of(stream: FrameStream) -> int:
+    """How many errors the stream reported (and forget them)."""
+    return len(stream.drain_errors())
 
 
 @settings(deadline=None)  # a loaded CI machine must not turn a slow example into a failure
 @given(frames)
 def test_every_frame_round_trips(frame: Frame) -> None:
     data = frame.to_bytes()
-    assert decode(data) == (frame, len(data))
+    assert CODEC.decode(data) == (len(data), frame)
+    assert Frame.from_bytes(data, CODEC) == frame
     assert len(data) <= 64  # one full-speed interrupt packet
 
 
@@ -73,56 +78,55 @@ def test_every_frame_round_trips(frame: Frame) -> None:
 def test_a_stream_split_anywhere_decodes_to_the_same_frames(sent: list[Frame], data: st.DataObject) -> None:
     stream = b"".join(f.to_bytes() for f in sent)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=8)))
-    decoder = FrameDecoder("test")
+    decoder = CODEC.stream()
     got: list[Frame] = []
     for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True):
         got += decoder.feed(stream[start:end])
     assert got == sent
-    assert decoder.errors == 0
+    assert errors_of(decoder) == 0
 
 
 @settings(deadline=None)  # a loaded CI machine must not turn a slow example into a failure
 @given(frames, st.binary(max_size=40))
 def test_garbage_before_a_frame_is_skipped_and_counted(frame: Frame, garbage: bytes) -> None:
-    decoder = FrameDecoder("test")
+    decoder = CODEC.stream()
     got = decoder.feed_transfer(garbage.replace(MAGIC[:1], b"\x00") + frame.to_bytes())
     assert got == [frame]
-    assert decoder.errors == (1 if garbage else 0)
+    assert errors_of(decoder) == (1 if garbage else 0)
 
 
 def test_every_single_bit_flip_is_detected() -> None:
     report = InputReport(
-        seq=9,
         button=2,
         blinds=frozenset({1, 2}),
         occupied=frozenset(range(1, 10)),
         keys=(KeyPress(1, "all_in", 5), KeyPress(2, "misdeal")),
     )
-    data = report.to_bytes()
+    data = CODEC.encode(9, report)
     for position in range(len(data)):
         for bit in range(8):
             damaged = bytearray(data)
             damaged[position] ^= 1 << bit
-            decoder = FrameDecoder("test")
+            decoder = CODEC.stream()
             assert decoder.feed_transfer(bytes(damaged)) == []
-            assert decoder.errors >= 1
+            assert errors_of(decoder) >= 1
 
 
 def test_truncated_frame_waits_then_is_dropped_at_the_end_of_the_transfer() -> None:
-    data = LampReport(1, "green").to_bytes()
-    assert scan(data[:-1]) == scan(data[:4]) == scan(b"") == type(scan(b""))(None, 0)
-    decoder = FrameDecoder("test")
+    data = CODEC.encode(1, LampReport("green"))
+    assert CODEC.decode(data[:-1]) == CODEC.decode(data[:4]) == CODEC.decode(b"") == (0, None)
+    decoder = CODEC.stream()
     assert decoder.feed_transfer(data[:-3]) == []
-    assert decoder.errors == 1
+    assert [e.kind for e in decoder.drain_errors()] == ["truncated"]
     # The next transfer is decoded normally: nothing of the truncated one lingers.
-    assert decoder.feed_transfer(data) == [LampReport(1, "green")]
+    assert decoder.feed_transfer(data) == [Frame(1, LampReport("green"))]
 
 
 def test_truncated_frame_followed_by_a_whole_one_recovers_in_a_stream() -> None:
-    first, second = KeyAck(1, 5).to_bytes(), BuzzerReport(2, 100).to_bytes()
-    decoder = FrameDecoder("test")
-    assert decoder.feed(first[:-2] + second + second) == [BuzzerReport(2, 100)] * 2
-    assert decoder.errors >= 1
+    first, second = CODEC.encode(1, KeyAck(5)), CODEC.encode(2, BuzzerReport(100))
+    decoder = CODEC.stream()
+    assert decoder.feed(first[:-2] + second + second) == [Frame(2, BuzzerReport(100))] * 2
+    assert errors_of(decoder) >= 1
 
 
 @pytest.mark.parametrize(
@@ -141,67 +145,62 @@ def test_truncated_frame_followed_by_a_whole_one_recovers_in_a_stream() -> None:
         (TYPE_LAMP, b"\x01\x02", "not colour"),
         (TYPE_BUZZER, b"\x01", "expected 2"),
         (TYPE_KEY_ACK, b"", "expected 1"),
-        (0x42, b"", "unknown frame type 0x42"),
+        (0x42, b"", "unknown message type 0x42"),
     ],
 )
 def test_frames_with_a_good_crc_but_a_bad_payload_are_reported_not_returned(
     frame_type: int, payload: bytes, complaint: str
 ) -> None:
     data = encode(frame_type, 3, payload)
-    result = scan(data)
-    assert result.frame is None
-    assert result.consumed == len(data)
-    assert result.error is not None
-    assert complaint in result.error
-    errors: list[str] = []
-    decoder = FrameDecoder("sensors-x", on_error=errors.append)
-    assert decoder.feed_transfer(data + KeyAck(4, 1).to_bytes()) == [KeyAck(4, 1)]
-    assert len(errors) == 1
+    used, result = CODEC.decode(data)
+    assert used == len(data)
+    assert isinstance(result, FrameError)
+    assert result.kind == "message"
+    assert complaint in result.detail
+    decoder = CODEC.stream()
+    assert decoder.feed_transfer(data + CODEC.encode(4, KeyAck(1))) == [Frame(4, KeyAck(1))]
+    assert errors_of(decoder) == 1
 
 
-def test_decoder_logs_corrupt_input_with_the_device_id(caplog: pytest.LogCaptureFixture) -> None:
-    decoder = FrameDecoder("sensors-7")
-    decoder.feed_transfer(b"\x01\x02\x03")
-    assert "sensors-7" in caplog.text
-    assert "garbage" in caplog.text
+def test_bytes_outside_frames_are_reported_as_garbage() -> None:
+    decoder = CODEC.stream()
+    assert decoder.feed_transfer(b"\x01\x02\x03") == []
+    assert [(e.kind, e.skipped) for e in decoder.drain_errors()] == [("garbage", 3)]
 
 
 def test_over_long_length_field_is_a_corrupt_frame() -> None:
-    result = scan(MAGIC + bytes([TYPE_INPUT, 0, 200]) + bytes(10))
-    assert result.frame is None
-    assert result.consumed == 1
-    assert result.error is not None
-    assert "length 200" in result.error
+    used, result = CODEC.decode(MAGIC + bytes([TYPE_INPUT, 0, 200]) + bytes(10))
+    assert used == 1
+    assert isinstance(result, FrameError)
+    assert result.kind == "length"
+    assert "length 200" in result.detail
 
 
 @pytest.mark.parametrize(
     "frame",
     [
-        lambda: InputReport(seq=0, button=11, blinds=frozenset(), occupied=frozenset()),
-        lambda: InputReport(seq=0, button=None, blinds=frozenset({0}), occupied=frozenset()),
+        lambda: InputReport(button=11, blinds=frozenset(), occupied=frozenset()),
+        lambda: InputReport(button=None, blinds=frozenset({0}), occupied=frozenset()),
         lambda: InputReport(
-            seq=0,
             button=None,
             blinds=frozenset(),
             occupied=frozenset(),
             keys=tuple(KeyPress(n, "ack") for n in range(9)),
         ),
         lambda: InputReport(
-            seq=0,
             button=None,
             blinds=frozenset(),
             occupied=frozenset(),
             keys=(KeyPress(256, "ack"),),
         ),
-        lambda: BuzzerReport(0, 70_000),
-        lambda: KeyAck(0, 300),
-        lambda: KeyAck(256, 1),
+        lambda: BuzzerReport(70_000),
+        lambda: KeyAck(300),
     ],
 )
 def test_unencodable_frames_raise(frame: object) -> None:
     assert callable(frame)
     with pytest.raises(FrameError):
-        frame().to_bytes()
+        Frame(0, frame()).to_bytes()
 
 
 # ------------------------------------------------------------------ the protocol page
@@ -214,24 +213,26 @@ def page_examples() -> list[bytes]:
 
 def test_protocol_page_examples_decode_to_what_the_page_says() -> None:
     expected: list[Frame] = [
-        InputReport(
-            seq=0x2A,
-            button=3,
-            blinds=frozenset({4, 5}),
-            occupied=frozenset(range(1, 8)),
-            lamp="amber",
-            blink=True,
-            keys=(KeyPress(12, "exposed", 4), KeyPress(13, "ack")),
+        Frame(
+            0x2A,
+            InputReport(
+                button=3,
+                blinds=frozenset({4, 5}),
+                occupied=frozenset(range(1, 8)),
+                lamp="amber",
+                blink=True,
+                keys=(KeyPress(12, "exposed", 4), KeyPress(13, "ack")),
+            ),
         ),
-        InputReport(seq=0x2B, button=None, blinds=frozenset(), occupied=frozenset({1, 9, 10})),
-        LampReport(5, "red", blink=True),
-        BuzzerReport(6, 300),
-        KeyAck(7, 13),
+        Frame(0x2B, InputReport(button=None, blinds=frozenset(), occupied=frozenset({1, 9, 10}))),
+        Frame(5, LampReport("red", blink=True)),
+        Frame(6, BuzzerReport(300)),
+        Frame(7, KeyAck(13)),
     ]
     examples = page_examples()
     assert len(examples) == len(expected)
     for data, frame in zip(examples, expected, strict=True):
-        assert decode(data) == (frame, len(data))
+        assert CODEC.decode(data) == (len(data), frame)
 
 
 # ------------------------------------------------------------------ fuzzing
@@ -241,23 +242,26 @@ FUZZ_STREAMS = 100_000
 
 def _random_frame(rng: random.Random) -> bytes:
     kind = rng.randrange(4)
+    seq = rng.randrange(256)
     if kind == 0:
-        return InputReport(
-            seq=rng.randrange(256),
-            button=rng.choice([None, *range(1, 11)]),
-            blinds=frozenset(rng.sample(range(1, 11), rng.randrange(4))),
-            occupied=frozenset(rng.sample(range(1, 11), rng.randrange(11))),
-            lamp=rng.choice(LAMP_COLOURS),
-            keys=tuple(
-                KeyPress(rng.randrange(256), rng.choice(KEY_NAMES), rng.choice([None, 3]))  # type: ignore[arg-type]
-                for _ in range(rng.randrange(4))
+        return Frame(
+            seq,
+            InputReport(
+                button=rng.choice([None, *range(1, 11)]),
+                blinds=frozenset(rng.sample(range(1, 11), rng.randrange(4))),
+                occupied=frozenset(rng.sample(range(1, 11), rng.randrange(11))),
+                lamp=rng.choice(LAMP_COLOURS),
+                keys=tuple(
+                    KeyPress(rng.randrange(256), rng.choice(KEY_NAMES), rng.choice([None, 3]))  # type: ignore[arg-type]
+                    for _ in range(rng.randrange(4))
+                ),
             ),
         ).to_bytes()
     if kind == 1:
-        return LampReport(rng.randrange(256), rng.choice(LAMP_COLOURS), rng.random() < 0.5).to_bytes()
+        return Frame(seq, LampReport(rng.choice(LAMP_COLOURS), rng.random() < 0.5)).to_bytes()
     if kind == 2:
-        return BuzzerReport(rng.randrange(256), rng.randrange(65536)).to_bytes()
-    return KeyAck(rng.randrange(256), rng.randrange(256)).to_bytes()
+        return Frame(seq, BuzzerReport(rng.randrange(65536))).to_bytes()
+    return Frame(seq, KeyAck(rng.randrange(256))).to_bytes()
 
 
 def _mutate(rng: random.Random, data: bytearray) -> None:
@@ -298,16 +302,16 @@ def _check_stream(stream: bytes) -> int:
     """Decode the whole stream; every frame returned must be exactly a CRC-valid span of it."""
     position, found = 0, 0
     while position < len(stream):
-        result = scan(stream[position:])
-        if result.frame is not None:
-            raw = stream[position : position + result.consumed]
+        used, result = CODEC.decode(stream[position:])
+        if isinstance(result, Frame):
+            raw = stream[position : position + used]
             assert raw[:2] == MAGIC
             assert crc16(raw[2:-2]) == int.from_bytes(raw[-2:], "big")
-            assert result.frame.to_bytes() == raw
+            assert result.to_bytes() == raw
             found += 1
-        if result.consumed == 0:
+        if used == 0:
             break
-        position += result.consumed
+        position += used
     return found
 
 
@@ -321,10 +325,12 @@ def test_fuzz_random_and_mutated_streams_never_raise_nor_return_a_bad_frame() ->
 
 
 def test_one_damaged_frame_counts_as_one_error() -> None:
-    data = bytearray(InputReport(seq=1, button=2, blinds=frozenset(), occupied=frozenset()).to_bytes())
+    report = InputReport(button=2, blinds=frozenset(), occupied=frozenset())
+    data = bytearray(CODEC.encode(1, report))
     data[6] ^= 0x10
-    decoder = FrameDecoder("test")
+    decoder = CODEC.stream()
     assert decoder.feed_transfer(bytes(data)) == []
-    assert decoder.errors == 1
-    assert decoder.feed_transfer(bytes(data) + KeyAck(2, 9).to_bytes()) == [KeyAck(2, 9)]
-    assert decoder.errors == 2
+    assert errors_of(decoder) == 1
+    ack = CODEC.encode(2, KeyAck(9))
+    assert decoder.feed_transfer(bytes(data) + ack) == [Frame(2, KeyAck(9))]
+    assert errors_of(decoder) == 1

@@ -16,16 +16,11 @@ import usb.core
 import usb.util
 
 from config.models import SensorBoardDevice
-from drivers.sensors.protocol import (
-    BuzzerReport,
-    FrameDecoder,
-    InputReport,
-    KeyAck,
-    LampReport,
-)
+from drivers.framing import Frame
+from drivers.sensors.protocol import CODEC, BuzzerReport, InputReport, KeyAck, LampReport
+from drivers.transport.usb_sim import backend_from_spec
 from simulators import sensors_ctl
 from simulators.sensors import Lamp, SensorBoardSimulator
-from simulators.usb_backend import backend_from_spec
 
 VID, PID = 0x1209, 0x7AB1
 
@@ -34,10 +29,15 @@ def find(backend: Any) -> Any:
     return usb.core.find(idVendor=VID, idProduct=PID, backend=backend)
 
 
-def read_report(dev: Any, timeout_ms: int = 500) -> InputReport:
-    frames = FrameDecoder("test").feed_transfer(bytes(dev.read(0x81, 64, timeout_ms)))
+def read_frame(dev: Any, timeout_ms: int = 500) -> Frame:
+    frames = CODEC.stream().feed_transfer(bytes(dev.read(0x81, 64, timeout_ms)))
     assert len(frames) == 1
-    report = frames[0]
+    assert isinstance(frames[0].message, InputReport)
+    return frames[0]
+
+
+def read_report(dev: Any, timeout_ms: int = 500) -> InputReport:
+    report = read_frame(dev, timeout_ms).message
     assert isinstance(report, InputReport)
     return report
 
@@ -67,10 +67,11 @@ def test_reports_carry_the_state_and_the_board_idles_between_changes(
     board: SensorBoardSimulator,
 ) -> None:
     dev = find(board.backend)
-    first = read_report(dev)
-    assert (first.button, first.occupied) == (None, frozenset())
+    first = read_frame(dev)
+    assert isinstance(first.message, InputReport)
+    assert (first.message.button, first.message.occupied) == (None, frozenset())
     started = time.monotonic()
-    heartbeat = read_report(dev)  # nothing changed: it comes after the idle period
+    heartbeat = read_frame(dev)  # nothing changed: it comes after the idle period
     assert time.monotonic() - started >= 0.08
     assert heartbeat.seq == (first.seq + 1) & 0xFF
     with pytest.raises(usb.core.USBTimeoutError):
@@ -84,14 +85,14 @@ def test_reports_carry_the_state_and_the_board_idles_between_changes(
 
 def test_output_reports_set_lamp_and_buzzer(board: SensorBoardSimulator) -> None:
     dev = find(board.backend)
-    data = LampReport(1, "blue", blink=True).to_bytes()
+    data = CODEC.encode(1, LampReport("blue", blink=True))
     assert dev.write(0x02, data) == len(data)
     assert board.lamp == Lamp("blue", True)
-    dev.write(0x02, BuzzerReport(2, 2000).to_bytes())
+    dev.write(0x02, CODEC.encode(2, BuzzerReport(2000)))
     assert board.buzzer_active
     report = read_report(dev)
     assert (report.lamp, report.blink, report.buzzer) == ("blue", True, True)
-    dev.write(0x02, BuzzerReport(3, 0).to_bytes())
+    dev.write(0x02, CODEC.encode(3, BuzzerReport(0)))
     assert not board.buzzer_active
     dev.write(0x02, b"\xa5\x5a\x81\x04\x02\x01\x00\x00\x00")  # bad CRC: ignored by the board
     assert board.lamp == Lamp("blue", True)
@@ -110,10 +111,10 @@ def test_key_presses_wait_until_acknowledged(board: SensorBoardSimulator) -> Non
     ]
     resent = read_report(dev, 200)  # not acknowledged: sent again
     assert resent.keys == report.keys
-    dev.write(0x02, KeyAck(1, 2).to_bytes())
+    dev.write(0x02, CODEC.encode(1, KeyAck(2)))
     assert board.pending_keys == 1
     assert [k.number for k in read_report(dev, 200).keys] == [3]
-    dev.write(0x02, KeyAck(2, 3).to_bytes())
+    dev.write(0x02, CODEC.encode(2, KeyAck(3)))
     assert board.pending_keys == 0
 
 
@@ -126,7 +127,7 @@ def test_more_presses_than_a_report_holds_and_queue_overflow(board: SensorBoardS
     report = read_report(dev, 20)
     assert len(report.keys) == 8
     assert report.key_overflow
-    dev.write(0x02, KeyAck(1, report.keys[-1].number).to_bytes())
+    dev.write(0x02, CODEC.encode(1, KeyAck(report.keys[-1].number)))
     rest = read_report(dev, 200)
     assert [k.number for k in rest.keys] == [9, 10]
     assert not rest.key_overflow
@@ -138,7 +139,7 @@ def test_more_presses_than_a_report_holds_and_queue_overflow(board: SensorBoardS
 
 def test_unplug_fails_transfers_and_replug_enumerates_afresh(board: SensorBoardSimulator) -> None:
     dev = find(board.backend)
-    dev.write(0x02, LampReport(1, "red").to_bytes())
+    dev.write(0x02, CODEC.encode(1, LampReport("red")))
     board.move_button(5)
     read_report(dev)
     board.unplug()
@@ -164,9 +165,9 @@ def test_corrupt_reports_are_damaged_on_the_wire_then_resent(board: SensorBoardS
     read_report(dev)
     board.corrupt_reports(1)
     board.press("misdeal")
-    decoder = FrameDecoder("test")
+    decoder = CODEC.stream()
     assert decoder.feed_transfer(bytes(dev.read(0x81, 64, 50))) == []
-    assert decoder.errors == 1
+    assert len(decoder.drain_errors()) == 1
     assert [k.key for k in read_report(dev, 50).keys] == ["misdeal"]
 
 
@@ -189,7 +190,7 @@ def test_the_board_is_reachable_from_another_process_by_socket(
     board.press("declare_board", 6)
     report = read_report(dev, 200)
     assert [(k.key, k.seat) for k in report.keys] == [("declare_board", 6)]
-    dev.write(0x02, LampReport(1, "white").to_bytes())
+    dev.write(0x02, CODEC.encode(1, LampReport("white")))
     assert board.lamp == Lamp("white")
     assert read_report(dev, 200).lamp == "white"
     with pytest.raises(usb.core.USBTimeoutError):

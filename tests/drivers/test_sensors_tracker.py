@@ -16,7 +16,6 @@ def report(
     keys: tuple[KeyPress, ...] = (),
 ) -> InputReport:
     return InputReport(
-        seq=0,
         button=button,
         blinds=frozenset(blinds or ()),
         occupied=frozenset(occupied or ()),

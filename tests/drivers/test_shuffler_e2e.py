@@ -1,9 +1,13 @@
-"""The shuffler driver against the shuffler simulator over a pty, with a real mosquitto."""
+"""The shuffler driver end to end: the simulator on a real pty, a real mosquitto, processes.
+
+The driver's behaviour is tested on a null-modem cable (``test_shuffler_driver.py``); these tests
+keep the production path whole: pyserial on a pty, commands and events through the broker, and
+a driver process killed with SIGKILL.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -14,14 +18,15 @@ import pytest
 
 from config.models import MqttSection, ShufflerDevice
 from contract.cards import ALL_CARDS
-from contract.models import FaultEvent, ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
+from contract.models import ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
+from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.base import cancel_and_wait, utc_now
+from drivers.session import stop_task
 from drivers.shuffler.driver import ShufflerDriver
 from simulators.shuffler import ShufflerSimulator
+from testing.mosquitto import Mosquitto
 from tests.conftest import REPO
 from tests.drivers.mqtt_helpers import Received, driver_online, publish, subscribed
-from tests.support.mosquitto import Mosquitto
 
 
 @dataclass
@@ -70,76 +75,6 @@ async def test_shuffle_command_gives_shuffling_then_complete(rig: Rig) -> None:
     assert [shuffling.seq, complete.seq] == [1, 2]
 
 
-async def test_deck_check_reports_missing_and_duplicate_cards(rig: Rig) -> None:
-    cards = [c for c in ALL_CARDS if c != "Td"] + ["As"]
-    rig.sim.load_deck("B", cards)
-    assert rig.sim.press_start() is None  # the machine's own button
-    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
-    complete = rig.got.events(rig.events)[1]
-    assert isinstance(complete, ShuffleCompleteEvent)
-    assert (complete.deck, complete.count, complete.ok) == ("B", 52, False)
-    assert (complete.missing, complete.duplicates) == (["Td"], ["As"])
-
-
-async def test_forced_check_failure(rig: Rig) -> None:
-    rig.sim.load_deck("A", ALL_CARDS)
-    rig.sim.fail_check(count=51, missing=["2c"])
-    rig.sim.press_start()
-    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
-    complete = rig.got.events(rig.events)[1]
-    assert isinstance(complete, ShuffleCompleteEvent)
-    assert (complete.count, complete.ok, complete.missing) == (51, False, ["2c"])
-
-
-async def test_jam_and_door_are_faults(rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
-    rig.sim.load_deck("A", ALL_CARDS)
-    rig.sim.shuffle_s = 5.0
-    rig.sim.press_start()
-    rig.sim.jam()
-    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "fault")
-    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
-    shuffling, jam = rig.got.events(rig.events)
-    assert isinstance(shuffling, ShufflingEvent)
-    assert isinstance(jam, FaultEvent)
-    assert jam.code == "jam"
-    # A shuffle command while jammed is refused by the machine, and the driver says so.
-    with caplog.at_level(logging.ERROR, logger="drivers.shuffler"):
-        await publish(rig.port, rig.cmd, ShuffleCommand(ts=utc_now()).to_json())
-        await asyncio.sleep(0.3)
-    assert any("refused to start: jammed" in r.getMessage() for r in caplog.records)
-    rig.sim.clear_jam()
-    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "online")
-    rig.sim.open_door()
-    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 3)
-    door = rig.got.events(rig.events)[2]
-    assert isinstance(door, FaultEvent)
-    assert door.code == "door_open"
-    rig.sim.close_door()
-    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "online")
-
-
-async def test_unplug_replug_new_session_and_no_event_lost(rig: Rig) -> None:
-    first = rig.got.statuses(rig.status)[-1].session
-    rig.sim.unplug()
-    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "offline")
-    await asyncio.sleep(0.3)  # stays unplugged through a few reconnect attempts
-    rig.sim.replug()
-    await rig.got.wait_for(lambda: rig.got.statuses(rig.status)[-1].state == "online")
-    assert rig.got.statuses(rig.status)[-1].session == first + 1
-    rig.sim.load_deck("A", ALL_CARDS)
-    rig.sim.press_start()
-    await rig.got.wait_for(lambda: len(rig.got.on(rig.events)) == 2)
-    assert [e.seq for e in rig.got.events(rig.events)] == [1, 2]
-
-
-async def test_silent_device_is_offline_after_heartbeat_loss(rig: Rig) -> None:
-    rig.sim.heartbeat_s = 60.0  # the machine goes silent without closing the line
-    await rig.got.wait_for(
-        lambda: rig.got.statuses(rig.status)[-1].state == "offline", within=5.0
-    )
-    rig.sim.heartbeat_s = 0.5
-
-
 async def test_sessions_keep_growing_after_a_replug_and_a_crash(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
@@ -172,7 +107,7 @@ async def test_sessions_keep_growing_after_a_replug_and_a_crash(
             driver = ShufflerDriver(device, MqttSection(url=mosquitto.url), topics)
             task = asyncio.create_task(driver.run())
             await got.wait_for(lambda: len(online()) == 3, within=10)
-            await cancel_and_wait(task)
+            await stop_task(task)
             first = online()[0]
             assert online() == [first, first + 1, first + 2]
     finally:

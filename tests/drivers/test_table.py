@@ -14,13 +14,14 @@ from config.loader import load_config, load_table
 from config.models import MqttSection, ShufflerDevice, TableConfig
 from contract.cards import ALL_CARDS
 from contract.models import KeyEvent, ShuffleCommand, ShuffleCompleteEvent, TagEvent
+from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.base import cancel_and_wait, utc_now
 from drivers.registry import open_driver, open_drivers
+from drivers.session import stop_task
 from simulators.table import SimulatedTable
+from testing.mosquitto import Mosquitto
 from tests.conftest import EXAMPLE_CONFIG, REPO
 from tests.drivers.mqtt_helpers import Received, publish, subscribed
-from tests.support.mosquitto import Mosquitto
 
 
 def on_broker(config: TableConfig, broker: Mosquitto) -> TableConfig:
@@ -87,7 +88,7 @@ async def test_table_drives_every_device_from_the_example_config(mosquitto: Mosq
             )
         finally:
             for task in tasks:
-                await cancel_and_wait(task)
+                await stop_task(task)
 
 
 def test_unknown_zone_is_a_clear_error() -> None:
@@ -126,7 +127,7 @@ async def test_simulate_command_serves_another_process(tmp_path: Path, mosquitto
                 await got.wait_for(lambda: all_online(got, topics, ids), within=10)
             finally:
                 for task in tasks:
-                    await cancel_and_wait(task)
+                    await stop_task(task)
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)

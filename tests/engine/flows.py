@@ -77,7 +77,9 @@ def premature_turn(rng: random.Random, hand: Hand) -> tuple[list[str], set[str]]
     if hand.profile == "tda":
         lines += ["take board", "round", "turn", "round", "burn", "river", "round"]
     else:
-        lines += ["move board#3 aside", "round", "burn", "turn", "round", "river", "round"]
+        # the set-aside card is reshuffled into the stub before the river
+        lines += ["move board#3 aside", "round", "burn", "turn", "round", "take aside"]
+        lines += ["river", "round"]
     return lines, {"premature_turn"}
 
 

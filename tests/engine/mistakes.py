@@ -184,7 +184,8 @@ def deck_check_failed(rng: random.Random, hand: Hand) -> tuple[Lines, set[str]]:
 
 def exposed_not_burned(rng: random.Random, hand: Hand) -> tuple[Lines, set[str]]:
     lines, _ = exposed_card(rng, hand)
-    return [*lines, "round", "burn"], {"exposed_card", "remedy_not_followed"}
+    # another card burned: the flop shows the exposed card was not the burn
+    return [*lines, "round", "burn", "flop"], {"exposed_card", "remedy_not_followed"}
 
 
 def premature_flop_burned(rng: random.Random, hand: Hand) -> tuple[Lines, set[str]]:

@@ -14,7 +14,7 @@ from engine.api import (
     Received,
 )
 from engine.core import Engine
-from engine.script import Message
+from testing.script import Message
 from tests.engine.scenario import registry
 
 RECEIVED_AT = datetime(2026, 11, 29, 21, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ Independent of the engine core, so that the service tests can replay the same sc
         - exposed_card seat=3 warning raised
       phase: dealing              # optional: the phase at the end
 
-See :mod:`engine.script` for the step language.
+See :mod:`testing.script` for the step language.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import yaml
 
 from config.registry import DeckRegistry, load_registry
 from contract.models import Profile, PublicState, Status, WireModel
-from engine.script import Message, Table, setup_lines
+from testing.script import Message, Table, setup_lines
 
 SCENARIO_DIR: Final = Path(__file__).parent / "scenarios"
 REGISTRY_PATH: Final = Path(__file__).parents[2] / "config" / "decks.example.csv"

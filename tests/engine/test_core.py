@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import re
 import subprocess
 import sys
@@ -13,9 +12,10 @@ from config.loader import load_table
 from contract.models import TagEvent
 from engine.api import EngineSettings
 from engine.core import Engine, initial_state, public_state, step
-from engine.script import Table, legal_session, setup_lines
 from engine.showdown import board_is_best, odd_chip_seat, showdown_order
 from engine.state import showdown_order_of
+from testing.script import Message, Table, setup_lines
+from testing.sessions import continue_table, dealer_session
 from tests.engine.runner import run, settings, to_received
 from tests.engine.scenario import load_scenarios, messages, registry
 
@@ -23,15 +23,18 @@ REPO = Path(__file__).parents[2]
 CARD_RE = re.compile(r"\b[AKQJT2-9][shdc]\b")
 
 
-def _session(seed: int, extra: list[str] | None = None) -> list[str]:
-    _, lines = legal_session(random.Random(seed), 9, 3)
-    return lines + (extra or [])
+def _session(seed: int, extra: list[str] | None = None) -> list[Message]:
+    """Three legal hands by the virtual dealer, then ``extra`` script lines on the next hand."""
+    messages, dealer = dealer_session(registry(), seats=9, hands=3, seed=seed, noise=True)
+    table = continue_table(registry(), dealer, messages, seed=seed)
+    next_hand = ["next_button", "blinds", f"use {dealer.ready}", "new_hand"]
+    return messages + table.run_all([*next_hand, *(extra or [])])
 
 
-def _outputs(lines: list[str]) -> list[str]:
+def _outputs(messages: list[Message]) -> list[str]:
     engine = Engine(settings())
     out = []
-    for message in Table(registry()).run_all(lines):
+    for message in messages:
         outputs = engine.handle(to_received(message))
         out += [a.model_dump_json() for a in outputs.alerts]
         out.append(outputs.state.model_dump_json() if outputs.state else "-")
@@ -39,8 +42,8 @@ def _outputs(lines: list[str]) -> list[str]:
 
 
 def test_replay_gives_identical_outputs() -> None:
-    lines = _session(7, ["deal 1:up", "status rfid-1 offline 1", "bad rfid-1 {}"])
-    first, second = _outputs(lines), _outputs(lines)
+    msgs = _session(7, ["deal all", "status rfid-1 offline 1", "bad rfid-1 {}"])
+    first, second = _outputs(msgs), _outputs(msgs)
     assert first == second
     assert any('"status":"raised"' in line for line in first)
 
@@ -123,25 +126,24 @@ def test_public_state_counts_cards_and_never_names_hole_cards() -> None:
 
 def test_no_output_names_an_unexposed_hole_card() -> None:
     for seed in range(30):
-        table = Table(registry(), seed=seed)
-        lines = _session(seed, ["deal 2:up", "round", "burn", "burn", "bad rfid-1 {}"])
+        msgs = _session(seed, ["deal all", "round", "burn", "burn", "bad rfid-1 {}"])
         engine = Engine(settings())
         texts = []
-        for message in table.run_all(lines):
+        for message in msgs:
             outputs = engine.handle(to_received(message))
             texts += [a.model_dump_json() for a in outputs.alerts]
             if outputs.state:
                 texts.append(outputs.state.model_dump_json(exclude={"board"}))
         dealt = {
             uid
-            for m in table.out
+            for m in msgs
             if isinstance(m.payload, TagEvent)
             and m.payload.zone.startswith("seat:")
             and m.payload.face != "up"
             for uid in [m.payload.uid]
         }
         exposed = {
-            m.payload.uid for m in table.out if isinstance(m.payload, TagEvent) and m.payload.face == "up"
+            m.payload.uid for m in msgs if isinstance(m.payload, TagEvent) and m.payload.face == "up"
         }
         secret = dealt - exposed
         cards = {registry().by_uid[u].card for u in secret}
@@ -207,14 +209,16 @@ def test_odd_chip_goes_by_the_house_rule() -> None:
 _REPLAY = """
 import hashlib, random
 from engine.core import Engine
-from engine.script import Table, legal_session
+from testing.sessions import continue_table, dealer_session
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry
-_, lines = legal_session(random.Random(11), 9, 4)
-lines += ["deal 1:up", "deal 5", "clear", "shuffle A", "deal all", "burn", "burn", "flop"]
+messages, dealer = dealer_session(registry(), seats=9, hands=4, seed=11, profile="tda", noise=True)
+table = continue_table(registry(), dealer, messages, seed=11)
+messages += table.run_all(["next_button", "blinds", f"use {dealer.ready}", "deal all", "deal 5",
+                           "clear", "shuffle A", "deal all", "burn", "burn", "flop"])
 engine = Engine(settings("tda"))
 digest = hashlib.sha256()
-for message in Table(registry(), seed=11).run_all(lines):
+for message in messages:
     outputs = engine.handle(to_received(message))
     for alert in outputs.alerts:
         digest.update(alert.to_json())

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.models import Profile
-from engine.script import Table, legal_hand, legal_session, setup_lines
+from testing.script import Message, Table, setup_lines
+from testing.sessions import continue_table, dealer_session
 from tests.engine.flows import FLOWS
 from tests.engine.mistakes import MISTAKES, Hand
 from tests.engine.runner import run
@@ -25,17 +26,39 @@ PROFILES: list[Profile] = ["roberts", "tda"]
     profile=st.sampled_from(PROFILES),
 )
 def test_legal_hands_raise_no_warning(seed: int, table_seats: int, hands: int, profile: Profile) -> None:
-    rng = random.Random(seed)
-    _, lines = legal_session(rng, table_seats, hands)
-    table = Table(registry(), table_seats=table_seats, seed=seed)
-    engine, alerts = run(table.run_all(lines), profile, table_seats)
+    messages, _ = dealer_session(
+        registry(), seats=table_seats, hands=hands, seed=seed, profile=profile, noise=True
+    )
+    engine, alerts = run(messages, profile, table_seats)
     serious = [f"{a.code} seat={a.seat}: {a.message}" for a in alerts if a.severity != "info"]
-    assert serious == [], "\n".join(lines)
+    assert serious == [], f"dealer seed {seed}, {table_seats} seats, {hands} hands"
     assert engine.state.hand == hands
 
 
 def _next_occupied(players: list[int], seat: int, table_seats: int) -> int:
     return min(players, key=lambda s: (s - seat - 1) % table_seats)
+
+
+def _start(
+    rng: random.Random, seed: int, table_seats: int, profile: Profile, prefix: bool
+) -> tuple[list[Message], Table, list[str], Hand]:
+    """The table before the hand under test: set up by script, or after a dealer's legal hand."""
+    if not prefix:
+        count = rng.randint(2, table_seats)
+        players = sorted(rng.sample(range(1, table_seats + 1), count))
+        button = rng.choice(players)
+        table = Table(registry(), table_seats=table_seats, seed=seed)
+        lines = setup_lines(players, button, ["A", "B"])
+        return [], table, lines, Hand(players, button, table_seats, "A", "B", profile)
+    messages, dealer = dealer_session(registry(), seats=table_seats, hands=1, seed=seed, profile=profile)
+    table = continue_table(registry(), dealer, messages, seed=seed)
+    players = sorted(dealer.occupied)
+    assert dealer.button is not None
+    assert dealer.ready is not None
+    assert dealer.collected is not None
+    button = _next_occupied(players, dealer.button, table_seats)
+    lines = ["next_button", "blinds", f"use {dealer.ready}"]
+    return messages, table, lines, Hand(players, button, table_seats, dealer.ready, dealer.collected, profile)
 
 
 @settings(max_examples=500, deadline=None)
@@ -50,19 +73,11 @@ def test_one_mistake_raises_exactly_its_code(
     seed: int, table_seats: int, profile: Profile, mistake: str, prefix: bool
 ) -> None:
     rng = random.Random(seed)
-    count = rng.randint(2, table_seats)
-    players = sorted(rng.sample(range(1, table_seats + 1), count))
-    button = rng.choice(players)
-    lines = setup_lines(players, button, ["A", "B"])
-    deck, other = "A", "B"
-    if prefix or mistake == "button_misplaced":
-        lines += ["use A", *legal_hand(rng, players, table_seats)]
-        button = _next_occupied(players, button, table_seats)
-        lines += ["next_button", "blinds", "use B"]
-        deck, other = "B", "A"
-    hand = Hand(players, button, table_seats, deck, other, profile)
+    prefixed, table, lines, hand = _start(
+        rng, seed, table_seats, profile, prefix or mistake == "button_misplaced"
+    )
     if mistake == "button_misplaced":
-        wrong = rng.choice([p for p in players if p != button])
+        wrong = rng.choice([p for p in hand.players if p != hand.button])
         lines += [f"button {wrong}", "new_hand"]
         expected = {"button_misplaced"}
     else:
@@ -73,8 +88,7 @@ def test_one_mistake_raises_exactly_its_code(
             return  # this mistake cannot happen at this table (e.g. no empty seat)
         mistake_lines, expected = built
         lines += mistake_lines
-    table = Table(registry(), table_seats=table_seats, seed=seed)
-    _, alerts = run(table.run_all(lines), profile, table_seats)
+    _, alerts = run(prefixed + table.run_all(lines), profile, table_seats)
     raised = {a.code for a in alerts if a.status == "raised" and a.severity != "info"}
     assert raised == expected, "\n".join(
         [*lines, *(f"{a.code} {a.status} seat={a.seat}: {a.message}" for a in alerts)]
@@ -93,23 +107,13 @@ def test_remedy_followed_raises_nothing_more_and_resolves(
     seed: int, table_seats: int, profile: Profile, flow: str, prefix: bool
 ) -> None:
     rng = random.Random(seed)
-    count = rng.randint(2, table_seats)
-    players = sorted(rng.sample(range(1, table_seats + 1), count))
-    button = rng.choice(players)
-    lines = setup_lines(players, button, ["A", "B"])
-    deck, other = "A", "B"
-    if prefix:
-        lines += ["use A", *legal_hand(rng, players, table_seats)]
-        button = _next_occupied(players, button, table_seats)
-        lines += ["next_button", "blinds", "use B"]
-        deck, other = "B", "A"
-    built = FLOWS[flow](rng, Hand(players, button, table_seats, deck, other, profile))
+    prefixed, table, lines, hand = _start(rng, seed, table_seats, profile, prefix)
+    built = FLOWS[flow](rng, hand)
     if built is None:
         return  # no such remedy under this profile
     flow_lines, expected = built
     lines += flow_lines
-    table = Table(registry(), table_seats=table_seats, seed=seed)
-    engine, alerts = run(table.run_all(lines), profile, table_seats)
+    engine, alerts = run(prefixed + table.run_all(lines), profile, table_seats)
     report = "\n".join([*lines, *(f"{a.code} {a.status}: {a.message}" for a in alerts)])
     raised = {a.code for a in alerts if a.status == "raised" and a.severity != "info"}
     assert raised == expected, report

@@ -1,10 +1,10 @@
 """Checkpoints: the state after a checkpoint plus the records after it is the state after all records.
 
-For random legal sessions (``engine.script.legal_session``) and every engine scenario (YAML, with
-irregularities), the engine is checkpointed at a random point (pickled, compressed, loaded with
-the current settings as start-up does), then fed the rest: every later output and the final state
-equal those of the uninterrupted run. A checkpoint of another shape or with foreign classes is
-refused.
+For random legal sessions (the virtual dealer's, ``testing.sessions.dealer_session``) and every
+engine scenario (YAML, with irregularities), the engine is checkpointed at a random point (pickled,
+compressed, loaded with the current settings as start-up does), then fed the rest: every later
+output and the final state equal those of the uninterrupted run. A checkpoint of another shape or
+with foreign classes is refused.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import pickle
-import random
 import zlib
 from datetime import datetime
 
@@ -26,7 +25,7 @@ from controller.alerts_out import DealerSignals
 from controller.checkpoint import CheckpointError, Snapshot
 from engine.api import EngineSettings, Outputs, Received
 from engine.core import Engine
-from engine.script import Table, legal_session
+from testing.sessions import dealer_session
 from tests.engine.runner import settings as engine_settings
 from tests.engine.runner import to_received
 from tests.engine.scenario import load_scenarios, messages, registry
@@ -90,10 +89,8 @@ def _check(received: list[Received], split: int, engine_config: EngineSettings) 
 
 
 def _session(seed: int, hands: int) -> list[Received]:
-    rng = random.Random(seed)
-    _, lines = legal_session(rng, 9, hands)
-    table = Table(registry(), table_seats=9, seed=seed)
-    return [to_received(m) for m in table.run_all(lines)]
+    messages, _ = dealer_session(registry(), seats=9, hands=hands, seed=seed, noise=True)
+    return [to_received(m) for m in messages]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

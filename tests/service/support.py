@@ -22,15 +22,15 @@ from config.loader import load_table
 from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
 from contract.topics import Topics
 from controller.serving import Service
-from engine.script import Message, Table
+from testing.script import Message, Table
 from tests.conftest import EXAMPLE_REGISTRY, REPO
 from tests.engine.scenario import registry
 
 TABLECTL = Path(sys.executable).parent / "tablectl"
-#: ``tablectl run`` by default; TABLECTL_TEST_RUN=module starts ``python -m controller.service``
+#: ``tablectl run`` by default; TABLECTL_TEST_RUN=module starts ``python -m controller.run``
 #: instead (same code, without the CLI's other subcommands; for a tree where one is mid-change).
 RUN_COMMAND = (
-    [sys.executable, "-m", "controller.service"]
+    [sys.executable, "-m", "controller.run"]
     if os.environ.get("TABLECTL_TEST_RUN") == "module"
     else [str(TABLECTL), "run"]
 )
@@ -157,7 +157,7 @@ async def until(condition: Callable[[], bool], *, within: float = WAIT_S, what: 
 
 
 def script(table: Table, *lines: str) -> list[Message]:
-    """Render table script lines (``engine.script``) into the messages devices would publish."""
+    """Render table script lines (``testing.script``) into the messages devices would publish."""
     out: list[Message] = []
     for line in lines:
         out += table.run(line)

@@ -9,10 +9,10 @@ from pathlib import Path
 from config.loader import load_table
 from contract.models import FaultEvent, parse_status
 from controller.table import TableController
+from testing.mosquitto import Mosquitto, free_port
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
 from tests.service.support import RUN_COMMAND, new_table, probe, script, until, write_config
-from tests.support.mosquitto import Mosquitto, free_port
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
 
@@ -94,10 +94,10 @@ async def test_a_journal_that_cannot_be_opened_does_not_stop_the_table(
     async with probe(mosquitto.port, "t1") as p:
         service = start_service(config)
         fault = await p.status("fault")
-        # (mkdir's answer: the path to the journal's directory is a file)
-        assert fault.detail == f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open: File exists"
+        # (the path to the journal's directory is a file)
+        assert fault.detail == f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open: Not a directory"
         alert = await p.alert("journal_fault")
-        assert "cannot be written (cannot open: File exists)" in alert.message
+        assert "cannot be written (cannot open: Not a directory)" in alert.message
         # The table goes on from memory.
         await p.event("shoe-1", FaultEvent, code="jam", text="jam")
         await p.alert("device_fault")

@@ -16,9 +16,9 @@ import pytest
 
 from contract.models import FaultEvent, parse_alert, parse_status
 from contract.topics import Topics
+from testing.mosquitto import free_port
 from tests.service.conftest import StartService
 from tests.service.support import now, until, write_config
-from tests.support.mosquitto import free_port
 
 
 async def test_sigterm_while_no_broker_answers_exits_cleanly(

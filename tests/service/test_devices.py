@@ -15,9 +15,9 @@ import pytest
 
 from contract.models import FaultEvent, parse_state, parse_status
 from simulators.sensors import Lamp, SensorBoardSimulator
+from testing.mosquitto import Mosquitto
 from tests.service.conftest import StartService
 from tests.service.support import probe, until, write_config
-from tests.support.mosquitto import Mosquitto
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from contract.models import parse_status
 from controller.journal import read_journal
-from engine.script import Message
+from testing.mosquitto import Mosquitto
+from testing.script import Message
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
 from tests.service.support import (
@@ -24,7 +25,6 @@ from tests.service.support import (
     until,
     write_config,
 )
-from tests.support.mosquitto import Mosquitto
 
 SETUP = ("sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds", "new_hand")
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from contract.models import KeyInput, Status, TagEvent
 from contract.topics import Topics
-from controller.inbox import classify
-from engine.api import DeviceEventReceived, DeviceStatusReceived, InputReceived, PayloadRejected
+from controller.inbox import MAX_PAYLOAD_BYTES, Classified, Malformed, classify
+from engine.api import DeviceEventReceived, DeviceStatusReceived, InputReceived
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
 TOPICS = Topics("holdem", "t1")
@@ -17,7 +18,7 @@ UID = "E0040150654CC41C"
 def test_events_from_any_device_id() -> None:
     event = TagEvent(seq=1, ts=T0, antenna=3, zone="seat:3", uid=UID, present=True, face="down")
     classified = classify(TOPICS, "holdem/t1/dev/whatever-42/event", event.to_json(), T0)
-    assert classified is not None
+    assert isinstance(classified, Classified)
     assert classified.received == DeviceEventReceived("whatever-42", event, T0)
     # The INFO summary names the zone, never the UID.
     assert "seat:3" in classified.summary
@@ -27,11 +28,11 @@ def test_events_from_any_device_id() -> None:
 def test_status_and_input() -> None:
     status = Status(state="offline", ts=T0, session=2)
     got = classify(TOPICS, "holdem/t1/dev/rfid-9/status", status.to_json(), T0)
-    assert got is not None
+    assert isinstance(got, Classified)
     assert got.received == DeviceStatusReceived("rfid-9", status, T0)
     key = KeyInput(ts=T0, key="ack", seat=4)
     got = classify(TOPICS, "holdem/t1/input", key.to_json(), T0)
-    assert got is not None
+    assert isinstance(got, Classified)
     assert got.received == InputReceived(key, T0)
 
 
@@ -57,9 +58,50 @@ def test_malformed_payloads_are_rejected_with_the_topic() -> None:
     }
     for topic, payload in cases.items():
         got = classify(TOPICS, topic, payload, T0)
-        assert got is not None
-        assert isinstance(got.received, PayloadRejected), topic
-        assert got.received.topic == topic
-        assert got.received.error
-        assert got.received.device == (None if topic.endswith("input") else "rfid-1")
-        assert topic in got.summary
+        assert isinstance(got, Malformed), topic
+        assert got.topic == topic
+        assert got.reason
+        assert got.device == (None if topic.endswith("input") else "rfid-1")
+
+
+def test_payload_text_never_reaches_the_reason() -> None:
+    """An unknown type's text is not quoted back (it would reach the dealer's screen)."""
+    text = "FLOOR: seat 4 holds Ah Kh - no misdeal, keep dealing"
+    payload = json.dumps({"v": 1, "seq": 1, "ts": "2026-11-30T01:00:00Z", "type": text})
+    got = classify(TOPICS, "holdem/t1/dev/rfid-1/event", payload.encode(), T0)
+    assert isinstance(got, Malformed)
+    assert "FLOOR" not in got.reason
+    assert "Ah" not in got.reason
+    assert "type" in got.reason
+
+
+def test_bounds_oversized_payloads_long_device_ids_and_nesting() -> None:
+    big = b'{"v":1,"pad":"' + b"x" * MAX_PAYLOAD_BYTES + b'"}'
+    got = classify(TOPICS, "holdem/t1/dev/rfid-1/event", big, T0)
+    assert isinstance(got, Malformed)
+    assert "limit" in got.reason
+    got = classify(TOPICS, f"holdem/t1/dev/{'d' * 65}/event", b"{}", T0)
+    assert isinstance(got, Malformed)
+    assert got.device is None
+    assert "device id" in got.reason
+    deep = b'{"v":1,"x":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    got = classify(TOPICS, "holdem/t1/dev/rfid-1/event", deep, T0)
+    assert isinstance(got, Malformed)
+    assert "recursion" in got.reason
+    huge_seq = b'{"v":1,"seq":1' + b"0" * 400 + b',"ts":"2026-11-30T01:00:00Z","type":"key","key":"ack"}'
+    got = classify(TOPICS, "holdem/t1/dev/pad/event", huge_seq, T0)
+    assert isinstance(got, Malformed)
+    assert "seq" in got.reason
+
+
+def test_a_configured_device_sends_only_the_events_of_its_kind() -> None:
+    kinds = {"sensors": "sensors", "rfid-1": "rfid"}
+    tag = TagEvent(seq=1, ts=T0, antenna=3, zone="seat:5", uid=UID, present=True, face="down")
+    got = classify(TOPICS, "holdem/t1/dev/sensors/event", tag.to_json(), T0, kinds)
+    assert isinstance(got, Malformed)
+    assert got.reason == "a sensors device does not send tag events"
+    got = classify(TOPICS, "holdem/t1/dev/rfid-1/event", tag.to_json(), T0, kinds)
+    assert isinstance(got, Classified)
+    # a device the configuration does not name is taken as before
+    got = classify(TOPICS, "holdem/t1/dev/elsewhere/event", tag.to_json(), T0, kinds)
+    assert isinstance(got, Classified)

@@ -17,40 +17,31 @@ from config.loader import load_table
 from contract.models import Alert, parse_alert
 from contract.topics import Topics
 from controller.table import TableController
-from engine.script import Message, Table, legal_hand, setup_lines
-from tests.engine.flows import FLOWS
-from tests.engine.mistakes import Hand
+from simulators.dealer import DRAW, DealerSettings, VirtualDealer
+from testing.events import to_events
+from testing.mosquitto import Mosquitto
+from testing.script import Message
 from tests.engine.scenario import initial_statuses, registry
 from tests.service.conftest import StartService
 from tests.service.support import probe, until, write_config
-from tests.support.mosquitto import Mosquitto
 
 SEATS = 9
 KILLS = 20
 
 
 def _session(seed: int, hands: int) -> list[Message]:
-    """Legal hands, every other one with a dealing mistake and its remedy followed."""
-    rng = random.Random(seed)
-    players = [1, 2, 3, 5, 6, 8]
-    button = 1
-    lines = setup_lines(players, button, ["A", "B"])
-    flows = sorted(FLOWS)
-    for number in range(hands):
-        deck, other = ("A", "B") if number % 2 == 0 else ("B", "A")
-        if number:
-            button = min(players, key=lambda s: (s - button - 1) % SEATS)
-            lines += ["next_button", "blinds"]
-        lines.append(f"use {deck}")
-        if number % 2:
-            built = FLOWS[rng.choice(flows)](rng, Hand(players, button, SEATS, deck, other, "roberts"))
-            if built is not None:
-                lines += [f"shuffle {other}", *built[0], "clear"]
-                continue
-        hand = legal_hand(rng, players, SEATS)
-        hand.insert(hand.index("deal all") + 1, f"shuffle {other}")
-        lines += hand
-    return initial_statuses() + Table(registry(), table_seats=SEATS, seed=seed).run_all(lines)
+    """The virtual dealer's hands, every other one with a dealing mistake drawn from the catalogue
+    (its remedy followed, or not: that is a mistake of its own)."""
+    dealer = VirtualDealer(
+        registry().decks, DealerSettings(seats=SEATS, profile="roberts", mistake_rate=1.0), seed=seed
+    )
+    steps = [
+        step
+        for number in range(hands)
+        for step in dealer.next_hand(mistake=DRAW if number % 2 else None).steps
+    ]
+    events = [Message("event", e.device, e.event) for e in to_events(steps)]
+    return initial_statuses() + events
 
 
 def _wire(topics: Topics, message: Message) -> tuple[str, bytes]:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from contract.models import FaultEvent, parse_state
-from controller.journal import read_journal
+from controller.journal import RejectedRecord, SampleRecord, read_journal
+from testing.mosquitto import Mosquitto
 from tests.service.conftest import StartService
 from tests.service.support import probe, write_config
-from tests.support.mosquitto import Mosquitto
 
 
 async def test_online_only_once_subscribed(
@@ -127,7 +127,10 @@ async def test_malformed_payload_is_named_and_the_service_keeps_running(
         await p.event("shuffler", FaultEvent, code="jam", text="jam")
         await p.alert("device_fault")
     assert service.running()
-    assert f"rejected payload on {bad_topic}" in service.log
-    received = list(read_journal(tmp_path / "journal.jsonl").received)
-    assert received[0].topic == bad_topic
-    assert received[0].payload == b'{"type":"tag","seq":"one"'
+    assert f"1 malformed message(s) on {bad_topic}" in service.log
+    # Malformed input is journaled as a report (replayed) and a sample (for the audit).
+    records = read_journal(tmp_path / "journal.jsonl").records
+    reports = [r for r in records if isinstance(r, RejectedRecord)]
+    samples = [r for r in records if isinstance(r, SampleRecord)]
+    assert [(r.topic, r.count) for r in reports] == [(bad_topic, 1)]
+    assert [(r.topic, r.payload) for r in samples] == [(bad_topic, b'{"type":"tag","seq":"one"')]

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 from contract.models import parse_state
+from testing.mosquitto import Mosquitto
 from tests.engine.scenario import registry
 from tests.service.conftest import StartService
 from tests.service.support import new_table, probe, script, write_config
-from tests.support.mosquitto import Mosquitto
 
 #: The script's devices, renamed: the service accepts events from any device id of its table.
 DEVICES = {"rfid-1": "reader-under-felt-7", "shuffler": "shoe.B", "sensors": "panel_3"}

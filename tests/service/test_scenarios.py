@@ -13,13 +13,13 @@ import pytest
 
 from contract.models import parse_state
 from controller.journal import read_journal
+from testing.mosquitto import Mosquitto
 from tests.engine.scenario import ExpectedAlert, Scenario, load_scenarios, messages
 from tests.service.support import probe, running_service, until, write_config
-from tests.support.mosquitto import Mosquitto
 
 ALL = load_scenarios()
-#: Every sixth scenario: all files, both profiles, clean hands, alerts and remedies.
-SAMPLE = ALL[::6]
+#: Every sixth scenario of each file: all files, both profiles, clean hands, alerts and remedies.
+SAMPLE = [s for f in dict.fromkeys(s.file for s in ALL) for s in [x for x in ALL if x.file == f][::6]]
 
 
 def test_the_sample_is_representative() -> None:

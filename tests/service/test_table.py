@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,7 +11,8 @@ from config.loader import load_table
 from contract.models import parse_alert, parse_command, parse_state
 from controller.journal import read_journal
 from controller.table import Outgoing, TableController
-from engine.script import Message, Table, legal_session
+from testing.script import Message
+from testing.sessions import dealer_session
 from tests.engine.scenario import initial_statuses, registry
 from tests.service.support import new_table, script, write_config
 
@@ -222,10 +222,9 @@ def test_the_audit_after_retention_replays_from_the_oldest_segment_left(tmp_path
     config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False, journal=small)
     first = _controller(config)
     first.recover(T0)
-    _, lines = legal_session(random.Random(3), 9, 6)
-    table = Table(registry(), table_seats=9, seed=3)
+    messages, _ = dealer_session(registry(), seats=9, hands=6, seed=3, noise=True)
     assert first.journal is not None
-    for message in table.run_all(lines):
+    for message in messages:
         for out in _feed(first, [message]):
             first.published(out, T0)
         first.journal.flush()  # every checkpoint written, none superseded
@@ -256,9 +255,9 @@ def test_a_checkpoint_at_every_hands_end(tmp_path: Path) -> None:
     controller = _controller(config)
     controller.recover(T0)
     assert controller.journal is not None
-    _, lines = legal_session(random.Random(5), 9, 5)
+    messages, _ = dealer_session(registry(), seats=9, hands=5, seed=5)
     hands_ended = 0
-    for message in Table(registry(), table_seats=9, seed=5).run_all(lines):
+    for message in messages:
         before = controller.engine.state.phase
         _feed(controller, [message])
         hands_ended += before not in ("idle", "shuffled") and controller.engine.state.phase == "idle"

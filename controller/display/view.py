@@ -1,0 +1,126 @@
+"""What the dealer's page shows, as one JSON picture (pure: no I/O, no clock).
+
+Only public data goes in: the public state (card *counts*, the board), the alerts (which name
+no hidden hole card), device and controller statuses, and a summary of the last hand result
+without any card (its ``showdown`` hands are left out, so even cards tabled face up stay off the
+dealer's screen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from contract.models import Alert, HandResult, PublicState, Status
+
+#: Most severe first; within a severity the unacknowledged ones, then the newest.
+SEVERITY_ORDER: Final = {"critical": 0, "warning": 1, "info": 2}
+
+
+def alert_json(alert: Alert) -> dict[str, Any]:
+    return {
+        "id": alert.id,
+        "hand": alert.hand,
+        "code": alert.code,
+        "severity": alert.severity,
+        "status": alert.status,
+        "seat": alert.seat,
+        "message": alert.message,
+        "remedy": list(alert.remedy),
+        "rule": alert.rule,
+        "device": alert.device,
+        "ts": alert.ts.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def sorted_alerts(alerts: list[Alert]) -> list[Alert]:
+    """Most severe on top; unacknowledged before acknowledged; newer before older (``alerts`` is
+    in the order they were raised)."""
+    order = {alert.id: index for index, alert in enumerate(alerts)}
+    return sorted(
+        alerts,
+        key=lambda a: (SEVERITY_ORDER.get(a.severity, 3), a.status == "acknowledged", -order[a.id]),
+    )
+
+
+def state_json(state: PublicState) -> dict[str, Any]:
+    """The public state without its alerts (they are sent sorted, on their own)."""
+    data: dict[str, Any] = state.model_dump(mode="json", exclude={"alerts"})
+    return data
+
+
+def hand_json(result: HandResult) -> dict[str, Any]:
+    """A hand result for the dealer: outcome and chips, no card of any kind."""
+    return {
+        "hand": result.hand,
+        "result": result.result,
+        "pots": [{"amount": p.amount, "winners": list(p.winners)} for p in result.pots],
+        "awarded": [{"seat": a.seat, "amount": a.amount} for a in result.awarded],
+        "rake": result.rake,
+    }
+
+
+def status_json(status: Status | None) -> dict[str, Any] | None:
+    if status is None:
+        return None
+    return {"state": status.state, "detail": status.detail, "session": status.session}
+
+
+@dataclass
+class DealerView:
+    """The current picture of one table for its dealer."""
+
+    table: str
+    seats: int
+    name: str | None = None
+    profile: str | None = None
+    #: Devices of the configuration: listed (as unknown) before their first status arrives.
+    configured: tuple[str, ...] = ()
+    state: PublicState | None = None
+    alerts: dict[str, Alert] = field(default_factory=dict)
+    devices: dict[str, Status] = field(default_factory=dict)
+    controller: Status | None = None
+    last_hand: HandResult | None = None
+
+    def on_state(self, state: PublicState) -> None:
+        """A new public state; its ``alerts`` are the engine's active alerts, the authority."""
+        self.state = state
+        self.alerts = {alert.id: alert for alert in state.alerts}
+
+    def on_alert(self, alert: Alert) -> None:
+        if alert.status == "resolved":
+            self.alerts.pop(alert.id, None)
+        else:
+            self.alerts[alert.id] = alert  # an existing id keeps its place
+
+    def on_device(self, device: str, status: Status) -> None:
+        self.devices[device] = status
+
+    def on_controller(self, status: Status) -> None:
+        self.controller = status
+
+    def on_hand(self, result: HandResult) -> None:
+        self.last_hand = result
+
+    def active(self) -> list[Alert]:
+        return sorted_alerts(list(self.alerts.values()))
+
+    def to_json(self) -> dict[str, Any]:
+        devices = [
+            {"id": device, **(status_json(self.devices.get(device)) or {"state": "unknown"})}
+            for device in sorted(set(self.configured) | set(self.devices))
+        ]
+        return {
+            "kind": "view",
+            "table": {
+                "id": self.table,
+                "name": self.name,
+                "seats": self.seats,
+                "profile": self.profile,
+            },
+            "controller": status_json(self.controller),
+            "devices": devices,
+            "state": state_json(self.state) if self.state is not None else None,
+            "alerts": [alert_json(a) for a in self.active()],
+            "last_hand": hand_json(self.last_hand) if self.last_hand is not None else None,
+        }

@@ -1,0 +1,167 @@
+"""The floor's picture of every table (pure: no I/O, no clock; times are given).
+
+Each table is known from its retained ``controller/status`` and ``state`` and from its alert
+changes. A table's *attention rank* orders the floor: an unacknowledged critical alert first,
+then a controller that is not online, then acknowledged critical alerts, unacknowledged
+warnings, a hand not tracked or a device in trouble, acknowledged warnings, information, quiet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from contract.models import Alert, HandResult, PublicState, Status
+from controller.display.view import alert_json, hand_json, sorted_alerts
+
+#: Attention levels, most urgent first: (rank, label).
+CRITICAL: Final = (0, "critical")
+OFFLINE: Final = (1, "offline")
+CRITICAL_ACKNOWLEDGED: Final = (2, "critical acknowledged")
+WARNING: Final = (3, "warning")
+DEVICES: Final = (4, "devices")
+WARNING_ACKNOWLEDGED: Final = (5, "warning acknowledged")
+INFO: Final = (6, "info")
+QUIET: Final = (7, "ok")
+DEVICE_CODES: Final = ("device_offline", "device_fault", "bad_payload")
+
+
+def iso(ms: float | None) -> str | None:
+    """Milliseconds since the epoch as RFC 3339 UTC (``...Z``)."""
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class TableSummary:
+    """What the floor knows about one table."""
+
+    id: str
+    controller: Status | None = None
+    state: PublicState | None = None
+    alerts: dict[str, Alert] = field(default_factory=dict)
+    last_hand: HandResult | None = None
+    #: When the console last heard from the table (ms since the epoch, the console's clock).
+    heard_ms: float = 0.0
+    changes: int = 0
+
+    def attention(self) -> tuple[int, str]:
+        active = list(self.alerts.values())
+
+        def having(severity: str, acknowledged: bool) -> bool:
+            return any(
+                a.severity == severity and (a.status == "acknowledged") == acknowledged for a in active
+            )
+
+        if having("critical", acknowledged=False):
+            return CRITICAL
+        if self.controller is None or self.controller.state != "online":
+            return OFFLINE
+        if having("critical", acknowledged=True):
+            return CRITICAL_ACKNOWLEDGED
+        if having("warning", acknowledged=False):
+            return WARNING
+        if (self.state is not None and not self.state.tracking) or any(
+            a.code in DEVICE_CODES for a in active
+        ):
+            return DEVICES
+        if having("warning", acknowledged=True):
+            return WARNING_ACKNOWLEDGED
+        if active:
+            return INFO
+        return QUIET
+
+    def to_json(self) -> dict[str, Any]:
+        active = sorted_alerts(list(self.alerts.values()))
+        rank, label = self.attention()
+        counts = {"critical": 0, "warning": 0, "info": 0}
+        for alert in active:
+            counts[alert.severity] += 1
+        state = self.state
+        controller = self.controller
+        return {
+            "kind": "table",
+            "id": self.id,
+            "attention": label,
+            "rank": [rank, -len(active)],
+            "controller": None
+            if controller is None
+            else {
+                "state": controller.state,
+                "detail": controller.detail,
+                "session": controller.session,
+                "ts": controller.ts.isoformat().replace("+00:00", "Z"),
+            },
+            "hand": state.hand if state is not None else None,
+            "phase": state.phase if state is not None else None,
+            "deck": state.deck if state is not None else None,
+            "profile": state.profile if state is not None else None,
+            "tracking": state.tracking if state is not None else None,
+            "state_ts": state.ts.isoformat().replace("+00:00", "Z") if state is not None else None,
+            "heard": iso(self.heard_ms),
+            "counts": counts,
+            "unacknowledged": sum(1 for a in active if a.status != "acknowledged"),
+            "worst": alert_json(active[0]) if active else None,
+            "alerts": [alert_json(a) for a in active],
+            "devices": [
+                {"device": a.device, "code": a.code, "message": a.message, "status": a.status}
+                for a in active
+                if a.code in DEVICE_CODES
+            ],
+            "last_hand": hand_json(self.last_hand) if self.last_hand is not None else None,
+        }
+
+
+class FloorBoard:
+    """Every table seen under the root. Each ``on_*`` returns the alerts to add to the history."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, TableSummary] = {}
+
+    def table(self, table_id: str) -> TableSummary:
+        found = self.tables.get(table_id)
+        if found is None:
+            found = self.tables[table_id] = TableSummary(table_id)
+        return found
+
+    def on_status(self, table_id: str, status: Status, now_ms: float) -> None:
+        table = self.table(table_id)
+        table.controller = status
+        table.heard_ms = now_ms
+
+    def on_state(self, table_id: str, state: PublicState, now_ms: float) -> list[Alert]:
+        """The state's alerts are the table's active alerts; those the console had not seen (it
+        was away when they changed) go to the history from here."""
+        table = self.table(table_id)
+        unseen = [
+            alert
+            for alert in state.alerts
+            if (known := table.alerts.get(alert.id)) is None or known.status != alert.status
+        ]
+        table.state = state
+        table.alerts = {alert.id: alert for alert in state.alerts}
+        table.heard_ms = now_ms
+        return unseen
+
+    def on_alert(self, table_id: str, alert: Alert, now_ms: float) -> list[Alert]:
+        table = self.table(table_id)
+        if alert.status == "resolved":
+            table.alerts.pop(alert.id, None)
+        else:
+            table.alerts[alert.id] = alert
+        table.heard_ms = now_ms
+        table.changes += 1
+        return [alert]
+
+    def on_hand(self, table_id: str, result: HandResult, now_ms: float) -> None:
+        table = self.table(table_id)
+        table.last_hand = result
+        table.heard_ms = now_ms
+
+    def ordered(self) -> list[TableSummary]:
+        """The whole floor, what needs attention first (then by table id)."""
+        return sorted(
+            self.tables.values(), key=lambda t: (t.attention()[0], -len(t.alerts), t.id)
+        )

@@ -1,0 +1,210 @@
+"""The floor console: the board of every table, its alert history, the pages, live updates.
+
+:class:`FloorConsole` runs in any asyncio program (``tablectl floor``, the demo): ``start()``
+opens the history, serves the pages and subscribes; ``stop()`` undoes it. Messages update the
+:class:`FloorBoard` at once; the tables they changed are pushed to the open pages at most every
+``PUSH_S`` (one summary per table however many messages arrived).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from config.models import MqttSection
+from contract.models import (
+    PayloadError,
+    parse_alert,
+    parse_hand,
+    parse_state,
+    parse_status,
+)
+from contract.topics import parse_floor_topic
+from controller.floor.board import FloorBoard, iso
+from controller.floor.feed import FloorFeed
+from controller.floor.history import AlertHistory, change_json
+from controller.web.channel import Channel
+from controller.web.server import WebServer
+
+log = logging.getLogger(__name__)
+
+#: Changed tables are pushed to the pages this often at most (their lag budget is 1 s).
+PUSH_S: Final = 0.05
+
+
+def compact(data: dict[str, Any]) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+@dataclass
+class ConsoleHealth:
+    """The console's own state, shown on its pages."""
+
+    connected: bool = False
+    detail: str | None = "connecting to the broker"
+    messages: int = 0
+    rejected: int = 0
+    last_rejected: str | None = None
+    ignored: int = 0
+    warned: set[str] = field(default_factory=set)
+
+
+class FloorConsole:
+    """Every table under ``mqtt.root``: subscribe, keep the history, serve the pages."""
+
+    def __init__(self, mqtt: MqttSection, database: Path, *, client_id: str | None = None) -> None:
+        self.mqtt = mqtt
+        self.root = mqtt.root
+        self.board = FloorBoard()
+        self.history = AlertHistory(database)
+        self.channel = Channel()
+        self.health = ConsoleHealth()
+        self.feed = FloorFeed(mqtt, self.handle, self.connection, client_id=client_id)
+        self.url = ""
+        self._changes = 0
+        self._dirty: set[str] = set()
+        self._push_at: asyncio.TimerHandle | None = None
+        self._stop = asyncio.Event()
+        self._feeding: asyncio.Task[None] | None = None
+        self._server: WebServer | None = None
+
+    # ------------------------------------------------------------------ lifetime
+
+    async def start(self, host: str, port: int) -> str:
+        """Open the history, serve on ``host:port`` and subscribe; returns the console's URL."""
+        from controller.floor.pages import floor_app
+
+        self.history.open()
+        self._server = WebServer(floor_app(self))
+        try:
+            self.url = await self._server.start(host, port)
+        except Exception:
+            self.history.close()
+            raise
+        self._feeding = asyncio.create_task(self.feed.run(self._stop), name="floor-feed")
+        return self.url
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._feeding is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._feeding, 5)
+        if self._push_at is not None:
+            self._push_at.cancel()
+        self.channel.close()
+        if self._server is not None:
+            await self._server.stop()
+        await asyncio.to_thread(self.history.close)
+
+    # ------------------------------------------------------------------ messages
+
+    def handle(self, topic: str, payload: bytes, received_ms: float) -> None:
+        """One message from the broker (its topic checked again: brokers may send others)."""
+        parsed = parse_floor_topic(self.root, topic)
+        if parsed is None:
+            self.health.ignored += 1
+            log.debug("floor: ignored a message on %s", topic)
+            return
+        table, kind = parsed
+        self.health.messages += 1
+        if not payload and kind in ("controller/status", "state"):
+            # A retained topic cleared: the table was taken out of service.
+            if kind == "controller/status":
+                self.board.tables.pop(table, None)
+                self.channel.publish(f"table:{table}", compact({"kind": "gone", "id": table}))
+            return
+        try:
+            if kind == "controller/status":
+                self.board.on_status(table, parse_status(topic, payload), received_ms)
+            elif kind == "state":
+                for alert in self.board.on_state(table, parse_state(topic, payload), received_ms):
+                    self.history.record(table, alert, received_ms)
+            elif kind == "alerts":
+                alert = parse_alert(topic, payload)
+                self.board.on_alert(table, alert, received_ms)
+                self.history.record(table, alert, received_ms)
+                self._changes += 1
+                self.channel.publish(f"change:{table}:{self._changes}", compact(change_json(table, alert)))
+            else:
+                self.board.on_hand(table, parse_hand(topic, payload), received_ms)
+        except PayloadError as error:
+            self._rejected(topic, error)
+            return
+        self._changed(table)
+
+    def _rejected(self, topic: str, error: PayloadError) -> None:
+        """Counted and shown; logged at WARNING once per topic (a broken publisher repeats)."""
+        self.health.rejected += 1
+        self.health.last_rejected = str(error)
+        if topic not in self.health.warned:
+            self.health.warned.add(topic)
+            log.warning("floor: rejected payload: %s (further ones on this topic are counted)", error)
+        self._changed(None)
+
+    def connection(self, up: bool, detail: str | None) -> None:
+        self.health.connected = up
+        self.health.detail = detail
+        self._changed(None)
+
+    def _changed(self, table: str | None) -> None:
+        if table is not None:
+            self._dirty.add(table)
+        else:
+            self._dirty.add("")  # the console's own state
+        if self._push_at is None:
+            self._push_at = asyncio.get_running_loop().call_later(PUSH_S, self._push)
+
+    def _push(self) -> None:
+        self._push_at = None
+        dirty, self._dirty = self._dirty, set()
+        for table_id in dirty:
+            if table_id == "":
+                continue
+            table = self.board.tables.get(table_id)
+            if table is not None:
+                self.channel.publish(f"table:{table_id}", compact(table.to_json()))
+        self.channel.publish("console", compact(self.console_json()))
+
+    # ------------------------------------------------------------------ pictures
+
+    def console_json(self) -> dict[str, Any]:
+        counts = {"critical": 0, "warning": 0, "offline": 0}
+        for table in self.board.tables.values():
+            if table.controller is None or table.controller.state != "online":
+                counts["offline"] += 1
+            for alert in table.alerts.values():
+                if alert.severity in counts:
+                    counts[alert.severity] += 1
+        health = self.health
+        return {
+            "kind": "console",
+            "root": self.root,
+            "connected": health.connected,
+            "detail": health.detail,
+            "tables": len(self.board.tables),
+            "counts": counts,
+            "messages": health.messages,
+            "rejected": health.rejected,
+            "last_rejected": health.last_rejected,
+            "history_error": self.history.error,
+        }
+
+    def snapshot(self, table: str | None = None) -> Iterable[tuple[str, str]]:
+        """The first picture of a new page: the console, then every table (or one)."""
+        yield "console", compact(self.console_json())
+        if table is None:
+            tables = self.board.ordered()
+        else:
+            tables = [self.board.tables[table]] if table in self.board.tables else []
+        for summary in tables:
+            yield f"table:{summary.id}", compact(summary.to_json())
+
+    def heard(self, table: str) -> str | None:
+        found = self.board.tables.get(table)
+        return iso(found.heard_ms) if found is not None else None

@@ -1,0 +1,165 @@
+// A table's page on the floor console: status, device health, active alerts, the alert history
+// (from the console's SQLite, filtered by code, severity and time), all live.
+import { clear, connect, el } from "/common/live.js";
+
+const $ = (id) => document.getElementById(id);
+const tableId = decodeURIComponent(location.pathname.split("/")[2] ?? "");
+const PHASES = {
+  idle: "Idle", shuffled: "Shuffled", dealing: "Dealing", preflop: "Pre-flop", flop: "Flop",
+  turn: "Turn", river: "River", showdown: "Showdown", misdeal: "Misdeal",
+};
+const page = (window.tablePage = { historyLoads: 0, liveRows: 0, summary: null });
+let historyLoaded = false;
+const pendingLive = [];
+
+document.title = `Table ${tableId}`;
+$("title").textContent = `Table ${tableId}`;
+
+// ---- the table's picture -------------------------------------------------------------------
+function renderSummary(summary) {
+  page.summary = summary;
+  const state = summary.controller?.state ?? "unknown";
+  const status = $("status");
+  status.className = `pill state-${state}`;
+  status.textContent = summary.controller?.detail ? `${state} (${summary.controller.detail})` : state;
+  const facts = [];
+  if (summary.hand !== null) facts.push(`Hand ${summary.hand}`);
+  if (summary.phase) facts.push(PHASES[summary.phase] ?? summary.phase);
+  if (summary.deck) facts.push(`Deck ${summary.deck}`);
+  if (summary.profile) facts.push(`Profile ${summary.profile}`);
+  if (summary.heard) facts.push(`last heard ${new Date(summary.heard).toLocaleTimeString()}`);
+  $("facts").textContent = facts.join(" · ");
+
+  const health = $("health");
+  clear(health);
+  health.append(el("li", "", `Controller ${state}` +
+    (summary.controller ? `, session ${summary.controller.session}` : "") +
+    (summary.controller?.detail ? ` (${summary.controller.detail})` : "")));
+  if (summary.tracking === false) {
+    health.append(el("li", "note", "The hand is not being tracked: a reader is offline."));
+  } else if (summary.tracking === true) {
+    health.append(el("li", "", "The hand is tracked."));
+  }
+  for (const device of summary.devices) {
+    health.append(el("li", "", `${device.device ?? "a device"}: ${device.code} (${device.status}) — ${device.message}`));
+  }
+  if (!summary.devices.length) health.append(el("li", "muted", "No device alert."));
+
+  const active = $("active");
+  clear(active);
+  for (const alert of summary.alerts) {
+    const item = el("li", `sev-${alert.severity}`);
+    item.dataset.alertId = alert.id;
+    item.append(el("span", `pill sev-${alert.severity}`, alert.severity), document.createTextNode(" "),
+      el("span", "code", alert.code), document.createTextNode(
+        `${alert.seat !== null ? ` · seat ${alert.seat}` : ""} · ${alert.status} · hand ${alert.hand}`),
+      el("p", "message", alert.message));
+    const steps = el("ol");
+    for (const step of alert.remedy) steps.append(el("li", "", step));
+    item.append(steps);
+    active.append(item);
+  }
+  $("no-alerts").hidden = summary.alerts.length > 0;
+
+  const last = summary.last_hand;
+  $("last-hand").textContent = last
+    ? `Hand ${last.hand}: ${last.result}` +
+      (last.awarded.length ? ` — ${last.awarded.map((a) => `seat ${a.seat} ${a.amount}`).join(", ")}` : "") +
+      (last.rake ? `, rake ${last.rake}` : "")
+    : "No hand result yet.";
+}
+
+// ---- history ---------------------------------------------------------------------------------
+const form = $("filters");
+const rowKey = (row) => `${row.id}|${row.status}|${row.ts}`;
+
+function filters() {
+  const data = new FormData(form);
+  const out = {};
+  for (const name of ["code", "severity"]) if (data.get(name)) out[name] = data.get(name);
+  for (const name of ["since", "until"]) {
+    const value = data.get(name);
+    if (value) out[name] = new Date(value).toISOString();
+  }
+  return out;
+}
+
+function matches(row, wanted) {
+  if (wanted.code && row.code !== wanted.code) return false;
+  if (wanted.severity && row.severity !== wanted.severity) return false;
+  if (wanted.since && new Date(row.ts) < new Date(wanted.since)) return false;
+  if (wanted.until && new Date(row.ts) > new Date(wanted.until)) return false;
+  return true;
+}
+
+function historyRow(row, fresh) {
+  const tr = el("tr", `sev-${row.severity}${fresh ? " fresh" : ""}`);
+  tr.dataset.key = rowKey(row);
+  tr.dataset.code = row.code;
+  const time = el("td");
+  const stamp = el("time", "", new Date(row.ts).toLocaleString());
+  stamp.dateTime = row.ts;
+  time.append(stamp);
+  tr.append(time, el("td", "", String(row.hand)), el("td", "", row.code), el("td", "", row.severity),
+    el("td", "", row.seat === null ? "" : String(row.seat)), el("td", "", row.status),
+    el("td", "", row.message));
+  return tr;
+}
+
+function addCode(code) {
+  const select = form.elements.code;
+  if ([...select.options].some((option) => option.value === code)) return;
+  select.append(new Option(code, code));
+}
+
+async function loadHistory() {
+  const wanted = filters();
+  const query = new URLSearchParams(wanted);
+  const note = $("history-note");
+  try {
+    const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/history?${query}`);
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+    for (const code of body.codes) addCode(code);
+    const tbody = $("history").tBodies[0];
+    clear(tbody);
+    for (const row of body.rows) tbody.append(historyRow(row, false));
+    note.textContent = body.rows.length ? `${body.rows.length} changes, newest first.` : "No alert change matches.";
+    if (body.error) note.textContent += ` History not saved: ${body.error}`;
+    page.historyLoads += 1;
+    historyLoaded = true;
+    for (const row of pendingLive.splice(0)) addLive(row);
+  } catch (failure) {
+    note.textContent = `History not available: ${failure.message}`;
+  }
+}
+
+function addLive(row) {
+  addCode(row.code);
+  if (!matches(row, filters())) return;
+  const tbody = $("history").tBodies[0];
+  if ([...tbody.rows].some((tr) => tr.dataset.key === rowKey(row))) return;
+  tbody.insertBefore(historyRow(row, true), tbody.firstChild);
+  page.liveRows += 1;
+}
+
+form.addEventListener("change", loadHistory);
+form.addEventListener("reset", () => setTimeout(loadHistory, 0));
+
+connect(`/tables/${encodeURIComponent(tableId)}/events`, {
+  onUpdate(item) {
+    if (item.kind === "table" && item.id === tableId) renderSummary(item);
+    else if (item.kind === "change" && item.table === tableId) {
+      if (historyLoaded) addLive(item);
+      else pendingLive.push(item);
+    } else if (item.kind === "gone") {
+      $("status").textContent = "taken out of service";
+    }
+  },
+  onConnection(up) {
+    const banners = $("banners");
+    clear(banners);
+    if (!up) banners.append(el("p", "banner sev-critical", "The console has lost its server; reconnecting…"));
+  },
+});
+loadHistory();

@@ -1,0 +1,174 @@
+"""``tablectl run``: the command line of the table controller service.
+
+``tablectl run --config FILE`` recovers from the journal, serves the table over MQTT
+(:class:`controller.serving.Service`) and runs the ``[[devices]]`` drivers, until SIGINT/SIGTERM.
+See ``docs/service.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Final
+
+from config.errors import ConfigError
+from config.exposure import refusal
+from config.loader import load_table
+from config.models import TableConfig
+from config.registry import DeckRegistry
+from controller.devices import DeviceRunner
+from controller.serving import EXIT_ERROR, EXIT_OK, Service
+from controller.systemd import Notifier
+from controller.table import TableController
+
+__all__ = ["Service", "add_arguments", "main"]
+
+log = logging.getLogger(__name__)
+
+#: The loopback port of the embedded broker: the standard one, where local drivers look first.
+EMBEDDED_PORT: Final = 1883
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", "-c", required=True, help="the table configuration (TOML)")
+    parser.add_argument(
+        "--log-level",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="override [logging] level (DEBUG shows tag UIDs: bench use only)",
+    )
+    parser.add_argument(
+        "--replay-only",
+        action="store_true",
+        help="replay the journal through the engine, print a summary and exit (no broker)",
+    )
+    parser.add_argument(
+        "--embedded-port",
+        type=int,
+        default=EMBEDDED_PORT,
+        metavar="PORT",
+        help="with [mqtt] url = 'embedded': the loopback port of the broker started in this "
+        f"process (default {EMBEDDED_PORT}; 0: any free port)",
+    )
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    # paho's own chatter is DEBUG noise even on a DEBUG bench.
+    logging.getLogger("mqtt").setLevel(max(logging.INFO, logging.getLevelName(level)))
+
+
+def replay_only(config: TableConfig, registry: DeckRegistry) -> int:
+    """Replay the whole journal and print what it holds, without touching the broker or the journal.
+
+    Every retained record goes through a fresh engine; each checkpoint on the way is compared with
+    the replayed state, each published alert with the replayed one. Exit 1 when they diverge.
+    """
+    controller = TableController(config, registry)
+    try:
+        recovery = controller.replay()
+    except OSError as error:
+        print(f"error: journal {config.journal.path}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_ERROR
+    state = controller.state or controller.engine.public_state()
+    print(
+        f"{config.journal.path}: {recovery.received} received records, {recovery.replayed} "
+        f"replayed; last session {recovery.session - 1}; hand {state.hand}, phase {state.phase}, "
+        f"{len(state.alerts)} active alerts; {len(recovery.problems)} unreadable lines; "
+        f"{len(recovery.divergences)} divergences; {len(recovery.pending)} unpublished outputs"
+    )
+    print(
+        f"  {len(recovery.outages)} outages; {len(recovery.chain)} breaks of the hash chain; "
+        f"replay from {recovery.checkpoint or 'the first record'}"
+    )
+    for line in recovery.problems + recovery.outages + recovery.chain + recovery.divergences:
+        print(f"  {line}")
+    return EXIT_OK if not (recovery.divergences or recovery.chain) else EXIT_ERROR
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        config, registry = load_table(args.config)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    _setup_logging(args.log_level or config.logging.level)
+    if args.replay_only:
+        return replay_only(config, registry)
+    refused = refusal(Path(args.config), config)
+    if refused is not None:
+        print(f"error: {refused}", file=sys.stderr)
+        return EXIT_ERROR
+    if config.mqtt.embedded:
+        return asyncio.run(_run_embedded(config, registry, args.embedded_port))
+    return asyncio.run(_run(config, registry))
+
+
+async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) -> int:
+    """``[mqtt] url = "embedded"``: an MQTT 3.1.1 broker in this process, on loopback only."""
+    try:
+        from controller.broker import BrokerError, EmbeddedBroker
+    except ModuleNotFoundError as error:
+        if error.name != "amqtt":
+            raise
+        log.error("[mqtt] url = 'embedded' needs amqtt: pip install 'tablectl[demo]'")
+        return EXIT_ERROR
+
+    broker = EmbeddedBroker(port)
+    try:
+        await broker.start()
+    except BrokerError as error:
+        log.error("%s", error)
+        return EXIT_ERROR
+    try:
+        log.info("embedded broker: drivers on this machine publish to %s", broker.url)
+        mqtt = config.mqtt.model_copy(update={"url": broker.url})
+        return await _run(config.model_copy(update={"mqtt": mqtt}), registry)
+    finally:
+        await broker.stop()
+
+
+async def _run(config: TableConfig, registry: DeckRegistry) -> int:
+    """The service, and the ``[[devices]]`` drivers once it is subscribed; until a signal."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    service = Service(config, registry, stop=stop)
+    serving = asyncio.create_task(service.run(), name="service")
+    devices = DeviceRunner(config)
+    systemd = Notifier.from_environment()
+    watchdog: asyncio.Task[None] | None = None
+    try:
+        ready = asyncio.create_task(service.ready.wait())
+        await asyncio.wait({serving, ready}, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if service.ready.is_set():
+            # The retained ``online`` is out: systemd may now start what comes after us.
+            systemd.ready(f"table {config.table.id} online")
+            watchdog = systemd.start_watchdog()
+            await devices.start()
+        return await serving
+    finally:
+        systemd.stopping()
+        # The service goes first: the engine must not see the drivers leave.
+        if not serving.done():
+            stop.set()
+            await serving
+        await devices.stop()
+        if watchdog is not None:
+            watchdog.cancel()
+
+
+if __name__ == "__main__":
+    # ``python -m controller.run --config FILE``: the same as ``tablectl run``.
+    _parser = argparse.ArgumentParser(prog="python -m controller.run", description=__doc__)
+    add_arguments(_parser)
+    sys.exit(main(_parser.parse_args()))

@@ -1,0 +1,89 @@
+"""The one MQTT client factory: credentials, TLS, ``TCP_NODELAY`` and timeouts from ``[mqtt]``.
+
+Drivers, the controller service, the demo and the floor tools all build their clients here::
+
+    client = make_client(config.mqtt, client_id(config.mqtt, "t1", "floor"))
+    async with client:
+        await client.subscribe(...)
+
+A client built here may be re-entered after a lost connection (aiomqtt allows it), which keeps the
+messages it had received but not yet handed out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import ssl
+from typing import Final
+
+import aiomqtt
+
+from config.models import MqttSection
+
+#: Seconds to wait for CONNACK, SUBACK, PUBACK before the connection is considered broken.
+BROKER_TIMEOUT_S: Final = 5.0
+#: Alerts and device events are small messages that must go out at once: without TCP_NODELAY,
+#: Nagle's algorithm and the broker's delayed ACK hold each one back for tens of milliseconds.
+NO_DELAY: Final = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def client_id(mqtt: MqttSection, table: str, suffix: str | None = None) -> str:
+    """``[mqtt] client_id``, or ``tablectl-{root}-{table}``, then ``-{suffix}`` when given.
+
+    Stable across restarts: the controller's session is persistent, and a broker hands a
+    restarted controller the events that arrived meanwhile. Each driver, tool or monitor of a
+    table takes its own suffix, so that no two clients of one table share an id.
+    """
+    base = mqtt.client_id or _UNSAFE.sub("-", f"tablectl-{mqtt.root}-{table}")
+    return f"{base}-{_UNSAFE.sub('-', suffix)}" if suffix else base
+
+
+def tls_context(mqtt: MqttSection) -> ssl.SSLContext | None:
+    """The TLS context for an ``mqtts://`` URL or a ``[mqtt.tls]`` section, else None."""
+    if not mqtt.use_tls:
+        return None
+    tls = mqtt.tls
+    context = ssl.create_default_context(
+        cafile=str(tls.ca_file) if tls is not None and tls.ca_file is not None else None
+    )
+    if tls is not None and tls.cert_file is not None:
+        context.load_cert_chain(
+            str(tls.cert_file), str(tls.key_file) if tls.key_file is not None else None
+        )
+    if tls is not None and tls.insecure:
+        context.check_hostname = False
+    return context
+
+
+def make_client(
+    mqtt: MqttSection,
+    identifier: str,
+    *,
+    will: aiomqtt.Will | None = None,
+    persistent: bool = False,
+    queue_type: type[asyncio.Queue[aiomqtt.Message]] | None = None,
+) -> aiomqtt.Client:
+    """A client for the configured broker (build it inside the running event loop).
+
+    ``persistent``: a session the broker keeps while the client is away (``clean_session``
+    false), for a client that must not miss QoS 1 messages across a restart (the controller).
+    """
+    context = tls_context(mqtt)
+    return aiomqtt.Client(
+        mqtt.host,
+        mqtt.port,
+        username=mqtt.username,
+        password=mqtt.password.get_secret_value() if mqtt.password is not None else None,
+        identifier=identifier,
+        will=will,
+        clean_session=False if persistent else None,
+        keepalive=mqtt.keepalive,
+        timeout=BROKER_TIMEOUT_S,
+        tls_context=context,
+        tls_insecure=bool(mqtt.tls is not None and mqtt.tls.insecure) if context else None,
+        socket_options=NO_DELAY,
+        queue_type=queue_type,
+    )

@@ -1,0 +1,23 @@
+"""The virtual dealer's mistakes as plug-ins: one small injector per catalogue code.
+
+``MISTAKES[code]`` is the :class:`~simulators.dealer.mistakes.base.Mistake` subclass that commits
+``code`` (and then its remedy); the legal dealer calls its hooks as it plays. A test checks that
+every dealing code of the engine's catalogue has one.
+"""
+
+from simulators.dealer.mistakes import board, deal, remedy, table
+from simulators.dealer.mistakes.base import DealPlan, Mistake
+from simulators.dealer.mistakes.registry import MISTAKES, register
+from simulators.dealer.mistakes.remedy import ignorable_codes
+
+__all__ = [
+    "MISTAKES",
+    "DealPlan",
+    "Mistake",
+    "board",
+    "deal",
+    "ignorable_codes",
+    "register",
+    "remedy",
+    "table",
+]

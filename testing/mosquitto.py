@@ -1,0 +1,93 @@
+"""A private mosquitto broker on a free loopback port, started and stopped by the test."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A TCP port that was free on 127.0.0.1 a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class Mosquitto:
+    """A running private broker; ``restart()`` stops and starts it again on the same port."""
+
+    port: int
+    workdir: Path
+    process: subprocess.Popen[bytes] | None = None
+    #: More configuration lines (``set_tcp_nodelay true`` for latency figures).
+    extra_conf: str = ""
+
+    host: str = "127.0.0.1"
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{self.host}:{self.port}"
+
+    def start(self) -> None:
+        binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        conf = self.workdir / "mosquitto.conf"
+        conf.write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "allow_anonymous true\n"
+            "persistence false\n"
+            "log_dest stderr\n"
+            "log_type error\n"
+            "log_type warning\n"
+            "max_queued_messages 100000\n"
+            # The controller acknowledges a message only once its record is durable; mosquitto's
+            # default of 20 unacknowledged messages would make it stop delivering (while the disk
+            # is full, or an fsync is slow), and the controller holds what it cannot write yet.
+            "max_inflight_messages 0\n" + self.extra_conf
+        )
+        log = (self.workdir / "mosquitto.log").open("ab")
+        self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"mosquitto exited with {self.process.returncode}: "
+                    f"{(self.workdir / 'mosquitto.log').read_text()}"
+                )
+            with contextlib.suppress(OSError), socket.create_connection((self.host, self.port), 0.2):
+                return
+            time.sleep(0.02)
+        raise RuntimeError(f"mosquitto did not listen on port {self.port} within 10 s")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.process = None
+
+    def restart(self, down_s: float = 0.5) -> None:
+        self.stop()
+        time.sleep(down_s)
+        self.start()
+
+
+@contextlib.contextmanager
+def running_mosquitto(workdir: Path) -> Iterator[Mosquitto]:
+    """Start a private mosquitto in ``workdir`` and stop it on exit."""
+    broker = Mosquitto(port=free_port(), workdir=workdir)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()

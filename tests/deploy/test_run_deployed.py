@@ -1,0 +1,66 @@
+"""``tablectl run`` on the rendered configuration and broker, as systemd would start it.
+
+Each driver connects under its own identity (the broker's log names the user), so the ACL
+applies to it; the controller reads their statuses and its command reaches the sensor board's
+driver. The controller's password comes from the environment, the drivers' from their files:
+neither appears in the log, even at DEBUG.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import REPO
+from tests.deploy.support import DEVICES, TABLE, deployment
+
+
+def wait_for(condition: Callable[[], bool], what: str, within: float = 20.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {within} s: {what}"
+        time.sleep(0.05)
+
+
+def test_controller_and_drivers_run_under_their_own_identities(tmp_path: Path) -> None:
+    with deployment(tmp_path) as table:
+        assert table.broker is not None
+        broker = table.broker
+        secret = table.secret(f"{TABLE}-controller")
+        text = table.config.read_text()
+        controller_file = f'password_file = "secrets/{TABLE}-controller"\n'
+        assert controller_file in text
+        table.config.write_text(text.replace(controller_file, ""))
+        env = {**os.environ, "TABLECTL_MQTT__PASSWORD": secret, "PYTHONUNBUFFERED": "1"}
+        log_path = tmp_path / "run.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "controller.cli", "run", "--config", str(table.config),
+                 "--log-level", "DEBUG"],
+                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+        try:
+            def log_text() -> str:
+                return log_path.read_text(errors="replace")
+
+            wait_for(lambda: f"u'{TABLE}-controller'" in broker.log, "the controller connected")
+            for device in DEVICES:
+                wait_for(lambda d=device: f"u'{TABLE}-dev-{d}'" in broker.log,  # type: ignore[misc]
+                         f"driver {device} connected as itself")
+                # Its status (retained, on its own topic) reached the controller.
+                wait_for(lambda d=device: f"{d}: status offline" in log_text(),  # type: ignore[misc]
+                         f"the controller read {device}'s status")
+            # The controller's lamp command reached the board's driver on its own cmd topic.
+            wait_for(lambda: "sensors: holdem/t1/dev/sensors/cmd: cannot execute 'lamp'" in log_text(),
+                     "the lamp command at the sensor board's driver")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(15) == 0
+        everything = log_text() + broker.log
+        for user in (f"{TABLE}-controller", *(f"{TABLE}-dev-{d}" for d in DEVICES)):
+            assert table.secret(user) not in everything

@@ -1,0 +1,132 @@
+"""The dealer's picture (pure): alert order, the state as authority, hand results without cards."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from contract.models import (
+    Alert,
+    HandResult,
+    PotResult,
+    PublicState,
+    SeatAmount,
+    SeatState,
+    ShownHand,
+    Status,
+)
+from controller.display.view import DealerView, sorted_alerts
+
+TS = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
+
+
+def alert(alert_id: str, severity: str = "warning", status: str = "raised", seat: int | None = None) -> Alert:
+    return Alert.model_validate(
+        {
+            "id": alert_id, "ts": TS, "hand": 3, "code": "exposed_card", "severity": severity,
+            "status": status, "seat": seat, "message": f"alert {alert_id}", "remedy": ["one", "two"],
+            "rule": "RR", "profile": "roberts",
+        }
+    )
+
+
+def state(*alerts: Alert) -> PublicState:
+    return PublicState(
+        ts=TS, hand=3, phase="flop", button=2, board=["Ah", "Td", "2c"], burns=1, deck="A",
+        seats=[SeatState(seat=s, occupied=True, in_hand=True, cards=2) for s in (1, 2, 3)],
+        alerts=list(alerts),
+    )
+
+
+def test_most_severe_first_then_unacknowledged_then_newest() -> None:
+    raised = [
+        alert("3-1", "info"),
+        alert("3-2", "warning", "acknowledged"),
+        alert("3-3", "critical", "acknowledged"),
+        alert("3-4", "warning"),
+        alert("3-5", "critical"),
+        alert("3-6", "warning"),
+    ]
+    assert [a.id for a in sorted_alerts(raised)] == ["3-5", "3-3", "3-6", "3-4", "3-2", "3-1"]
+
+
+def test_alert_changes_apply_at_once_and_the_state_is_the_authority() -> None:
+    view = DealerView(table="t1", seats=3)
+    view.on_alert(alert("3-1"))
+    view.on_alert(alert("3-2", "critical"))
+    assert [a["id"] for a in view.to_json()["alerts"]] == ["3-2", "3-1"]
+    view.on_alert(alert("3-1", status="resolved"))
+    assert [a["id"] for a in view.to_json()["alerts"]] == ["3-2"]
+    view.on_state(state(alert("3-7", status="acknowledged")))
+    assert [(a["id"], a["status"]) for a in view.to_json()["alerts"]] == [("3-7", "acknowledged")]
+
+
+def test_the_picture_has_the_public_state_devices_and_controller() -> None:
+    view = DealerView(table="t1", seats=3, name="Main 1", profile="tda", configured=("rfid-1", "sensors"))
+    view.on_state(state(alert("3-1", seat=2)))
+    view.on_device("rfid-1", Status(state="offline", ts=TS, session=4, detail="unplugged"))
+    view.on_device("shoe-9", Status(state="online", ts=TS, session=1))
+    view.on_controller(Status(state="online", ts=TS, session=7))
+    data = view.to_json()
+    assert data["table"] == {"id": "t1", "name": "Main 1", "seats": 3, "profile": "tda"}
+    assert data["controller"] == {"state": "online", "detail": None, "session": 7}
+    assert data["devices"] == [
+        {"id": "rfid-1", "state": "offline", "detail": "unplugged", "session": 4},
+        {"id": "sensors", "state": "unknown"},
+        {"id": "shoe-9", "state": "online", "detail": None, "session": 1},
+    ]
+    assert data["state"]["board"] == ["Ah", "Td", "2c"]
+    assert "alerts" not in data["state"]  # sent sorted, on their own
+    assert data["alerts"][0]["remedy"] == ["one", "two"]
+
+
+def test_a_hand_result_reaches_the_dealer_without_any_card() -> None:
+    view = DealerView(table="t1", seats=3)
+    view.on_hand(
+        HandResult(
+            ts=TS, hand=3, button=2, seats=[1, 2, 3], board=["Ah", "Td", "2c", "9s", "9h"],
+            result="showdown",
+            pots=[
+                PotResult(amount=300, eligible=[1, 3], winners=[3], shares=[SeatAmount(seat=3, amount=300)])
+            ],
+            awarded=[SeatAmount(seat=3, amount=300)],
+            showdown=[ShownHand(seat=1, cards=["Kc", "Kd"], rank="two_pair"),
+                      ShownHand(seat=3, cards=["As", "Ac"], rank="full_house")],
+        )
+    )
+    last = view.to_json()["last_hand"]
+    assert last == {
+        "hand": 3, "result": "showdown", "pots": [{"amount": 300, "winners": [3]}],
+        "awarded": [{"seat": 3, "amount": 300}], "rake": 0,
+    }
+    text = str(view.to_json())
+    for card in ("Kc", "Kd", "As", "Ac"):
+        assert card not in text
+
+
+async def test_the_display_applies_a_burst_of_outputs_once_with_the_newest_state() -> None:
+    from config.models import TableConfig
+    from controller.display.server import DealerDisplay
+    from controller.table import Outgoing
+    from tests.conftest import EXAMPLE_REGISTRY
+
+    config = TableConfig.model_validate(
+        {"table": {"id": "t1", "seats": 3}, "decks": {"registry": str(EXAMPLE_REGISTRY)},
+         "display": {"listen": "127.0.0.1:0"}}
+    )
+    display = DealerDisplay(config, state(), submit=lambda item: None)  # type: ignore[arg-type, return-value]
+    first, second = alert("3-1"), alert("3-2", "critical")
+    display.produced([
+        Outgoing("alert", 1, "holdem/t1/alerts", first.to_json(), retain=False),
+        Outgoing("state", 1, "holdem/t1/state", state(first).to_json(), retain=True),
+        Outgoing("alert", 2, "holdem/t1/alerts", second.to_json(), retain=False),
+        Outgoing("state", 2, "holdem/t1/state", state(first, second).to_json(), retain=True),
+        Outgoing("command", 2, "holdem/t1/dev/sensors/cmd", b"{}", retain=False),
+    ])
+    picture = json.loads(display.current())
+    assert [a["id"] for a in picture["alerts"]] == ["3-2", "3-1"]
+    assert picture["state"]["phase"] == "flop"
+    offline = b'{"state": "offline", "ts": "2026-11-30T20:00:00Z", "session": 2}'
+    display.received("holdem/t1/dev/rfid-1/status", offline)
+    display.received("holdem/t1/dev/rfid-1/status", b"not json")  # the engine reports it; no crash
+    assert json.loads(display.current())["devices"][0]["state"] == "offline"

@@ -1,0 +1,116 @@
+"""The device link against a real mosquitto: events, statuses, the will, reconnects, commands."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+from config.models import MqttSection
+from contract.models import LampCommand
+from contract.timestamps import utc_now
+from contract.topics import Topics
+from drivers.session import DriverOptions, stop_task
+from link.device import DeviceLink
+from testing.mosquitto import Mosquitto
+from tests.drivers.mqtt_helpers import publish, subscribed
+from tests.drivers.queue_device import QueueDevice
+
+
+def make(url: str, table: str, **options: object) -> tuple[QueueDevice, Topics]:
+    topics = Topics("holdem", table)
+    driver = QueueDevice(
+        "dev", MqttSection(url=url), topics, DriverOptions(**options)  # type: ignore[arg-type]
+    )
+    return driver, topics
+
+
+async def until_ready(driver: QueueDevice) -> None:
+    """Device online and the link subscribed with the current session's will."""
+    for _ in range(250):
+        if driver.online and driver.broker_ready.is_set():
+            return
+        await asyncio.sleep(0.02)
+    raise TimeoutError("driver not ready")
+
+
+async def test_events_status_clean_offline_and_sessions_across_restarts(mosquitto: Mosquitto) -> None:
+    driver, topics = make(mosquitto.url, "tl1")
+    status, events = topics.device_status("dev"), topics.device_event("dev")
+    async with subscribed(mosquitto.port, status, events) as got:
+        task = asyncio.create_task(driver.run())
+        await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
+        driver.presses.put_nowait("new_hand")
+        driver.presses.put_nowait("ack")
+        await got.wait_for(lambda: len(got.on(events)) == 2)
+        assert [e.seq for e in got.events(events)] == [1, 2]
+        first_session = got.statuses(status)[-1].session
+        await stop_task(task)
+        await got.wait_for(lambda: got.statuses(status)[-1].state == "offline")
+        assert got.statuses(status)[-1].detail == "driver stopped"
+        assert got.statuses(status)[-1].session == first_session
+
+    # A process restart continues the numbering from the retained status.
+    again, _ = make(mosquitto.url, "tl1")
+    async with subscribed(mosquitto.port, status) as got:
+        task = asyncio.create_task(again.run())
+        await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
+        assert [s.session for s in got.statuses(status) if s.state == "online"] == [first_session + 1]
+        await stop_task(task)
+
+
+async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitto) -> None:
+    driver, topics = make(mosquitto.url, "tl2")
+    events, cmd = topics.device_event("dev"), topics.device_cmd("dev")
+    task = asyncio.create_task(driver.run())
+    try:
+        await until_ready(driver)
+        await asyncio.to_thread(mosquitto.stop)
+        driver.presses.put_nowait("new_hand")
+        driver.presses.put_nowait("ack")
+        assert isinstance(driver.link, DeviceLink)
+        for _ in range(50):
+            if len(driver.link.outbox) >= 2:
+                break
+            await asyncio.sleep(0.02)
+        assert len(driver.link.outbox) >= 2
+        await asyncio.to_thread(mosquitto.start)
+        async with subscribed(mosquitto.port, events) as got:
+            # Produced while the broker was down: they can only come from the outbox.
+            await got.wait_for(lambda: len(got.on(events)) == 2, within=10)
+            assert [e.seq for e in got.events(events)] == [1, 2]
+            await until_ready(driver)
+            await publish(mosquitto.port, cmd, LampCommand(ts=utc_now(), colour="red").to_json())
+            for _ in range(100):
+                if driver.executed:
+                    break
+                await asyncio.sleep(0.02)
+            assert [c.colour for c in driver.executed if isinstance(c, LampCommand)] == ["red"]
+    finally:
+        await stop_task(task)
+
+
+async def test_outbox_overflow_drops_events_with_an_error_never_the_status(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "dev.session"
+    state.write_text("1\n")
+    # Nobody listens on port 9: the broker is down the whole time.
+    driver, _ = make("mqtt://127.0.0.1:9", "tl3", state_file=state, outbox_limit=3)
+    assert isinstance(driver.link, DeviceLink)
+    with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+        task = asyncio.create_task(driver.run())
+        for key in ("new_hand", "ack", "misdeal", "exposed", "all_in"):
+            driver.presses.put_nowait(key)
+        for _ in range(100):
+            if driver.seq == 5:
+                break
+            await asyncio.sleep(0.02)
+        await stop_task(task)
+    assert driver.session == 2
+    assert driver.link.dropped == 2  # the first two events
+    assert len(driver.link.outbox) == 4  # three events and the online status
+    assert driver.link.outbox.status_pending
+    assert sum("outbox full" in r.getMessage() for r in caplog.records) == 2

@@ -1,0 +1,199 @@
+"""The device session of the driver base, with a tiny in-memory device and no broker."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+from config.models import MqttSection
+from contract.models import FaultEvent, LampCommand, ShuffleCommand, Status
+from contract.timestamps import utc_now
+from contract.topics import Topics
+from drivers.session import DriverOptions, stop_task
+from testing.memory_link import MemoryLink
+from tests.drivers.queue_device import QueueDevice
+
+
+def make(**options: object) -> tuple[QueueDevice, MemoryLink]:
+    link = MemoryLink(
+        "dev",
+        previous=options.pop("previous", None),  # type: ignore[arg-type]
+        command_limit=int(options.get("command_limit", 100)),  # type: ignore[call-overload]
+        log=logging.getLogger("drivers.testdev"),
+    )
+    driver = QueueDevice(
+        "dev",
+        MqttSection(),
+        Topics("holdem", "t"),
+        DriverOptions(reconnect_max_s=0.05, **options),  # type: ignore[arg-type]
+        link=link,
+    )
+    return driver, link
+
+
+async def test_sessions_number_events_and_restart_seq_after_a_replug() -> None:
+    driver, link = make()
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        driver.presses.put_nowait("new_hand")
+        driver.presses.put_nowait("ack")
+        await link.wait_for(lambda: len(link.events) == 2)
+        assert [(e.seq, getattr(e, "key", None)) for e in link.events] == [(1, "new_hand"), (2, "ack")]
+        first = link.statuses[-1].session
+        # Unplug, replug: offline, then online with the next session; seq starts again.
+        driver.plugged = False
+        driver.presses.put_nowait(None)
+        await link.wait_for(lambda: link.state() == "offline")
+        assert link.statuses[-1].detail == "device lost: unplugged"
+        driver.plugged = True
+        await link.wait_for(lambda: link.state() == "online")
+        assert link.statuses[-1].session == first + 1
+        driver.presses.put_nowait("misdeal")
+        await link.wait_for(lambda: len(link.events) == 3)
+        assert link.events[-1].seq == 1
+    finally:
+        await stop_task(task)
+
+
+async def test_sessions_continue_from_the_previous_status() -> None:
+    previous = Status(state="offline", ts=utc_now(), session=41, detail="driver gone")
+    driver, link = make(previous=previous)
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        assert link.statuses[-1].session == 42
+    finally:
+        await stop_task(task)
+
+
+async def test_error_burst_raises_one_fault_then_clears_when_quiet() -> None:
+    driver, link = make(fault_errors=3, fault_window_s=0.3)
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        for _ in range(5):
+            driver.presses.put_nowait("corrupt")
+        await link.wait_for(lambda: link.state() == "fault")
+        assert [(e.type, getattr(e, "code", None)) for e in link.events] == [("fault", "crc_errors")]
+        assert "3 errors within 0.3 s" in (link.statuses[-1].detail or "")
+        await asyncio.sleep(0.4)  # the window goes quiet
+        driver.tick_faults()
+        await link.wait_for(lambda: link.state() == "online")
+        assert len(link.of_type(FaultEvent)) == 1
+    finally:
+        await stop_task(task)
+
+
+async def test_a_driver_bug_is_logged_and_the_device_reopened(caplog: pytest.LogCaptureFixture) -> None:
+    driver, link = make()
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+            driver.presses.put_nowait("bug")
+            await link.wait_for(lambda: link.statuses[-1].session == 2)
+        assert "a driver bug" in caplog.text
+        assert [(s.state, s.session) for s in link.statuses] == [
+            ("offline", 0),  # the driver started; its device had not answered yet
+            ("online", 1),
+            ("offline", 1),
+            ("online", 2),
+        ]
+        assert link.statuses[2].detail == "driver error: a driver bug"
+    finally:
+        await stop_task(task)
+
+
+async def test_commands_run_one_at_a_time_in_order() -> None:
+    driver, link = make()
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        driver.slow.clear()  # the first command hangs until released
+        for colour in ("red", "amber", "green"):
+            link.command(LampCommand(ts=utc_now(), colour=colour))
+        for _ in range(100):
+            if driver.started:
+                break
+            await asyncio.sleep(0.01)
+        # The first hangs in the device: the others wait their turn.
+        assert [c.colour for c in driver.started if isinstance(c, LampCommand)] == ["red"]
+        assert len(link.commands) == 2
+        driver.slow.set()
+        for _ in range(100):
+            if len(driver.executed) == 3:
+                break
+            await asyncio.sleep(0.01)
+        assert [c.colour for c in driver.executed if isinstance(c, LampCommand)] == [
+            "red",
+            "amber",
+            "green",
+        ]
+    finally:
+        await stop_task(task)
+
+
+async def test_bad_commands_are_logged_with_the_topic(caplog: pytest.LogCaptureFixture) -> None:
+    driver, link = make()
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+            link.raw_command(b'{"cmd": "lamp", "colour": "purple"}')
+            link.command(ShuffleCommand(ts=utc_now()))
+            link.command(LampCommand(ts=utc_now(), colour="red"))  # a marker: processed after
+            for _ in range(100):
+                if driver.executed:
+                    break
+                await asyncio.sleep(0.01)
+        messages = [r.getMessage() for r in caplog.records]
+        assert any("malformed" in m and link.cmd_topic in m for m in messages)
+        assert any("rejected 'shuffle'" in m and "lamp only" in m for m in messages)
+        assert len(driver.executed) == 1
+    finally:
+        await stop_task(task)
+
+
+async def test_commands_while_offline_and_beyond_the_queue_are_rejected_not_lost_silently(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    driver, link = make(command_limit=2)
+    driver.plugged = False
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "offline")
+        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+            link.command(LampCommand(ts=utc_now(), colour="red"))
+            for _ in range(100):
+                if "device offline" in caplog.text:
+                    break
+                await asyncio.sleep(0.01)
+        assert "cannot execute 'lamp': device offline" in caplog.text
+        # A device that hangs on a command: the queue holds two more, the fourth is rejected.
+        driver.plugged = True
+        await link.wait_for(lambda: link.state() == "online")
+        driver.slow.clear()
+        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+            for _ in range(4):
+                link.command(LampCommand(ts=utc_now(), colour="green"))
+            assert "2 commands already wait" in caplog.text
+        driver.slow.set()
+    finally:
+        await stop_task(task)
+
+
+async def test_state_file_numbers_sessions_without_a_broker(tmp_path: Path) -> None:
+    state = tmp_path / "dev.session"
+    state.write_text("41\n")
+    driver, link = make(state_file=state)
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "online")
+        assert driver.session == 42
+        assert state.read_text().strip() == "42"
+    finally:
+        await stop_task(task)
