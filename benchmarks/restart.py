@@ -49,7 +49,7 @@ TOPICS = Topics("holdem", TABLE)
 
 
 def config_file(directory: Path, port: int) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # private, as on a table PC
     path = directory / "bench.toml"
     path.write_text(
         f'[table]\nid = "{TABLE}"\nseats = 9\n\n[mqtt]\nurl = "mqtt://127.0.0.1:{port}"\n\n'
