@@ -3,14 +3,15 @@ dealer at once, and do memory, journal and retained state stay small?
 
 Usage: ``.venv/bin/python benchmarks/hostile_input.py [--seconds 60] [--rate 1000]``
 
-A private mosquitto (``set_tcp_nodelay true``, the production recommendation) and ``tablectl run``
-as a process (journal fsync on). For ``--seconds`` a flooder publishes ``--rate`` malformed
-payloads a second (QoS 1): broken JSON, unknown types carrying text for the dealer, fields out of
-bounds, oversized payloads, an event a configured sensor board cannot send, under a handful of
-device ids. Meanwhile a prober publishes a valid device event every 100 ms, alternately a
-shuffler fault (``device_fault`` raised) and a shuffle (the fault resolved), and times each
-from publish to its alert. Printed: latency median / p99 / max, the service's RSS growth, the
-journal's growth, the largest retained state, against the targets of issue 10.
+A private mosquitto (``set_tcp_nodelay true``, no limit on messages in flight: as the table PC runs
+it, see ``benchmarks/brokers.py``) and ``tablectl run`` as a process (journal fsync on). For
+``--seconds`` a flooder publishes ``--rate`` malformed payloads a second (QoS 1): broken JSON,
+unknown types carrying text for the dealer, fields out of bounds, oversized payloads, an event a
+configured sensor board cannot send, under a handful of device ids. Meanwhile a prober publishes a
+valid device event every 100 ms, alternately a shuffler fault (``device_fault`` raised) and a
+shuffle (the fault resolved), and times each from publish to its alert. Printed: latency median /
+p99 / max, the service's RSS growth, the journal's growth, the largest retained state, against the
+targets of issue 10.
 """
 
 from __future__ import annotations
@@ -19,14 +20,10 @@ import argparse
 import asyncio
 import contextlib
 import json
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiomqtt
 
+from benchmarks.brokers import table_mosquitto
 from contract.models import FaultEvent, ShufflingEvent, parse_alert, parse_status
 from contract.topics import Topics
 from link.client import NO_DELAY
@@ -45,33 +43,9 @@ TOPICS = Topics("holdem", TABLE)
 TARGETS = {"p99_ms": 50.0, "rss_mib": 20.0, "journal_mib": 10.0, "state_kib": 16.0}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def mosquitto(directory: Path) -> Iterator[int]:
-    port = free_port()
-    conf = directory / "mosquitto.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
-        "max_queued_messages 100000\n",
-        encoding="utf-8",
-    )
-    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    broker = subprocess.Popen([binary, "-c", str(conf)], stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(200):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                break
-            time.sleep(0.02)
-        yield port
-    finally:
-        broker.terminate()
-        broker.wait(5)
+def journal_bytes(directory: Path) -> int:
+    """The journal's size on disk: every segment and checkpoint file of it."""
+    return sum(path.stat().st_size for path in directory.glob("journal*"))
 
 
 def config_file(directory: Path, port: int, fsync: bool = True) -> Path:
@@ -186,7 +160,6 @@ async def probe(
 
 async def run(directory: Path, port: int, seconds: float, rate: int, fsync: bool) -> None:
     config = config_file(directory, port, fsync)
-    journal = directory / "journal.jsonl"
     service = await asyncio.create_subprocess_exec(
         str(Path(sys.executable).parent / "tablectl"), "run", "--config", str(config),
         stderr=asyncio.subprocess.DEVNULL,
@@ -198,7 +171,7 @@ async def run(directory: Path, port: int, seconds: float, rate: int, fsync: bool
         # warm up (imports, first alerts), then the baseline
         warm: list[float] = []
         await probe(port, 1.0, warm, [])
-        rss_before, journal_before = rss_kib(service.pid), journal.stat().st_size
+        rss_before, journal_before = rss_kib(service.pid), journal_bytes(directory)
         samples: list[float] = []
         states: list[int] = []
         sent = [0]
@@ -222,7 +195,7 @@ async def run(directory: Path, port: int, seconds: float, rate: int, fsync: bool
         watcher.cancel()
         await asyncio.sleep(2)  # the last reports
         rss_peak = max(rss_peak, rss_kib(service.pid))
-        journal_growth = journal.stat().st_size - journal_before
+        journal_growth = journal_bytes(directory) - journal_before
     finally:
         service.terminate()
         await asyncio.wait_for(service.wait(), 10)
@@ -260,7 +233,7 @@ def main() -> None:
         asyncio.run(flood(args.flood_port, args.rate, args.seconds, sent))
         print(sent[0])
         return
-    with tempfile.TemporaryDirectory() as temp, mosquitto(Path(temp)) as port:
+    with tempfile.TemporaryDirectory() as temp, table_mosquitto(Path(temp)) as port:
         asyncio.run(run(Path(temp), port, args.seconds, args.rate, not args.no_fsync))
 
 

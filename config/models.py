@@ -220,8 +220,35 @@ class JournalSection(Section):
     )
     fsync: bool = Field(
         default=True,
-        description="fsync once per batch of received records, before what they caused is "
-        "published or they are acknowledged (crash safety over speed).",
+        description="Records are fsynced (in groups, by a thread) before the messages they hold are "
+        "acknowledged to the broker: safe against power cuts.",
+    )
+    segment_mb: float = Field(
+        default=64, gt=0, description="Close the active segment and start a new one beyond this size."
+    )
+    retain_days: float = Field(
+        default=0,
+        ge=0,
+        description="Remove closed segments older than this many days (0: keep them forever). "
+        "Set it to what the regulator requires.",
+    )
+    checkpoint_every: int = Field(
+        default=1000,
+        ge=1,
+        description="Checkpoint the engine state every this many records (and at every hand's "
+        "end): a restart replays at most about this many.",
+    )
+    backlog: int = Field(
+        default=100_000,
+        ge=0,
+        description="Records held in memory while the journal cannot be written; beyond, records "
+        "are lost (a gap the journal declares once it is written again).",
+    )
+    fsync_delay_ms: float = Field(
+        default=0,
+        ge=0,
+        description="Testing only: sleep this long before every fsync (a slow disk, for the "
+        "benchmarks). Never set it on a table.",
     )
 
 

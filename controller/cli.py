@@ -47,6 +47,7 @@ SUBCOMMANDS: Final = (
         "render the table PC's broker, service and udev files from the configuration",
         "controller.deploy.cli",
     ),
+    Subcommand("journal", "verify the journal's hash chain, export records", "controller.journal.cli"),
 )
 
 

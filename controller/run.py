@@ -66,7 +66,11 @@ def _setup_logging(level: str) -> None:
 
 
 def replay_only(config: TableConfig, registry: DeckRegistry) -> int:
-    """Replay the journal and print what it holds, without touching the broker or the journal."""
+    """Replay the whole journal and print what it holds, without touching the broker or the journal.
+
+    Every retained record goes through a fresh engine; each checkpoint on the way is compared with
+    the replayed state, each published alert with the replayed one. Exit 1 when they diverge.
+    """
     controller = TableController(config, registry)
     try:
         recovery = controller.replay()
@@ -80,9 +84,13 @@ def replay_only(config: TableConfig, registry: DeckRegistry) -> int:
         f"{len(state.alerts)} active alerts; {len(recovery.problems)} unreadable lines; "
         f"{len(recovery.divergences)} divergences; {len(recovery.pending)} unpublished outputs"
     )
-    for line in recovery.problems + recovery.divergences:
+    print(
+        f"  {len(recovery.outages)} outages; {len(recovery.chain)} breaks of the hash chain; "
+        f"replay from {recovery.checkpoint or 'the first record'}"
+    )
+    for line in recovery.problems + recovery.outages + recovery.chain + recovery.divergences:
         print(f"  {line}")
-    return EXIT_OK if not recovery.divergences else EXIT_ERROR
+    return EXIT_OK if not (recovery.divergences or recovery.chain) else EXIT_ERROR
 
 
 def main(args: argparse.Namespace) -> int:

@@ -5,8 +5,13 @@ inputs, feeds them through the engine and publishes alerts (QoS 1), the retained
 device commands (lamp, buzzer). ``controller/status`` goes ``online`` only once the subscriptions
 are in place; the last will says ``offline``, and so does the service itself before a clean
 disconnect. After a lost connection it reconnects with backoff, resubscribes and republishes its
-status and the state. Every message is journaled; a restart replays the journal (see
+status and the state. Every message is journaled; a restart recovers from the journal (see
 ``controller.table``).
+
+The journal writes in threads of its own (``controller.journal.writer``): what a message caused is
+published once its record is written (in the operating system), the message is acknowledged to
+the broker once its record is durable (fsynced), and while the journal cannot be written the
+table goes on from memory, acknowledging nothing (see ``controller.acks``).
 
 With ``[display] listen`` it also serves the dealer's display (``controller.display``), fed in
 this process through the :class:`Listener` interface; the web stack is imported only then.
@@ -27,9 +32,9 @@ from config.models import TableConfig
 from config.registry import DeckRegistry
 from contract.models import DealerInput, Status, StatusState
 from contract.timestamps import utc_now
+from controller.acks import Acknowledgements
 from controller.table import Outgoing, TableController
 from link.aiomqtt_adapter import (
-    acknowledge,
     arrived_on,
     connection_tagged_queue,
     enable_manual_acks,
@@ -41,9 +46,9 @@ log = logging.getLogger(__name__)
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
-#: Acknowledge and publish at least this often while messages keep arriving (mosquitto sends at
-#: most 20 unacknowledged messages by default).
-ACK_EVERY: Final = 10
+#: Publish at least this often while messages keep arriving (the state is published once per
+#: batch when messages queue up).
+PROCESS_BATCH: Final = 10
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
@@ -99,6 +104,7 @@ class Service:
         self._flush_lock = asyncio.Lock()
         #: The journal problem the retained status last reported (None: it said ``online``).
         self._reported_error: str | None = None
+        self.acks = Acknowledgements(self.controller.journal)
         self.listeners: list[Listener] = []
         self.display: Display | None = None
         #: The client while it is connected and subscribed (inputs may be submitted through it).
@@ -106,25 +112,22 @@ class Service:
 
     @property
     def idle(self) -> bool:
-        """Nothing waits to be published, nothing is being published."""
-        return not self.outbox and self._publishing == 0
+        """Nothing waits to be published or journaled, nothing is being published."""
+        return not self.outbox and self._publishing == 0 and self.acks.settled()
 
     def _status(self, state: StatusState, detail: str | None = None) -> Status:
         return Status(state=state, ts=utc_now(), session=self.controller.session, detail=detail)
 
     async def run(self) -> int:
         """Recover from the journal, then serve until ``stop`` is set."""
-        try:
-            recovery = self.controller.recover(utc_now())
-        except OSError as error:
-            # No journal, no service: the regulator's record must not have holes.
-            log.error("journal %s: cannot open: %s", self.config.journal.path, error.strerror or error)
-            return EXIT_ERROR
+        # The journal never stops the table: one that cannot be written is a fault (status, alert).
+        recovery = self.controller.recover(utc_now(), self.acks.listener(asyncio.get_running_loop()))
         log.info(
-            "table %s: session %d; journal %s: %d received records replayed%s%s",
+            "table %s: session %d; journal %s: %s, %d received records replayed%s%s",
             self.config.table.id,
             recovery.session,
             self.config.journal.path,
+            f"checkpoint {recovery.checkpoint}" if recovery.checkpoint else "no checkpoint",
             recovery.replayed,
             f", {len(recovery.problems)} unreadable lines" if recovery.problems else "",
             f", {len(recovery.pending)} outputs still to publish" if recovery.pending else "",
@@ -138,7 +141,8 @@ class Service:
             self._tell(self._status("offline", "stopped"))
             if self.display is not None:
                 await self.display.stop()
-            self.controller.close()
+            # Writes what is queued and stops the journal's threads (it may wait for the disk).
+            await asyncio.to_thread(self.controller.close)
         log.info("table %s: stopped", self.config.table.id)
         return EXIT_OK
 
@@ -205,11 +209,13 @@ class Service:
         )
         client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
         enable_manual_acks(client)
+        self.acks.client = client
         backoff = Backoff()
         while not self.stop.is_set():
             try:
                 # Messages from here on arrive on the next connection.
                 self.connections += 1
+                self.acks.connection = self.connections
                 async with client:
                     log.info("connected to %s:%d", mqtt.host, mqtt.port)
                     backoff.reset()
@@ -239,17 +245,20 @@ class Service:
         log.info("online: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
         self.ready.set()
         self._client = client
-        receiver = asyncio.create_task(self._receive(client))
-        ticker = asyncio.create_task(self._tick(client))
+        tasks = {
+            asyncio.create_task(self._receive(client)),
+            asyncio.create_task(self._watch_journal(client)),
+            asyncio.create_task(self._tick(client)),
+        }
         stopper = asyncio.create_task(self.stop.wait())
         try:
-            await asyncio.wait({receiver, ticker, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({*tasks, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             self._client = None
-            for task in (stopper, receiver, ticker):
+            for task in (*tasks, stopper):
                 task.cancel()
-            await asyncio.gather(stopper, receiver, ticker, return_exceptions=True)
-        for task in (receiver, ticker):
+            await asyncio.gather(stopper, *tasks, return_exceptions=True)
+        for task in tasks:
             if not task.cancelled():
                 task.result()  # re-raises the MqttError of a lost connection
 
@@ -264,12 +273,13 @@ class Service:
                 await self._flush(client)
 
     async def _receive(self, client: aiomqtt.Client) -> None:
-        """Journal and process every message; acknowledge it only then, publish what it caused.
+        """Journal and process every message; publish what it caused once its record is written.
 
-        The broker hears PUBACK once the message is in the journal: a crash before that leaves it
-        with the broker, which delivers it again to the restarted controller.
+        The broker hears PUBACK once the message's record is durable (``controller.acks``): a
+        crash before that leaves it with the broker, which delivers it again to the restarted
+        controller (and the controller recognises it).
         """
-        to_ack: list[aiomqtt.Message] = []
+        processed = 0
         async for message in client.messages:
             payload = message.payload
             if isinstance(payload, str):
@@ -278,19 +288,24 @@ class Service:
                 payload = b"" if payload is None else str(payload).encode()
             topic, data = str(message.topic), bytes(payload)
             self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
-            self._emit(self.controller.receive(topic, data, utc_now()))
+            handled = self.controller.receive(topic, data, utc_now())
+            self._emit(handled.outgoing)
             # A message of a previous connection is not acknowledged: its id belonged there (a
-            # persistent session redelivers it, and the engine applies a repeated event once).
-            if arrived_on(message) == self.connections:
-                to_ack.append(message)
-            # Catch up first when messages queue up (the state is then published once), within
-            # the broker's window of unacknowledged messages.
-            if len(client.messages) == 0 or len(to_ack) >= ACK_EVERY:
-                self.controller.sync()
-                for done in to_ack:
-                    acknowledge(client, done)
-                to_ack.clear()
+            # persistent session delivers it again, and the controller recognises the repeat).
+            self.acks.add(handled.record, message, arrived_on(message))
+            processed += 1
+            # Catch up first when messages queue up (the state is then published once).
+            if len(client.messages) == 0 or processed >= PROCESS_BATCH:
+                processed = 0
                 await self._flush(client)
+
+    async def _watch_journal(self, client: aiomqtt.Client) -> None:
+        """Publish the alert, state and status a change of the journal's health calls for."""
+        while True:
+            await self.acks.health_changed.wait()
+            self.acks.health_changed.clear()
+            self._emit(self.controller.journal_changed(utc_now()))
+            await self._flush(client)
 
     async def _flush(self, client: aiomqtt.Client) -> None:
         """Publish the outbox in order; a state followed by a newer one is skipped.
@@ -301,11 +316,16 @@ class Service:
         order, for the next one.
         """
         async with self._flush_lock:
-            await self._flush_locked(client)
+            # Write-ahead: what caused these outputs is in the journal before they leave (written
+            # to the operating system: a crash of the process loses none; see docs/journal.md).
+            # Again if the ticker or the journal watcher queued more while this one waited.
+            waited = -1
+            while (cause := max((o.cause for o in self.outbox), default=0)) > waited:
+                await self.acks.written(cause)
+                waited = cause
+            await self._publish_outbox(client)
 
-    async def _flush_locked(self, client: aiomqtt.Client) -> None:
-        # Write-ahead: what caused these outputs is durable before they leave.
-        self.controller.sync()
+    async def _publish_outbox(self, client: aiomqtt.Client) -> None:
         last_state = max((i for i, o in enumerate(self.outbox) if o.what == "state"), default=-1)
         pending = [
             o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)

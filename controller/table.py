@@ -1,42 +1,53 @@
 """The controller of one table, without the network: journal, engine, outputs to publish.
 
-The service (``controller.serving``) feeds it every received message and publishes what it returns;
-this class decides what that is. It also recovers from the journal at start-up: replaying the
-received records through the deterministic engine rebuilds the hand state and alert ids, alerts
-already published are not published again, and outputs a crash kept from the broker are.
+The service (``controller.serving``) feeds it every received message and publishes what it
+returns; this class decides what that is. At start-up it recovers from the journal
+(``controller.recovery``: the newest checkpoint and the records after it); while running it takes a
+checkpoint at every hand's end and every ``checkpoint_every`` records, so that recovery stays short.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, TypeVar
+from typing import Final
 
-from config.models import SensorBoardDevice, TableConfig
+from config.models import JournalSection, SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
 from contract.models import Alert, DeviceCommand, PublicState, ResendCommand, TagEvent
 from contract.text import bounded
 from contract.topics import Topics
+from controller import checkpoint
 from controller.alerts_out import DealerSignals
 from controller.inbox import Classified, Malformed, classify
-from controller.journal import (
-    Journal,
-    JournalScan,
-    PublishedRecord,
-    PublishedWhat,
-    ReceivedRecord,
-    RejectedRecord,
-    scan_journal,
-)
+from controller.journal.files import JournalFiles
+from controller.journal.writer import Journal, JournalOptions
+from controller.journal_health import JournalHealth
 from controller.malformed import SAMPLE_BYTES, MalformedTally, Report
+from controller.outgoing import Outgoing
+from controller.recovery import Recovery, audit, recover
+from controller.repeats import RecentMessages, digest
 from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 
+__all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_options"]
+
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
+#: Phases between hands: a hand has ended when the table gets back to one of them.
+_BETWEEN_HANDS: Final = frozenset({"idle", "shuffled"})
+
+
+def journal_options(section: JournalSection) -> JournalOptions:
+    return JournalOptions(
+        fsync=section.fsync,
+        segment_bytes=max(1, int(section.segment_mb * (1 << 20))),
+        backlog=section.backlog,
+        retain_days=section.retain_days,
+        fsync_delay_s=section.fsync_delay_ms / 1000,
+    )
+
 
 #: Devices a table follows: the configured ones, and this many more that publish under ids of
 #: their own; messages of further device ids are malformed input ("too many devices").
@@ -44,29 +55,16 @@ MAX_DEVICES: Final = 32
 
 
 @dataclass(frozen=True, slots=True)
-class Outgoing:
-    """One message to publish, and the received record (``cause``) whose processing produced it."""
+class Handled:
+    """A received message: its record number (0: not journaled) and what it produced.
 
-    what: PublishedWhat
-    cause: int
-    topic: str
-    payload: bytes
-    retain: bool
+    ``repeat``: the broker delivered a message again that is already in the journal as ``record``;
+    it was not applied a second time.
+    """
 
-
-@dataclass
-class Recovery:
-    """What start-up found in the journal."""
-
-    session: int = 1
-    received: int = 0
-    replayed: int = 0
-    #: Unreadable journal lines, ``file:line: why``.
-    problems: list[str] = field(default_factory=list)
-    #: Alerts whose replay differs from what the journal says was published, ``file:line: ...``.
-    divergences: list[str] = field(default_factory=list)
-    #: Outputs the replay produced that the journal does not show as published.
-    pending: list[Outgoing] = field(default_factory=list)
+    record: int
+    outgoing: list[Outgoing]
+    repeat: bool = False
 
 
 class TableController:
@@ -75,10 +73,12 @@ class TableController:
     def __init__(self, config: TableConfig, registry: DeckRegistry, *, journal: bool = True) -> None:
         self.config = config
         self.topics = Topics(config.mqtt.root, config.table.id)
-        self.engine = Engine(EngineSettings.from_config(config, registry))
+        self.settings = EngineSettings.from_config(config, registry)
+        self.engine = Engine(self.settings)
         self.signals = DealerSignals(buzzer_ms=config.display.buzzer_ms)
+        self.files = JournalFiles(config.journal.path) if journal else None
         self.journal = (
-            Journal(config.journal.path, fsync=config.journal.fsync) if journal else None
+            Journal(self.files, journal_options(config.journal)) if self.files is not None else None
         )
         boards = [d for d in config.devices if isinstance(d, SensorBoardDevice) and d.enabled]
         self.signal_device = boards[0].id if boards and config.display.lamp else None
@@ -88,142 +88,156 @@ class TableController:
         self.tally = MalformedTally()
         self._devices: set[str] = set(config.device_kinds())
         self.session = 1
-        self._torn_tail = False
-        self._last_received = 0
-        #: Why the journal cannot be written, while it cannot.
-        self.journal_error: str | None = None
+        self.recent = RecentMessages()
+        self.health = JournalHealth(config.table.profile)
+        #: Alerts and commands produced and not yet journaled as published (for checkpoints).
+        self._unpublished: dict[int, Outgoing] = {}
+        self._since_checkpoint = 0
+        #: The hand and phase before the last message (a hand's end is where a checkpoint goes).
+        self._before: tuple[int, str] = (0, "idle")
+        #: The record of the last message the engine took (what a checkpoint now would cover).
+        self.last_record = 0
 
     # ----------------------------------------------------------------------------------------
     # Start-up
     # ----------------------------------------------------------------------------------------
 
-    def recover(self, now: datetime) -> Recovery:
-        """Replay the journal, open it for appending and record this start (a new session)."""
-        recovery = self.replay()
+    def recover(self, now: datetime, listener: Callable[[], None] | None = None) -> Recovery:
+        """Rebuild from the journal, open it for appending and record this start (a new session).
+
+        The journal is never a reason not to start: one that cannot be read is reported and the
+        table starts afresh; one that cannot be written puts the journal in a fault (the status
+        and a ``journal_fault`` alert say so) and the table goes on from memory.
+        """
+        try:
+            recovery = recover(self)
+        except OSError as error:
+            log.error(
+                "journal %s: cannot be read (%s): the table starts without its history",
+                self.config.journal.path,
+                error.strerror or error,
+            )
+            recovery = Recovery()
+        recovery.log()
+        self.session = recovery.session
+        self.last_record = recovery.position.next_n - 1
+        self._before = (self.engine.state.hand, self.engine.state.phase)
+        for out in recovery.pending:
+            self._unpublished[id(out)] = out
         if self.journal is not None:
-            self.journal.open(torn_tail=self._torn_tail, next_received=self._last_received + 1)
+            self.journal.open(recovery.position, listener)
             self.journal.start(self.session, now, self.config.table.id)
         return recovery
 
     def replay(self) -> Recovery:
-        """Replay the journal through the engine (read only): rebuild state, find what is unsent."""
-        recovery = Recovery()
-        if self.journal is None:
-            return recovery
-        path = self.journal.path
-        # Pass 1: what reached the broker (alerts kept whole to compare, commands counted).
-        sent_scan = JournalScan()
-        alerts_published: dict[int, list[bytes]] = {}
-        commands_published: Counter[int] = Counter()
-        for sent in scan_journal(path, sent_scan, only=("published",)):
-            if not isinstance(sent, PublishedRecord):
-                continue
-            if sent.what == "alert":
-                alerts_published.setdefault(sent.cause, []).append(sent.payload)
-            elif sent.what == "command":
-                commands_published[sent.cause] += 1
-
-        # Pass 2: the received messages through the engine, streamed (states are not kept).
-        scan = JournalScan()
-        for record in scan_journal(path, scan, skip=("published", "sample")):
-            classified: Classified | Malformed | None
-            if isinstance(record, RejectedRecord):
-                classified = Classified(
-                    PayloadRejected(
-                        record.topic, record.device, record.error, record.received, record.count
-                    ),
-                    f"rejected {record.count} on {record.topic}",
-                )
-            elif isinstance(record, ReceivedRecord):
-                classified = classify(
-                    self.topics, record.topic, record.payload, record.received, self.kinds
-                )
-                if isinstance(classified, Classified) and not self._admit(classified):
-                    classified = None
-            else:
-                continue
-            recovery.received += 1
-            if not isinstance(classified, Classified):
-                continue
-            recovery.replayed += 1
-            outgoing = self._handle(record.n, classified, record.received, replay=True)
-            sent_alerts = alerts_published.get(record.n, [])
-            alerts = [o for o in outgoing if o.what == "alert"]
-            for index, (replayed, payload) in enumerate(zip(alerts, sent_alerts, strict=False)):
-                if replayed.payload != payload:
-                    recovery.divergences.append(
-                        f"{path}: received record {record.n} (line {record.line}): "
-                        f"alert {index + 1} replays differently from what was published"
-                    )
-            commands = [o for o in outgoing if o.what == "command"]
-            recovery.pending += alerts[len(sent_alerts) :]
-            recovery.pending += commands[commands_published[record.n] :]
-
-        self._torn_tail = scan.torn_tail
-        self._last_received = scan.last_received
-        recovery.problems = scan.problems + sent_scan.problems
-        for problem in recovery.problems:
-            log.warning("journal: %s; skipped", problem)
-        for divergence in recovery.divergences:
-            log.warning("journal replay: %s", divergence)
-
-        self.session = scan.last_session + 1
-        recovery.session = self.session
+        """The audit: replay every retained record through a fresh engine (read only)."""
+        recovery = audit(self)
+        recovery.log()
+        self.session = recovery.session
         return recovery
+
+    def restore(self, snapshot: checkpoint.Snapshot) -> None:
+        """Take over the state of a checkpoint."""
+        self.engine.restore(snapshot.engine)
+        self.state = snapshot.state
+        self.signals = snapshot.signals
+        self.recent.load(snapshot.recent)
+        self.health.alert = snapshot.journal_alert
+        self._devices |= snapshot.devices
+        self.session = snapshot.session
+
+    def replay_one(self, cause: int, classified: Classified, received: datetime) -> list[Outgoing]:
+        """One journaled message through the engine during recovery (no logging, no journal)."""
+        return self._handle(cause, classified, received, replay=True)
 
     def close(self) -> None:
         if self.journal is not None:
             self.journal.close()
 
-    def sync(self) -> None:
-        """Make the journal durable up to here: call before publishing what it caused."""
-        if self.journal is not None:
-            # A successful fsync proves nothing about the next write (a full disk syncs fine).
-            self._journaling(self.journal.sync, proves_writable=False)
+    @property
+    def journal_error(self) -> str | None:
+        """Why the journal cannot be written, while it cannot (``journal PATH: why``)."""
+        fault = self.journal.fault if self.journal is not None else None
+        return None if fault is None else f"journal {self.config.journal.path}: {fault}"
 
-    def _journaling(self, write: Callable[[], _T], *, proves_writable: bool = True) -> _T | None:
-        """Run a journal write; on failure (disk full, I/O error) note it and go on.
-
-        The table keeps working without its record rather than stop mid-hand; ``journal_error``
-        says why the record has a hole (the service reports it as its status) until a write
-        succeeds again.
-        """
-        try:
-            result = write()
-        except OSError as error:
-            why = f"journal {self.config.journal.path}: {error.strerror or error}"
-            if why != self.journal_error:
-                log.error("%s; the table goes on, its record has a hole", why)
-            self.journal_error = why
-            return None
-        if self.journal_error is not None and proves_writable:
-            log.warning("journal %s: writable again", self.config.journal.path)
-            self.journal_error = None
-        return result
+    def checkpoint(self, covers: int, now: datetime) -> None:
+        """Hand the journal a checkpoint of the state after record ``covers``."""
+        if self.journal is None or covers == 0:
+            return
+        snapshot = checkpoint.Snapshot(
+            covers=covers,
+            session=self.session,
+            engine=self.engine.state,
+            state=self.state,
+            signals=self.signals,
+            unpublished=list(self._unpublished.values()),
+            recent=self.recent.export(),
+            journal_alert=self.health.alert,
+            devices=frozenset(self._devices),
+        )
+        self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
+        self._since_checkpoint = 0
 
     # ----------------------------------------------------------------------------------------
     # Running
     # ----------------------------------------------------------------------------------------
 
-    def receive(self, topic: str, payload: bytes, received: datetime) -> list[Outgoing]:
+    def receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
         """Journal a received message, run it through the engine and return what to publish.
 
-        A message on a topic that is not this table's input or device event/status is not
-        journaled and produces nothing (logged at DEBUG).
+        The record is handed to the journal's writer (it is not written yet when this returns:
+        the service publishes what the message caused once it is written, and acknowledges the
+        message once it is durable). A message on a topic that is not this table's input or
+        device event/status is not journaled and produces nothing (logged at DEBUG). A message
+        the broker delivers again is recognised and not applied twice.
         """
         classified = classify(self.topics, topic, payload, received, self.kinds)
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
-            return []
-        if isinstance(classified, Classified) and not self._admit(classified):
-            classified = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
+            return Handled(0, [])
         if isinstance(classified, Malformed):
-            return self._malformed(classified, payload, received)
-        cause = 0
-        if self.journal is not None:
-            journal = self.journal
-            cause = self._journaling(lambda: journal.received(topic, payload, received)) or 0
-        return self._handle(cause, classified, received, replay=False)
+            return self._rejected(classified, payload, received)
+        key = digest(topic, payload)
+        earlier = self.recent.find(key)
+        if earlier is not None:
+            log.info("%s: delivered again (record %d), not applied twice", classified.summary, earlier)
+            return Handled(earlier, [], repeat=True)
+        if not self.admit(classified):
+            too_many = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
+            return self._rejected(too_many, payload, received)
+        cause = self.journal.received(topic, payload, received) if self.journal is not None else 0
+        self.recent.add(key, cause)
+        return Handled(cause, self._input(cause, classified, received))
+
+    def _rejected(self, item: Malformed, payload: bytes, received: datetime) -> Handled:
+        """A malformed message: counted, sampled and reported (``controller.malformed``), never
+        journaled whole; its acknowledgement waits only for the messages before it."""
+        return Handled(0, self._malformed(item, payload, received))
+
+    def _input(self, cause: int, classified: Classified, received: datetime) -> list[Outgoing]:
+        """An input journaled as record ``cause`` through the engine; a checkpoint when due."""
+        self.last_record = max(self.last_record, cause)
+        outgoing = self._handle(cause, classified, received, replay=False)
+        for out in outgoing:
+            if out.what != "state":
+                self._unpublished[id(out)] = out
+        self._after(cause, received)
+        return outgoing
+
+    def _after(self, cause: int, now: datetime) -> None:
+        """Take a checkpoint at a hand's end (a new hand, or back to idle) and every N records."""
+        if self.journal is None or cause == 0:
+            return
+        self._since_checkpoint += 1
+        state = self.engine.state
+        hand, phase = self._before
+        self._before = (state.hand, state.phase)
+        # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
+        ended = phase not in _BETWEEN_HANDS and (
+            state.phase in _BETWEEN_HANDS or state.hand != hand
+        )
+        if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
+            self.checkpoint(cause, now)
 
     def tick(self, now: datetime) -> list[Outgoing]:
         """Reports of malformed input due by now (the service calls this about twice a second)."""
@@ -232,7 +246,7 @@ class TableController:
             out += self._report(report, now)
         return out
 
-    def _admit(self, classified: Classified) -> bool:
+    def admit(self, classified: Classified) -> bool:
         """Whether the table follows this message's device (at most ``MAX_DEVICES`` besides
         the configured ones, so that its state cannot grow without bound)."""
         device = classified.device
@@ -248,48 +262,68 @@ class TableController:
         report, sample = self.tally.note(item, received)
         log.debug("malformed message on %s: %s", item.topic, item.reason)
         if sample and self.journal is not None:
-            journal = self.journal
-            self._journaling(
-                lambda: journal.sample(item.topic, payload, item.reason, received, keep=SAMPLE_BYTES)
-            )
+            self.journal.sample(item.topic, payload, item.reason, received, keep=SAMPLE_BYTES)
         return self._report(report, received) if report is not None else []
 
     def _report(self, report: Report, now: datetime) -> list[Outgoing]:
-        """Journal a report of malformed input and give it to the engine."""
+        """Journal a report of malformed input (replayed like a message) and give it to the engine."""
         cause = 0
         if self.journal is not None:
-            journal = self.journal
-            cause = (
-                self._journaling(
-                    lambda: journal.rejected(
-                        report.topic, report.device, report.count, report.reason, now
-                    )
-                )
-                or 0
-            )
+            cause = self.journal.rejected(report.topic, report.device, report.count, report.reason, now)
         rejected = PayloadRejected(report.topic, report.device, report.reason, now, report.count)
         summary = f"{report.count} malformed message(s) on {report.topic}; the latest: {report.reason}"
-        return self._handle(cause, Classified(rejected, summary), now, replay=False)
+        return self._input(cause, Classified(rejected, summary), now)
 
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""
+        self._unpublished.pop(id(out), None)
         if self.journal is not None:
-            journal = self.journal
-            self._journaling(
-                lambda: journal.published(
-                    out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
-                )
+            self.journal.published(
+                out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
             )
+
+    def journal_changed(self, now: datetime) -> list[Outgoing]:
+        """The alert (and state, lamp) a change of the journal's health calls for.
+
+        Once the journal is written again after a fault, a checkpoint is taken at once: the state
+        in memory is the truth (it saw messages whose records were lost), and a restart must not
+        rebuild an older one.
+        """
+        fault = self.journal.fault if self.journal is not None else None
+        alert = self.health.change(fault, hand=self.engine.state.hand, now=now)
+        if alert is None:
+            return []
+        out = [Outgoing("alert", 0, self.topics.alerts, alert.to_json(), retain=False)]
+        if self.signal_device is not None:
+            out += [self._command(0, self.signal_device, c) for c in self.signals.commands((alert,), now)]
+        else:
+            self.signals.observe(alert)
+        state = self.state if self.state is not None else self.engine.public_state()
+        out.append(Outgoing("state", 0, self.topics.state, self._public(state).to_json(), True))
+        for item in out:
+            if item.what != "state":
+                self._unpublished[id(item)] = item
+        if fault is None and self.journal is not None:
+            self.recent.forget(self.journal.progress().lost)
+            self.checkpoint(self.last_record, now)
+        return out
 
     def on_connect(self, now: datetime) -> list[Outgoing]:
         """What a fresh broker connection needs: the retained state, and the lamp."""
         out: list[Outgoing] = []
         state = self.state if self.state is not None else self.engine.public_state()
-        out.append(Outgoing("state", 0, self.topics.state, state.to_json(), retain=True))
+        out.append(Outgoing("state", 0, self.topics.state, self._public(state).to_json(), retain=True))
         if self.signal_device is not None:
             lamp = self.signals.resend_lamp(now)
             out.append(self._command(0, self.signal_device, lamp))
         return out
+
+    def _public(self, state: PublicState) -> PublicState:
+        """The public state with the controller's own active alert among the engine's."""
+        alert = self.health.alert
+        if alert is None:
+            return state
+        return state.model_copy(update={"alerts": [*state.alerts, alert]})
 
     # ----------------------------------------------------------------------------------------
 
@@ -337,7 +371,8 @@ class TableController:
                 self.signals.observe(alert)
         if outputs.state is not None:
             self.state = outputs.state
-            out.append(Outgoing("state", cause, self.topics.state, outputs.state.to_json(), True))
+            public = self._public(outputs.state)
+            out.append(Outgoing("state", cause, self.topics.state, public.to_json(), True))
         return out
 
     def _command(self, cause: int, device: str, command: DeviceCommand) -> Outgoing:

@@ -55,5 +55,9 @@ class Engine:
     def state(self) -> EngineState:
         return self._state
 
+    def restore(self, state: EngineState) -> None:
+        """Carry on from ``state`` (a checkpoint's): the next message is handled after it."""
+        self._state = state
+
     def public_state(self) -> PublicState:
         return public_state(self._state)

@@ -80,7 +80,12 @@ class Mosquitto:
                 "log_dest stderr\n"
                 "log_type error\n"
                 "log_type warning\n"
-                "max_queued_messages 100000\n" + self.extra_conf
+                "max_queued_messages 100000\n"
+                # The controller acknowledges a message only once its record is durable;
+                # mosquitto's default of 20 unacknowledged messages would make it stop delivering
+                # (while the disk is full, or an fsync is slow), and the controller holds what it
+                # cannot write yet.
+                "max_inflight_messages 0\n" + self.extra_conf
             )
         kept = []
         for line in self.config.read_text(encoding="utf-8").splitlines():

@@ -53,14 +53,16 @@ def write_config(
     sensors_board: bool = False,
     board_backend: str | None = None,
     fsync: bool = True,
+    journal: str = "",
 ) -> Path:
-    """A service configuration in ``directory``: only [table], [mqtt], [decks] and [journal]."""
+    """A service configuration in ``directory``: only [table], [mqtt], [decks] and [journal]
+    (``journal``: more keys of that section, TOML lines)."""
     text = (
         f'[table]\nid = "{table}"\nseats = {seats}\nprofile = "{profile}"\n'
         f"action_feed = {str(action_feed).lower()}\n\n"
         f'[mqtt]\nurl = "{broker_url}"\nroot = "holdem"\nkeepalive = 5\n\n'
         f'[decks]\nregistry = "{EXAMPLE_REGISTRY}"\n\n'
-        f'[journal]\npath = "journal.jsonl"\nfsync = {str(fsync).lower()}\n'
+        f'[journal]\npath = "journal.jsonl"\nfsync = {str(fsync).lower()}\n{journal}'
     )
     if sensors_board:
         text += (
@@ -92,7 +94,8 @@ class ServiceProcess:
 
         def limit_file_size() -> None:
             if limit is not None:
-                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+                # The hard limit stays open: limit_file_size() frees the disk again later.
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
 
         self.process = subprocess.Popen(
             [*RUN_COMMAND, "--config", str(self.config), *self.extra_args],
@@ -106,6 +109,16 @@ class ServiceProcess:
     @property
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def limit_file_size(self, size: int | None) -> None:
+        """Let no file of the process grow beyond ``size`` bytes from now on (None: no limit).
+
+        A disk that fills up (and is freed again) under the running service: writes beyond the
+        limit fail with ``File too large`` (EFBIG), as the kernel does it.
+        """
+        assert self.process is not None
+        soft = resource.RLIM_INFINITY if size is None else size
+        resource.prlimit(self.process.pid, resource.RLIMIT_FSIZE, (soft, resource.RLIM_INFINITY))
 
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None

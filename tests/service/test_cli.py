@@ -9,7 +9,7 @@ from pathlib import Path
 from config.loader import load_table
 from contract.models import FaultEvent, parse_status
 from controller.table import TableController
-from testing.mosquitto import free_port
+from testing.mosquitto import Mosquitto, free_port
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
 from tests.service.support import RUN_COMMAND, new_table, probe, script, until, write_config
@@ -69,7 +69,7 @@ def test_replay_only_prints_the_journal_figures_without_a_broker(tmp_path: Path)
             if message.kind == "status"
             else topics.device_event(message.device or "")
         )
-        for out in controller.receive(topic, message.payload.to_json(), T0):
+        for out in controller.receive(topic, message.payload.to_json(), T0).outgoing:
             controller.published(out, T0)
     controller.close()
     with (tmp_path / "journal.jsonl").open("ab") as file:
@@ -85,11 +85,21 @@ def test_replay_only_prints_the_journal_figures_without_a_broker(tmp_path: Path)
     assert "torn record" in result.stdout
 
 
-def test_a_journal_that_cannot_be_opened_stops_the_service_with_one_line(tmp_path: Path) -> None:
-    config = write_config(tmp_path, "mqtt://127.0.0.1:1")
+async def test_a_journal_that_cannot_be_opened_does_not_stop_the_table(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    config = write_config(tmp_path, mosquitto.url)
     (tmp_path / "blocker").write_text("a file where the journal's directory should be")
     config.write_text(config.read_text().replace('path = "journal.jsonl"', 'path = "blocker/j.jsonl"'))
-    result = _run("--config", str(config))
-    assert result.returncode == 1
-    assert f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open" in result.stderr
-    assert "Traceback" not in result.stderr
+    async with probe(mosquitto.port, "t1") as p:
+        service = start_service(config)
+        fault = await p.status("fault")
+        # (the path to the journal's directory is a file)
+        assert fault.detail == f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open: Not a directory"
+        alert = await p.alert("journal_fault")
+        assert "cannot be written (cannot open: Not a directory)" in alert.message
+        # The table goes on from memory.
+        await p.event("shoe-1", FaultEvent, code="jam", text="jam")
+        await p.alert("device_fault")
+    assert service.running()
+    assert "Traceback" not in service.log

@@ -10,7 +10,7 @@ from config.models import TableConfig
 from contract.models import TagEvent, parse_alert, parse_state
 from controller.journal import RejectedRecord, SampleRecord, read_journal
 from controller.malformed import MAX_TOPICS, SAMPLES_PER_REPORT
-from controller.table import MAX_DEVICES, TableController
+from controller.table import MAX_DEVICES, Outgoing, TableController
 from tests.engine.scenario import REGISTRY_PATH, registry
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
@@ -41,17 +41,18 @@ def _alerts(out: list) -> list[tuple[str, str, str]]:  # type: ignore[type-arg]
 def test_a_flood_is_one_alert_per_topic_updated_once_a_second(tmp_path: Path) -> None:
     controller = _controller(tmp_path)
     topic = "holdem/t1/dev/rfid-1/event"
-    first = controller.receive(topic, b"not json", T0)
+    first = controller.receive(topic, b"not json", T0).outgoing
     assert [(c, s) for c, s, _ in _alerts(first)] == [("bad_payload", "raised")]
-    quiet = []
+    quiet: list[Outgoing] = []
     for i in range(1, 1000):
-        quiet += controller.receive(topic, b"not json %d" % i, T0 + timedelta(microseconds=500 * i))
+        quiet += controller.receive(topic, b"not json %d" % i, T0 + timedelta(microseconds=500 * i)).outgoing
     assert quiet == []  # nothing published within the second
     due = controller.tick(T0 + timedelta(seconds=1))
     [(code, status, message)] = _alerts(due)
     assert (code, status) == ("bad_payload", "updated")
     assert message.startswith("1000 messages on holdem/t1/dev/rfid-1/event")
     assert controller.tick(T0 + timedelta(seconds=1.5)) == []  # nothing new
+    controller.close()  # what is queued is written
     records = read_journal(tmp_path / "journal.jsonl").records
     assert [r.count for r in records if isinstance(r, RejectedRecord)] == [1, 1000]
     # a few samples per report (the first payload, then the budget of the report it opened)
@@ -60,12 +61,12 @@ def test_a_flood_is_one_alert_per_topic_updated_once_a_second(tmp_path: Path) ->
 
 def test_topics_beyond_the_limit_share_one_alert_and_the_state_stays_small(tmp_path: Path) -> None:
     controller = _controller(tmp_path)
-    out = []
+    out: list[Outgoing] = []
     for n in range(100):
-        out += controller.receive(f"holdem/t1/dev/d{n}/event", b"{}", T0)
+        out += controller.receive(f"holdem/t1/dev/d{n}/event", b"{}", T0).outgoing
         # devices beyond the limit are refused too, however valid their statuses
         status = b'{"state":"offline","ts":"2026-11-30T01:00:00Z","session":1}'
-        out += controller.receive(f"holdem/t1/dev/s{n}/status", status, T0)
+        out += controller.receive(f"holdem/t1/dev/s{n}/status", status, T0).outgoing
     raised = [a for a in _alerts(out) if a[0] == "bad_payload" and a[1] == "raised"]
     assert len(raised) == MAX_TOPICS + 1
     offline = [a for a in _alerts(out) if a[0] == "device_offline"]
@@ -79,7 +80,7 @@ def test_a_sensor_board_cannot_get_a_tag_accepted(tmp_path: Path) -> None:
     board = {"id": "sensors", "driver": "sensors", "vendor_id": 1, "product_id": 2, "enabled": False}
     controller = _controller(tmp_path, [board])
     tag = TagEvent(seq=1, ts=T0, antenna=5, zone="seat:5", uid=UID, present=True, face="down")
-    out = controller.receive("holdem/t1/dev/sensors/event", tag.to_json(), T0)
+    out = controller.receive("holdem/t1/dev/sensors/event", tag.to_json(), T0).outgoing
     [(code, _, message)] = _alerts(out)
     assert code == "bad_payload"
     assert "a sensors device does not send tag events" in message
@@ -96,4 +97,30 @@ def test_reports_are_replayed_after_a_restart(tmp_path: Path) -> None:
     before = controller.engine.public_state()
     controller.close()
     again = _controller(tmp_path)
+    assert again.engine.public_state() == before
+    again.close()
+
+
+def test_a_report_after_a_checkpoint_is_replayed_from_the_tail_and_not_sent_twice(
+    tmp_path: Path,
+) -> None:
+    controller = _controller(tmp_path)
+    for out in controller.receive("holdem/t1/input", b"[]", T0).outgoing:
+        controller.published(out, T0)
+    controller.checkpoint(controller.last_record, T0)
+    later = T0 + timedelta(seconds=2)
+    updated = controller.receive("holdem/t1/input", b"[1]", later).outgoing
+    assert [(c, s) for c, s, _ in _alerts(updated)] == [("bad_payload", "updated")]
+    for out in updated:
+        controller.published(out, later)
+    before = controller.engine.public_state()
+    controller.close()
+
+    again = TableController(controller.config, registry())
+    recovery = again.recover(later)
+    again.close()
+    assert recovery.checkpoint is not None
+    assert recovery.replayed == 1  # the second report, from the tail
+    assert recovery.pending == []  # its alert is journaled as published: not sent again
+    assert recovery.divergences == []
     assert again.engine.public_state() == before

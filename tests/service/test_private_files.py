@@ -6,11 +6,13 @@ import logging
 import os
 import stat
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from contract.models import TagEvent
+from controller.journal import AppendPosition, Journal, JournalFiles, JournalOptions
 from controller.private_files import open_private_append, private_directory
 from testing.mosquitto import Mosquitto
 from tests.service.support import probe, running_service, write_config
@@ -50,6 +52,25 @@ def test_an_existing_open_file_is_tightened(tmp_path: Path) -> None:
     assert path.read_text() == "old\n"
 
 
+@pytest.mark.usefixtures("loose_umask")
+def test_every_journal_file_is_private(tmp_path: Path) -> None:
+    # A closed segment and a checkpoint, as well as the active segment, in a directory of its own.
+    files = JournalFiles(tmp_path / "var" / "journal.jsonl")
+    journal = Journal(files, JournalOptions(fsync=False, segment_bytes=200))
+    journal.open(AppendPosition())
+    for n in range(5):
+        journal.received("holdem/t1/input", b'{"n":%d}' % n, datetime(2026, 11, 30, tzinfo=UTC))
+    journal.checkpoint(3, b"state", 1, datetime(2026, 11, 30, tzinfo=UTC))
+    journal.close()
+    closed = [s.path for s in files.segments() if s.closed]
+    checkpoints = list(files.checkpoints().values())
+    assert closed
+    assert checkpoints
+    assert mode(files.active) == 0o600
+    assert {mode(p) for p in closed + checkpoints} == {0o400}
+    assert mode(tmp_path / "var") == 0o700
+
+
 def test_an_existing_open_directory_is_reported_not_changed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -60,6 +81,12 @@ def test_an_existing_open_directory_is_reported_not_changed(
         private_directory(shared)
     assert mode(shared) == 0o755
     assert "open to other users (mode 0755)" in caplog.text
+    # Once: the journal opens its file again at every segment and every probe of a fault.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        os.close(open_private_append(shared / "journal.jsonl"))
+    assert mode(shared / "journal.jsonl") == 0o600
+    assert "open to other users" not in caplog.text
 
 
 @pytest.mark.usefixtures("loose_umask")
@@ -80,4 +107,6 @@ async def test_the_service_journal_is_private(tmp_path: Path, mosquitto_session:
     assert files, "the journal wrote nothing"
     assert mode(directory) == 0o700
     assert mode(tmp_path / "var") == 0o700
-    assert {f.name: mode(f) for f in files} == {f.name: 0o600 for f in files}
+    assert mode(directory / "journal.jsonl") == 0o600
+    # Closed segments and checkpoints are read-only; nothing is open to anyone else.
+    assert {f.name: mode(f) in (0o600, 0o400) for f in files} == {f.name: True for f in files}

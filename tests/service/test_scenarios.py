@@ -50,7 +50,7 @@ async def test_scenario_through_the_service(
         sent = await p.play(messages(scenario))
         # Everything received and processed, every output published ...
         await until(
-            lambda: read_journal(journal).last_received == sent and service.idle,
+            lambda: read_journal(journal).received_count == sent and service.idle,
             what=f"{sent} messages processed",
         )
         published = list(read_journal(journal).published)

@@ -151,7 +151,7 @@ def test_no_output_or_info_log_names_a_hidden_hole_card(
             secrets.see(message)
             now += timedelta(milliseconds=300)
             topic, payload = _wire(message)
-            out = controller.receive(topic, payload, now)
+            out = controller.receive(topic, payload, now).outgoing
             out += controller.tick(now + timedelta(seconds=1))
             for sent in out:
                 leaked = secrets.named_in(sent.payload.decode())

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 from config.loader import load_table
-from contract.models import parse_alert, parse_command
+from contract.models import parse_alert, parse_command, parse_state
 from controller.journal import read_journal
 from controller.table import Outgoing, TableController
 from testing.script import Message
-from tests.engine.scenario import initial_statuses
+from testing.sessions import dealer_session
+from tests.engine.scenario import initial_statuses, registry
 from tests.service.support import new_table, script, write_config
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
@@ -34,7 +37,7 @@ def _feed(controller: TableController, messages: list[Message]) -> list[Outgoing
             topic = topics.device_status(message.device or "")
         else:
             topic = topics.device_event(message.device or "")
-        out += controller.receive(topic, data, T0)
+        out += controller.receive(topic, data, T0).outgoing
     return out
 
 
@@ -59,6 +62,7 @@ def test_replay_skips_what_was_published_and_rebuilds_the_state(tmp_path: Path) 
     assert recovery.session == 2
     assert recovery.pending == []
     assert recovery.divergences == []
+    # (No hand has ended yet, so no checkpoint: every record is replayed.)
     assert recovery.replayed == len(_hand())
     assert second.state is not None
     assert second.state.phase == "dealing"
@@ -132,3 +136,133 @@ def test_journal_holds_every_received_message_and_published_output(tmp_path: Pat
     assert [(p.what, p.payload) for p in contents.published] == [
         (o.what, o.payload) for o in outgoing
     ]
+
+
+def _checkpoints(config: Path) -> list[Path]:
+    return sorted(config.parent.glob("journal.*.ckpt"))
+
+
+def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    first.recover(T0)
+    table = new_table()
+    assert first.journal is not None
+    _feed(first, initial_statuses() + script(table, *HAND))
+    first.checkpoint(first.last_record, T0)
+    assert first.journal.flush()
+    _feed(first, script(table, "deal 1"))
+    first.checkpoint(first.last_record, T0)
+    first.close()
+    expected = first.state
+    newest = _checkpoints(config)[-1]
+    newest.chmod(0o640)
+    newest.write_bytes(newest.read_bytes()[:-1] + b"!")  # no longer what its record says
+
+    second = _controller(config)
+    recovery = second.recover(T0)
+    second.close()
+    assert any("SHA-256 differs" in r and newest.name in r for r in recovery.refused)
+    assert recovery.checkpoint is not None
+    assert newest.name not in recovery.checkpoint
+    assert second.state == expected  # an older checkpoint and a longer tail: the same state
+
+
+def test_without_any_usable_checkpoint_the_whole_journal_is_replayed(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    first.recover(T0)
+    _feed(first, _hand())
+    first.close()
+    for path in _checkpoints(config):
+        path.unlink()
+    second = _controller(config)
+    recovery = second.recover(T0)
+    second.close()
+    assert recovery.checkpoint is None
+    assert recovery.replayed == len(_hand())
+    assert second.state == first.state
+
+
+def test_a_message_delivered_again_is_not_applied_twice(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    controller = _controller(config)
+    controller.recover(T0)
+    topic = controller.topics.input
+    payload = b'{"v":1,"ts":"2026-11-30T01:00:00Z","type":"action","seat":2,"action":"fold"}'
+    first = controller.receive(topic, payload, T0)
+    again = controller.receive(topic, payload, T0)
+    controller.close()
+    assert first.record > 0
+    assert not first.repeat
+    assert (again.record, again.outgoing, again.repeat) == (first.record, [], True)
+    assert read_journal(tmp_path / "journal.jsonl").received_count == 1
+
+
+def test_a_journal_fault_is_an_alert_in_the_state_and_on_the_lamp(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", sensors_board=True, fsync=False)
+    (tmp_path / "journal.jsonl").mkdir()  # the journal cannot be opened
+    controller = _controller(config)
+    controller.recover(T0)
+    assert controller.journal_error == f"journal {tmp_path / 'journal.jsonl'}: cannot open: Is a directory"
+    outgoing = controller.journal_changed(T0)
+    alert = parse_alert("a", next(o.payload for o in outgoing if o.what == "alert"))
+    assert (alert.id, alert.code, alert.status) == ("journal", "journal_fault", "raised")
+    assert alert.severity == "warning"
+    state = parse_state("s", next(o.payload for o in outgoing if o.what == "state"))
+    assert [a.code for a in state.alerts] == ["journal_fault"]
+    lamp = [parse_command(o.topic, o.payload) for o in outgoing if o.what == "command"]
+    assert [(c.cmd, getattr(c, "colour", None)) for c in lamp] == [("lamp", "amber")]
+    assert controller.journal_changed(T0) == []  # once per change
+    controller.close()
+
+
+def test_the_audit_after_retention_replays_from_the_oldest_segment_left(tmp_path: Path) -> None:
+    small = "segment_mb = 0.01\ncheckpoint_every = 25\n"
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False, journal=small)
+    first = _controller(config)
+    first.recover(T0)
+    messages, _ = dealer_session(registry(), seats=9, hands=6, seed=3, noise=True)
+    assert first.journal is not None
+    for message in messages:
+        for out in _feed(first, [message]):
+            first.published(out, T0)
+        first.journal.flush()  # every checkpoint written, none superseded
+    first.close()
+    closed = sorted(tmp_path.glob("journal.0*.jsonl"))
+    assert len(closed) >= 6
+    for path in closed[:3]:
+        old = time.time() - 10 * 86_400
+        os.utime(path, (old, old))
+
+    aged = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False, journal=small + "retain_days = 5\n")
+    second = _controller(aged)
+    second.recover(T0)  # retention runs when the journal opens
+    second.close()
+    assert not closed[0].exists()
+    assert closed[3].exists()
+
+    audit = _controller(aged)
+    recovery = audit.replay()
+    assert recovery.checkpoint is not None  # older records are gone: from a checkpoint
+    assert recovery.divergences == []
+    assert recovery.chain == []
+    assert audit.state == first.state
+
+
+def test_a_checkpoint_at_every_hands_end(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    controller = _controller(config)
+    controller.recover(T0)
+    assert controller.journal is not None
+    messages, _ = dealer_session(registry(), seats=9, hands=5, seed=5)
+    hands_ended = 0
+    for message in messages:
+        before = controller.engine.state.phase
+        _feed(controller, [message])
+        hands_ended += before not in ("idle", "shuffled") and controller.engine.state.phase == "idle"
+        controller.journal.flush()  # every checkpoint written, none superseded
+    controller.close()
+    assert hands_ended == 5
+    covers = [c.covers for c in read_journal(tmp_path / "journal.jsonl").checkpoints]
+    assert len(covers) == hands_ended  # and none in between (checkpoint_every is 1000)

@@ -1,0 +1,117 @@
+"""The service's side of the journal: what waits for a record to be written, or durable.
+
+- What a message caused is published once the message's record is **written** (in the operating
+  system: a crash of the process loses none of it), :meth:`Acknowledgements.written`.
+- The message is acknowledged to the broker (PUBACK) once its record is **durable** (fsynced, or
+  written when ``fsync = false``), in the order the messages arrived; until then the broker keeps
+  it and delivers it again after a crash.
+- While the journal cannot be written nothing is acknowledged, and what a message caused is
+  published at once, from memory. A message whose record was lost is never acknowledged (a
+  persistent session delivers it again after the next connection).
+
+The journal's threads call the listener; the work is done on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import Final
+
+import aiomqtt
+
+from controller.journal.writer import Journal, Progress
+from link.aiomqtt_adapter import acknowledge
+
+log = logging.getLogger(__name__)
+
+#: The longest what a message caused waits for its record to be written.
+STALL_S: Final = 0.5
+
+
+class Acknowledgements:
+    """Messages waiting for their record to be durable, and waiters for records to be written."""
+
+    def __init__(self, journal: Journal | None) -> None:
+        self.journal = journal
+        #: The client and connection number acknowledgements go to (set by the service).
+        self.client: aiomqtt.Client | None = None
+        self.connection = 0
+        #: Set when the journal's fault state changed (the service publishes status and alert).
+        self.health_changed = asyncio.Event()
+        self._pending: deque[tuple[int, aiomqtt.Message, int]] = deque()
+        self._progress = asyncio.Event()
+        self._fault: str | None = None
+        self._scheduled = False
+
+    def listener(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+        """What the journal's threads call on progress: one update on ``loop`` at a time."""
+
+        def notify() -> None:
+            if not self._scheduled:
+                self._scheduled = True
+                with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
+                    loop.call_soon_threadsafe(self._update)
+
+        return notify
+
+    def _update(self) -> None:
+        # Cleared before reading the progress: a change after this read schedules another update.
+        self._scheduled = False
+        if self.journal is None:
+            return
+        progress = self.journal.progress()
+        self._release(progress)
+        self._progress.set()
+        if progress.fault != self._fault:
+            self._fault = progress.fault
+            self.health_changed.set()
+
+    def add(self, record: int, message: aiomqtt.Message, connection: int) -> None:
+        """Acknowledge ``message`` once the record ``record`` is durable (0: nothing to wait for)."""
+        self._pending.append((record, message, connection))
+        self._release(self.journal.progress() if self.journal is not None else None)
+
+    def _release(self, progress: Progress | None) -> None:
+        while self._pending:
+            record, message, connection = self._pending[0]
+            if record and progress is not None:
+                if progress.is_lost(record):
+                    self._pending.popleft()  # never acknowledged: the broker keeps it
+                    continue
+                if record > progress.durable:
+                    break
+            self._pending.popleft()
+            if connection == self.connection and self.client is not None:
+                acknowledge(self.client, message)
+
+    async def written(self, record: int) -> None:
+        """Return once ``record`` is written, at once while the journal is in a fault, and after
+        :data:`STALL_S` at the latest: a write that hangs must not hold the alerts back."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STALL_S
+        while self.journal is not None and record:
+            progress = self.journal.progress()
+            if progress.written >= record or progress.fault is not None:
+                return
+            self._progress.clear()
+            try:
+                await asyncio.wait_for(self._progress.wait(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                log.warning(
+                    "journal: record %d not written after %.1f s (a slow or hung disk); "
+                    "publishing what it caused from memory",
+                    record,
+                    STALL_S,
+                )
+                return
+
+    def settled(self) -> bool:
+        """Every record submitted so far is written (or the journal is in a fault)."""
+        if self.journal is None:
+            return True
+        progress = self.journal.progress()
+        return progress.fault is not None or progress.written >= progress.submitted

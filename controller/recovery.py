@@ -1,0 +1,330 @@
+"""Start-up from the journal: the newest usable checkpoint, then the records after it.
+
+The engine core is deterministic: the state after a checkpoint plus the inputs that follow it
+(``received`` messages and ``rejected`` reports of malformed input; ``sample`` records are for the
+audit only) is the state a full replay would reach, so start-up reads a bounded tail, however old
+the table. Alongside the state it finds what the broker may not have: outputs produced (by the
+checkpoint's pending list or the tail) that no ``published`` record shows, and alerts whose replay
+differs from what was published (divergences: a changed engine or configuration).
+
+:func:`audit` is the full replay of ``tablectl run --replay-only``: every retained record through
+a fresh engine, each checkpoint compared with the replayed state on the way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from controller.checkpoint import CheckpointError, Snapshot, load
+from controller.inbox import Classified, classify
+from controller.journal.files import JournalFiles
+from controller.journal.reader import JournalReader, JournalScan, Position
+from controller.journal.records import (
+    CheckpointRecord,
+    OutageRecord,
+    PublishedRecord,
+    ReceivedRecord,
+    RejectedRecord,
+    time_text,
+)
+from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition, append_position
+from controller.outgoing import Outgoing
+from controller.repeats import digest
+from engine.api import PayloadRejected
+from engine.state import public_of
+
+if TYPE_CHECKING:
+    from controller.table import TableController
+
+log = logging.getLogger("controller.recovery")
+
+#: Checkpoints tried, newest first, before replaying from the oldest record.
+_TRIES = 5
+#: Kinds recovery does not decode (audit samples of malformed payloads are not replayed).
+_NOT_REPLAYED = ("sample",)
+_Key = tuple[str, int, str, bytes]
+
+
+@dataclass
+class Recovery:
+    """What start-up (or the audit) found in the journal."""
+
+    session: int = 1
+    #: Received records read after the starting point, and those the engine took.
+    received: int = 0
+    replayed: int = 0
+    #: The checkpoint the state came from (``file (after record n)``), None: a replay from the start.
+    checkpoint: str | None = None
+    #: Checkpoints that could not be used, and why.
+    refused: list[str] = field(default_factory=list)
+    #: Unreadable journal lines, ``file:line: why``.
+    problems: list[str] = field(default_factory=list)
+    #: Breaks of the hash chain or of the numbering in what was read.
+    chain: list[str] = field(default_factory=list)
+    #: Times the journal could not be written, and what they cost.
+    outages: list[str] = field(default_factory=list)
+    #: Replayed outputs that differ from what the journal shows as published.
+    divergences: list[str] = field(default_factory=list)
+    #: Outputs the replay produced that the journal does not show as published.
+    pending: list[Outgoing] = field(default_factory=list)
+    #: Where appending continues.
+    position: AppendPosition = field(default_factory=AppendPosition)
+
+    def log(self) -> None:
+        for problem in self.problems:
+            log.warning("journal: %s; skipped", problem)
+        for refused in self.refused:
+            log.warning("journal: checkpoint %s", refused)
+        for broken in self.chain[:10]:
+            log.error("journal chain: %s (run tablectl journal verify)", broken)
+        for outage in self.outages:
+            log.warning("journal: %s", outage)
+        for divergence in self.divergences:
+            log.warning("journal replay: %s", divergence)
+
+
+def _key(what: str, cause: int, topic: str, payload: bytes) -> _Key:
+    return (what, cause, topic, payload)
+
+
+def _describe(outage: OutageRecord) -> str:
+    lost = f", records {outage.lost_from} to {outage.lost_to} lost" if outage.lost else ""
+    return (
+        f"outage {time_text(outage.since)} to {time_text(outage.until)} ({outage.reason}): "
+        f"{outage.late} records written late{lost} (record {outage.n})"
+    )
+
+
+def read_checkpoint(files: JournalFiles, record: CheckpointRecord, controller: TableController) -> Snapshot:
+    """The snapshot of a checkpoint record, its file checked against the record's SHA-256."""
+    path = files.directory / record.file
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise CheckpointError(f"{record.file}: {error.strerror or error}") from error
+    if hashlib.sha256(data).hexdigest() != record.sha256:
+        raise CheckpointError(f"{record.file}: SHA-256 differs from record {record.n} (tampered?)")
+    if not data.startswith(CHECKPOINT_MAGIC):
+        raise CheckpointError(f"{record.file}: not a checkpoint file")
+    try:
+        snapshot = load(data[len(CHECKPOINT_MAGIC) :], controller.settings)
+    except CheckpointError as error:
+        raise CheckpointError(f"{record.file}: {error}") from error
+    if snapshot.covers != record.covers:
+        raise CheckpointError(f"{record.file}: holds record {snapshot.covers}, not {record.covers}")
+    return snapshot
+
+
+class _Tail:
+    """The replay of received records after a starting point, matched with what was published."""
+
+    def __init__(self, controller: TableController, recovery: Recovery, covers: int) -> None:
+        self.controller = controller
+        self.recovery = recovery
+        self.covers = covers
+        self.produced: list[Outgoing] = []
+        self.replayed_alerts: dict[int, Counter[bytes]] = {}
+        self.published: Counter[_Key] = Counter()
+        self.published_alerts: list[PublishedRecord] = []
+
+    def received(self, record: ReceivedRecord) -> None:
+        if record.n <= self.covers:
+            return
+        self.recovery.received += 1
+        controller = self.controller
+        classified = classify(
+            controller.topics, record.topic, record.payload, record.received, controller.kinds
+        )
+        controller.recent.add(digest(record.topic, record.payload), record.n)
+        # Malformed by today's configuration (a device's kind changed), or a device beyond the
+        # table's bound: not given to the engine, as it would not be now.
+        if not isinstance(classified, Classified) or not controller.admit(classified):
+            return
+        self._replay(record.n, classified, record.received)
+
+    def rejected(self, record: RejectedRecord) -> None:
+        """A report of malformed input: the engine took it like a message (``bad_payload``)."""
+        if record.n <= self.covers:
+            return
+        self.recovery.received += 1
+        rejected = PayloadRejected(record.topic, record.device, record.error, record.received, record.count)
+        summary = f"rejected {record.count} on {record.topic}"
+        self._replay(record.n, Classified(rejected, summary), record.received)
+
+    def _replay(self, n: int, classified: Classified, received: datetime) -> None:
+        controller = self.controller
+        self.recovery.replayed += 1
+        for out in controller.replay_one(n, classified, received):
+            if out.what == "alert":
+                self.replayed_alerts.setdefault(out.cause, Counter())[out.payload] += 1
+            if out.what in ("alert", "command"):
+                self.produced.append(out)
+
+    def sent(self, record: PublishedRecord) -> None:
+        self.published[_key(record.what, record.cause, record.topic, record.payload)] += 1
+        if record.what == "alert" and record.cause > self.covers:
+            self.published_alerts.append(record)
+
+    def finish(self, unpublished: list[Outgoing]) -> None:
+        """Pending outputs (produced, not published) and divergences (published, not produced)."""
+        remaining = Counter(self.published)
+        for out in [*unpublished, *self.produced]:
+            key = _key(out.what, out.cause, out.topic, out.payload)
+            if remaining[key] > 0:
+                remaining[key] -= 1
+            else:
+                self.recovery.pending.append(out)
+        for record in self.published_alerts:
+            replayed = self.replayed_alerts.get(record.cause, Counter())
+            if replayed[record.payload] > 0:
+                replayed[record.payload] -= 1
+            else:
+                self.recovery.divergences.append(
+                    f"{record.where}: an alert caused by received record {record.cause} replays "
+                    "differently from what was published"
+                )
+
+
+def recover(controller: TableController) -> Recovery:
+    """Rebuild the controller from the newest usable checkpoint and the records after it."""
+    recovery = Recovery()
+    files = controller.files
+    if files is None:
+        return recovery
+    reader = JournalReader(files)
+    snapshot: Snapshot | None = None
+    used: CheckpointRecord | None = None
+    tried = 0
+    for record in reader.checkpoints():
+        if not (files.directory / record.file).exists():
+            continue  # superseded and removed: only the newest few are kept
+        tried += 1
+        if tried > _TRIES:
+            break
+        try:
+            snapshot = read_checkpoint(files, record, controller)
+        except CheckpointError as error:
+            recovery.refused.append(f"refused: {error}")
+            continue
+        used = record
+        break
+    start: Position | None = None
+    covers = 0
+    if snapshot is not None and used is not None:
+        controller.restore(snapshot)
+        covers = used.covers
+        start = reader.anchor(Position(used.segment, used.offset))
+        recovery.checkpoint = f"{used.file} (after record {used.covers})"
+    scan = JournalScan()
+    tail = _Tail(controller, recovery, covers)
+    for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
+        if isinstance(item, ReceivedRecord):
+            tail.received(item)
+        elif isinstance(item, RejectedRecord):
+            tail.rejected(item)
+        elif isinstance(item, PublishedRecord):
+            tail.sent(item)
+        elif isinstance(item, OutageRecord):
+            recovery.outages.append(_describe(item))
+    tail.finish(snapshot.unpublished if snapshot is not None else [])
+    recovery.problems = scan.problems
+    recovery.chain = scan.chain
+    last_session = max(scan.last_session, snapshot.session if snapshot is not None else 0)
+    recovery.session = last_session + 1
+    recovery.position = append_position(
+        reader, scan, covers=covers, keep_from=used.segment if used is not None else None
+    )
+    return recovery
+
+
+def _fingerprint(controller: TableController) -> tuple[bytes, int]:
+    """What a checkpoint and a replay must agree on: the public state and the alert counter."""
+    machine = controller.engine.state.machine
+    return public_of(machine).to_json(), machine.book.counter
+
+
+def audit(controller: TableController) -> Recovery:
+    """Replay every retained record through a fresh engine (read only), comparing checkpoints.
+
+    A checkpoint that differs from the replayed state is a divergence, unless records were lost
+    before it (an outage): then the replay cannot be exact, and it goes on from the checkpoint.
+    """
+    recovery = Recovery()
+    files = controller.files
+    if files is None:
+        return recovery
+    reader = JournalReader(files)
+    checkpoints = {r.covers: r for r in reader.checkpoints() if (files.directory / r.file).exists()}
+    segments = files.segments()
+    start: Position | None = None
+    covers = 0
+    oldest = segments[0].first if segments else None
+    if oldest is not None and oldest > 1:
+        # Older segments were removed: start from a checkpoint inside the oldest one left.
+        for record in sorted(checkpoints.values(), key=lambda r: r.covers):
+            try:
+                controller.restore(read_checkpoint(files, record, controller))
+            except CheckpointError as error:
+                recovery.refused.append(f"refused: {error}")
+                continue
+            start = reader.anchor(Position(record.segment, record.offset))
+            covers = record.covers
+            recovery.checkpoint = f"{record.file} (after record {record.covers})"
+            break
+    scan = JournalScan()
+    tail = _Tail(controller, recovery, covers)
+    lost_before = False
+    for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
+        if isinstance(item, ReceivedRecord | RejectedRecord):
+            if isinstance(item, ReceivedRecord):
+                tail.received(item)
+            else:
+                tail.rejected(item)
+            taken = checkpoints.get(item.n)
+            if taken is not None and item.n > covers:
+                lost_before = _compare(controller, files, taken, recovery, lost_before)
+        elif isinstance(item, PublishedRecord):
+            tail.sent(item)
+        elif isinstance(item, OutageRecord):
+            recovery.outages.append(_describe(item))
+            lost_before = lost_before or item.lost > 0
+    tail.finish([])
+    recovery.problems = scan.problems
+    recovery.chain = scan.chain
+    recovery.session = scan.last_session + 1
+    return recovery
+
+
+def _compare(
+    controller: TableController,
+    files: JournalFiles,
+    record: CheckpointRecord,
+    recovery: Recovery,
+    lost_before: bool,
+) -> bool:
+    """Compare the replay with a checkpoint; return whether records lost still explain a difference."""
+    try:
+        snapshot = read_checkpoint(files, record, controller)
+    except CheckpointError as error:
+        recovery.refused.append(f"refused: {error}")
+        return lost_before
+    replayed = _fingerprint(controller)
+    public = public_of(snapshot.engine.machine).to_json()
+    if (public, snapshot.engine.machine.book.counter) == replayed:
+        return lost_before
+    if lost_before:
+        recovery.outages.append(
+            f"checkpoint {record.file} differs from the replay, as expected after records were "
+            "lost: the replay goes on from the checkpoint"
+        )
+        controller.restore(snapshot)
+        return False
+    recovery.divergences.append(
+        f"checkpoint {record.file}: the state after record {record.covers} differs from the replay"
+    )
+    return lost_before

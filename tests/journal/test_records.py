@@ -1,0 +1,142 @@
+"""Records written and read back byte-exact, numbered and hash-chained; torn and bad lines reported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from controller.journal import (
+    JournalFiles,
+    JournalReader,
+    JournalScan,
+    PublishedRecord,
+    ReceivedRecord,
+    StartRecord,
+    read_journal,
+)
+from controller.journal.records import GENESIS, chain_hash, split_line
+from tests.journal.support import T0, TOPIC, journal, lines
+
+
+def test_records_round_trip_numbered_and_chained(tmp_path: Path) -> None:
+    path = tmp_path / "var" / "journal.jsonl"  # the directory is created on open
+    j = journal(path)
+    assert j.start(1, T0, "t1") == 1
+    n2 = j.received("holdem/t1/dev/x/event", b'{"type":"key"}', T0)
+    n3 = j.received(TOPIC, b"\xff\xfe not utf-8", T0)
+    n4 = j.published("alert", n2, "holdem/t1/alerts", b'{"id":"1-1"}', retain=False, when=T0)
+    j.close()
+    assert (n2, n3, n4) == (2, 3, 4)
+
+    contents = read_journal(path)
+    assert contents.problems == []
+    assert contents.scan.chain == []
+    start, first, second, alert = contents.records
+    assert start == StartRecord(1, 1, T0, "t1", where=f"{path}:1")
+    assert first == ReceivedRecord(2, "holdem/t1/dev/x/event", b'{"type":"key"}', T0, f"{path}:2")
+    assert isinstance(second, ReceivedRecord)
+    assert second.payload == b"\xff\xfe not utf-8"  # kept byte-exact (base64)
+    assert alert == PublishedRecord(
+        4, "alert", 2, "holdem/t1/alerts", b'{"id":"1-1"}', False, T0, f"{path}:4"
+    )
+    assert (contents.last_session, contents.last_n, contents.received_count) == (1, 4, 2)
+
+    # Each line: kind first, n second, h last = sha256(previous h + the line without h).
+    previous = GENESIS
+    for raw in lines(path):
+        assert raw.startswith(b'{"kind":"')
+        body, digest = split_line(raw)
+        assert digest == chain_hash(previous, body)
+        assert list(json.loads(raw))[:2] == ["kind", "n"]
+        previous = digest
+
+
+def test_numbering_and_chain_continue_after_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    j = journal(path)
+    j.received(TOPIC, b"1", T0)
+    j.close()
+    again = journal(path)
+    assert again.received(TOPIC, b"2", T0) == 2
+    again.close()
+    contents = read_journal(path)
+    assert [r.n for r in contents.records] == [1, 2]
+    assert contents.scan.chain == []
+
+
+def test_missing_file_is_an_empty_journal(tmp_path: Path) -> None:
+    contents = read_journal(tmp_path / "none.jsonl")
+    assert contents.records == []
+    assert contents.problems == []
+    assert contents.last_session == 0
+
+
+def test_torn_last_line_is_reported_and_its_number_not_used_again(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    j = journal(path)
+    j.start(1, T0, "t1")
+    j.received(TOPIC, b"{}", T0)
+    j.close()
+    with path.open("ab") as file:
+        file.write(b'{"kind":"received","n":3,"topic":"holdem/t1/in')  # crash mid-write
+
+    contents = read_journal(path)
+    assert contents.torn_tail
+    assert len(contents.records) == 2
+    assert len(contents.problems) == 1
+    assert contents.problems[0].startswith(f"{path}:3: torn record")
+
+    reopened = journal(path)
+    # 3 was the torn record's: an outage record (4) declares it lost, the next record is 5.
+    assert reopened.received(TOPIC, b"{}", T0) == 5
+    reopened.close()
+    after = read_journal(path)
+    assert not after.torn_tail
+    assert [type(r).__name__ for r in after.records] == [
+        "StartRecord",
+        "ReceivedRecord",
+        "OutageRecord",
+        "ReceivedRecord",
+    ]
+    assert [(o.n, o.lost_from, o.lost_to) for o in after.outages] == [(4, 3, 3)]
+    assert len(after.problems) == 1
+    assert f"{path}:3: bad record" in after.problems[0]
+    # The chain goes around the torn line: nothing is missing, nothing broken.
+    assert after.scan.chain == []
+
+
+def test_bad_line_in_the_middle_is_reported_and_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    path.write_text(
+        '{"kind":"start","session":4,"ts":"2026-11-30T01:02:03Z","table":"t1"}\n'
+        '{"kind":"mystery"}\n'
+        "[1, 2]\n"
+        '{"kind":"received","n":1,"topic":"x","payload":"{}","received":"2026-11-30T01:02:03Z"}\n',
+        encoding="utf-8",
+    )
+    contents = read_journal(path)
+    assert [p.split(": ")[0] for p in contents.problems] == [f"{path}:2", f"{path}:3"]
+    assert "unknown record kind 'mystery'" in contents.problems[0]
+    assert contents.last_session == 4
+    assert contents.received_count == 1
+    assert contents.scan.unchained == 4  # lines without a hash (the first journal format)
+
+
+def test_a_pass_decodes_only_the_kinds_asked_for(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    j = journal(path)
+    j.start(2, T0, "t1")
+    j.received(TOPIC, b"{}", T0)
+    j.published("state", 2, "holdem/t1/state", b"{}", retain=True, when=T0)
+    j.close()
+
+    reader = JournalReader(JournalFiles(path))
+    scan = JournalScan()
+    kinds = [type(r).__name__ for r in reader.scan(scan, only=("published",))]
+    assert kinds == ["PublishedRecord"]
+    assert (scan.last_session, scan.last_n, scan.records) == (2, 3, 3)  # starts are always counted
+    scan = JournalScan()
+    assert [type(r).__name__ for r in reader.scan(scan, skip=("published",))] == [
+        "StartRecord",
+        "ReceivedRecord",
+    ]
