@@ -13,11 +13,37 @@ from contract.models import Profile
 from engine.catalogue import CATALOGUE, DEALING_CODES
 from simulators.dealer.mistakes import MISTAKES
 
-#: Every dealing irregularity of the catalogue, in the catalogue's order.
-CATALOGUE_CODES: Final[tuple[str, ...]] = DEALING_CODES
+#: The codes of "Chips, pots and showdown" (irregularities.md), and ``unknown_chip``: a tag in a
+#: chip zone found in no registry.
+CHIP_CODES: Final[tuple[str, ...]] = (
+    "blind_wrong_amount",
+    "action_out_of_turn",
+    "bet_below_minimum",
+    "raise_below_minimum",
+    "bet_over_limit",
+    "chips_taken_back",
+    "chips_on_vacant_seat",
+    "premature_sweep",
+    "uncalled_bet_not_returned",
+    "pot_awarded_wrong",
+    "split_wrong",
+    "odd_chip_wrong",
+    "rake_wrong",
+    "fold_incomplete",
+    "hole_card_off_table",
+    "burn_face_up",
+    "unknown_chip",
+)
+
+#: Every irregularity of the catalogue: the dealing codes, then the chip codes.
+CATALOGUE_CODES: Final[tuple[str, ...]] = (
+    *DEALING_CODES, *(c for c in CHIP_CODES if c not in DEALING_CODES)
+)
 
 #: Codes whose remedy is a misdeal: every card back, the deck replaced, a redeal, same button.
-MISDEAL_CODES: Final[frozenset[str]] = frozenset(c for c in DEALING_CODES if CATALOGUE[c].misdeal)
+MISDEAL_CODES: Final[frozenset[str]] = frozenset(
+    c for c in DEALING_CODES if c in CATALOGUE and CATALOGUE[c].misdeal
+)
 
 #: Codes the dealer can choose to inject as the hand's mistake. ``remedy_not_followed`` is not
 #: among them: it is committed while carrying out the remedy of one of these (see
@@ -25,15 +51,19 @@ MISDEAL_CODES: Final[frozenset[str]] = frozenset(c for c in DEALING_CODES if CAT
 PRIMARY_CODES: Final[tuple[str, ...]] = tuple(c for c in CATALOGUE_CODES if c != "remedy_not_followed")
 
 
-def injectable_codes(profile: Profile) -> tuple[str, ...]:
-    """The primary codes that a hand can raise under ``profile``.
+def injectable_codes(profile: Profile, *, chips: bool = False) -> tuple[str, ...]:
+    """The primary codes that a hand can raise under ``profile`` (``chips``: at a table that
+    reads chips and follows the betting).
 
     Under ``tda`` one extra card is already a misdeal (``misdeal_wrong_count``), so a second extra
     card (``misdeal_extra_cards``) and the ``extra_card`` warning can never be raised.
     """
-    return tuple(c for c in PRIMARY_CODES if profile in MISTAKES[c].profiles)
+    return tuple(
+        c for c in PRIMARY_CODES
+        if profile in MISTAKES[c].profiles and (chips or not MISTAKES[c].chips)
+    )
 
 
-def raisable_codes(profile: Profile) -> tuple[str, ...]:
+def raisable_codes(profile: Profile, *, chips: bool = False) -> tuple[str, ...]:
     """Every catalogue code a session under ``profile`` can raise (primary codes + follow-up)."""
-    return (*injectable_codes(profile), "remedy_not_followed")
+    return (*injectable_codes(profile, chips=chips), "remedy_not_followed")

@@ -105,6 +105,36 @@ class Remove(StepBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PlaceChips(StepBase):
+    """Chips (tags ``uids``) put in ``zone`` at once, from a player's stack or the rack."""
+
+    uids: tuple[str, ...]
+    zone: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoveChips(StepBase):
+    """Chips lying on the table moved to ``zone`` at once (a sweep, a push, the rake)."""
+
+    uids: tuple[str, ...]
+    zone: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TakeChips(StepBase):
+    """Chips taken off the table at once (back to a player's stack, into the drop box)."""
+
+    uids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Wait(StepBase):
+    """Nothing happens for ``seconds`` of real time, even flat out (a card held off the table)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Press(StepBase):
     """A dealer keypad key, with the seat it concerns where the key takes one."""
 
@@ -131,6 +161,10 @@ Step: TypeAlias = (
     | Place
     | Move
     | Remove
+    | PlaceChips
+    | MoveChips
+    | TakeChips
+    | Wait
     | Press
     | Marker
 )

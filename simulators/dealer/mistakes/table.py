@@ -68,6 +68,10 @@ class BlindsMissing(Mistake):
             play.ack()
             play.emit(SetBlind(seat=self.unposted, present=True, pause_s=PACE["fix"]))
             play.hand.blinds.add(self.unposted)
+            money = play.money
+            if money is not None:  # the blind's chips (and ante) into its betting area
+                ledger = money.ledger
+                money.post(self.unposted, ledger.stakes.ante + ledger.bet.get(self.unposted, 0))
 
 
 @register

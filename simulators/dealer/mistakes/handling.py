@@ -1,0 +1,94 @@
+"""Mistakes in handling the cards (seeds 000, 001): half a fold, a hole card kept off the table,
+a burn card turned face up.
+
+The engine's timers run on event time: a half fold is judged once the dealer's reaction time
+has passed, a card off the table once the house limit has, both at the next event; the dealer's
+next act after the wait (the ``ack`` key) is that event.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from contract.cards import seat_zone
+from simulators.dealer.betting import Choice
+from simulators.dealer.hand import PACE, HandPlay
+from simulators.dealer.mistakes.chipbase import ChipMistake, money_of, trigger, wait
+from simulators.dealer.mistakes.registry import register
+
+if TYPE_CHECKING:
+    from simulators.dealer.dealer import VirtualDealer
+
+
+@register
+class FoldIncomplete(ChipMistake):
+    """Preflop the first seat to act folds, but only one card reaches the muck; the dealer then
+    retrieves the other into the muck."""
+
+    code = "fold_incomplete"
+    players = 3
+
+    def act(self, play: HandPlay, seat: int) -> bool:
+        _money, ledger = money_of(play)
+        if self.done or ledger.street != "preflop" or len(ledger.live) <= 2:
+            return False
+        self.done = True
+        ledger.apply(seat, Choice("fold"))
+        hand = play.hand
+        hand.active.remove(seat)
+        first, second = hand.hole[seat]
+        play.move(first, "muck", "down", PACE["fold"])
+        wait(play, play.settings.reaction_s + 0.5)
+        trigger(play, self.code or "")
+        play.move(second, "muck", "down", PACE["fix"])
+        return True
+
+
+@register
+class HoleCardOffTable(ChipMistake):
+    """On the flop a player lifts a hole card off the table longer than the house allows, then
+    puts it back. Needs the house limit short in the demo (``hole_card_off_s``)."""
+
+    code = "hole_card_off_table"
+
+    def act(self, play: HandPlay, seat: int) -> bool:
+        _, ledger = money_of(play)
+        if self.done or ledger.street != "flop":
+            return False
+        self.done = True
+        hand = play.hand
+        uid = hand.hole[seat][0]
+        card = hand.card_of.get(uid)
+        play.remove(uid, PACE["fix"])
+        settings = play.settings
+        wait(play, settings.hole_card_off_s + settings.hold_s + 0.5)
+        trigger(play, self.code or "")
+        play.place_uid(uid, card, seat_zone(seat), play.face("down"), PACE["fix"], None)
+        return False  # then the seat acts
+
+
+@register
+class BurnFaceUp(ChipMistake):
+    """A burn card dealt face up (seed 001: burned without opening); it stays the burn."""
+
+    code = "burn_face_up"
+
+    @classmethod
+    def infeasible(cls, dealer: VirtualDealer) -> str | None:
+        if not dealer.settings.reader_reports_face:
+            return f"{cls.code}: the reader cannot tell a card's face"
+        return super().infeasible(dealer)
+
+    def plan_streets(self, play: HandPlay) -> None:
+        self.street = play.rng.choice(["flop", "turn", "river"])
+
+    def deal_street(self, play: HandPlay, street: str, count: int) -> None:
+        hand = play.hand
+        if hand.flop_burn_done and street == "flop":
+            play.street(count)
+            return
+        card = hand.next_burn or hand.shoe.draw()
+        hand.next_burn = None
+        play.place(card, "burn", "up", PACE["burn"], self.code)
+        play.ack()
+        play.street(count, burn=False)
