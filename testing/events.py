@@ -34,17 +34,21 @@ from simulators.dealer.steps import (
     Marker,
     Move,
     MoveButton,
+    MoveChips,
     Place,
+    PlaceChips,
     Press,
     Remove,
     SetBlind,
     SetOccupied,
     Shuffle,
     Step,
+    TakeChips,
+    Wait,
 )
 
-#: Antennas of a reader that covers a table of ten seats (the standard layout).
-DEFAULT_ANTENNAS: Final[dict[int, str]] = standard_antennas(10)
+#: Antennas of a reader that covers a table of ten seats (the standard layout, chip zones too).
+DEFAULT_ANTENNAS: Final[dict[int, str]] = standard_antennas(10, chips=True)
 DEFAULT_START: Final = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
 
 
@@ -152,6 +156,29 @@ def to_events(
                 emit(ids.sensors, index, BlindEvent, seat=seat, present=present)
             case SetOccupied(seat=seat, occupied=occupied):
                 emit(ids.sensors, index, SeatEvent, seat=seat, occupied=occupied)
+            case PlaceChips(uids=uids, zone=zone) | MoveChips(uids=uids, zone=zone):
+                # A handful of chips is read in its new zone, then (after the hold time) no
+                # longer where it lay.
+                moved = isinstance(step, MoveChips)
+                left = [(uid, zones.where.get(uid)) for uid in uids] if moved else []
+                for uid in uids:
+                    if moved and uid in zones.where:
+                        zones.remove(uid)
+                    antenna = zones.place(uid, zone)
+                    emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone, uid=uid,
+                         present=True, face=None)
+                for uid, old in left:
+                    if old is not None:
+                        emit(ids.reader, index, TagEvent, antenna=old, zone=zone_of[old], uid=uid,
+                             present=False, face=None)
+            case TakeChips(uids=uids):
+                for uid in uids:
+                    if uid in zones.where:
+                        antenna = zones.remove(uid)
+                        emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone_of[antenna],
+                             uid=uid, present=False, face=None)
+            case Wait(seconds=seconds):
+                clock.now += timedelta(seconds=seconds)
             case AwaitShuffle() | Marker():
                 pass
     return out

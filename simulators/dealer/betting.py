@@ -255,10 +255,10 @@ class Ledger:
 class Tendencies:
     """How the simulated players play (chances per decision)."""
 
-    fold: float = 0.25
-    raise_: float = 0.15
-    bet: float = 0.3
-    all_in: float = 0.08
+    fold: float = 0.35
+    raise_: float = 0.1
+    bet: float = 0.25
+    all_in: float = 0.06
 
 
 def choose(
@@ -287,11 +287,14 @@ def choose(
 
 
 def _size(ledger: Ledger, seat: int, rng: random.Random, tendencies: Tendencies, top: int) -> int:
-    """A legal bet or raise total: the minimum, a share of the pot, or all in."""
+    """A legal bet or raise total: the minimum, half the pot or the pot, sometimes all in."""
     low, high = ledger.min_to(), ledger.max_to(seat)
     if ledger.stakes.structure == "fixed_limit":
         return min(ledger.highest + ledger.stakes.limit_bet(ledger.street), top)
     if high <= low or (ledger.stakes.structure == "no_limit" and rng.random() < tendencies.all_in):
         return high  # all in (for less, perhaps), or the pot-limit maximum
+    pot = ledger.pot_size_after_call(seat)
     step = ledger.stakes.big_blind
-    return min(high, low + step * rng.randint(0, max(0, (high - low) // step) // 3 + 1))
+    share = rng.choice((0.0, 0.0, 0.5, 0.5, 0.75, 1.0))
+    wanted = ledger.highest + int(pot * share) // step * step
+    return min(high, max(low, wanted))

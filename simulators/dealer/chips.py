@@ -10,6 +10,7 @@ there, as a dealer does without making change in the middle of the table.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
@@ -65,6 +66,14 @@ def value_of(chips: Mapping[str, int], uids: Iterable[str]) -> int:
     return sum(chips[uid] for uid in uids)
 
 
+def _greedy(amount: int) -> dict[int, int]:
+    """Counts per value making ``amount`` with the fewest chips."""
+    out: dict[int, int] = {}
+    for value in DENOMINATIONS:
+        out[value], amount = divmod(amount, value)
+    return out
+
+
 def _split(amount: int) -> dict[int, int]:
     """Counts per value making ``amount`` so that every smaller amount is a subset of it."""
     ones = amount % 5
@@ -87,20 +96,23 @@ class Rack:
 
     def __init__(self, chips: Mapping[str, int]) -> None:
         self.chips = dict(chips)
-        self._free: dict[int, list[str]] = {}
+        # First in, first out: a chip just taken off the table is the last to come back, so
+        # the reader has long reported it gone when it is bet again.
+        self._free: dict[int, deque[str]] = {}
         for uid, value in sorted(chips.items()):
-            self._free.setdefault(value, []).append(uid)
+            self._free.setdefault(value, deque()).append(uid)
 
-    def take(self, amount: int) -> list[str]:
-        """Chips worth ``amount`` (smaller values stand in when a value runs short)."""
-        wanted = _split(amount)
+    def take(self, amount: int, *, complete: bool = True) -> list[str]:
+        """Chips worth ``amount`` (smaller values stand in when a value runs short);
+        ``complete``: any smaller amount is a subset of them, else the fewest chips."""
+        wanted = _split(amount) if complete else _greedy(amount)
         out: list[str] = []
         owed = 0
         for value in DENOMINATIONS:
             owed += wanted.get(value, 0) * value
-            free = self._free.get(value, [])
+            free = self._free.get(value, deque())
             count = min(owed // value, len(free))
-            out += [free.pop() for _ in range(count)]
+            out += [free.popleft() for _ in range(count)]
             owed -= count * value
         if owed:
             self.give(out)

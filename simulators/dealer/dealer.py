@@ -158,7 +158,7 @@ class VirtualDealer:
             values = self.settings.chip_values or chip_registry()
             self.rack = Rack(values)
             self._known_uids |= set(values)
-        self.tendencies = Tendencies(fold=self.settings.fold_rate, all_in=self.settings.all_in_rate)
+        self.tendencies = Tendencies()
 
     # ------------------------------------------------------------------ public API
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from contract.cards import bet_zone, stack_zone
 from simulators.dealer.award import PotShare, awards, board_rank, hand_rank
 from simulators.dealer.betting import Choice, Ledger, Tendencies, choose
 from simulators.dealer.chips import Rack, partition, pick
@@ -43,10 +44,6 @@ CHIP_PACE: dict[str, float] = {
     "collect": 0.5,
     "show": 1.0,
 }
-
-
-def bet_zone(seat: int) -> str:
-    return f"bet:{seat}"
 
 
 @dataclass
@@ -80,20 +77,25 @@ class TableMoney:
     # ------------------------------------------------------------------ physical acts
 
     def chips_in(self, seat: int, amount: int, *, mistake: str | None = None,
-                 pause: float | None = None) -> list[str]:
-        """``amount`` from the seat's stack into its betting area (one handful)."""
-        uids = self.rack.take(amount)
+                 pause: float | None = None, complete: bool = False) -> list[str]:
+        """``amount`` from the seat's stack into its betting area (one handful); ``complete``
+        handfuls (bets and raises) hold small chips enough to hand back any part of them."""
+        uids = self.rack.take(amount, complete=complete)
         self.front.setdefault(seat, []).extend(uids)
         self.play.emit(PlaceChips(uids=tuple(uids), zone=bet_zone(seat), mistake=mistake,
                                   pause_s=CHIP_PACE["bet"] if pause is None else pause))
         return uids
 
-    def chips_out(self, seat: int, uids: Sequence[str], *, mistake: str | None = None) -> None:
-        """Chips from the seat's betting area back to its stack (off the table)."""
+    def to_stack(self, seat: int, uids: Sequence[str], *, mistake: str | None = None) -> None:
+        """Chips from the seat's betting area (or the pot) back to its stack, where the reader
+        sees them arrive; the player then puts them away (off the table)."""
         taken = set(uids)
         self.front[seat] = [u for u in self.front.get(seat, []) if u not in taken]
+        self.pot = [u for u in self.pot if u not in taken]
+        self.play.emit(MoveChips(uids=tuple(uids), zone=stack_zone(seat), mistake=mistake,
+                                 pause_s=CHIP_PACE["bet"]))
         self.rack.give(uids)
-        self.play.emit(TakeChips(uids=tuple(uids), mistake=mistake, pause_s=CHIP_PACE["bet"]))
+        self.play.emit(TakeChips(uids=tuple(uids), pause_s=CHIP_PACE["collect"]))
 
     def sweep(self, *, mistake: str | None = None) -> None:
         """Every betting area into the pot at once."""
@@ -168,7 +170,7 @@ class TableMoney:
             return
         amount = ledger.apply(seat, choice)
         if amount > 0:
-            self.chips_in(seat, amount, mistake=mistake)
+            self.chips_in(seat, amount, mistake=mistake, complete=choice.verb != "call")
             if seat in ledger.all_in:
                 self.play.press("all_in", seat=seat, pause=CHIP_PACE["bet"])
 
@@ -219,7 +221,7 @@ class TableMoney:
                 raise RuntimeError(f"cannot hand back {amount} from seat {seat}'s bet")
             ledger.give_back(seat, amount)
             if not mistake.uncalled_back(self.play, seat, uids):
-                self.chips_out(seat, uids)
+                self.to_stack(seat, uids)
         if not mistake.sweep(self.play):
             self.sweep()
         ledger.sweep()

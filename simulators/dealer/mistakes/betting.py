@@ -16,8 +16,6 @@ from simulators.dealer.mistakes.chipbase import (
     ChipMistake,
     money_of,
     next_in_turn,
-    trigger,
-    wait,
 )
 from simulators.dealer.mistakes.registry import register
 from simulators.dealer.seating import blind_seats
@@ -158,15 +156,25 @@ class BetOverLimit(_Size):
 
 @register
 class ChipsTakenBack(ChipMistake):
-    """Preflop the first seat calls, the next acts, then the first takes a chip back; once the
-    engine counts the chip gone (the reader read it nowhere else), it is put back."""
+    """Preflop the first seat calls, the next acts, then the first takes a chip back to its
+    stack. Chips released stay: when its turn comes again it puts them back (calls)."""
 
     code = "chips_taken_back"
     players = 3
 
+    def __init__(self, *, ignore_remedy: bool = False) -> None:
+        super().__init__(ignore_remedy=ignore_remedy)
+        self.taker: int | None = None
+
     def act(self, play: HandPlay, seat: int) -> bool:
         money, ledger = money_of(play)
-        if self.done or ledger.street != "preflop" or ledger.acted:
+        if ledger.street != "preflop":
+            return False
+        if seat == self.taker:
+            self.taker = None
+            money.act(seat, Choice("call", ledger.highest))
+            return True
+        if self.done or ledger.acted:
             return False
         after = next_in_turn(ledger, seat)
         if after is None:
@@ -174,12 +182,11 @@ class ChipsTakenBack(ChipMistake):
         self.done = True
         money.act(seat, Choice("call", ledger.highest))
         money.act(after, Choice("call", ledger.highest))
-        handful = money.front[seat]
-        chip = min(handful, key=lambda uid: money.chips[uid])
-        money.chips_out(seat, [chip])
-        wait(play, play.settings.chip_lift_s + 0.5)
-        trigger(play, self.code or "")
-        money.chips_in(seat, money.chips[chip])  # chips released stay: put back
+        chip = min(money.front[seat], key=lambda uid: money.chips[uid])
+        money.to_stack(seat, [chip], mistake=self.code)
+        ledger.give_back(seat, money.chips[chip])
+        play.ack()
+        self.taker = seat
         return True
 
 
@@ -210,8 +217,8 @@ class ChipsOnVacantSeat(ChipMistake):
         play.emit(PlaceChips(uids=tuple(uids), zone=f"bet:{where}", mistake=self.code,
                              pause_s=2.0))
         play.ack()
-        money.rack.give(uids)
-        play.emit(TakeChips(uids=tuple(uids), pause_s=1.0))
+        money.front[where] = uids
+        money.to_stack(where, uids)  # removed: to that seat's side of the table
         return False
 
 
@@ -240,8 +247,9 @@ class PrematureSweep(ChipMistake):
 
 @register
 class UncalledBetNotReturned(ChipMistake):
-    """The big blind is short: the first seat raises to ten big blinds, the big blind calls all
-    in, the rest fold; the uncalled part is swept with the rest and then handed back."""
+    """The big blind is short: the first seat raises to eight big blinds, the big blind calls
+    all in, the rest fold; the uncalled part is swept with the rest and then handed back from the
+    pot to its owner's stack."""
 
     code = "uncalled_bet_not_returned"
 
@@ -287,8 +295,7 @@ class UncalledBetNotReturned(ChipMistake):
         self.kept = (0, [])
         money.sweep(mistake=self.code)
         play.ack()
-        money.unsweep({seat: uids})  # handed back: into its area, then to its owner
-        money.chips_out(seat, uids)
+        money.to_stack(seat, uids)  # handed back from the pot to its owner
         return True
 
 

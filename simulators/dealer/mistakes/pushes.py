@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from contract.cards import RANKS, SUITS
+from simulators.dealer.betting import Choice, Ledger
 from simulators.dealer.hand import HandPlay
 from simulators.dealer.mistakes.chipbase import ChipMistake, money_of
 from simulators.dealer.mistakes.registry import register
@@ -138,6 +139,42 @@ class OddChipWrong(_Split):
     code = "odd_chip_wrong"
     keep = 3
     players = 3
+
+    def __init__(self, *, ignore_remedy: bool = False) -> None:
+        super().__init__(ignore_remedy=ignore_remedy)
+        self.river_bet: int | None = None
+
+    def act(self, play: HandPlay, seat: int) -> bool:
+        """On the river everybody checks, or the first seat bets what leaves an odd chip in the
+        pot (every hand ties: the board is a royal flush) and the others call."""
+        money, ledger = money_of(play)
+        if ledger.street != "river":
+            return False
+        if self.river_bet is None:
+            self.river_bet = self._odd_bet(ledger)
+            if self.river_bet:
+                money.act(seat, Choice("bet", self.river_bet))
+                return True
+        if self.river_bet:
+            money.act(seat, Choice("call", ledger.highest))
+        else:
+            money.act(seat, Choice("check"))
+        return True
+
+    @staticmethod
+    def _odd_bet(ledger: Ledger) -> int:
+        """The smallest river bet (0: none) after which the pot, raked, does not split evenly."""
+        live = len(ledger.live)
+        shortest = min(ledger.stack[s] for s in ledger.live)
+        step = ledger.stakes.limit_bet("river") if ledger.stakes.structure == "fixed_limit" \
+            else ledger.stakes.big_blind
+        for bet in range(0, 20 * step, step):
+            if bet and bet > shortest:
+                break
+            total = ledger.pot + sum(ledger.bet.values()) + bet * live
+            if (total - ledger.stakes.rake_for(total, True)) % live:
+                return bet
+        return 0
 
     def pushes(self, play: HandPlay, plan: Settlement) -> bool:
         money, _ = money_of(play)
