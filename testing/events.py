@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from config.layout import standard_antennas
+from contract.cards import stack_zone
 from contract.models import (
     BlindEvent,
     ButtonEvent,
@@ -47,8 +48,12 @@ from simulators.dealer.steps import (
     Wait,
 )
 
-#: Antennas of a reader that covers a table of ten seats (the standard layout, chip zones too).
-DEFAULT_ANTENNAS: Final[dict[int, str]] = standard_antennas(10, chips=True)
+#: Antennas of a reader that covers a table of ten seats (the standard layout, chip zones too,
+#: and the players' stacks after them).
+DEFAULT_ANTENNAS: Final[dict[int, str]] = {
+    **standard_antennas(10, chips=True),
+    **{len(standard_antennas(10, chips=True)) + seat: stack_zone(seat) for seat in range(1, 11)},
+}
 DEFAULT_START: Final = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
 
 

@@ -16,9 +16,10 @@ from simulators.dealer.chips import Structure, TableStakes, chip_registry, regis
 
 #: The deck registry shipped with the example configuration (decks A and B, 104 tags).
 EXAMPLE_REGISTRY: Final = Path(config_package.__file__).resolve().parent / "decks.example.csv"
-#: The demo table's device ids: with chips a second reader covers the chip zones (a sweep of the
-#: card antennas is then as short as on a table without chips).
-DEVICE_IDS: Final = DeviceIds(chip_reader="rfid-2")
+#: The demo table's device ids: with chips a second reader covers the betting areas, the pot and
+#: the rake, a third the players' stacks (each sweep stays short: a chip is reported within a
+#: sweep of its reader's antennas).
+DEVICE_IDS: Final = DeviceIds(chip_readers=("rfid-2", "rfid-3"))
 #: The structures the demo cycles through when none is asked for: seeds 1, 4, 7... play no
 #: limit, 2, 5, 8... pot limit, 3, 6, 9... fixed limit (so five seeds see every chip code).
 STRUCTURES: Final[tuple[Structure, ...]] = ("fixed_limit", "no_limit", "pot_limit")
@@ -43,20 +44,25 @@ def demo_stakes(seed: int, structure: Structure | None = None) -> TableStakes:
     )
 
 
-def _chip_reader(seats: int, workdir: Path, fast: bool) -> dict[str, object]:
-    """The reader under the betting areas, the pot, the rake and the players' stacks (a chip
-    handed back to a player is read arriving in its stack: no wait for the reader to miss it)."""
-    zones = [bet_zone(seat) for seat in range(1, seats + 1)] + list(CHIP_TABLE_ZONES)
-    zones += [stack_zone(seat) for seat in range(1, seats + 1)]
-    assert DEVICE_IDS.chip_reader is not None
-    return {
-        "id": DEVICE_IDS.chip_reader,
-        "driver": "rfid",
-        "port": str(workdir / "rfid-chips.pty"),
-        "antennas": dict(enumerate(zones, start=1)),
-        "hold_ms": HOLD_MS["fast" if fast else "paced"],
-        "dwell_ms": 1 if fast else 20,
-    }
+def _chip_readers(seats: int, workdir: Path, fast: bool) -> list[dict[str, object]]:
+    """The readers under the betting areas, the pot and the rake, and under the players' stacks
+    (a chip handed back to a player is read arriving in its stack: no wait for the reader to
+    miss it in the betting area)."""
+    # The pot first: a sweep is reported once the pot has read the chips and each betting area
+    # has swept without them, soon after in the same sweep.
+    table = [*CHIP_TABLE_ZONES, *(bet_zone(seat) for seat in range(1, seats + 1))]
+    stacks = [stack_zone(seat) for seat in range(1, seats + 1)]
+    return [
+        {
+            "id": device,
+            "driver": "rfid",
+            "port": str(workdir / f"{device}.pty"),
+            "antennas": dict(enumerate(zones, start=1)),
+            "hold_ms": HOLD_MS["fast" if fast else "paced"],
+            "dwell_ms": 1 if fast else 20,
+        }
+        for device, zones in zip(DEVICE_IDS.chip_readers, (table, stacks), strict=True)
+    ]
 
 
 def write_chip_registry(workdir: Path) -> tuple[Path, dict[str, int]]:
@@ -116,7 +122,7 @@ def demo_config(
                 "hold_ms": HOLD_MS[pace],
                 "dwell_ms": 1 if fast else 20,
             },
-            *([_chip_reader(seats, workdir, fast)] if with_chips else []),
+            *(_chip_readers(seats, workdir, fast) if with_chips else []),
             {"id": DEVICE_IDS.sensors, "driver": "sensors", "vendor_id": 0x1209, "product_id": 0x7AB1,
              "poll_ms": 2 if fast else 10},
         ],

@@ -177,12 +177,12 @@ class DeviceIds:
     reader: str = "rfid-1"
     shuffler: str = "shuffler"
     sensors: str = "sensors"
-    #: The reader of the chip zones, where they have their own (None: ``reader`` reads them).
-    chip_reader: str | None = None
+    #: The readers of the chip zones, where they have their own (none: ``reader`` reads them).
+    chip_readers: tuple[str, ...] = ()
 
     def reads(self, device: str) -> bool:
         """Whether ``device`` is one of the table's RFID readers."""
-        return device == self.reader or (self.chip_reader is not None and device == self.chip_reader)
+        return device == self.reader or device in self.chip_readers
 
 
 @dataclass(frozen=True, slots=True)
