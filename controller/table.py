@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from config.loader import table_chips
 from config.models import JournalSection, SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
 from contract.models import Alert, DeviceCommand, PublicState, ResendCommand, TagEvent
@@ -73,7 +74,7 @@ class TableController:
     def __init__(self, config: TableConfig, registry: DeckRegistry, *, journal: bool = True) -> None:
         self.config = config
         self.topics = Topics(config.mqtt.root, config.table.id)
-        self.settings = EngineSettings.from_config(config, registry)
+        self.settings = EngineSettings.from_config(config, registry, table_chips(config, registry))
         self.engine = Engine(self.settings)
         self.signals = DealerSignals(buzzer_ms=config.display.buzzer_ms)
         self.files = JournalFiles(config.journal.path) if journal else None
