@@ -45,7 +45,7 @@ from engine.betting.api import OddChip, Pot, PotAward, Stakes, Structure
 from engine.betting.award import award, rake_for
 from engine.betting.pots import build_pots, uncalled
 
-__all__ = ["Judgement", "PlayedHand", "judge", "play"]
+__all__ = ["EngineResult", "Judgement", "PlayedHand", "engine_result", "judge", "play"]
 
 TABLE = 10
 STRUCTURES: tuple[Structure, ...] = ("no_limit", "pot_limit", "fixed_limit")
@@ -114,38 +114,48 @@ def play(seed: int) -> PlayedHand:
     return hand
 
 
-def judge(hand: PlayedHand, odd_chip: OddChip = "first_shown") -> Judgement:
-    """Run the engine's pot and award functions on ``hand`` and compare with PokerKit."""
+@dataclass(frozen=True, slots=True)
+class EngineResult:
+    """What the engine's functions make of a played hand."""
+
+    pots: tuple[Pot, ...]
+    awards: tuple[PotAward, ...]
+    rake: int
+    payoffs: dict[int, int]
+
+
+def engine_result(hand: PlayedHand, odd_chip: OddChip) -> EngineResult:
+    """The engine's ``uncalled`` + ``build_pots`` + ``rake_for`` + ``award`` on ``hand``."""
     contributed = dict(hand.contributed)
     back = uncalled(contributed)
     if back is not None:
         contributed[back[0]] -= back[1]
     pots = build_pots(contributed, hand.live)
-    total = sum(pot.amount for pot in pots)
-    rake = rake_for(hand.stakes, total, saw_flop=len(hand.board) >= 3)
+    rake = rake_for(hand.stakes, sum(pot.amount for pot in pots), saw_flop=len(hand.board) >= 3)
     awards = award(
-        pots,
-        hand.shown,
-        hand.board,
-        rake=rake,
-        odd_chip=odd_chip,
-        button=hand.button,
-        table_seats=TABLE,
+        pots, hand.shown, hand.board, rake=rake, odd_chip=odd_chip, button=hand.button, table_seats=TABLE
     )
-    if hand.showdown:
-        pots_agree = pots == hand.pots
-    else:
-        pots_agree = len(awards) == 1 and awards[0].winners == tuple(hand.live)
-    ours = {seat: -put for seat, put in hand.contributed.items()}
+    payoffs = {seat: -put for seat, put in hand.contributed.items()}
     if back is not None:
-        ours[back[0]] += back[1]
+        payoffs[back[0]] += back[1]
     for pot in awards:
         for seat, chips in pot.shares:
-            ours[seat] += chips
+            payoffs[seat] += chips
+    return EngineResult(pots, awards, rake, payoffs)
+
+
+def judge(hand: PlayedHand, odd_chip: OddChip = "first_shown", ours: EngineResult | None = None) -> Judgement:
+    """Compare the engine's result on ``hand`` (``ours``, computed when not given) with PokerKit."""
+    if ours is None:
+        ours = engine_result(hand, odd_chip)
+    if hand.showdown:
+        pots_agree = ours.pots == hand.pots
+    else:
+        pots_agree = len(ours.awards) == 1 and ours.awards[0].winners == tuple(hand.live)
     expected = _house_payoffs(hand, odd_chip)
-    payoffs_agree = ours == expected and rake == hand.raked
-    detail = "" if pots_agree and payoffs_agree else _detail(hand, pots, awards, ours, expected, rake)
-    return Judgement(pots_agree, payoffs_agree, awards, detail)
+    payoffs_agree = ours.payoffs == expected and ours.rake == hand.raked
+    detail = "" if pots_agree and payoffs_agree else _detail(hand, ours, expected)
+    return Judgement(pots_agree, payoffs_agree, ours.awards, detail)
 
 
 def _house_payoffs(hand: PlayedHand, rule: OddChip) -> dict[int, int]:
@@ -175,19 +185,12 @@ def _house_payoffs(hand: PlayedHand, rule: OddChip) -> dict[int, int]:
     return payoffs
 
 
-def _detail(
-    hand: PlayedHand,
-    pots: tuple[Pot, ...],
-    awards: tuple[PotAward, ...],
-    ours: dict[int, int],
-    expected: dict[int, int],
-    rake: int,
-) -> str:
+def _detail(hand: PlayedHand, ours: EngineResult, expected: dict[int, int]) -> str:
     return (
         f"seed {hand.seed} {hand.stakes} button {hand.button} contributed {hand.contributed} "
         f"live {sorted(hand.live)} board {hand.board} shown {hand.shown}\n"
         f"  pokerkit pots {hand.pots} pushed {hand.pushed} payoffs {hand.payoffs} raked {hand.raked}\n"
-        f"  ours     pots {pots} awards {awards} payoffs {ours} rake {rake}\n"
+        f"  ours     pots {ours.pots} awards {ours.awards} payoffs {ours.payoffs} rake {ours.rake}\n"
         f"  expected payoffs {expected}"
     )
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine.betting.api import Clear, Pot, PotAward, Raise, Stakes, Verdict
+from engine.betting.api import Clear, OddChip, Pot, PotAward, Raise, Stakes, Verdict
 from engine.betting.award import RANK_NAMES, award, check_push, rake_for, rank_of
+from engine.betting.pots import build_pots
 
 BOARD = ("Ah", "Kd", "7s", "4c", "2h")
 CARD = re.compile(r"\b[2-9TJQKA][shdc]\b")
@@ -262,3 +265,60 @@ def test_a_pot_nobody_showed_for_may_go_to_any_of_its_seats() -> None:
     assert raised(verdicts(awards, {1: 60, 4: 40})) == {}
     assert raised(verdicts(awards, {1: 60, 3: 20, 4: 20})) == {}
     assert raised(verdicts(awards, {1: 60, 2: 40})) == {"push": "pot_awarded_wrong"}
+
+
+def test_an_over_rake_taken_from_a_split_is_the_rakes_finding_only() -> None:
+    got = verdicts(SPLIT, {2: 50, 5: 49}, raked=2, rake=0)
+    assert raised(got) == {"rake": "rake_wrong"}
+
+
+def test_chips_lost_from_a_split_without_the_rake_are_a_wrong_split() -> None:
+    got = verdicts(SPLIT, {2: 50, 5: 49})
+    assert raised(got) == {"split": "split_wrong"}
+
+
+DECK = [rank + suit for rank in "23456789TJQKA" for suit in "shdc"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_pushes_checked_against_random_awards(data: st.DataObject) -> None:
+    seats = data.draw(st.lists(st.integers(1, 10), min_size=2, max_size=8, unique=True), label="seats")
+    contributed = {seat: data.draw(st.integers(1, 300), label=f"put {seat}") for seat in seats}
+    live = data.draw(st.sets(st.sampled_from(seats), min_size=1), label="live")
+    cards = data.draw(st.permutations(DECK), label="deck")
+    board = tuple(cards[:5])
+    holes = {seat: (cards[5 + 2 * i], cards[6 + 2 * i]) for i, seat in enumerate(sorted(live))}
+    order = data.draw(st.permutations(sorted(live)), label="shown")
+    rule: OddChip = data.draw(st.sampled_from(["first_shown", "left_of_button"]), label="rule")
+    pots = build_pots(contributed, live)
+    awards = award(
+        pots, [(s, holes[s]) for s in order], board, rake=0, odd_chip=rule, button=seats[0], table_seats=10
+    )
+    for pot in awards:
+        assert sum(chips for _, chips in pot.shares) == pot.amount
+        assert set(pot.winners) <= set(pot.eligible)
+        shares = [chips for _, chips in pot.shares]
+        assert max(shares) - min(shares) <= 1
+    right: dict[int, int] = {}
+    for pot in awards:
+        for seat, chips in pot.shares:
+            right[seat] = right.get(seat, 0) + chips
+    assert raised(verdicts(awards, right)) == {}
+    # an odd chip moved to another winner of its pot
+    for pot in awards:
+        share = dict(pot.shares)
+        lucky = [s for s in pot.winners if share[s] > min(share.values())]
+        unlucky = [s for s in pot.winners if share[s] == min(share.values())]
+        if lucky and unlucky:
+            moved = {**right, lucky[0]: right[lucky[0]] - 1, unlucky[0]: right[unlucky[0]] + 1}
+            assert raised(verdicts(awards, moved)) == {"odd_chip": "odd_chip_wrong"}
+            break
+    # chips pushed to a seat that wins nothing
+    losers = [s for s in seats if s not in right]
+    winner = max(right, key=lambda s: right[s])
+    if losers and right[winner] > 1:
+        wrong = {**right, winner: right[winner] - 1, losers[0]: 1}
+        got = verdicts(awards, wrong)
+        assert raised(got) == {"push": "pot_awarded_wrong"}
+        assert got["push"].seat == losers[0]  # type: ignore[union-attr]
