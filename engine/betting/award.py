@@ -73,9 +73,11 @@ def award(
 
     A pot whose eligible seats all mucked has no winner here (``winners`` and ``shares`` empty):
     no hand was shown to give it to, so the engine names nobody and the floor decides; a push
-    check accepts its chips going to any of its eligible seats.
+    check accepts its chips going to any of its eligible seats. The same holds for a contested
+    pot when the board has fewer than three cards (nothing to rank on).
     """
-    ranks = {seat: rank_of(board, cards)[0] for seat, cards in shown}
+    # fewer than three board cards (a hand cut short) leave nothing to rank: contested pots undecided
+    ranks = {seat: rank_of(board, cards)[0] for seat, cards in shown} if len(board) >= 3 else {}
     order = _odd_chip_order(shown, odd_chip, button, table_seats)
     awards: list[PotAward] = []
     rake_left = rake

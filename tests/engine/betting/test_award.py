@@ -322,3 +322,8 @@ def test_pushes_checked_against_random_awards(data: st.DataObject) -> None:
         got = verdicts(awards, wrong)
         assert raised(got) == {"push": "pot_awarded_wrong"}
         assert got["push"].seat == losers[0]  # type: ignore[union-attr]
+
+
+def test_a_board_cut_short_leaves_contested_pots_undecided() -> None:
+    got = play([Pot(60, (1, 2)), Pot(40, (2,))], [(1, ("As", "Qc")), (2, ("8s", "9d"))], board=("Ah", "Kd"))
+    assert got == (PotAward(60, (1, 2), (), ()), PotAward(40, (2,), (2,), ((2, 40),)))
