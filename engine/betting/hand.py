@@ -88,7 +88,8 @@ class Money:
     street_no: int = BEFORE_DEAL  # -1 before the deal, 0 preflop ... 3 river
     allin: frozenset[int] = _NO_SEATS
     committed: Counts = field(default_factory=dict)  # chips of earlier rounds and antes, per seat
-    put: Counts = field(default_factory=dict)  # this round's contribution per seat (before the deal: posts and antes)
+    # this round's contribution per seat (before the deal: the posts and antes)
+    put: Counts = field(default_factory=dict)
     level: Counts = field(default_factory=dict)  # ``put`` as of each seat's last settled action
     top: int = 0  # the highest settled contribution of the round
     full_raise: int = 0  # the last full bet or raise of the round (the minimum raise)
@@ -100,13 +101,14 @@ class Money:
     pending_oot: int | None = None  # the seat the pending action skipped (out of turn)
     last_bettor: int | None = None  # last bet or raise of the last round with betting
     checked: tuple[int, ...] = ()  # seats that checked this round, in order
-    actions: tuple[Action, ...] = ()
+    history: tuple[Action, ...] = ()  # the settled actions (``actions`` adds the pending one)
     zone: Counts = field(default_factory=dict)  # chips lying in bet:N
     swept: Counts = field(default_factory=dict)  # this round's chips swept from bet:N into the pot
     pot_chips: int = 0  # chips lying in the pot zone
     stack: Counts = field(default_factory=dict)  # chips seen in stack:N
     stack_read: frozenset[int] = _NO_SEATS  # seats whose stack the reader covers
-    frames: Mapping[int, tuple[Frame, int]] = field(default_factory=dict)  # open size findings: frame, action index
+    # open size findings: the frame the action was judged from, and its index in ``history``
+    frames: Mapping[int, tuple[Frame, int]] = field(default_factory=dict)
     oot: Mapping[int, int] = field(default_factory=dict)  # seat that acted out of turn -> seat it skipped
     back: Counts = field(default_factory=dict)  # seat -> contribution before it took chips back
     vacant: Counts = field(default_factory=dict)  # chips in the betting area of a seat not dealt in
@@ -165,10 +167,15 @@ class Money:
     def window_closed(self) -> bool:
         """The misdeal window is closed: RR, two players after the blinds acted; TDA 36,
         substantial action (three actions, or two of which one put chips in)."""
-        played = [a for a in self._view().actions if a.action != "post"]
+        played = [a for a in self._view().history if a.action != "post"]
         if self.profile == "roberts":
             return len(played) >= 2
         return len(played) >= 3 or (len(played) >= 2 and any(a.amount for a in played))
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """The hand's actions so far, in order (posts, inferred checks, folds, bets...)."""
+        return self._view().history
 
     @property
     def bets(self) -> tuple[tuple[int, int], ...]:
@@ -341,7 +348,7 @@ class Money:
             raises=0,
             acted=_NO_SEATS,
             cursor=opener,
-            actions=(*posts, *blind_posts),
+            history=(*posts, *blind_posts),
             open_keys=self.open_keys | {v.key for v in out if isinstance(v, Raise)},
         )
         m = replace(m, closed=m._nobody_to_act())
@@ -358,7 +365,7 @@ class Money:
         m = replace(
             m,
             live=m.live - {seat},
-            actions=(*m.actions, Action(STREETS[max(0, m.street_no)], seat, "fold", 0)),
+            history=(*m.history, Action(STREETS[max(0, m.street_no)], seat, "fold", 0)),
         )
         m = m._after_action(out)
         return m, tuple(out)
@@ -420,7 +427,7 @@ class Money:
         ) if len(m.board) >= 3 else ()
         outcome = Outcome(
             result="uncontested" if len(m.live) <= 1 else "showdown",
-            actions=m.actions,
+            actions=m.history,
             pots=awards,
             rake=rake,
             awarded=tuple(sorted(m.pushed.items())),
@@ -489,7 +496,7 @@ class Money:
             self,
             acted=self.acted | {seat},
             checked=(*self.checked, seat),
-            actions=(*self.actions, Action(STREETS[self.street_no], seat, "check", 0)),
+            history=(*self.history, Action(STREETS[self.street_no], seat, "check", 0)),
         )
 
     def _check_in_turn(self, seat: int, out: list[Verdict]) -> Money:
@@ -556,16 +563,16 @@ class Money:
         if m.button is not None and in_turn:
             m = m._advance_to(seat, out, infer=True)
         frame = m._frame(seat)
-        return m._apply(seat, frame, total, len(m.actions), out)
+        return m._apply(seat, frame, total, len(m.history), out)
 
     def _apply(self, seat: int, frame: Frame, total: int, index: int, out: list[Verdict]) -> Money:
         """Record (or, for a remedy, re-record at ``index``) the action that took ``seat`` to
         ``total`` from ``frame``, and check its size."""
         verdict = judge(self.stakes, self.street_no, frame, seat, total, seat in self.allin)
         action = Action(STREETS[self.street_no], seat, verdict.name, total - frame.before)
-        actions = (*self.actions[:index], action, *self.actions[index + 1:])
+        actions = (*self.history[:index], action, *self.history[index + 1:])
         level = {**self.level, seat: total}
-        m = replace(self, actions=actions, level=level)
+        m = replace(self, history=actions, level=level)
         if total > frame.top:
             m = replace(
                 m,
@@ -616,11 +623,11 @@ class Money:
         m = self
         if seat in m.frames:
             return m._rejudge(seat, out)
-        last = m.actions[-1] if m.actions and m.pending != seat else None
+        last = m.history[-1] if m.history and m.pending != seat else None
         # The key follows the chips it names: only the action just made is relabelled.
         if last is not None and last.seat == seat and last.amount > 0 and m.street_no >= 0 \
                 and last.street == STREETS[m.street_no] and last.action in ("call", "bet", "raise"):
-            return replace(m, actions=(*m.actions[:-1], replace(last, action="all_in")))
+            return replace(m, history=(*m.history[:-1], replace(last, action="all_in")))
         return m
 
     def _stack_emptied(self, seat: int, out: list[Verdict]) -> Money:
@@ -641,8 +648,6 @@ class Money:
         m = replace(m, put=_add(m.put, seat, -amount))
         if seat in m.frames:
             return m._rejudge(seat, out)  # a remedy: reduced to the limit, or to a call
-        if m.pending == seat:
-            return m  # still putting its chips in: the action is not released yet
         key = f"back:{seat}:{m.street_no}"
         restore = max(before, m.back.get(seat, 0))
         out.append(Raise(key, "chips_taken_back", seat,
@@ -863,6 +868,8 @@ class Money:
             awards, rake = m._awards()
             for verdict in check_push(awards, m.pushed, raked=m.raked, rake=rake):
                 if isinstance(verdict, Raise):
+                    # One finding per key: the full check supersedes the at-once one.
+                    out[:] = [v for v in out if not (isinstance(v, Raise) and v.key == verdict.key)]
                     out.append(verdict)
                     m = replace(m, open_keys=m.open_keys | {verdict.key})
                 elif verdict.key in m.open_keys:

@@ -33,8 +33,8 @@ from pokerkit import (
 )
 from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem
 
-from engine.betting.award import award
 from engine.betting.api import Action, Pot, Stakes, Structure, Verdict
+from engine.betting.award import award
 from engine.betting.hand import STREETS, Money, clockwise
 
 TABLE_SEATS = 10
@@ -99,7 +99,8 @@ def _choose(rng: random.Random, state: State, aggression: float) -> None:
     elif state.can_complete_bet_or_raise_to() and roll > 1 - aggression:
         low = state.min_completion_betting_or_raising_to_amount
         high = state.max_completion_betting_or_raising_to_amount
-        assert low is not None and high is not None
+        assert low is not None
+        assert high is not None
         pick = rng.random()
         amount = high if pick < 0.2 else low if pick < 0.5 else rng.randint(low, high)
         state.complete_bet_or_raise_to(amount)
@@ -112,7 +113,6 @@ def play(rng: random.Random, structure: Structure) -> PlayedHand:
     n = rng.randint(2, 10)
     seats = tuple(sorted(rng.sample(range(1, TABLE_SEATS + 1), n)))
     button = rng.choice(seats)
-    ring = clockwise(seats, button, TABLE_SEATS)
     small, big = rng.choice(((1, 2), (5, 10), (25, 50), (2, 5)))
     ante = rng.choice((0, 0, 0, 1, big // 2))
     stakes = Stakes(structure=structure, small_blind=small, big_blind=big, ante=ante)
@@ -128,7 +128,6 @@ def play(rng: random.Random, structure: Structure) -> PlayedHand:
 def _play(rng: random.Random, structure: Structure, seats: tuple[int, ...], button: int,
           stakes: Stakes, stacks: tuple[int, ...]) -> PlayedHand:
     ring = clockwise(seats, button, TABLE_SEATS)
-    n = len(seats)
     state = _create(structure, stakes, stacks)
     deck = _cards(rng)
     aggression = rng.choice((0.1, 0.3, 0.5))
@@ -153,8 +152,6 @@ def _play(rng: random.Random, structure: Structure, seats: tuple[int, ...], butt
         hand.actor_after[len(state.operations)] = (
             None if state.actor_index is None else ring[state.actor_index]
         )
-        if not hand.pots and not state.status:
-            hand.pots = ()
     hand.payoffs = {ring[i]: payoff for i, payoff in enumerate(state.payoffs)}
     hand.board = tuple(str(c.rank) + str(c.suit) for cards in state.board_cards for c in cards)
     return hand
