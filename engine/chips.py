@@ -12,7 +12,7 @@ which become alerts here, one per finding key.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Final
 
 from contract.cards import is_chip_zone, zone_bet_seat, zone_stack_seat
@@ -67,11 +67,17 @@ class ChipRules(HandRules):
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
             current = self.chip_at.get(uid)
+            left_at = self.clock
             if current is None:
                 lifted = self.chip_lift.get(uid)
                 if lifted is not None:
-                    current = lifted[0]
+                    current, left_at = lifted
                     self.chip_lift = {u: v for u, v in self.chip_lift.items() if u != uid}
+            if self.chip_lift and (current is None or current != zone):
+                # chips that left before this one and were read nowhere since have gone: a
+                # chip from off the table is a new action, a chip moving from a zone follows
+                # those taken off it earlier
+                self._settle_lifted(zone=current, before=left_at)
             self.chip_at = {**self.chip_at, uid: zone}
             if current != zone:
                 self._chip_move(uid, value, current, zone)
@@ -93,12 +99,23 @@ class ChipRules(HandRules):
         self.chip_at = {u: z for u, z in self.chip_at.items() if u != uid}
         self.chip_lift = {**self.chip_lift, uid: (zone, self.clock)}
 
-    def _settle_lifted(self, *, everything: bool = False) -> None:
-        """Chips read nowhere for :data:`LIFT_S` (or all of them) have left the table."""
+    def _settle_lifted(
+        self, *, everything: bool = False, zone: str | None = None, before: datetime | None = None
+    ) -> None:
+        """Chips read nowhere have left the table: those lifted :data:`LIFT_S` ago, or all of
+        them (``everything``), or those lifted strictly ``before`` a time (from ``zone`` only,
+        when given)."""
         if not self.chip_lift:
             return
-        limit = self.clock - LIFT_S
-        gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
+        if before is not None:
+            gone = [
+                (u, z)
+                for u, (z, at) in self.chip_lift.items()
+                if at < before and (zone is None or z == zone)
+            ]
+        else:
+            limit = self.clock - LIFT_S
+            gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
         if not gone:
             return
         names = {u for u, _ in gone}

@@ -75,17 +75,17 @@ class HandlingRules(HandRules):
             key = f"off:{uid}"
             if key in self.handling_alerts or self.clock - since <= limit:
                 continue
-            seat = next((s for s, cards in self.seat_cards.items() if uid in cards), None)
-            if seat is None or seat in self.folded or not self.running:
+            holder = next((s for s, cards in self.seat_cards.items() if uid in cards), None)
+            if holder is None or holder in self.folded or not self.running:
                 self.off_table = {u: t for u, t in self.off_table.items() if u != uid}
                 continue
             self.handling_alerts = {
                 **self.handling_alerts,
                 key: self._raise(
                     "hole_card_off_table",
-                    f"A hole card of seat {seat} has been off the table for more than "
+                    f"A hole card of seat {holder} has been off the table for more than "
                     f"{self.settings.hole_card_off_s:g} seconds.",
-                    seat,
+                    holder,
                 ),
             }
 

@@ -57,6 +57,9 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._apply(received)
 
     def _apply(self, received: Received) -> None:
+        if self.chip_lift and not self._is_chip_read(received):
+            # a card, a key or an action follows the chips lifted before it: they have gone
+            self._settle_lifted(everything=True)
         self._apply_one(received)
         if self.chip_lift:
             self._settle_lifted()
@@ -64,6 +67,13 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._handling_timers()
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
+
+    def _is_chip_read(self, received: Received) -> bool:
+        if not isinstance(received, DeviceEventReceived):
+            return isinstance(received, DeviceStatusReceived)
+        event = received.event
+        chips = self.settings.chips
+        return isinstance(event, TagEvent) and chips is not None and chips.value(event.uid) is not None
 
     def _apply_one(self, received: Received) -> None:
         if isinstance(received, DeviceEventReceived):

@@ -236,6 +236,9 @@ class Memory:
     def _burn_face_up(self, uid: str) -> None:
         """A burn card read face up (engine.handling)."""
 
+    def _maybe_finish(self) -> None:
+        """Publish the hand's result if it has ended (engine.results)."""
+
     def _raise(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
         severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)
         if severity == "critical":

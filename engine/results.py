@@ -191,8 +191,13 @@ class ResultRules(ChipRules):
     # -- the hand's end ------------------------------------------------------------------------
 
     def _cards_out(self) -> bool:
-        """Cards of this hand still at a seat or on the board."""
-        return any(self.seat_cards.values()) or bool(self.board)
+        """Cards of this hand still read at a seat or on the board."""
+        present = self.present
+        for uids in self.seat_cards.values():
+            for uid in uids:
+                if present.get(uid):
+                    return True
+        return any(present.get(uid) for uid in self.board)
 
     def _maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""

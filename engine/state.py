@@ -61,7 +61,8 @@ def _money_view(m: Machine) -> tuple[object, ...] | None:
     money = m.money
     if money is None or m.money_done:
         return None
-    return (money.to_act, money.bets, money.pots, money.shows_first if m.phase == "showdown" else None)
+    showdown = m.phase == "showdown"
+    return (None if showdown else money.to_act, money.bets, money.pots, money.shows_first if showdown else None)
 
 
 def to_public(state: EngineState) -> PublicState:

@@ -180,7 +180,8 @@ class Money:
     @property
     def bets(self) -> tuple[tuple[int, int], ...]:
         """Chips in front of each seat this round (seat order)."""
-        return tuple(sorted((s, v) for s, v in self.zone.items() if v))
+        pushed = self.pushed_zone
+        return tuple(sorted((s, v - pushed.get(s, 0)) for s, v in self.zone.items() if v > pushed.get(s, 0)))
 
     @property
     def pots(self) -> tuple[Pot, ...]:
@@ -261,6 +262,12 @@ class Money:
             return m._after_push(out)
         if m.street_no == BEFORE_DEAL:
             return m._before_deal(amount, src_kind, src_seat, dst_kind, dst_seat, out)
+        if src_kind == "bet" and dst_kind is None and not m.pushed_zone.get(src_seat) and m._decided():
+            due = m._due()
+            if due is not None and due[0] == src_seat and amount <= due[1]:
+                # the uncalled part back to the player's side once everyone else folded
+                m = replace(m, zone=_add(m.zone, src_seat, -amount))
+                return m._give_back(src_seat, amount, from_pot=False)._check_uncalled(out), tuple(out)
         late_sweep = src_kind == "bet" and dst_kind == "pot" and not m.pushed_zone.get(src_seat)
         if m._decided() and not late_sweep and (src_kind in ("pot", "bet") or dst_kind == "pot"):
             return m._push(amount, src_kind, src_seat, dst_kind, dst_seat, out)

@@ -86,10 +86,10 @@ def test_uncontested_hand_uncalled_chips_returned() -> None:
         "bet 3 2",
         "new_hand",
         DEAL,
-        "bet 1 10",
+        "bet 1 7",
         "fold 2",
         "fold 3",
-        "return 1 8",  # the uncalled part goes back
+        "return 1 5",  # the uncalled part goes back
         "sweep",
         "push 1 5",
         "collect",
@@ -169,7 +169,7 @@ def test_action_inputs_without_chips() -> None:
     assert played.codes() == []
     hand = played.hands[-1]
     assert hand.result == "showdown"
-    assert [(p.amount, p.winners) for p in hand.pots] == [(13, [1])]
+    assert [(p.amount, p.winners) for p in hand.pots] == [(14, [1])]
 
 
 def test_rake_and_fixed_limit_settings_are_followed() -> None:
