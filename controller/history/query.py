@@ -1,0 +1,149 @@
+"""The hands of a table as its journal recorded them, and the filters of ``tablectl history``.
+
+Everything comes from ``published`` records (what the table told the world): the hand results
+(``what`` ``hand``), the alert changes (each names its ``hand``) and, for placing those alerts
+street by street, the first time each hand's public state reached each phase. Nothing is
+replayed and no received record is decoded: the reader skips every other kind by its line's
+prefix, so a long journal costs one pass of reading lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from contract.models import Alert, HandResult, PayloadError, parse_alert, parse_hand
+from controller.journal.files import JournalFiles
+from controller.journal.reader import JournalReader, JournalScan
+from controller.journal.records import PublishedRecord, parse_time
+
+#: The result kinds of a hand that was voided rather than played.
+VOIDED = ("misdeal", "fouled")
+
+
+@dataclass
+class HandEntry:
+    """One hand: its result (None while the journal holds alerts of it but no result), its
+    alert changes in the order published, and when its public state first reached each phase."""
+
+    hand: int
+    result: HandResult | None = None
+    #: The number of the journal record that published the result (0: none).
+    record: int = 0
+    alerts: list[Alert] = field(default_factory=list)
+    phases: dict[str, datetime] = field(default_factory=dict)
+
+    @property
+    def voided(self) -> bool:
+        return self.result is not None and self.result.result in VOIDED
+
+    @property
+    def ts(self) -> datetime | None:
+        """When the hand ended (the result's time), else its first alert's."""
+        if self.result is not None:
+            return self.result.ts
+        return self.alerts[0].ts if self.alerts else None
+
+    def codes(self) -> list[str]:
+        """The codes raised in this hand, once each, in the order first raised."""
+        seen: dict[str, None] = {}
+        for alert in self.alerts:
+            seen.setdefault(alert.code, None)
+        return list(seen)
+
+
+@dataclass
+class History:
+    """Every hand the journal shows, by hand number, and what reading found wrong."""
+
+    hands: dict[int, HandEntry] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def entry(self, hand: int) -> HandEntry:
+        found = self.hands.get(hand)
+        if found is None:
+            found = self.hands[hand] = HandEntry(hand)
+        return found
+
+    def played(self) -> list[HandEntry]:
+        """The hands with a result, oldest first."""
+        return sorted((e for e in self.hands.values() if e.result is not None), key=lambda e: e.hand)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What ``tablectl history`` lists: the last ``last`` hands that match every filter given."""
+
+    last: int | None = 20
+    seat: int | None = None
+    code: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def admits(self, entry: HandEntry) -> bool:
+        result = entry.result
+        if result is None:
+            return False
+        if self.seat is not None and self.seat not in result.seats:
+            return False
+        if self.code is not None and self.code not in entry.codes():
+            return False
+        if self.since is not None and result.ts < self.since:
+            return False
+        return not (self.until is not None and result.ts > self.until)
+
+    def select(self, entries: Iterable[HandEntry]) -> list[HandEntry]:
+        chosen = [e for e in entries if self.admits(e)]
+        return chosen[-self.last :] if self.last is not None and self.last > 0 else chosen
+
+
+def read_history(files: JournalFiles) -> History:
+    """One pass over the journal's ``published`` records (every segment still on disk)."""
+    history = History()
+    scan = JournalScan()
+    for record in JournalReader(files).scan(scan, only=("published",)):
+        if isinstance(record, PublishedRecord):
+            _take(history, record)
+    history.problems = scan.problems + scan.chain
+    return history
+
+
+def _take(history: History, record: PublishedRecord) -> None:
+    try:
+        if record.what == "hand":
+            result = parse_hand(record.topic, record.payload)
+            entry = history.entry(result.hand)
+            entry.result, entry.record = result, record.n
+        elif record.what == "alert":
+            alert = parse_alert(record.topic, record.payload)
+            history.entry(alert.hand).alerts.append(alert)
+        elif record.what == "state":
+            _phase(history, record.payload)
+    except PayloadError as error:
+        history.problems.append(f"{record.where}: {error}")
+
+
+#: How a published state begins (the contract's field order): read without decoding the rest.
+_STATE_HEAD = re.compile(rb'^\{"v":\d+,"ts":"([^"]+)","hand":(\d+),"phase":"(\w+)"')
+
+
+def _phase(history: History, payload: bytes) -> None:
+    """Note when a hand's public state first reached a phase (only three fields are read)."""
+    head = _STATE_HEAD.match(payload)
+    try:
+        if head is not None:
+            ts, hand, phase = parse_time(head[1].decode()), int(head[2]), head[3].decode()
+        else:
+            data = json.loads(payload)
+            ts, hand, phase = parse_time(data["ts"]), int(data["hand"]), str(data["phase"])
+    except (ValueError, KeyError, TypeError):
+        return
+    history.entry(hand).phases.setdefault(phase, ts)
+
+
+def in_order(history: History, filters: Filters) -> Iterator[HandEntry]:
+    """The hands ``filters`` selects, oldest first."""
+    yield from filters.select(history.played())
