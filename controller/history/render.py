@@ -159,8 +159,9 @@ def _action_line(action: HandAction, to: int) -> str:
     verb = _VERBS.get(action.action, action.action)
     if action.action in ("fold", "check"):
         return f"  seat {action.seat} {verb}"
-    if action.action in ("raise", "all_in", "bet") and to != action.amount:
-        return f"  seat {action.seat} {verb} to {to} (puts in {action.amount})"
+    if action.action in ("raise", "all_in"):
+        put_in = f" (puts in {action.amount})" if to != action.amount else ""
+        return f"  seat {action.seat} {verb} to {to}{put_in}"
     return f"  seat {action.seat} {verb} {action.amount}"
 
 

@@ -57,7 +57,8 @@ def _choose(rng: random.Random, state: State) -> tuple[str, int | None]:
     if state.can_complete_bet_or_raise_to():
         low = state.min_completion_betting_or_raising_to_amount
         high = state.max_completion_betting_or_raising_to_amount
-        assert low is not None and high is not None
+        assert low is not None
+        assert high is not None
         options.append(("cbr", rng.randint(low, min(high, low * 3))))
         options.append(("cbr", high))
     return rng.choice(options)
