@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
 from contract.models import Alert, HandAction, HandResult
@@ -197,20 +198,29 @@ def to_phh(result: HandResult, stakes: Stakes | None = None, *, table: str | Non
         f"# put in, every other seat with {DEEP}; final minus starting stack is what it won minus",
         "# what it put in. Hole cards are unknown (????) except hands tabled face up at showdown.",
     ]
-    body = [f"{name} = {_toml(value)}" for name, value in fields]
+    body = [
+        f"{name} = [\n" + "".join(f"  {_toml(line)},\n" for line in lines) + "]"
+        if name == "actions"
+        else f"{name} = {_toml(value)}"
+        for name, value in fields
+    ]
     return "\n".join([*notes, *body]) + "\n"
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
 
 
 def voided_note(result: HandResult, alerts: Sequence[Alert]) -> str:
     """A voided hand (misdeal, fouled deck) as a plain-text note: it was never played."""
     lines = [
-        f"Hand {result.hand}: voided ({result.result}) at {result.ts.isoformat()}.",
+        f"Hand {result.hand}: voided ({result.result}) at {_iso(result.ts)}.",
         f"Button seat {result.button if result.button is not None else '-'}; seats dealt in: "
         + (" ".join(str(s) for s in result.seats) or "-"),
         "Not a played hand: no PHH file. Its alerts:",
     ]
     lines += [
-        f"  {a.ts.isoformat()} {a.code}{f' seat {a.seat}' if a.seat is not None else ''} "
+        f"  {_iso(a.ts)} {a.code}{f' seat {a.seat}' if a.seat is not None else ''} "
         f"{a.status}: {a.message}"
         for a in alerts
     ]

@@ -60,7 +60,7 @@ def test_players_follow_the_button_and_blinds_as_phh_reads_them() -> None:
     assert player_order(result) == [2, 3, 1]  # small blind, big blind, button
     text = to_phh(result)
     assert 'blinds_or_straddles = [1, 2, 0]' in text
-    assert '"p2 sm AsAc", "p3 sm"' in text  # seat 3 shows, seat 1 mucks
+    assert '  "p2 sm AsAc",\n  "p3 sm",\n]' in text  # seat 3 shows, seat 1 mucks
     assert replayed_nets(text) == {1: -36, 2: -6, 3: 42}
     heads_up = to_phh(uncontested_hand())
     # Heads-up, PHH's p1 is the big blind (seat 2) and the button (seat 4) posts the small blind,
