@@ -3,8 +3,9 @@
 Everything comes from ``published`` records (what the table told the world): the hand results
 (``what`` ``hand``), the alert changes (each names its ``hand``) and, for placing those alerts
 street by street, the first time each hand's public state reached each phase. Nothing is
-replayed and no received record is decoded: the reader skips every other kind by its line's
-prefix, so a long journal costs one pass of reading lines.
+replayed and no received record is decoded: every other kind is skipped by its line's prefix and
+a state is read from the first bytes of its payload, so a long journal costs one pass of reading
+lines and decoding the few that are hands and alerts.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 from contract.models import Alert, HandResult, PayloadError, parse_alert, parse_hand
 from controller.journal.files import JournalFiles
-from controller.journal.reader import JournalReader, JournalScan
-from controller.journal.records import PublishedRecord, parse_time
+from controller.journal.records import PublishedRecord, decode, kind_prefix, parse_time, split_line
 
 #: The result kinds of a hand that was voided rather than played.
 VOIDED = ("misdeal", "fouled")
@@ -100,15 +101,62 @@ class Filters:
         return chosen[-self.last :] if self.last is not None and self.last > 0 else chosen
 
 
+#: How a ``published`` line begins, up to its ``what`` (records.py writes ``kind``, ``n``, then the
+#: fields in this order): other kinds are skipped by this prefix, states without decoding.
+_PUBLISHED = kind_prefix("published")
+_WHAT = re.compile(rb'^\{"kind":"published","n":\d+,"what":"(\w+)"')
+#: The head of a published state's payload as it stands in the line (JSON inside a JSON string).
+_STATE_IN_LINE = re.compile(
+    rb'"payload":"\{\\"v\\":\d+,\\"ts\\":\\"([^\\"]+)\\",\\"hand\\":(\d+),\\"phase\\":\\"(\w+)\\"'
+)
+
+
 def read_history(files: JournalFiles) -> History:
-    """One pass over the journal's ``published`` records (every segment still on disk)."""
+    """One pass over the lines of every segment still on disk, oldest first.
+
+    Only ``published`` lines are looked at (the rest is skipped by its first bytes); of those, the
+    hand results and alerts are decoded and the states give their hand, phase and time from the
+    first bytes of their payload. The hash chain is not checked here: that is ``tablectl journal
+    verify``'s job (an unreadable line is reported and skipped).
+    """
     history = History()
-    scan = JournalScan()
-    for record in JournalReader(files).scan(scan, only=("published",)):
-        if isinstance(record, PublishedRecord):
-            _take(history, record)
-    history.problems = scan.problems + scan.chain
+    for segment in files.segments():
+        try:
+            file = segment.path.open("rb")
+        except FileNotFoundError:
+            continue  # removed by retention meanwhile
+        with file:
+            for number, raw in enumerate(file, start=1):
+                if raw.startswith(_PUBLISHED):
+                    _line(history, raw, segment.path, number)
     return history
+
+
+def _line(history: History, raw: bytes, path: Path, number: int) -> None:
+    """One ``published`` line (``path``:``number``, named only when it cannot be read)."""
+    what = _WHAT.match(raw)
+    kind = what[1] if what is not None else None
+    if kind == b"command":
+        return
+    if kind == b"state":
+        head = _STATE_IN_LINE.search(raw)
+        if head is not None:
+            try:
+                ts = parse_time(head[1].decode())
+            except ValueError:
+                pass
+            else:
+                history.entry(int(head[2])).phases.setdefault(head[3].decode(), ts)
+                return
+    body, _ = split_line(raw.rstrip(b"\r\n"))
+    try:
+        record = decode(json.loads(body), f"{path}:{number}")
+    except (ValueError, KeyError, TypeError) as error:
+        torn = "" if raw.endswith(b"\n") else " (torn: a crash or a failed write)"
+        history.problems.append(f"{path}:{number}: unreadable record{torn}: {error}")
+        return
+    if isinstance(record, PublishedRecord):
+        _take(history, record)
 
 
 def _take(history: History, record: PublishedRecord) -> None:

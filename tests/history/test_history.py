@@ -9,7 +9,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from controller.history.query import Filters, read_history
+from controller.history.query import _STATE_IN_LINE, Filters, read_history
 from controller.history.render import detail, listing, section_of
 from controller.journal import JournalFiles
 from tests.history.support import HIDDEN, T0, sample_journal
@@ -129,3 +129,17 @@ def test_the_command_lists_shows_and_says_what_is_missing(tmp_path: Path) -> Non
     missing = _tablectl("show", "70", "--config", str(config))
     assert missing.returncode == 2
     assert "no result of hand 70" in missing.stderr
+
+
+def test_states_are_read_from_their_first_bytes_and_a_bad_line_is_reported(tmp_path: Path) -> None:
+    path = sample_journal(tmp_path / "journal.jsonl")
+    states = [line for line in path.read_bytes().splitlines() if b'"what":"state"' in line]
+    assert states
+    assert all(_STATE_IN_LINE.search(line) for line in states)  # no state needs decoding
+    with path.open("ab") as file:
+        file.write(b'{"kind":"published","n":99,"what":"hand","cause":1,"topic":"x","payl')
+    history = read_history(JournalFiles(path))
+    assert [e.hand for e in history.played()] == [7, 8, 9]
+    (problem,) = history.problems
+    assert problem.startswith(f"{path}:")
+    assert "torn" in problem
