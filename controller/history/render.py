@@ -184,7 +184,8 @@ def _award_lines(result: HandResult) -> list[str]:
         )
     if result.rake:
         lines.append(f"  rake {result.rake}")
-    pushed = ", ".join(f"seat {a.seat} {a.amount}" for a in result.awarded) or "nothing"
+    # Without chip reading no push is seen: ``awarded`` stays empty.
+    pushed = ", ".join(f"seat {a.seat} {a.amount}" for a in result.awarded) or "none seen"
     lines.append(f"  pushed by the dealer: {pushed}")
     return lines
 

@@ -118,13 +118,12 @@ def play(rng: random.Random, hand: int) -> Played:
         if isinstance(op, HoleCardsShowingOrMucking) and op.hole_cards
     ]
     board = [_card(c) for cards in state.board_cards for c in cards]
-    awarded = [
-        {"seat": seat, "amount": net[seat] + contributed[seat]}
-        for seat in seats
-        if net[seat] + contributed[seat] > 0
-    ]
-    total = sum(contributed.values())
-    winners = [a["seat"] for a in awarded]
+    # The uncalled chips go back to the seat that put in the most: in no pot.
+    ordered = sorted(contributed.values(), reverse=True)
+    uncalled = ordered[0] - (ordered[1] if len(ordered) > 1 else 0)
+    top = max(contributed, key=lambda seat: contributed[seat])
+    won = {seat: net[seat] + contributed[seat] - (uncalled if seat == top else 0) for seat in seats}
+    shares = [{"seat": seat, "amount": won[seat]} for seat in seats if won[seat] > 0]
     contested = count - len(folded) > 1
     result = HandResult.model_validate(
         {
@@ -132,12 +131,13 @@ def play(rng: random.Random, hand: int) -> Played:
             "hand": hand,
             "button": button,
             "seats": seats,
-            "board": board if contested or board else [],
+            "board": board,
             "result": "showdown" if contested else "uncontested",
             "actions": actions,
-            "pots": [{"amount": total, "eligible": sorted(set(seats) - {order[i] for i in folded}),
-                      "winners": winners, "shares": awarded}],
-            "awarded": awarded,
+            "pots": [{"amount": sum(contributed.values()) - uncalled,
+                      "eligible": sorted(set(seats) - {order[i] for i in folded}),
+                      "winners": [s["seat"] for s in shares], "shares": shares}],
+            "awarded": shares,
             "showdown": shown if contested else [],
         }
     )

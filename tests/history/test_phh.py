@@ -1,5 +1,6 @@
 """The PHH export: every exported hand loads in PokerKit's ``HandHistory`` and replays to the
-result's nets (final minus starting stack == what the seat was awarded minus what it put in)."""
+result's nets (final minus starting stack == the seat's pot shares minus what it put in, plus the
+uncalled chips returned to it)."""
 
 from __future__ import annotations
 
@@ -31,12 +32,20 @@ def replayed_nets(text: str) -> dict[int, int]:
 
 
 def expected_nets(result: HandResult) -> dict[int, int]:
-    """Awarded minus put in, per seat dealt in."""
-    net = dict.fromkeys(result.seats, 0)
+    """What the result says each seat gained: its pot shares, minus what it put in, plus the
+    uncalled chips that went back to it (what was put in and is in no pot nor the rake belongs
+    to the seat that put in the most). ``awarded`` is not used: it is what the dealer's pushes
+    showed, empty at a table without chip reading."""
+    put_in = dict.fromkeys(result.seats, 0)
     for action in result.actions:
-        net[action.seat] -= action.amount
-    for award in result.awarded:
-        net[award.seat] += award.amount
+        put_in[action.seat] += action.amount
+    net = {seat: -amount for seat, amount in put_in.items()}
+    for pot in result.pots:
+        for share in pot.shares:
+            net[share.seat] += share.amount
+    uncalled = sum(put_in.values()) - sum(pot.amount for pot in result.pots) - result.rake
+    if uncalled:
+        net[max(put_in, key=lambda seat: put_in[seat])] += uncalled
     return net
 
 

@@ -4,7 +4,8 @@ in the journal, in ``tablectl history`` and exported as PHH that PokerKit replay
 A table without chip reading: the betting arrives as ``action`` inputs (the contract's other
 path), the cards as tag reads. Two hands: one won uncontested before the flop, one checked down
 to a showdown where every seat tables its hand. (This needs the engine's betting and hand
-results: it fails until that work is merged, by design.)
+results: it fails until that work is merged, by design; it passed on a trial merge of the
+game2, money and pots branches.)
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ async def test_results_of_real_hands_reach_the_topic_the_journal_history_and_phh
     first, second = (parse_hand(m.topic, m.payload) for m in published[:2])
     assert (first.result, first.button, first.seats) == ("uncontested", 1, [1, 2, 3])
     assert [w for pot in first.pots for w in pot.winners] == [3]
-    assert [(a.seat, a.amount) for a in first.awarded] == [(3, 3)]
+    assert first.awarded == []  # no chip reading: no push is seen
     assert (second.result, second.button, len(second.board)) == ("showdown", 2, 5)
     assert {s.seat for s in second.showdown} == {1, 2, 3}
     assert sum(p.amount for p in second.pots) == 6
@@ -127,7 +128,8 @@ def _check_history_and_phh(config: Path, first_message: str, phh: Path) -> None:
     ).stdout
     assert [line.split()[0] for line in listed.splitlines()][:2] == ["#1", "#2"]
     assert shown.startswith("Hand 1: uncontested")
-    for text in (first_message, listed, shown):
+    # (Hand 2 is dealt from the other deck: its board may show the same faces.)
+    for text in (first_message, listed.splitlines()[0], shown):
         for card in hidden:
             assert not re.search(rf"\b{card}\b", text), card
 
