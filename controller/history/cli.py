@@ -137,15 +137,17 @@ class Exported:
 
 
 def _inside(entry: HandEntry, start: Bound | None, end: Bound | None) -> bool:
+    """The hand is within ``start`` and ``end`` (inclusive): hand numbers, or its end time."""
     result = entry.result
     assert result is not None
-    for bound, is_start in ((start, True), (end, False)):
-        if bound is None:
-            continue
-        value: int | datetime = result.hand if isinstance(bound, int) else result.ts
-        if (value < bound) if is_start else (value > bound):  # type: ignore[operator]
-            return False
-    return True
+
+    def after(bound: Bound) -> bool:
+        return result.hand >= bound if isinstance(bound, int) else result.ts >= bound
+
+    def before(bound: Bound) -> bool:
+        return result.hand <= bound if isinstance(bound, int) else result.ts <= bound
+
+    return (start is None or after(start)) and (end is None or before(end))
 
 
 def export_phh(

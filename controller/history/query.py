@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -167,31 +167,21 @@ def _take(history: History, record: PublishedRecord) -> None:
             entry.result, entry.record = result, record.n
         elif record.what == "alert":
             alert = parse_alert(record.topic, record.payload)
-            history.entry(alert.hand).alerts.append(alert)
+            alerts = history.entry(alert.hand).alerts
+            # Published twice (a crash between the broker's acknowledgement and the record): once.
+            if not any((a.id, a.status, a.ts) == (alert.id, alert.status, alert.ts) for a in alerts):
+                alerts.append(alert)
         elif record.what == "state":
             _phase(history, record.payload)
     except PayloadError as error:
         history.problems.append(f"{record.where}: {error}")
 
 
-#: How a published state begins (the contract's field order): read without decoding the rest.
-_STATE_HEAD = re.compile(rb'^\{"v":\d+,"ts":"([^"]+)","hand":(\d+),"phase":"(\w+)"')
-
-
 def _phase(history: History, payload: bytes) -> None:
-    """Note when a hand's public state first reached a phase (only three fields are read)."""
-    head = _STATE_HEAD.match(payload)
+    """A state the fast path could not read: decoded, its phase noted like the others."""
     try:
-        if head is not None:
-            ts, hand, phase = parse_time(head[1].decode()), int(head[2]), head[3].decode()
-        else:
-            data = json.loads(payload)
-            ts, hand, phase = parse_time(data["ts"]), int(data["hand"]), str(data["phase"])
+        data = json.loads(payload)
+        ts, hand, phase = parse_time(data["ts"]), int(data["hand"]), str(data["phase"])
     except (ValueError, KeyError, TypeError):
         return
     history.entry(hand).phases.setdefault(phase, ts)
-
-
-def in_order(history: History, filters: Filters) -> Iterator[HandEntry]:
-    """The hands ``filters`` selects, oldest first."""
-    yield from filters.select(history.played())

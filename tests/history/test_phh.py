@@ -5,6 +5,7 @@ uncalled chips returned to it)."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from pathlib import Path
 
 from pokerkit import HandHistory
@@ -15,7 +16,7 @@ from controller.history.phh import Stakes, player_order, to_phh
 from controller.history.query import read_history
 from controller.journal import JournalFiles
 from tests.history.pokerkit_hands import play
-from tests.history.support import HIDDEN, sample_journal, showdown_hand, uncontested_hand, write_journal
+from tests.history.support import HIDDEN, T0, sample_journal, showdown_hand, uncontested_hand, write_journal
 
 #: Random hands PokerKit plays, exported and replayed (2 to 10 players, antes, all-ins, side
 #: pots, splits, showdowns with mucked hands, hands won uncontested).
@@ -121,6 +122,8 @@ def test_export_writes_played_hands_as_phh_and_voided_ones_as_notes(tmp_path: Pa
     again = export_phh(history, tmp_path / "some", Stakes(), start=8, end=8)
     assert (again.played, again.voided) == (1, 0)
     assert [p.name for p in (tmp_path / "some").iterdir()] == ["hand-000008.phh"]
+    by_time = export_phh(history, tmp_path / "late", Stakes(), start=T0 + timedelta(seconds=60))
+    assert (by_time.played, by_time.voided) == (1, 1)  # hands 8 and 9 ended after 20:01
 
 
 def test_a_journal_of_random_hands_exports_every_one(tmp_path: Path) -> None:
