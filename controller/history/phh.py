@@ -148,7 +148,8 @@ def to_phh(result: HandResult, stakes: Stakes | None = None, *, table: str | Non
             lines.append(f"d db {''.join(cards)}")
             betting.street()
             opener = None
-        for action in (a for a in result.actions if a.street == street):
+        # (An action of a seat not dealt in cannot be a PHH player's: left out.)
+        for action in (a for a in result.actions if a.street == street and a.seat in label):
             line = betting.act(action, label[action.seat])
             if line is None:
                 continue
