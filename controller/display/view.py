@@ -63,6 +63,20 @@ def hand_json(result: HandResult, alerts: Sequence[dict[str, Any]] = ()) -> dict
     return data
 
 
+def hand_brief(result: HandResult) -> dict[str, Any]:
+    """A hand result in one line's worth (the floor's summaries; the detail is asked for)."""
+    return {
+        "hand": result.hand,
+        "ts": result.ts.isoformat().replace("+00:00", "Z"),
+        "result": result.result,
+        "voided": result.result in ("misdeal", "fouled"),
+        "board": list(result.board),
+        "winners": sorted({seat for pot in result.pots for seat in pot.winners}),
+        "awarded": [{"seat": a.seat, "amount": a.amount} for a in result.awarded],
+        "rake": result.rake,
+    }
+
+
 class HandAlerts:
     """The alert changes of the last few hands, by hand (for the "last hand" views)."""
 

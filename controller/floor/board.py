@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from contract.models import Alert, HandResult, PublicState, Status
-from controller.display.view import HandAlerts, alert_json, hand_json, sorted_alerts
+from controller.display.view import alert_json, hand_brief, sorted_alerts
 
 #: Attention levels, most urgent first: (rank, label).
 CRITICAL: Final = (0, "critical")
@@ -43,7 +43,6 @@ class TableSummary:
     state: PublicState | None = None
     alerts: dict[str, Alert] = field(default_factory=dict)
     last_hand: HandResult | None = None
-    hand_alerts: HandAlerts = field(default_factory=HandAlerts)
     #: When the console last heard from the table (ms since the epoch, the console's clock).
     heard_ms: float = 0.0
     changes: int = 0
@@ -111,9 +110,8 @@ class TableSummary:
                 for a in active
                 if a.code in DEVICE_CODES
             ],
-            "last_hand": hand_json(self.last_hand, self.hand_alerts.of(self.last_hand.hand))
-            if self.last_hand is not None
-            else None,
+            # One line's worth: a table's page asks for the hands in full (the console's SQLite).
+            "last_hand": hand_brief(self.last_hand) if self.last_hand is not None else None,
         }
 
 
@@ -150,7 +148,6 @@ class FloorBoard:
 
     def on_alert(self, table_id: str, alert: Alert, now_ms: float) -> list[Alert]:
         table = self.table(table_id)
-        table.hand_alerts.add(alert)
         if alert.status == "resolved":
             table.alerts.pop(alert.id, None)
         else:
