@@ -109,6 +109,8 @@ async def test_the_last_hand_opens_street_by_street_with_its_alerts(
         await expect(detail.locator('.alert-changes li[data-code="exposed_card"]').last).to_contain_text(
             "exposed_card seat 3 resolved"
         )
+        # Opened, it scrolls down, never sideways (the dealer's 1024 px screen).
+        assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         await page.screenshot(path=artefact("dealer-last-hand.png"), full_page=True)
         texts = "\n".join(await page.evaluate("window.shownTexts")) + await page.content()
     assert errors == []
