@@ -48,6 +48,11 @@ SUBCOMMANDS: Final = (
         "controller.deploy.cli",
     ),
     Subcommand("journal", "verify the journal's hash chain, export records", "controller.journal.cli"),
+    Subcommand(
+        "history",
+        "the last hands from the journal: list, show one street by street, export as PHH",
+        "controller.history.cli",
+    ),
 )
 
 
