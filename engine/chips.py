@@ -121,10 +121,10 @@ class ChipRules(HandRules):
         names = {u for u, _ in gone}
         self.chip_lift = {u: v for u, v in self.chip_lift.items() if u not in names}
         chips = self.settings.chips
-        for uid, zone in gone:
+        for uid, left in gone:
             value = chips.value(uid) if chips is not None else None
             if value is not None:
-                self._chip_move(uid, value, zone, None)
+                self._chip_move(uid, value, left, None)
 
     def _chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved: the betting core interprets it, if a hand is followed."""

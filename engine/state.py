@@ -62,7 +62,8 @@ def _money_view(m: Machine) -> tuple[object, ...] | None:
     if money is None or m.money_done:
         return None
     showdown = m.phase == "showdown"
-    return (None if showdown else money.to_act, money.bets, money.pots, money.shows_first if showdown else None)
+    to_act = None if showdown else money.to_act
+    return (to_act, money.bets, money.pots, money.shows_first if showdown else None)
 
 
 def to_public(state: EngineState) -> PublicState:

@@ -54,7 +54,8 @@ def test_a_hand_with_chips_to_showdown_and_the_push() -> None:
     assert acts[:2] == [("preflop", 2, "post", 1), ("preflop", 3, "post", 2)]
     assert ("preflop", 1, "raise", 6) in acts
     assert ("preflop", 3, "fold", 0) in acts
-    assert ("flop", 2, "bet", 10) in acts and ("flop", 1, "call", 10) in acts
+    assert ("flop", 2, "bet", 10) in acts
+    assert ("flop", 1, "call", 10) in acts
 
 
 def test_premature_flop_is_seen_from_chips_without_any_key() -> None:
