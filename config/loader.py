@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from config.chips import ChipRegistry, load_chips
 from config.errors import ConfigError, read_text
 from config.models import Credentials, TableConfig
 from config.registry import DeckRegistry, load_registry
@@ -181,6 +182,11 @@ def load_config(path: Path | str) -> TableConfig:
     config = TableConfig.model_validate(settings.model_dump())
     base = path.parent
     decks = config.decks.model_copy(update={"registry": _resolve(base, config.decks.registry)})
+    chips = (
+        config.chips.model_copy(update={"registry": _resolve(base, config.chips.registry)})
+        if config.chips is not None
+        else None
+    )
     journal_path = Path(str(config.journal.path).replace("{table}", config.table.id))
     journal = config.journal.model_copy(update={"path": _resolve(base, journal_path)})
     mqtt = _read_password(path, text, config.mqtt, ("mqtt",))
@@ -193,11 +199,21 @@ def load_config(path: Path | str) -> TableConfig:
         for index, device in enumerate(config.devices)
     ]
     return config.model_copy(
-        update={"decks": decks, "journal": journal, "mqtt": mqtt, "devices": devices}
+        update={"decks": decks, "chips": chips, "journal": journal, "mqtt": mqtt, "devices": devices}
     )
 
 
 def load_table(path: Path | str) -> tuple[TableConfig, DeckRegistry]:
-    """The configuration and its validated deck registry."""
+    """The configuration and its validated deck registry (and, where ``[chips]`` names one, its
+    chip registry checked against it: load it with :func:`table_chips`)."""
     config = load_config(path)
-    return config, load_registry(config.decks.registry)
+    registry = load_registry(config.decks.registry)
+    table_chips(config, registry)
+    return config, registry
+
+
+def table_chips(config: TableConfig, registry: DeckRegistry) -> ChipRegistry | None:
+    """The table's chip registry, or None for a table that reads no chips."""
+    if config.chips is None:
+        return None
+    return load_chips(config.chips.registry, registry)

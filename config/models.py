@@ -47,6 +47,18 @@ class TableSection(Section):
         description="The dealer's reaction time in seconds: cards dealt this soon after a "
         "critical alert are part of the same mistake, not a remedy not followed.",
     )
+    no_bet_shows_first: Literal["first_to_act", "last_to_check"] = Field(
+        default="first_to_act",
+        description="Showdown with no bet on the final round: seed 000 has the first seat left of "
+        "the button show first (default); seed 001's house rule the last player to check.",
+    )
+    hole_card_off_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="A live hole card read by no antenna longer than this (seconds) is off the "
+        "table (seed 000: cards stay on the table); players lift their cards to look at them.",
+    )
 
 
 class TlsSection(Section):
@@ -127,6 +139,31 @@ class MqttSection(Credentials):
 
 class DecksSection(Section):
     registry: Path = Field(description="CSV with header uid,deck,card; relative to the config file.")
+
+
+class ChipsSection(Section):
+    registry: Path = Field(description="CSV with header uid,value; relative to the config file.")
+
+
+class StakesSection(Section):
+    """The game's money rules: the engine follows the betting once this section is present."""
+
+    structure: Literal["no_limit", "pot_limit", "fixed_limit"] = "no_limit"
+    small_blind: int = Field(default=1, ge=0, le=10_000_000)
+    big_blind: int = Field(default=2, ge=1, le=10_000_000)
+    ante: int = Field(default=0, ge=0, le=10_000_000, description="Each player, before the deal.")
+    rake_percent: float = Field(
+        default=0, ge=0, le=100, description="Taken from each hand that sees a flop; 0 = none."
+    )
+    rake_cap: int = Field(default=0, ge=0, le=10_000_000, description="Most taken; 0 = no cap.")
+
+    @model_validator(mode="after")
+    def _check_blinds(self) -> StakesSection:
+        if self.small_blind > self.big_blind:
+            raise ValueError(
+                f"small_blind {self.small_blind} is larger than big_blind {self.big_blind}"
+            )
+        return self
 
 
 class DeviceBase(Section):
@@ -361,6 +398,8 @@ class TableConfig(Section):
     table: TableSection
     mqtt: MqttSection = Field(default_factory=MqttSection)
     decks: DecksSection
+    chips: ChipsSection | None = None
+    stakes: StakesSection | None = None
     devices: list[DeviceConfig] = Field(default_factory=list)
     journal: JournalSection = Field(default_factory=JournalSection)
     display: DisplaySection = Field(default_factory=DisplaySection)

@@ -48,6 +48,11 @@ SUBCOMMANDS: Final = (
         "controller.deploy.cli",
     ),
     Subcommand("journal", "verify the journal's hash chain, export records", "controller.journal.cli"),
+    Subcommand(
+        "history",
+        "the last hands from the journal: list, show one street by street, export as PHH",
+        "controller.history.cli",
+    ),
 )
 
 
@@ -94,9 +99,22 @@ def config_check(args: argparse.Namespace) -> int:
         print(f"warning: {describe(path, finding)}", file=sys.stderr)
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
     devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
+    game = ""
+    if config.chips is not None:
+        from config.loader import table_chips
+
+        chips = table_chips(config, registry)
+        game += f"; chips {len(chips) if chips is not None else 0}"
+    if config.stakes is not None:
+        stakes = config.stakes
+        game += (
+            f"; stakes {stakes.structure} {stakes.small_blind}/{stakes.big_blind}"
+            + (f" ante {stakes.ante}" if stakes.ante else "")
+            + (f" rake {stakes.rake_percent:g}%" if stakes.rake_percent else "")
+        )
     print(
         f"{args.file}: ok: table {config.table.id}, {config.table.seats} seats, "
-        f"profile {config.table.profile}; decks {decks}; devices {devices}"
+        f"profile {config.table.profile}; decks {decks}{game}; devices {devices}"
     )
     return EXIT_OK
 

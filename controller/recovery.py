@@ -48,6 +48,11 @@ _TRIES = 5
 #: Kinds recovery does not decode (audit samples of malformed payloads are not replayed).
 _NOT_REPLAYED = ("sample",)
 _Key = tuple[str, int, str, bytes]
+#: Outputs owed to the broker when the journal shows no ``published`` record of them (a state is
+#: superseded by the next one, so it is not owed).
+_OWED = ("alert", "command", "hand")
+#: Outputs whose replay must equal what was published (else a divergence is reported).
+_COMPARED = ("alert", "hand")
 
 
 @dataclass
@@ -68,7 +73,7 @@ class Recovery:
     chain: list[str] = field(default_factory=list)
     #: Times the journal could not be written, and what they cost.
     outages: list[str] = field(default_factory=list)
-    #: Replayed outputs that differ from what the journal shows as published.
+    #: Replayed alerts and hand results that differ from what the journal shows as published.
     divergences: list[str] = field(default_factory=list)
     #: Outputs the replay produced that the journal does not show as published.
     pending: list[Outgoing] = field(default_factory=list)
@@ -128,9 +133,9 @@ class _Tail:
         self.recovery = recovery
         self.covers = covers
         self.produced: list[Outgoing] = []
-        self.replayed_alerts: dict[int, Counter[bytes]] = {}
+        self.replayed_compared: dict[int, Counter[bytes]] = {}
         self.published: Counter[_Key] = Counter()
-        self.published_alerts: list[PublishedRecord] = []
+        self.published_compared: list[PublishedRecord] = []
 
     def received(self, record: ReceivedRecord) -> None:
         if record.n <= self.covers:
@@ -160,15 +165,15 @@ class _Tail:
         controller = self.controller
         self.recovery.replayed += 1
         for out in controller.replay_one(n, classified, received):
-            if out.what == "alert":
-                self.replayed_alerts.setdefault(out.cause, Counter())[out.payload] += 1
-            if out.what in ("alert", "command"):
+            if out.what in _COMPARED:
+                self.replayed_compared.setdefault(out.cause, Counter())[out.payload] += 1
+            if out.what in _OWED:
                 self.produced.append(out)
 
     def sent(self, record: PublishedRecord) -> None:
         self.published[_key(record.what, record.cause, record.topic, record.payload)] += 1
-        if record.what == "alert" and record.cause > self.covers:
-            self.published_alerts.append(record)
+        if record.what in _COMPARED and record.cause > self.covers:
+            self.published_compared.append(record)
 
     def finish(self, unpublished: list[Outgoing]) -> None:
         """Pending outputs (produced, not published) and divergences (published, not produced)."""
@@ -179,13 +184,14 @@ class _Tail:
                 remaining[key] -= 1
             else:
                 self.recovery.pending.append(out)
-        for record in self.published_alerts:
-            replayed = self.replayed_alerts.get(record.cause, Counter())
+        for record in self.published_compared:
+            replayed = self.replayed_compared.get(record.cause, Counter())
             if replayed[record.payload] > 0:
                 replayed[record.payload] -= 1
             else:
+                what = "a hand result" if record.what == "hand" else "an alert"
                 self.recovery.divergences.append(
-                    f"{record.where}: an alert caused by received record {record.cause} replays "
+                    f"{record.where}: {what} caused by received record {record.cause} replays "
                     "differently from what was published"
                 )
 

@@ -69,7 +69,8 @@ def replay_only(config: TableConfig, registry: DeckRegistry) -> int:
     """Replay the whole journal and print what it holds, without touching the broker or the journal.
 
     Every retained record goes through a fresh engine; each checkpoint on the way is compared with
-    the replayed state, each published alert with the replayed one. Exit 1 when they diverge.
+    the replayed state, each published alert and hand result with the replayed one. Exit 1 when
+    they diverge.
     """
     controller = TableController(config, registry)
     try:

@@ -14,9 +14,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from config.loader import table_chips
 from config.models import JournalSection, SensorBoardDevice, TableConfig
 from config.registry import DeckRegistry
-from contract.models import Alert, DeviceCommand, PublicState, ResendCommand, TagEvent
+from contract.models import (
+    Alert,
+    DeviceCommand,
+    HandResult,
+    PublicState,
+    ResendCommand,
+    TagEvent,
+)
 from contract.text import bounded
 from contract.topics import Topics
 from controller import checkpoint
@@ -73,7 +81,7 @@ class TableController:
     def __init__(self, config: TableConfig, registry: DeckRegistry, *, journal: bool = True) -> None:
         self.config = config
         self.topics = Topics(config.mqtt.root, config.table.id)
-        self.settings = EngineSettings.from_config(config, registry)
+        self.settings = EngineSettings.from_config(config, registry, table_chips(config, registry))
         self.engine = Engine(self.settings)
         self.signals = DealerSignals(buzzer_ms=config.display.buzzer_ms)
         self.files = JournalFiles(config.journal.path) if journal else None
@@ -369,6 +377,10 @@ class TableController:
         else:
             for alert in outputs.alerts:
                 self.signals.observe(alert)
+        for result in outputs.hands:
+            if not replay:
+                _log_hand(result)
+            out.append(Outgoing("hand", cause, self.topics.hands, result.to_json(), retain=False))
         if outputs.state is not None:
             self.state = outputs.state
             public = self._public(outputs.state)
@@ -393,4 +405,19 @@ def _log_alert(alert: Alert) -> None:
         alert.severity,
         alert.hand,
         alert.message,
+    )
+
+
+def _log_hand(result: HandResult) -> None:
+    # Chips and seats only: even the cards tabled face up stay out of the log (the journal and
+    # the hands topic have them).
+    awarded = ", ".join(f"seat {a.seat} {a.amount}" for a in result.awarded) or "nothing"
+    log.info(
+        "hand %d ended (%s): %d action(s), %d pot(s), rake %d, awarded %s",
+        result.hand,
+        result.result,
+        len(result.actions),
+        len(result.pots),
+        result.rake,
+        awarded,
     )

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, NamedTuple, TypeAlias
+from typing import NamedTuple, TypeAlias
 
+from config.chips import ChipRegistry
 from config.models import TableConfig
 from config.registry import DeckRegistry
 from contract.models import (
@@ -24,8 +25,7 @@ from contract.models import (
     PublicState,
     Status,
 )
-
-OddChip: TypeAlias = Literal["first_shown", "left_of_button"]
+from engine.betting.api import NoBetShowsFirst, OddChip, Stakes
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,29 @@ class EngineSettings:
     #: The dealer's reaction time (seconds of event time): cards dealt this soon after a critical
     #: alert belong to the same mistake, not to a failure to follow its remedy.
     reaction_s: float = 2.0
+    #: The table's chips (None: no chip reading) and stakes (None: the betting is not followed).
+    chips: ChipRegistry | None = None
+    stakes: Stakes | None = None
+    no_bet_shows_first: NoBetShowsFirst = "first_to_act"
+    #: A live hole card read by no antenna this long (seconds of event time) is off the table.
+    hole_card_off_s: float = 10.0
 
     @classmethod
-    def from_config(cls, config: TableConfig, registry: DeckRegistry) -> EngineSettings:
-        """Settings from a loaded table configuration and its deck registry."""
+    def from_config(
+        cls, config: TableConfig, registry: DeckRegistry, chips: ChipRegistry | None = None
+    ) -> EngineSettings:
+        """Settings from a loaded table configuration, its deck registry and chip registry."""
+        stakes = None
+        if config.stakes is not None:
+            s = config.stakes
+            stakes = Stakes(
+                structure=s.structure,
+                small_blind=s.small_blind,
+                big_blind=s.big_blind,
+                ante=s.ante,
+                rake_percent=s.rake_percent,
+                rake_cap=s.rake_cap,
+            )
         return cls(
             seats=config.table.seats,
             profile=config.table.profile,
@@ -51,6 +70,10 @@ class EngineSettings:
             action_feed=config.table.action_feed,
             odd_chip=config.table.odd_chip,
             reaction_s=config.table.reaction_s,
+            chips=chips,
+            stakes=stakes,
+            no_bet_shows_first=config.table.no_bet_shows_first,
+            hole_card_off_s=config.table.hole_card_off_s,
         )
 
 

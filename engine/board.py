@@ -63,6 +63,9 @@ class BoardRules(HandRules):
             return
         if redeal is not None and first_of_street and street == 3:
             self._set_aside_check(redeal, uid)
+        if first_of_street and street <= 3 and self._money_street(street):
+            # the betting core saw the previous round complete (from chips or actions)
+            self.rounds_done = max(self.rounds_done, street)
         premature = not self.all_in and self.rounds_done < min(street, 4)
         if premature and redeal is not None and redeal.street == street:
             self._not_followed(

@@ -261,6 +261,134 @@ _ENTRIES: Final = (
         tda_remedy=("All hole cards must be tabled to win; the mucked hand has no claim.",),
         tda_rule="TDA 19",
     ),
+    # -- chips, pots and showdown (tables that read chips or send actions) ----------------------
+    # TDA numbers are those of the 2019/2022 rules.
+    Entry(
+        "blind_wrong_amount",
+        "warning",
+        ("Before the deal, have the blind (or ante) corrected to the configured amount.",),
+        "Seed 000: the dealer checks the blinds before dealing; seeds 001 and 003: the small "
+        "blind is half the big blind",
+    ),
+    Entry(
+        "action_out_of_turn",
+        "warning",
+        (
+            "The chips stay in the betting area.",
+            "The skipped seat acts now.",
+            "The out-of-turn action is binding if the action to it does not change; if it "
+            "changes (a bet or raise), that player may call, raise or fold again.",
+        ),
+        "RR: action out of turn",
+        tda_rule="TDA 53",
+    ),
+    Entry(
+        "bet_below_minimum",
+        "warning",
+        ("Complete the bet to the minimum: the big blind.",),
+        "Seeds 000 and 003: an opening bet is at least the big blind",
+        tda_rule="TDA 43",
+    ),
+    Entry(
+        "raise_below_minimum",
+        "warning",
+        (
+            "50 % or more of a full raise: complete it to the minimum raise.",
+            "Less than 50 %: it is a call; the extra chips go back to the player.",
+        ),
+        "RR: a raise is at least the previous bet or raise of the round (seed 003: at least double "
+        "the bet); an all-in for less does not reopen the betting",
+        tda_rule="TDA 43, 47-A",
+    ),
+    Entry(
+        "bet_over_limit",
+        "warning",
+        ("Reduce the bet to the limit; the chips above it go back to the player.",),
+        "RR: pot limit, at most the pot; fixed limit, the limit amount, a bet and three raises a round",
+    ),
+    Entry(
+        "chips_taken_back",
+        "warning",
+        ("Chips released in the pot stay: put them back in the betting area.",),
+        "Seed 001: chips are in the pot as soon as they are bet",
+        tda_rule="TDA 42",
+    ),
+    Entry(
+        "chips_on_vacant_seat",
+        "warning",
+        ("Remove the chips from the empty seat's betting area.",),
+        "Seed 000: players cannot place chips on vacant places",
+    ),
+    Entry(
+        "premature_sweep",
+        "warning",
+        (
+            "Return the bets to the betting areas as they were.",
+            "Finish the round; sweep when every seat still in has matched the highest bet or is all in.",
+        ),
+        "Seed 000: the round ends when every player still in has called; then the bets are gathered",
+    ),
+    Entry(
+        "uncalled_bet_not_returned",
+        "warning",
+        ("Return the uncalled part of the bet to the player who bet it.",),
+        "Seed 001: the chips of a bet nobody called go back to the player",
+    ),
+    Entry(
+        "pot_awarded_wrong",
+        "critical",
+        (
+            "Stop: do not start the next hand.",
+            "Take the chips back from the seats that got them.",
+            "Award each pot to its winners as the engine names them.",
+        ),
+        "Seeds 000 and 001: main and side pots, each to the best hand among the players in it",
+        tda_rule="TDA 21, 22: each pot separately; a wrong award is corrected before the next hand",
+    ),
+    Entry(
+        "split_wrong",
+        "warning",
+        ("Redo the split: equal shares, the odd chips as the house rule says.",),
+        "Seed 002: identical hands split the pot evenly",
+        tda_rule="TDA 20, 21: split as evenly as possible, each pot separately",
+    ),
+    Entry(
+        "odd_chip_wrong",
+        "warning",
+        ("Move the odd chip to the seat the house rule names.",),
+        "House rule, by default seed 001: the odd chip goes to the player who showed first "
+        "(RR and TDA 20: the first winner left of the button)",
+    ),
+    Entry(
+        "rake_wrong",
+        "warning",
+        ("Correct the rake to the configured amount: move the difference between the rake and the winners.",),
+        "Seed 003: the winner gets the pot minus the legal deduction; [stakes] rake_percent and rake_cap",
+    ),
+    Entry(
+        "fold_incomplete",
+        "warning",
+        ("Retrieve the other card of the folded hand into the muck.",),
+        "Seed 000: the dealer gathers the folded cards and counts them",
+    ),
+    Entry(
+        "hole_card_off_table",
+        "info",
+        ("Ask the player to keep the cards on the table.",),
+        "Seed 000: the cards must remain visible on top of the table",
+    ),
+    Entry(
+        "burn_face_up",
+        "info",
+        ("The card stays the burn.", "Deal the next board card as normal."),
+        "Seed 001: the burn card is put aside without opening",
+    ),
+    Entry(
+        "unknown_chip",
+        "warning",
+        ("Remove it; it is not a chip of this table.",),
+        "Chip registry: only the table's registered chips are in play",
+    ),
     Entry(
         "remedy_not_followed",
         "warning",
@@ -289,7 +417,31 @@ _ENTRIES: Final = (
 
 CATALOGUE: Final[dict[str, Entry]] = {entry.code: entry for entry in _ENTRIES}
 
-#: The dealing irregularities of the catalogue (device and payload codes excluded).
+#: The codes of "Chips, pots and showdown" (and ``unknown_chip``): tables that read chips or send
+#: actions.
+CHIP_CODES: Final[tuple[str, ...]] = (
+    "blind_wrong_amount",
+    "action_out_of_turn",
+    "bet_below_minimum",
+    "raise_below_minimum",
+    "bet_over_limit",
+    "chips_taken_back",
+    "chips_on_vacant_seat",
+    "premature_sweep",
+    "uncalled_bet_not_returned",
+    "pot_awarded_wrong",
+    "split_wrong",
+    "odd_chip_wrong",
+    "rake_wrong",
+    "fold_incomplete",
+    "hole_card_off_table",
+    "burn_face_up",
+    "unknown_chip",
+)
+
+#: The dealing irregularities of the catalogue (chip, device and payload codes excluded).
 DEALING_CODES: Final[tuple[str, ...]] = tuple(
-    e.code for e in _ENTRIES if e.code not in ("device_offline", "device_fault", "bad_payload")
+    e.code
+    for e in _ENTRIES
+    if e.code not in CHIP_CODES and e.code not in ("device_offline", "device_fault", "bad_payload")
 )

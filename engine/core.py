@@ -22,17 +22,20 @@ def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     machine = state.machine.copy()
     machine.book.changes = []
     machine.commands = []
+    machine.hands_out = []
     machine.handle(received)
     alerts = tuple(machine.book.changes)
     commands = tuple(machine.commands)
+    hands = tuple(machine.hands_out)
     machine.book.changes = []
     machine.commands = []
+    machine.hands_out = []
     key = state_key(machine)
     public = None
     if alerts or key != machine.state_key:
         machine.state_key = key
         public = public_of(machine)
-    return EngineState(machine), Outputs(alerts=alerts, state=public, commands=commands)
+    return EngineState(machine), Outputs(alerts=alerts, state=public, commands=commands, hands=hands)
 
 
 def public_state(state: EngineState) -> PublicState:

@@ -301,8 +301,11 @@ class DealRules(HandRules):
         """
         seat = zone_seat(zone)
         if seat is None:
+            if zone == "burn" and not arriving:
+                self._burn_face_up(uid)
             return
         self.face_up |= {uid}
+        self._card_face_up(seat)
         if self.phase not in ("dealing", "preflop") or self._board_started():
             return
         if self.all_in:
@@ -352,6 +355,7 @@ class DealRules(HandRules):
             self._board_claim(seat, (*self.seat_cards.get(seat, ()), uid))
         if not self.seat_cards.get(seat) and self.running:
             self.folded |= {seat}
+            self._money_fold(seat)
             self._check_one_left()
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:

@@ -15,7 +15,7 @@ Evidence model, in short (docs/engine.md has the long form):
 
 from __future__ import annotations
 
-from contract.cards import RANKS, zone_seat
+from contract.cards import RANKS, is_chip_zone, zone_seat
 from contract.models import (
     ActionInput,
     BlindEvent,
@@ -39,10 +39,12 @@ from engine.api import (
 from engine.board import BoardRules
 from engine.dealing import DealRules
 from engine.devices import DeviceRules
+from engine.handling import HandlingRules
 from engine.memory import BOARD_AT
+from engine.results import ResultRules
 
 
-class Machine(DealRules, BoardRules, DeviceRules):
+class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def handle(self, received: Received) -> None:
@@ -55,6 +57,25 @@ class Machine(DealRules, BoardRules, DeviceRules):
             self._apply(received)
 
     def _apply(self, received: Received) -> None:
+        if self.chip_lift and not self._is_chip_read(received):
+            # a card, a key or an action follows the chips lifted before it: they have gone
+            self._settle_lifted(everything=True)
+        self._apply_one(received)
+        if self.chip_lift:
+            self._settle_lifted()
+        if self.half_folds or self.off_table:
+            self._handling_timers()
+        if self.hand_over and not self.result_sent:
+            self._maybe_finish()
+
+    def _is_chip_read(self, received: Received) -> bool:
+        if not isinstance(received, DeviceEventReceived):
+            return isinstance(received, DeviceStatusReceived)
+        event = received.event
+        chips = self.settings.chips
+        return isinstance(event, TagEvent) and chips is not None and chips.value(event.uid) is not None
+
+    def _apply_one(self, received: Received) -> None:
         if isinstance(received, DeviceEventReceived):
             self.ts = received.event.ts
             self.clock = max(self.clock, self.ts)
@@ -133,7 +154,12 @@ class Machine(DealRules, BoardRules, DeviceRules):
             # action taken on the unburned street: it stands (RR; TDA 39-B)
             self.book.resolve(redeal.alert, self.ts)
             self.redeal = None
-        if self.settings.action_feed and self.running:
+        if self.settings.stakes is not None:
+            self._money_action(item)
+            if item.action == "fold":
+                self.money_folded |= {item.seat}
+            self._river_actions_done()
+        elif self.settings.action_feed and self.running:
             self._bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             self.folded |= {item.seat}
@@ -153,8 +179,11 @@ class Machine(DealRules, BoardRules, DeviceRules):
                 return
             self._start_hand(by_key=True)
         elif key == "round_complete":
-            self._round_complete()
+            if not self.chips_read:  # where chips are read, the sweep ends the round
+                self._round_complete()
         elif key == "all_in":
+            if seat is not None:
+                self._money_all_in(seat)
             if self.running:
                 self.all_in = True
                 if len(self._live_board()) >= 5:
@@ -177,6 +206,10 @@ class Machine(DealRules, BoardRules, DeviceRules):
         if device not in self.readers:
             self.readers |= {device}
             self._update_tracking()
+        if (self.settings.chips is not None or is_chip_zone(event.zone)) and self._chip_or_unknown(
+            event.uid, event.zone, event.present
+        ):
+            return
         if event.present:
             self._present(event.uid, event.zone, event.face == "up")
         else:
@@ -193,6 +226,8 @@ class Machine(DealRules, BoardRules, DeviceRules):
             return
         current = self.zone.get(uid)
         if current == zone:
+            if self.off_table:
+                self._card_read(uid)
             if face_up:
                 self._face_up(uid, zone, arriving=False)
             return
@@ -265,6 +300,7 @@ class Machine(DealRules, BoardRules, DeviceRules):
 
     def _lifted(self, uid: str, zone: str) -> None:
         """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
+        self._card_lifted(uid, zone)
         redeal = self.redeal
         if zone == "board" and redeal is not None and uid in redeal.taken:
             self._leave(uid, zone)
@@ -305,5 +341,22 @@ class Machine(DealRules, BoardRules, DeviceRules):
             self._arrive_board(uid)
         elif new == "burn":
             self._arrive_burn(uid, old)
+            if face_up:
+                self._burn_face_up(uid)
         elif new == "muck" and old is not None:
             self._arrive_muck(uid, old)
+            seat_left = zone_seat(old)
+            if seat_left is not None:
+                self._muck_arrival(seat_left)
+
+    def _river_actions_done(self) -> None:
+        """With action inputs, the river's last action ends the betting: showdown."""
+        money = self.money
+        if (
+            self.phase == "river"
+            and money is not None
+            and not self.chips_read
+            and money.round_complete
+            and len([s for s in self.in_hand if s not in self.folded]) > 1
+        ):
+            self._showdown()

@@ -29,8 +29,9 @@ from engine.remedies import (
 )
 
 if TYPE_CHECKING:
-    from contract.models import DeviceCommand
+    from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.api import Received
+    from engine.betting.hand import Money
     from engine.seqtrack import Gap, SeqTrack
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -115,6 +116,14 @@ class Memory:
         #: Event time of the last critical alert: the dealer's reaction time runs from it.
         self.critical_at: datetime | None = None
         self.reaction = timedelta(seconds=settings.reaction_s)
+        # chips (engine.chips): where each chip tag is read, where it is, chips read nowhere
+        # since (zone, event time), chips pushed to winners of earlier hands, unknown tags
+        self.chip_seen: dict[str, tuple[str, ...]] = {}
+        self.chip_at: dict[str, str] = {}
+        self.chip_lift: dict[str, tuple[str, datetime]] = {}
+        self.award_chips: frozenset[str] = frozenset()
+        #: Hand results produced by the current step (the core resets it for each step).
+        self.hands_out: list[HandResult] = []
 
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None
@@ -164,6 +173,24 @@ class Memory:
         self.fouled_seen: frozenset[str] = frozenset()
         self.redeal_of: str | None = None  # the misdealt deck this hand must not reuse unshuffled
         self.hand_over = False
+        # the hand's money (engine.results): the betting core, once the deal is complete
+        self.money: Money | None = None
+        self.money_done = False  # its result is out
+        self.money_street = 0  # the last street the betting core was told of
+        self.chips_read = False  # chip moves were seen this hand
+        self.actions_seen = False  # action inputs were seen this hand
+        self.early_inputs: tuple[ActionInput, ...] = ()  # action inputs before the deal ended
+        self.money_alerts: dict[str, str] = {}  # finding key -> alert id
+        self.money_folded: frozenset[int] = frozenset()
+        self.hand_awards: frozenset[str] = frozenset()  # chips pushed from the pot to a seat
+        self.face_up_seats: tuple[int, ...] = ()  # seats with both cards face up, in that order
+        self.tabled: tuple[int, ...] = ()  # hands tabled to the betting core, in that order
+        self.result_sent = False
+        self.unknown_chips: frozenset[str] = frozenset()
+        # card handling (engine.handling): a fold half done, live hole cards read nowhere
+        self.half_folds: dict[int, datetime] = {}
+        self.off_table: dict[str, datetime] = {}
+        self.handling_alerts: dict[str, str] = {}
 
     def copy(self) -> Self:
         """A working copy for the next step: containers copied, immutable values shared."""
@@ -193,6 +220,24 @@ class Memory:
     def _may_read(self, device: str) -> bool:
         """A reader, or a device that never sent an event (it may be one)."""
         return device in self.readers or device not in self.others
+
+    # Hooks of the betting core (engine.results overrides them): rules written before it call
+    # these, and without [stakes] nothing changes.
+    def _money_street(self, street: int) -> bool:
+        """Whether the betting core saw the round before ``street`` complete (it is told)."""
+        return False
+
+    def _money_fold(self, seat: int) -> None:
+        """The seat's cards reached the muck."""
+
+    def _card_face_up(self, seat: int) -> None:
+        """A hole card of ``seat`` was read face up."""
+
+    def _burn_face_up(self, uid: str) -> None:
+        """A burn card read face up (engine.handling)."""
+
+    def _maybe_finish(self) -> None:
+        """Publish the hand's result if it has ended (engine.results)."""
 
     def _raise(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
         severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)

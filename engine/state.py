@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from contract.models import MAX_STATE_ALERTS, Alert, PublicState, SeatState
+from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.machine import Machine
@@ -52,7 +52,18 @@ def state_key(m: Machine) -> tuple[object, ...]:
         len(m.burns),
         m.hand_deck,
         m.tracking,
+        _money_view(m),
     )
+
+
+def _money_view(m: Machine) -> tuple[object, ...] | None:
+    """to_act, bets, pots and shows_first while the betting core follows the hand."""
+    money = m.money
+    if money is None or m.money_done:
+        return None
+    showdown = m.phase == "showdown"
+    to_act = None if showdown else money.to_act
+    return (to_act, money.bets, money.pots, money.shows_first if showdown else None)
 
 
 def to_public(state: EngineState) -> PublicState:
@@ -90,6 +101,19 @@ def public_of(m: Machine) -> PublicState:
         found = cache.get(key)
         seats.append(found if found is not None else _seat_state(*key))
     alerts, omitted = _listed(list(m.book.active.values()))
+    view = _money_view(m)
+    extra: dict[str, object] = {}
+    if view is not None:
+        to_act, bets, pots, shows_first = view
+        extra = {
+            "to_act": to_act,
+            "bets": [_construct(SeatAmount, {"seat": s, "amount": a}) for s, a in bets],  # type: ignore[attr-defined]
+            "pots": [
+                _construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)})
+                for p in pots  # type: ignore[attr-defined]
+            ],
+            "shows_first": shows_first,
+        }
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
@@ -111,6 +135,7 @@ def public_of(m: Machine) -> PublicState:
             "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
+            **extra,
         },
     )
 

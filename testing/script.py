@@ -20,6 +20,18 @@ One step per line, for example::
     show 3 4           # players table their hole cards face up
     wait 3             # 3 seconds pass (each message is otherwise 50 ms after the last)
 
+Chips (with a chip registry, ``Table(chips=...)``): chips come from the player's side (off the
+table) in the largest denominations that make the amount, and move like cards (present in the
+new zone, then absent from the old one)::
+
+    bet 3 25           # chips worth 25 into seat 3's betting area (``post`` is the same)
+    sweep              # every betting area into the pot
+    return 3 10        # chips worth 10 from seat 3's betting area back to the player (off the table)
+    push 3 120         # chips worth 120 from the pot to seat 3's betting area
+    rake 4             # chips worth 4 from the pot to the rake
+    chips bet:3 pot 25 # chips worth 25 from one chip zone to another (``-`` is off the table)
+    collect            # players take what lies in the betting areas, the house the rake
+
 Card references (``ref``): ``seat:3`` (last card at seat 3), ``seat:3#0`` (its first),
 ``board`` / ``board#2``, ``burn``, ``muck``, ``aside``, or a card code of the deck in use.
 
@@ -35,6 +47,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Final, Literal, TypeAlias
 
+from config.chips import ChipRegistry
 from config.layout import standard_antennas
 from config.registry import DeckRegistry
 from contract.cards import ALL_CARDS, seat_zone
@@ -62,6 +75,10 @@ KEY_ALIASES: Final = {"round": "round_complete", "declare": "declare_board"}
 #: The antenna a zone's tags are reported on (the first one covering it, standard layout).
 ANTENNA_OF: Final[dict[str, int]] = {
     zone: antenna for antenna, zone in sorted(standard_antennas(10).items(), reverse=True)
+}
+#: The antenna of each chip zone (standard layout with chip antennas).
+CHIP_ANTENNA_OF: Final[dict[str, int]] = {
+    zone: antenna for antenna, zone in standard_antennas(10, chips=True).items()
 }
 #: The zones off the seats, where the script keeps its cards.
 TABLE_ZONES: Final = ("board", "burn", "muck", "aside")
@@ -108,6 +125,9 @@ class Table:
     last_tag: TagEvent | None = None
     last_taken: str | None = None
     out: list[Message] = field(default_factory=list)
+    chips: ChipRegistry | None = None
+    chip_zones: dict[str, list[str]] = field(default_factory=dict)  # chip zone -> chip uids
+    chip_pool: dict[int, list[str]] = field(default_factory=dict)  # value -> chips off the table
 
     def __post_init__(self) -> None:
         decks = sorted(self.registry.decks)
@@ -117,6 +137,9 @@ class Table:
             self._reshuffle(deck)
         for zone in TABLE_ZONES:
             self.zones[zone] = []
+        if self.chips is not None:
+            for uid, value in sorted(self.chips.by_uid.items()):
+                self.chip_pool.setdefault(value, []).append(uid)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -148,7 +171,7 @@ class Table:
         self.out.append(Message("event", device, event))
 
     def _tag(self, uid: str, zone: str, present: bool, face_up: bool = False) -> None:
-        antenna = ANTENNA_OF.get(zone) or int(zone.split(":")[1])
+        antenna = ANTENNA_OF.get(zone) or CHIP_ANTENNA_OF.get(zone) or int(zone.split(":")[1])
         face = "up" if face_up else ("down" if present else None)
         self._event(READER, TagEvent, antenna=antenna, zone=zone, uid=uid, present=present, face=face)
 
@@ -349,6 +372,24 @@ class Table:
             uid, zone = self.resolve(args[0])
             self._tag(uid, zone, False)
             self._tag(uid, zone, True)
+        elif verb in ("bet", "post"):
+            self._chips_move(None, f"bet:{int(args[0])}", int(args[1]))
+        elif verb == "sweep":
+            for zone in sorted(z for z in self.chip_zones if z.startswith("bet:")):
+                self._chips_move(zone, "pot", None)
+        elif verb == "return":
+            self._chips_move(f"bet:{int(args[0])}", None, int(args[1]))
+        elif verb == "push":
+            self._chips_move("pot", f"bet:{int(args[0])}", int(args[1]) if len(args) > 1 else None)
+        elif verb == "rake":
+            self._chips_move("pot", "rake", int(args[0]))
+        elif verb == "chips":
+            src = None if args[0] == "-" else args[0]
+            dst = None if args[1] == "-" else args[1]
+            self._chips_move(src, dst, int(args[2]) if len(args) > 2 else None)
+        elif verb == "collect":
+            for zone in sorted(z for z in self.chip_zones if z.startswith(("bet:", "rake", "stack:"))):
+                self._chips_move(zone, None, None)
         elif verb == "wait":
             self.clock += round(float(args[0]) * 20)  # the clock counts 50 ms steps
         elif verb == "show":
@@ -358,6 +399,58 @@ class Table:
                     self._tag(uid, seat_zone(int(seat)), True, face_up=True)
         else:
             raise ScriptError(f"unknown step {verb!r}")
+
+    def _chips_move(self, src: str | None, dst: str | None, amount: int | None) -> None:
+        """Chips worth ``amount`` (None: all of ``src``) from ``src`` to ``dst`` (None: the
+        player's side, off the table)."""
+        if self.chips is None:
+            raise ScriptError("chip steps need a chip registry")
+        if src is None:
+            if amount is None:
+                raise ScriptError("an amount is needed for chips from off the table")
+            uids = self._chips_from_pool(amount)
+        else:
+            held = self.chip_zones.get(src, [])
+            uids = list(held) if amount is None else self._pick(held, amount, src)
+            for uid in uids:
+                held.remove(uid)
+        for uid in uids:
+            if dst is not None:
+                self.chip_zones.setdefault(dst, []).append(uid)
+                self._tag(uid, dst, True)
+            if src is not None:
+                self._tag(uid, src, False)
+            if dst is None:
+                self.chip_pool.setdefault(self.chips.by_uid[uid], []).insert(0, uid)
+        if src is not None and not self.chip_zones.get(src):
+            self.chip_zones.pop(src, None)
+
+    def _chips_from_pool(self, amount: int) -> list[str]:
+        assert self.chips is not None
+        uids: list[str] = []
+        left = amount
+        for value in sorted(self.chip_pool, reverse=True):
+            pool = self.chip_pool[value]
+            while left >= value and pool:
+                uids.append(pool.pop())
+                left -= value
+        if left:
+            raise ScriptError(f"not enough chips off the table to make {amount}")
+        return uids
+
+    def _pick(self, held: list[str], amount: int, zone: str) -> list[str]:
+        """Chips of ``held`` worth exactly ``amount``, largest first."""
+        assert self.chips is not None
+        values = self.chips.by_uid
+        picked: list[str] = []
+        left = amount
+        for uid in sorted(held, key=lambda u: -values[u]):
+            if values[uid] <= left:
+                picked.append(uid)
+                left -= values[uid]
+        if left:
+            raise ScriptError(f"the chips in {zone} cannot make exactly {amount}")
+        return picked
 
     def _shuffle(self, args: list[str]) -> None:
         deck = args[0] if args and args[0] not in ("fail", "none") and "=" not in args[0] else None

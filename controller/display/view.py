@@ -1,13 +1,14 @@
 """What the dealer's page shows, as one JSON picture (pure: no I/O, no clock).
 
 Only public data goes in: the public state (card *counts*, the board), the alerts (which name
-no hidden hole card), device and controller statuses, and a summary of the last hand result
-without any card (its ``showdown`` hands are left out, so even cards tabled face up stay off the
-dealer's screen).
+no hidden hole card), device and controller statuses, and the last hand result with its alerts
+(for a dispute at the table: the board, the actions, the pots and the award; hole cards only of
+the hands tabled face up at showdown, which the result alone carries).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -15,6 +16,8 @@ from contract.models import Alert, HandResult, PublicState, Status
 
 #: Most severe first; within a severity the unacknowledged ones, then the newest.
 SEVERITY_ORDER: Final = {"critical": 0, "warning": 1, "info": 2}
+#: Hands whose alert changes are kept for the "last hand" view.
+KEPT_HANDS: Final = 4
 
 
 def alert_json(alert: Alert) -> dict[str, Any]:
@@ -49,15 +52,45 @@ def state_json(state: PublicState) -> dict[str, Any]:
     return data
 
 
-def hand_json(result: HandResult) -> dict[str, Any]:
-    """A hand result for the dealer: outcome and chips, no card of any kind."""
+def hand_json(result: HandResult, alerts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """A hand result for the pages (a dispute at the table, the floor's hand list): the result as
+    published (board, actions, pots, award, and only the hands tabled face up at showdown), its
+    winners, whether it was voided, and the alert changes of that hand (oldest first)."""
+    data: dict[str, Any] = result.model_dump(mode="json")
+    data["voided"] = result.result in ("misdeal", "fouled")
+    data["winners"] = sorted({seat for pot in result.pots for seat in pot.winners})
+    data["alerts"] = list(alerts)
+    return data
+
+
+def hand_brief(result: HandResult) -> dict[str, Any]:
+    """A hand result in one line's worth (the floor's summaries; the detail is asked for)."""
     return {
         "hand": result.hand,
+        "ts": result.ts.isoformat().replace("+00:00", "Z"),
         "result": result.result,
-        "pots": [{"amount": p.amount, "winners": list(p.winners)} for p in result.pots],
+        "voided": result.result in ("misdeal", "fouled"),
+        "board": list(result.board),
+        "winners": sorted({seat for pot in result.pots for seat in pot.winners}),
         "awarded": [{"seat": a.seat, "amount": a.amount} for a in result.awarded],
         "rake": result.rake,
     }
+
+
+class HandAlerts:
+    """The alert changes of the last few hands, by hand (for the "last hand" views)."""
+
+    def __init__(self, hands: int = KEPT_HANDS) -> None:
+        self.hands = hands
+        self._by_hand: dict[int, list[Alert]] = {}
+
+    def add(self, alert: Alert) -> None:
+        self._by_hand.setdefault(alert.hand, []).append(alert)
+        while len(self._by_hand) > self.hands:
+            del self._by_hand[min(self._by_hand)]
+
+    def of(self, hand: int) -> list[dict[str, Any]]:
+        return [alert_json(a) for a in self._by_hand.get(hand, [])]
 
 
 def status_json(status: Status | None) -> dict[str, Any] | None:
@@ -81,6 +114,7 @@ class DealerView:
     devices: dict[str, Status] = field(default_factory=dict)
     controller: Status | None = None
     last_hand: HandResult | None = None
+    hand_alerts: HandAlerts = field(default_factory=HandAlerts)
 
     def on_state(self, state: PublicState) -> None:
         """A new public state; its ``alerts`` are the engine's active alerts, the authority."""
@@ -88,6 +122,7 @@ class DealerView:
         self.alerts = {alert.id: alert for alert in state.alerts}
 
     def on_alert(self, alert: Alert) -> None:
+        self.hand_alerts.add(alert)
         if alert.status == "resolved":
             self.alerts.pop(alert.id, None)
         else:
@@ -122,5 +157,7 @@ class DealerView:
             "devices": devices,
             "state": state_json(self.state) if self.state is not None else None,
             "alerts": [alert_json(a) for a in self.active()],
-            "last_hand": hand_json(self.last_hand) if self.last_hand is not None else None,
+            "last_hand": hand_json(self.last_hand, self.hand_alerts.of(self.last_hand.hand))
+            if self.last_hand is not None
+            else None,
         }

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from contract.models import Alert, HandResult, PublicState, Status
-from controller.display.view import alert_json, hand_json, sorted_alerts
+from controller.display.view import alert_json, hand_brief, sorted_alerts
 
 #: Attention levels, most urgent first: (rank, label).
 CRITICAL: Final = (0, "critical")
@@ -110,7 +110,8 @@ class TableSummary:
                 for a in active
                 if a.code in DEVICE_CODES
             ],
-            "last_hand": hand_json(self.last_hand) if self.last_hand is not None else None,
+            # One line's worth: a table's page asks for the hands in full (the console's SQLite).
+            "last_hand": hand_brief(self.last_hand) if self.last_hand is not None else None,
         }
 
 

@@ -132,7 +132,9 @@ class FloorConsole:
                 self._changes += 1
                 self.channel.publish(f"change:{table}:{self._changes}", compact(change_json(table, alert)))
             else:
-                self.board.on_hand(table, parse_hand(topic, payload), received_ms)
+                result = parse_hand(topic, payload)
+                self.board.on_hand(table, result, received_ms)
+                self.history.record_hand(table, result, received_ms)
         except PayloadError as error:
             self._rejected(topic, error)
             return

@@ -1,9 +1,10 @@
-"""The floor console's alert history in SQLite (stdlib ``sqlite3``, WAL).
+"""The floor console's alert history and hand results in SQLite (stdlib ``sqlite3``, WAL).
 
 Writes never block the event loop: :meth:`AlertHistory.record` queues a row and a writer thread
 commits what is queued in batches (one transaction per batch). Reads run in a worker thread on
-their own connection (WAL lets them read while the writer writes). A row is one alert change;
-a change delivered twice (QoS 1) is stored once.
+their own connection (WAL lets them read while the writer writes). A row is one alert change, or
+one hand result (as published, with its hand number, outcome and time beside it); a message
+delivered twice (QoS 1) is stored once.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
-from contract.models import Alert
+from contract.models import Alert, HandResult
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,23 @@ CREATE TABLE IF NOT EXISTS alert_changes (
 );
 CREATE INDEX IF NOT EXISTS alert_changes_by_time ON alert_changes (table_id, ts_ms);
 CREATE INDEX IF NOT EXISTS alert_changes_by_code ON alert_changes (table_id, code, ts_ms);
+CREATE INDEX IF NOT EXISTS alert_changes_by_hand ON alert_changes (table_id, hand);
+CREATE TABLE IF NOT EXISTS hand_results (
+    n INTEGER PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    hand INTEGER NOT NULL,
+    result TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    ts_ms INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    received_ms INTEGER NOT NULL,
+    UNIQUE (table_id, hand, ts)
+);
+CREATE INDEX IF NOT EXISTS hand_results_by_time ON hand_results (table_id, ts_ms);
+"""
+INSERT_HAND: Final = """
+INSERT OR IGNORE INTO hand_results (table_id, hand, result, ts, ts_ms, payload, received_ms)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 """
 INSERT: Final = """
 INSERT OR IGNORE INTO alert_changes
@@ -57,6 +75,10 @@ COLUMNS: Final = (
     "table_id", "alert_id", "hand", "code", "severity", "seat", "status", "message", "remedy",
     "rule", "device", "ts", "ts_ms", "received_ms",
 )
+
+
+#: A hand result and its alert changes (as :func:`history_json` gives them).
+HandWithAlerts: TypeAlias = tuple[HandResult, list[dict[str, Any]]]
 
 
 class HistoryError(RuntimeError):
@@ -98,7 +120,8 @@ class AlertHistory:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._queue: queue.SimpleQueue[tuple[Any, ...] | Callable[[], None] | None] = (
+        #: (statement, row) to write, a callback once what came before is written, None: stop.
+        self._queue: queue.SimpleQueue[tuple[str, tuple[Any, ...]] | Callable[[], None] | None] = (
             queue.SimpleQueue()
         )
         self._writer: threading.Thread | None = None
@@ -136,7 +159,20 @@ class AlertHistory:
 
     def record(self, table_id: str, alert: Alert, received_ms: float) -> None:
         """Queue one alert change (returns at once)."""
-        self._queue.put(_row(table_id, alert, received_ms))
+        self._queue.put((INSERT, _row(table_id, alert, received_ms)))
+
+    def record_hand(self, table_id: str, result: HandResult, received_ms: float) -> None:
+        """Queue one hand result (returns at once)."""
+        row = (
+            table_id,
+            result.hand,
+            result.result,
+            result.ts.isoformat().replace("+00:00", "Z"),
+            int(result.ts.timestamp() * 1000),
+            result.to_json().decode(),
+            int(received_ms),
+        )
+        self._queue.put((INSERT_HAND, row))
 
     async def flush(self) -> None:
         """Wait until everything recorded so far is committed (or failed)."""
@@ -159,7 +195,7 @@ class AlertHistory:
         try:
             while True:
                 item = self._queue.get()
-                rows: list[tuple[Any, ...]] = []
+                rows: list[tuple[str, tuple[Any, ...]]] = []
                 callbacks: list[Callable[[], None]] = []
                 stop = False
                 while True:
@@ -184,14 +220,17 @@ class AlertHistory:
         finally:
             connection.close()
 
-    def _write(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    def _write(self, connection: sqlite3.Connection, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
         try:
             with connection:
-                connection.executemany(INSERT, rows)
+                for statement in (INSERT, INSERT_HAND):
+                    batch = [row for sql, row in rows if sql == statement]
+                    if batch:
+                        connection.executemany(statement, batch)
         except sqlite3.Error as error:
             why = f"alert history {self.path}: {error}"
             if why != self.error:
-                log.error("%s; %d alert changes not kept", why, len(rows))
+                log.error("%s; %d alert changes or hand results not kept", why, len(rows))
             self.error = why
             return
         if self.error is not None:
@@ -239,6 +278,38 @@ class AlertHistory:
             (table_id,),
         )
         return [str(row[0]) for row in rows]
+
+    def _hands_with_alerts(self, sql: str, args: tuple[Any, ...]) -> list[HandWithAlerts]:
+        """Hand results (read by ``sql``) and, for each, its alert changes (oldest first)."""
+        out: list[HandWithAlerts] = []
+        for table_id, payload in self._read(sql, args):
+            result = HandResult.model_validate_json(payload)
+            changes = self._read(
+                f"SELECT {', '.join(COLUMNS)} FROM alert_changes "  # noqa: S608 - fixed column names
+                "WHERE table_id = ? AND hand = ? ORDER BY ts_ms, n",
+                (table_id, result.hand),
+            )
+            out.append((result, [history_json(dict(zip(COLUMNS, c, strict=True))) for c in changes]))
+        return out
+
+    async def hands(self, table_id: str, limit: int = 50) -> list[HandWithAlerts]:
+        """The table's last ``limit`` hand results, newest first, each with its alert changes."""
+        return await asyncio.to_thread(
+            self._hands_with_alerts,
+            "SELECT table_id, payload FROM hand_results WHERE table_id = ? ORDER BY ts_ms DESC, n DESC "
+            "LIMIT ?",
+            (table_id, limit),
+        )
+
+    async def hand(self, table_id: str, hand: int) -> HandWithAlerts | None:
+        """One hand result of the table (the newest with that number) and its alert changes."""
+        found = await asyncio.to_thread(
+            self._hands_with_alerts,
+            "SELECT table_id, payload FROM hand_results WHERE table_id = ? AND hand = ? "
+            "ORDER BY ts_ms DESC, n DESC LIMIT 1",
+            (table_id, hand),
+        )
+        return found[0] if found else None
 
 
 def history_json(row: dict[str, Any]) -> dict[str, Any]:

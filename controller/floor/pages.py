@@ -1,4 +1,5 @@
-"""The floor console's web pages and their JSON: the grid, a table's page, the history query."""
+"""The floor console's web pages and their JSON: the grid, a table's page, the history query, a
+table's hands and one hand in full."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from controller.display.view import hand_json
 from controller.floor.history import Filters
 from controller.web.channel import event_stream
 
@@ -23,6 +25,7 @@ COMMON: Final = Path(__file__).resolve().parent.parent / "web" / "static"
 NO_CACHE: Final = {"Cache-Control": "no-store"}
 SEVERITIES: Final = ("info", "warning", "critical")
 MAX_LIMIT: Final = 5000
+MAX_HANDS: Final = 500
 
 
 class BadParameter(ValueError):
@@ -112,6 +115,31 @@ def floor_app(console: FloorConsole) -> Starlette:
             headers=NO_CACHE,
         )
 
+    async def hands(request: Request) -> Response:
+        table_id = request.path_params["table_id"]
+        limit_text = request.query_params.get("limit") or "50"
+        if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_HANDS:
+            message = f"limit: {limit_text!r} is not a number within 1..{MAX_HANDS}"
+            return JSONResponse({"error": message}, status_code=400)
+        await console.history.flush()
+        found = await console.history.hands(table_id, int(limit_text))
+        return JSONResponse(
+            {
+                "table": table_id,
+                "hands": [hand_json(result, alerts) for result, alerts in found],
+                "error": console.history.error,
+            },
+            headers=NO_CACHE,
+        )
+
+    async def hand(request: Request) -> Response:
+        table_id = request.path_params["table_id"]
+        await console.history.flush()
+        found = await console.history.hand(table_id, request.path_params["hand"])
+        if found is None:
+            return JSONResponse({"error": "no such hand"}, status_code=404)
+        return JSONResponse(hand_json(*found), headers=NO_CACHE)
+
     return Starlette(
         routes=[
             Route("/", grid),
@@ -121,6 +149,8 @@ def floor_app(console: FloorConsole) -> Starlette:
             Route("/api/tables", tables),
             Route("/api/tables/{table_id}", table),
             Route("/api/tables/{table_id}/history", history),
+            Route("/api/tables/{table_id}/hands", hands),
+            Route("/api/tables/{table_id}/hands/{hand:int}", hand),
             Mount("/assets", StaticFiles(directory=STATIC), name="assets"),
             Mount("/common", StaticFiles(directory=COMMON), name="common"),
         ]

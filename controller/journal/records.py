@@ -19,7 +19,8 @@ Kinds (:data:`KINDS`):
   replayed, the ``cause`` of what it produced (``controller.malformed``).
 - ``sample``: a malformed payload kept for the audit (``topic``, its first bytes as ``payload`` or
   ``payload_b64``, its ``size``, ``error``, ``received``); at most a few per report; not replayed.
-- ``published``: an output the broker accepted: ``what`` (:data:`PUBLISHED_WHAT`), ``cause`` (the
+- ``published``: an output the broker accepted: ``what`` (:data:`PUBLISHED_WHAT`: an ``alert``,
+  the ``state``, a device ``command``, or a ``hand`` result), ``cause`` (the
   ``n`` of the received or rejected record that produced it, 0 for what a connection
   republishes), ``topic``, ``payload``, ``retain``, ``ts``.
 - ``checkpoint``: the engine state after the received record ``covers`` is in ``file`` (its
@@ -45,7 +46,7 @@ from typing import Any, Final, Literal, TypeAlias, get_args
 
 #: What a ``published`` record may be: the one place for the list (a new published kind is added
 #: here, and nowhere else in the journal).
-PublishedWhat: TypeAlias = Literal["alert", "state", "command"]
+PublishedWhat: TypeAlias = Literal["alert", "state", "command", "hand"]
 PUBLISHED_WHAT: Final[tuple[str, ...]] = get_args(PublishedWhat)
 #: Every record kind, in one place.
 KINDS: Final = (

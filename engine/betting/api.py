@@ -96,3 +96,16 @@ class Action:
     seat: int
     action: Literal["fold", "check", "call", "bet", "raise", "all_in", "post"]
     amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the betting core says about a finished hand (the machine adds the hand number, the
+    button, the seats and the board to make the published hand result)."""
+
+    result: Literal["showdown", "uncontested"]
+    actions: tuple[Action, ...]
+    pots: tuple[PotAward, ...]
+    rake: int
+    awarded: tuple[tuple[int, int], ...]  # (seat, chips the dealer pushed to it), seat order
+    showdown: tuple[Shown, ...]

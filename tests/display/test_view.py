@@ -1,4 +1,4 @@
-"""The dealer's picture (pure): alert order, the state as authority, hand results without cards."""
+"""The dealer's picture (pure): alert order, the state as authority, the last hand with its alerts."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from contract.models import (
     Alert,
+    HandAction,
     HandResult,
     PotResult,
     PublicState,
@@ -80,28 +81,36 @@ def test_the_picture_has_the_public_state_devices_and_controller() -> None:
     assert data["alerts"][0]["remedy"] == ["one", "two"]
 
 
-def test_a_hand_result_reaches_the_dealer_without_any_card() -> None:
+def test_the_last_hand_reaches_the_dealer_with_its_alerts_and_only_tabled_hole_cards() -> None:
     view = DealerView(table="t1", seats=3)
+    view.on_alert(alert("3-1", seat=1))
+    view.on_alert(alert("3-1", status="resolved", seat=1))
     view.on_hand(
         HandResult(
             ts=TS, hand=3, button=2, seats=[1, 2, 3], board=["Ah", "Td", "2c", "9s", "9h"],
             result="showdown",
+            actions=[HandAction(street="preflop", seat=3, action="post", amount=1)],
             pots=[
                 PotResult(amount=300, eligible=[1, 3], winners=[3], shares=[SeatAmount(seat=3, amount=300)])
             ],
             awarded=[SeatAmount(seat=3, amount=300)],
-            showdown=[ShownHand(seat=1, cards=["Kc", "Kd"], rank="two_pair"),
-                      ShownHand(seat=3, cards=["As", "Ac"], rank="full_house")],
+            showdown=[ShownHand(seat=3, cards=["As", "Ac"], rank="full_house")],
         )
     )
     last = view.to_json()["last_hand"]
-    assert last == {
-        "hand": 3, "result": "showdown", "pots": [{"amount": 300, "winners": [3]}],
-        "awarded": [{"seat": 3, "amount": 300}], "rake": 0,
-    }
-    text = str(view.to_json())
-    for card in ("Kc", "Kd", "As", "Ac"):
-        assert card not in text
+    assert (last["hand"], last["result"], last["voided"], last["winners"]) == (3, "showdown", False, [3])
+    assert last["board"] == ["Ah", "Td", "2c", "9s", "9h"]
+    assert last["actions"] == [{"street": "preflop", "seat": 3, "action": "post", "amount": 1}]
+    assert last["showdown"] == [{"seat": 3, "cards": ["As", "Ac"], "rank": "full_house"}]
+    assert [(a["id"], a["status"]) for a in last["alerts"]] == [("3-1", "raised"), ("3-1", "resolved")]
+
+
+def test_only_the_last_few_hands_keep_their_alerts() -> None:
+    view = DealerView(table="t1", seats=3)
+    for hand in range(1, 7):
+        view.on_alert(alert(f"{hand}-1").model_copy(update={"hand": hand}))
+    assert view.hand_alerts.of(1) == []
+    assert [a["id"] for a in view.hand_alerts.of(6)] == ["6-1"]
 
 
 async def test_the_display_applies_a_burst_of_outputs_once_with_the_newest_state() -> None:

@@ -1,6 +1,8 @@
 // The dealer's display: renders the controller's picture of the table (server-sent events) and
-// sends Acknowledge. Only public data ever reaches this page: card counts, the board, alerts.
+// sends Acknowledge. Only public data ever reaches this page: card counts, the board, alerts,
+// and the last hand's result (hole cards only of hands tabled face up at showdown).
 import { cardElement } from "/common/cards.js";
+import { handElement, handSummary } from "/common/hand.js";
 import { clear, connect, el } from "/common/live.js";
 
 const $ = (id) => document.getElementById(id);
@@ -224,14 +226,20 @@ function renderBanners(current) {
   }
 }
 
+// The last hand, for a dispute at the table: a line, opened into the whole hand (the detail
+// keeps its open/closed state while new pictures arrive).
+let lastShown = null;
 function renderLastHand(last) {
-  const text = $("last-hand");
+  $("last-hand-view").hidden = !last;
   if (!last) {
-    text.textContent = "";
+    $("last-hand").textContent = "";
     return;
   }
-  const awarded = last.awarded.map((a) => `seat ${a.seat} ${a.amount}`).join(", ");
-  text.textContent = `Last hand ${last.hand}: ${last.result}` + (awarded ? ` — ${awarded}` : "");
+  $("last-hand").textContent = handSummary(last, "Last hand");
+  const key = JSON.stringify(last);
+  if (key === lastShown) return;
+  lastShown = key;
+  $("last-hand-detail").replaceChildren(handElement(last));
 }
 
 function render() {

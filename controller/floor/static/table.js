@@ -1,5 +1,7 @@
 // A table's page on the floor console: status, device health, active alerts, the alert history
-// (from the console's SQLite, filtered by code, severity and time), all live.
+// (from the console's SQLite, filtered by code, severity and time), its hands (a list, and one
+// hand in full on a click), all live.
+import { handElement, handSummary } from "/common/hand.js";
 import { clear, connect, el } from "/common/live.js";
 
 const $ = (id) => document.getElementById(id);
@@ -8,7 +10,7 @@ const PHASES = {
   idle: "Idle", shuffled: "Shuffled", dealing: "Dealing", preflop: "Pre-flop", flop: "Flop",
   turn: "Turn", river: "River", showdown: "Showdown", misdeal: "Misdeal",
 };
-const page = (window.tablePage = { historyLoads: 0, liveRows: 0, summary: null });
+const page = (window.tablePage = { historyLoads: 0, liveRows: 0, summary: null, handLoads: 0 });
 let historyLoaded = false;
 const pendingLive = [];
 
@@ -62,11 +64,55 @@ function renderSummary(summary) {
   $("no-alerts").hidden = summary.alerts.length > 0;
 
   const last = summary.last_hand;
-  $("last-hand").textContent = last
-    ? `Hand ${last.hand}: ${last.result}` +
-      (last.awarded.length ? ` — ${last.awarded.map((a) => `seat ${a.seat} ${a.amount}`).join(", ")}` : "") +
-      (last.rake ? `, rake ${last.rake}` : "")
-    : "No hand result yet.";
+  $("last-hand").textContent = last ? handSummary(last) : "No hand result yet.";
+  const lastKey = last ? `${last.hand}|${last.ts}` : null;
+  if (lastKey !== shownLast) {
+    shownLast = lastKey;
+    if (last) loadHands();
+  }
+}
+
+// ---- hands ------------------------------------------------------------------------------------
+let shownLast = null;
+
+async function showHand(number) {
+  const detail = $("hand-detail");
+  try {
+    const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/hands/${number}`);
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+    detail.replaceChildren(handElement(body));
+    for (const item of $("hands").children) item.classList.toggle("selected", item.dataset.hand === String(number));
+  } catch (failure) {
+    detail.replaceChildren(el("p", "note", `Hand ${number} not available: ${failure.message}`));
+  }
+}
+
+async function loadHands() {
+  const note = $("hands-note");
+  try {
+    const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/hands?limit=50`);
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+    const list = $("hands");
+    clear(list);
+    for (const hand of body.hands) {
+      const item = el("li", hand.voided ? "voided" : "");
+      item.dataset.hand = hand.hand;
+      const codes = [...new Set(hand.alerts.map((a) => a.code))];
+      const button = el("button", "hand-link", handSummary(hand));
+      button.type = "button";
+      button.addEventListener("click", () => showHand(hand.hand));
+      item.append(button, el("span", "muted",
+        ` ${new Date(hand.ts).toLocaleTimeString()}` + (hand.board.length ? ` · board ${hand.board.join(" ")}` : "") +
+        (codes.length ? ` · alerts ${codes.join(", ")}` : "")));
+      list.append(item);
+    }
+    note.textContent = body.hands.length ? `The last ${body.hands.length} hands, newest first.` : "No hand yet.";
+    page.handLoads += 1;
+  } catch (failure) {
+    note.textContent = `Hands not available: ${failure.message}`;
+  }
 }
 
 // ---- history ---------------------------------------------------------------------------------
@@ -163,3 +209,4 @@ connect(`/tables/${encodeURIComponent(tableId)}/events`, {
   },
 });
 loadHistory();
+loadHands();

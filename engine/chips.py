@@ -1,0 +1,173 @@
+"""Chips as evidence: tag reads in the chip zones turned into chip moves for the betting core.
+
+The machine is a physical tracker here too: a chip is where it was last read present (a chip
+read in a second zone while still read in the first has moved there; an absence from the new zone
+before the old one means the second read was crosstalk, and it moves back). A chip read nowhere
+is *lifted*: it has moved where its next read says, or off the table if no read comes within
+:data:`LIFT_S` of event time (a sweep is read in the pot well within that; the reader's hold time
+is 1.5 s). The betting core (:class:`engine.betting.hand.Money`) is told every move once; it
+decides what the move means (a bet, a sweep, a push, chips taken back) and returns verdicts,
+which become alerts here, one per finding key.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Final
+
+from contract.cards import is_chip_zone, zone_bet_seat, zone_stack_seat
+from engine.betting.api import Clear, Verdicts
+from engine.hands import HandRules
+
+#: How long (event time) a chip read nowhere may take to be read elsewhere before it counts as
+#: taken off the table.
+LIFT_S: Final = timedelta(seconds=3)
+
+
+def chip_seat(zone: str) -> int | None:
+    """The seat a chip zone belongs to (``bet:N``, ``stack:N``), or None (pot, rake)."""
+    return zone_bet_seat(zone) or zone_stack_seat(zone)
+
+
+class ChipRules(HandRules):
+    """Chip tags, lifted chips, and the betting core's verdicts as alerts."""
+
+    # -- tags --------------------------------------------------------------------------------
+
+    def _chip_or_unknown(self, uid: str, zone: str, present: bool) -> bool:
+        """Handle ``uid`` if it is a chip, or a tag in a chip zone; True when handled (the card
+        rules then do not see it)."""
+        chips = self.settings.chips
+        value = chips.value(uid) if chips is not None else None
+        if value is not None:
+            self._chip_tag(uid, zone, present, value)
+            return True
+        if not is_chip_zone(zone):
+            return False
+        if present and self.settings.registry.lookup(uid) is None and uid not in self.unknown_chips:
+            # A tag in a chip zone that is neither a chip nor a card of this table. The UID stays
+            # out of the message (tag identities never reach the alerts topic).
+            self.unknown_chips |= {uid}
+            seat = chip_seat(zone)
+            where = f"the betting area of seat {seat}" if zone_bet_seat(zone) else zone
+            self._raise(
+                "unknown_chip",
+                f"A tag that is not a chip of this table was read in {where}.",
+                seat,
+                scope="money",
+            )
+        return True  # a card on a betting area or in the pot moves no card
+
+    def _chip_tag(self, uid: str, zone: str, present: bool, value: int) -> None:
+        seen = self.chip_seen.get(uid, ())
+        if present:
+            if zone in seen:
+                return
+            self.chip_seen = {**self.chip_seen, uid: (*seen, zone)}
+            if not is_chip_zone(zone):
+                return  # a chip read at a seat or the board is nowhere for the betting
+            current = self.chip_at.get(uid)
+            left_at = self.clock
+            if current is None:
+                lifted = self.chip_lift.get(uid)
+                if lifted is not None:
+                    current, left_at = lifted
+                    self.chip_lift = {u: v for u, v in self.chip_lift.items() if u != uid}
+            if self.chip_lift and (current is None or current != zone):
+                # chips that left before this one and were read nowhere since have gone: a
+                # chip from off the table is a new action, a chip moving from a zone follows
+                # those taken off it earlier
+                self._settle_lifted(zone=current, before=left_at)
+            self.chip_at = {**self.chip_at, uid: zone}
+            if current != zone:
+                self._chip_move(uid, value, current, zone)
+            return
+        if zone not in seen:
+            return
+        rest = tuple(z for z in seen if z != zone)
+        if rest:
+            self.chip_seen = {**self.chip_seen, uid: rest}
+        else:
+            self.chip_seen = {u: z for u, z in self.chip_seen.items() if u != uid}
+        if self.chip_at.get(uid) != zone:
+            return  # a crosstalk read ended: the chip never left
+        places = [z for z in rest if is_chip_zone(z)]
+        if places:
+            self.chip_at = {**self.chip_at, uid: places[-1]}
+            self._chip_move(uid, value, zone, places[-1])
+            return
+        self.chip_at = {u: z for u, z in self.chip_at.items() if u != uid}
+        self.chip_lift = {**self.chip_lift, uid: (zone, self.clock)}
+
+    def _settle_lifted(
+        self, *, everything: bool = False, zone: str | None = None, before: datetime | None = None
+    ) -> None:
+        """Chips read nowhere have left the table: those lifted :data:`LIFT_S` ago, or all of
+        them (``everything``), or those lifted strictly ``before`` a time (from ``zone`` only,
+        when given)."""
+        if not self.chip_lift:
+            return
+        if before is not None:
+            gone = [
+                (u, z)
+                for u, (z, at) in self.chip_lift.items()
+                if at < before and (zone is None or z == zone)
+            ]
+        else:
+            limit = self.clock - LIFT_S
+            gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
+        if not gone:
+            return
+        names = {u for u, _ in gone}
+        self.chip_lift = {u: v for u, v in self.chip_lift.items() if u not in names}
+        chips = self.settings.chips
+        for uid, left in gone:
+            value = chips.value(uid) if chips is not None else None
+            if value is not None:
+                self._chip_move(uid, value, left, None)
+
+    def _chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
+        """One chip moved: the betting core interprets it, if a hand is followed."""
+        if uid in self.award_chips:
+            # pushed to a winner at the end of an earlier hand: not in play until it has left
+            # the table (a winner collecting his chips)
+            if dst is None or zone_stack_seat(dst) is not None:
+                self.award_chips -= {uid}
+            return
+        money = self.money
+        if money is None or self.money_done:
+            return  # between hands: what lies in the betting areas is read at the next deal
+        self.chips_read = True
+        money, verdicts = money.move(value, src, dst)
+        self.money = money
+        if src == "pot" and dst is not None and chip_seat(dst) is not None:
+            self.hand_awards |= {uid}
+        self._verdicts(verdicts)
+        self._money_progress()
+
+    # -- verdicts ------------------------------------------------------------------------------
+
+    def _verdicts(self, verdicts: Verdicts) -> None:
+        for verdict in verdicts:
+            if isinstance(verdict, Clear):
+                alert = self.money_alerts.get(verdict.key)
+                if alert is not None:
+                    self.book.resolve(alert, self.ts)
+                    self.money_alerts = {k: a for k, a in self.money_alerts.items() if k != verdict.key}
+                continue
+            existing = self.money_alerts.get(verdict.key)
+            if existing is not None and existing in self.book.active:
+                if self.book.active[existing].message != verdict.message:
+                    self.book.update(existing, self.ts, message=verdict.message)
+                continue
+            alert = self._raise(verdict.code, verdict.message, verdict.seat, scope="money")
+            self.money_alerts = {**self.money_alerts, verdict.key: alert}
+
+    def _money_progress(self) -> None:
+        """After the betting core moved on: an all-in run-out, a hand won uncontested."""
+        money = self.money
+        if money is None:
+            return
+        if money.run_out and self.running and not self.all_in:
+            self.all_in = True
+        self._maybe_finish()

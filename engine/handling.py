@@ -1,0 +1,97 @@
+"""How the cards are handled (seeds 000, 001): a fold that leaves a card behind, a live hole card
+kept off the table, a burn card turned face up. Warnings and notes, never a misdeal.
+
+Timers run on event time (the engine has no clock): a half-done fold is judged once the dealer's
+reaction time has passed, a card off the table once the house limit has.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from contract.cards import zone_seat
+from engine.hands import HandRules
+
+
+class HandlingRules(HandRules):
+    """fold_incomplete, hole_card_off_table, burn_face_up."""
+
+    def _muck_arrival(self, seat: int) -> None:
+        """A card of ``seat`` reached the muck: a fold is complete once both have."""
+        if not (self.running or self.phase == "showdown") or seat not in self.in_hand:
+            return
+        if self.seat_cards.get(seat):
+            if seat not in self.half_folds:
+                self.half_folds = {**self.half_folds, seat: self.clock}
+            return
+        if seat in self.half_folds:
+            self.half_folds = {s: t for s, t in self.half_folds.items() if s != seat}
+        self._handled(f"fold:{seat}")
+
+    def _card_lifted(self, uid: str, zone: str) -> None:
+        """A hole card of a live seat is read by no antenna: players lift their cards to look."""
+        seat = zone_seat(zone)
+        if seat is None or not self.running or seat not in self.in_hand or seat in self.folded:
+            return
+        if uid not in self.off_table:
+            self.off_table = {**self.off_table, uid: self.clock}
+
+    def _card_read(self, uid: str) -> None:
+        """A card read again: it is back on the table."""
+        if uid in self.off_table:
+            self.off_table = {u: t for u, t in self.off_table.items() if u != uid}
+            self._handled(f"off:{uid}")
+
+    def _burn_face_up(self, uid: str) -> None:
+        key = f"burn:{uid}"
+        if key in self.handling_alerts or not self.running:
+            return
+        self.handling_alerts = {
+            **self.handling_alerts,
+            key: self._raise(
+                "burn_face_up",
+                "A burn card was turned face up: it stays the burn; deal the next board card as "
+                "normal.",
+            ),
+        }
+
+    def _handling_timers(self) -> None:
+        """Judge the half-done folds and the cards off the table at this event time."""
+        for seat, since in tuple(self.half_folds.items()):
+            if self.clock - since <= self.reaction:
+                continue
+            key = f"fold:{seat}"
+            if key not in self.handling_alerts and self.seat_cards.get(seat):
+                self.handling_alerts = {
+                    **self.handling_alerts,
+                    key: self._raise(
+                        "fold_incomplete",
+                        f"Seat {seat} folded but only one of its cards reached the muck.",
+                        seat,
+                    ),
+                }
+        limit = timedelta(seconds=self.settings.hole_card_off_s)
+        for uid, since in tuple(self.off_table.items()):
+            key = f"off:{uid}"
+            if key in self.handling_alerts or self.clock - since <= limit:
+                continue
+            holder = next((s for s, cards in self.seat_cards.items() if uid in cards), None)
+            if holder is None or holder in self.folded or not self.running:
+                self.off_table = {u: t for u, t in self.off_table.items() if u != uid}
+                continue
+            self.handling_alerts = {
+                **self.handling_alerts,
+                key: self._raise(
+                    "hole_card_off_table",
+                    f"A hole card of seat {holder} has been off the table for more than "
+                    f"{self.settings.hole_card_off_s:g} seconds.",
+                    holder,
+                ),
+            }
+
+    def _handled(self, key: str) -> None:
+        """The handling finding ``key`` was put right: its alert is resolved."""
+        alert = self.handling_alerts.get(key)
+        if alert is not None:
+            self.book.resolve(alert, self.ts)
+            self.handling_alerts = {k: a for k, a in self.handling_alerts.items() if k != key}

@@ -1,0 +1,285 @@
+"""The hand's money from start to result: the betting core begun at the deal, told the streets
+and the hands tabled, and the hand result built when the hand ends.
+
+A hand ends (contract, "Chips, betting and hand results") when its pots have been pushed (the
+``pot`` zone is empty) and its cards have left the seats and the board, or at the latest when
+the next hand starts; its result is published then. A push the engine found wrong keeps the
+hand open until it is put right (its alert resolved) or the next hand starts, so the result
+shows what was finally pushed.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from contract.cards import zone_bet_seat
+from contract.models import (
+    ActionInput,
+    HandAction,
+    HandOutcome,
+    HandResult,
+    PotResult,
+    SeatAmount,
+    ShownHand,
+)
+from contract.pydantic_adapter import construct_valid
+from engine.betting.hand import Money
+from engine.chips import ChipRules
+from engine.memory import STREET_NAMES
+
+#: Push findings: while one is active the hand stays open for the dealer to put it right.
+PUSH_CODES: Final = frozenset({"pot_awarded_wrong", "split_wrong", "odd_chip_wrong", "rake_wrong"})
+
+
+class ResultRules(ChipRules):
+    """Begin, feed and finish the betting core; the hand result."""
+
+    # -- when the betting is followed ---------------------------------------------------------
+
+    def _betting_followed(self) -> bool:
+        """The engine knows the betting of this hand: chips are read, or actions arrived."""
+        return self.money is not None and (self.chips_read or self.actions_seen)
+
+    def _money_begin(self) -> None:
+        """The deal is complete: the betting core starts with what lies in the betting areas
+        (the blinds and antes posted before the deal) and the action inputs already received."""
+        stakes = self.settings.stakes
+        if stakes is None or self.money is not None or self.money_done:
+            return
+        seats = tuple(sorted(self.in_hand or set(self.dealt_seats)))
+        if len(seats) < 2:
+            return
+        money = Money.begin(
+            stakes=stakes,
+            seats=seats,
+            button=self.hand_button,
+            table_seats=self.settings.seats,
+            profile=self.profile,
+            odd_chip=self.settings.odd_chip,
+            no_bet_shows_first=self.settings.no_bet_shows_first,
+        )
+        chips = self.settings.chips
+        verdicts: list[object] = []
+        if chips is not None:
+            for uid, zone in sorted(self.chip_at.items(), key=lambda item: item[1]):
+                if uid in self.award_chips or zone_bet_seat(zone) is None:
+                    continue
+                value = chips.value(uid)
+                if value is None:
+                    continue
+                self.chips_read = True
+                money, found = money.move(value, None, zone)
+                verdicts.extend(found)
+        self.money = money
+        self._verdicts(tuple(verdicts))  # type: ignore[arg-type]
+        for item in self.early_inputs:
+            self._money_action(item)
+        self.early_inputs = ()
+        money, found = self.money.dealt()
+        self.money = money
+        self._verdicts(found)
+        self._money_progress()
+
+    def _money_action(self, item: ActionInput) -> None:
+        """An ``action`` input for the betting core (kept until the deal is complete)."""
+        if self.settings.stakes is None or self.money_done:
+            return
+        if self.money is None:
+            self.early_inputs = (*self.early_inputs, item)
+            return
+        self.actions_seen = True
+        money, verdicts = self.money.action(item.seat, item.action, item.amount)
+        self.money = money
+        self._verdicts(verdicts)
+        self._money_progress()
+
+    def _money_fold(self, seat: int) -> None:
+        if self.money is None or self.money_done or seat in self.money_folded:
+            return
+        self.money_folded |= {seat}
+        money, verdicts = self.money.fold(seat)
+        self.money = money
+        self._verdicts(verdicts)
+        self._money_progress()
+
+    def _money_all_in(self, seat: int) -> None:
+        if self.money is None or self.money_done:
+            return
+        money, verdicts = self.money.all_in(seat)
+        self.money = money
+        self._verdicts(verdicts)
+        self._money_progress()
+
+    def _money_street(self, street: int) -> bool:
+        """The first card of ``street`` (1 flop, 2 turn, 3 river): True when the betting core
+        saw the previous round complete (a check moves nothing: checks are inferred), and then
+        tells it the round is over. A premature street is not told: its betting goes on."""
+        money = self.money
+        if money is None or self.money_done or not self._betting_followed():
+            return False
+        if street <= self.money_street:
+            return True
+        if not (money.round_complete or money.run_out):
+            return False
+        money, verdicts = money.street(street)
+        self.money = money
+        self.money_street = street
+        self._verdicts(verdicts)
+        return True
+
+    def _money_table(self, seat: int) -> None:
+        """A hand tabled face up at showdown, in the order shown."""
+        money = self.money
+        if money is None or self.money_done or seat in self.tabled:
+            return
+        cards = self._card_codes(self.seat_cards.get(seat, ()))
+        board = self._card_codes(self._live_board())
+        if len(cards) != 2:
+            return
+        self.tabled = (*self.tabled, seat)
+        money, verdicts = money.table(seat, (cards[0], cards[1]), board)
+        self.money = money
+        self._verdicts(verdicts)
+
+    def _card_codes(self, uids: tuple[str, ...]) -> tuple[str, ...]:
+        registry = self.settings.registry
+        codes = []
+        for uid in uids:
+            card = registry.lookup(uid)
+            if card is not None:
+                codes.append(card.card)
+        return tuple(codes)
+
+    def _card_face_up(self, seat: int) -> None:
+        """Both hole cards of a seat face up: tabled at showdown (the river's betting done, or
+        all in for the run-out)."""
+        cards = self.seat_cards.get(seat, ())
+        if len(cards) != 2 or not all(uid in self.face_up for uid in cards):
+            return
+        if seat not in self.face_up_seats:
+            self.face_up_seats = (*self.face_up_seats, seat)
+        money = self.money
+        if money is None or self.money_done:
+            return
+        if self.phase == "river" and self._betting_followed() and money.round_complete:
+            self._showdown()  # the hands are tabled: the river's betting is over
+        elif self.phase == "showdown":
+            self._money_table(seat)
+
+    # -- overrides of the hand rules -----------------------------------------------------------
+
+    def _open_round(self) -> None:
+        if self.settings.stakes is None:
+            super()._open_round()
+        elif self.rounds_done == 0 and self.deal_done and self.money is None:
+            self._money_begin()
+
+    def _showdown(self) -> None:
+        super()._showdown()
+        for seat in self.face_up_seats:
+            self._money_table(seat)
+
+    def _start_hand(self, *, by_key: bool) -> None:
+        self._finish_hand()  # at the latest when the next hand starts
+        self.book.resolve_scope("money", self.ts)
+        super()._start_hand(by_key=by_key)
+
+    def _resume(self) -> None:
+        self.result_sent = True  # events of the hand were lost: no result is made up
+        super()._resume()
+
+    # -- the hand's end ------------------------------------------------------------------------
+
+    def _cards_out(self) -> bool:
+        """Cards of this hand still read at a seat or on the board."""
+        present = self.present
+        for uids in self.seat_cards.values():
+            for uid in uids:
+                if present.get(uid):
+                    return True
+        return any(present.get(uid) for uid in self.board)
+
+    def _maybe_finish(self) -> None:
+        """Publish the result once the hand is over, its cards gone and its pots pushed."""
+        if self.result_sent or self.hand == 0 or self.phase == "misdeal" or not self.hand_over:
+            return
+        if self._cards_out():
+            return
+        money = self.money
+        if money is not None and not self.money_done and self.chips_read:
+            if not money.settled:
+                return
+            if any(self.book.active[a].code in PUSH_CODES for a in self.money_alerts.values()
+                   if a in self.book.active):
+                return  # a wrong push: the hand stays open until it is put right
+        self._finish_hand()
+
+    def _finish_hand(self) -> None:
+        """The hand's result, from the betting core where it followed the hand."""
+        if self.result_sent or self.hand == 0:
+            return
+        self.result_sent = True
+        left = [s for s in self.in_hand if s not in self.folded]
+        outcome_result: HandOutcome
+        if self.phase == "misdeal":
+            outcome_result = "fouled" if self.book.find("fouled_deck") else "misdeal"
+        elif len(left) > 1:
+            outcome_result = "showdown"
+        else:
+            outcome_result = "uncontested"
+        fields: dict[str, object] = {
+            "v": 1,
+            "ts": self.ts,
+            "hand": self.hand,
+            "button": self.hand_button,
+            "seats": list(self.in_hand),
+            "board": list(self._card_codes(self._live_board() if self.phase != "misdeal" else ())),
+            "result": outcome_result,
+            "profile": self.profile,
+        }
+        money = self.money
+        if money is not None and not self.money_done and self.phase != "misdeal":
+            self._settle_lifted(everything=True)
+            money, verdicts, outcome = money.finish(self._card_codes(self._live_board()))
+            self.money = money
+            self._verdicts(verdicts)
+            fields["result"] = outcome.result
+            fields["board"] = list(self._card_codes(self._live_board()))
+            fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
+            fields["pots"] = [
+                construct_valid(
+                    PotResult,
+                    {
+                        "amount": p.amount,
+                        "eligible": list(p.eligible),
+                        "winners": list(p.winners),
+                        "shares": [_seat_amount(s, a) for s, a in p.shares],
+                    },
+                )
+                for p in outcome.pots
+            ]
+            fields["rake"] = outcome.rake
+            fields["awarded"] = [_seat_amount(s, a) for s, a in outcome.awarded]
+            fields["showdown"] = [
+                construct_valid(ShownHand, {"seat": s.seat, "cards": list(s.cards), "rank": s.rank})
+                for s in outcome.showdown
+            ]
+        elif money is not None:
+            fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in money.actions]
+        self.money_done = True
+        self.award_chips |= self.hand_awards
+        self.hand_awards = frozenset()
+        self.hands_out.append(construct_valid(HandResult, fields))
+
+
+def _seat_amount(seat: int, amount: int) -> SeatAmount:
+    return construct_valid(SeatAmount, {"seat": seat, "amount": amount})
+
+
+def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
+    return construct_valid(
+        HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
+    )
+
+
+__all__ = ["STREET_NAMES", "ResultRules"]
