@@ -131,6 +131,11 @@ def to_events(
         match step:
             case Place(uid=uid, zone=zone, face=face) | Move(uid=uid, zone=zone, face=face):
                 old = zones.where.get(uid)
+                if isinstance(step, Move) and old is not None and zone_of[old] == zone:
+                    # Turned over where it lies: the reader reports the new face only.
+                    emit(ids.reader, index, TagEvent, antenna=old, zone=zone, uid=uid,
+                         present=True, face=face)
+                    continue
                 if isinstance(step, Move) and old is not None:
                     zones.remove(uid)
                 antenna = zones.place(uid, zone)

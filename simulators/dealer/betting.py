@@ -47,6 +47,7 @@ class Ledger:
     bets_made: int = 0  # fixed limit: the bet and raises of the round (the big blind counts)
     acted: set[int] = field(default_factory=set)  # acted since the betting was last reopened
     aggressor: int | None = None  # last seat to bet or raise this round
+    last_actor: int | None = None  # the action goes on clockwise from it
     last_aggressor: int | None = None  # of the last round that had a bet
     saw_flop: bool = False
     pot: int = 0  # swept into the middle
@@ -106,6 +107,7 @@ class Ledger:
 
     def apply(self, seat: int, choice: Choice) -> int:
         """Book ``choice`` for ``seat``; returns the chips it puts in."""
+        self.last_actor = seat
         if choice.verb == "fold":
             self.folded.add(seat)
             return 0
@@ -139,7 +141,11 @@ class Ledger:
             return None
         if len(can) == 1 and self.bet.get(can[0], 0) >= self.highest:
             return None  # everybody else is all in: nobody left to bet against
-        for seat in self.action_order():
+        order = self.action_order()
+        if self.last_actor in order:
+            at = order.index(self.last_actor) + 1
+            order = order[at:] + order[:at]
+        for seat in order:
             if self.owes(seat):
                 return seat
         return None
@@ -157,6 +163,8 @@ class Ledger:
 
     def min_to(self) -> int:
         """The smallest full bet or raise, as a total in front."""
+        if self.stakes.structure == "fixed_limit":
+            return self.highest + self.stakes.limit_bet(self.street)
         if self.highest == 0:
             return self.stakes.big_blind
         return self.highest + self.last_raise
@@ -207,6 +215,7 @@ class Ledger:
         self.bets_made = 0
         self.acted = set()
         self.aggressor = None
+        self.last_actor = None
         if street == "flop":
             self.saw_flop = True
 

@@ -10,32 +10,11 @@ from __future__ import annotations
 from typing import Final
 
 from contract.models import Profile
-from engine.catalogue import CATALOGUE, DEALING_CODES
+from engine.catalogue import CATALOGUE, CHIP_CODES, DEALING_CODES
 from simulators.dealer.mistakes import MISTAKES
 
-#: The codes of "Chips, pots and showdown" (irregularities.md), and ``unknown_chip``: a tag in a
-#: chip zone found in no registry.
-CHIP_CODES: Final[tuple[str, ...]] = (
-    "blind_wrong_amount",
-    "action_out_of_turn",
-    "bet_below_minimum",
-    "raise_below_minimum",
-    "bet_over_limit",
-    "chips_taken_back",
-    "chips_on_vacant_seat",
-    "premature_sweep",
-    "uncalled_bet_not_returned",
-    "pot_awarded_wrong",
-    "split_wrong",
-    "odd_chip_wrong",
-    "rake_wrong",
-    "fold_incomplete",
-    "hole_card_off_table",
-    "burn_face_up",
-    "unknown_chip",
-)
-
-#: Every irregularity of the catalogue: the dealing codes, then the chip codes.
+#: Every irregularity of the catalogue: the dealing codes, then the codes of "Chips, pots and
+#: showdown" (irregularities.md) with ``unknown_chip`` (a tag in a chip zone in no registry).
 CATALOGUE_CODES: Final[tuple[str, ...]] = (
     *DEALING_CODES, *(c for c in CHIP_CODES if c not in DEALING_CODES)
 )

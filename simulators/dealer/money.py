@@ -53,6 +53,18 @@ class Settlement:
     rake: int
     pots: list[PotShare]
     shown: list[int] = field(default_factory=list)
+    #: Uncalled chips swept with the rest in a hand won uncontested: they go back with the push.
+    returned: dict[int, int] = field(default_factory=dict)
+
+    def totals(self) -> dict[int, int]:
+        """Each seat's chips from the pot over every pot (and its uncalled chips), in order."""
+        out: dict[int, int] = {}
+        for pot in self.pots:
+            for seat, amount in pot.shares:
+                out[seat] = out.get(seat, 0) + amount
+        for seat, amount in self.returned.items():
+            out[seat] = out.get(seat, 0) + amount
+        return out
 
 
 class TableMoney:
@@ -73,6 +85,10 @@ class TableMoney:
         self.open_round = False
         #: What the last sweep took from each betting area (to put it back).
         self.swept: dict[int, list[str]] = {}
+        #: Uncalled chips swept into the pot of a hand won uncontested, by seat.
+        self.returned: dict[int, int] = {}
+        #: Chips handed back to a stack zone this hand (taken away after the hand).
+        self.stacked: dict[int, list[str]] = {}
 
     # ------------------------------------------------------------------ physical acts
 
@@ -88,14 +104,14 @@ class TableMoney:
 
     def to_stack(self, seat: int, uids: Sequence[str], *, mistake: str | None = None) -> None:
         """Chips from the seat's betting area (or the pot) back to its stack, where the reader
-        sees them arrive; the player then puts them away (off the table)."""
+        sees them arrive. They stay there until the hand is over (:meth:`collect`): a chip taken
+        off the table before the hand's result would still count, for the engine, as pushed."""
         taken = set(uids)
         self.front[seat] = [u for u in self.front.get(seat, []) if u not in taken]
         self.pot = [u for u in self.pot if u not in taken]
+        self.stacked.setdefault(seat, []).extend(uids)
         self.play.emit(MoveChips(uids=tuple(uids), zone=stack_zone(seat), mistake=mistake,
                                  pause_s=CHIP_PACE["bet"]))
-        self.rack.give(uids)
-        self.play.emit(TakeChips(uids=tuple(uids), pause_s=CHIP_PACE["collect"]))
 
     def sweep(self, *, mistake: str | None = None) -> None:
         """Every betting area into the pot at once."""
@@ -178,11 +194,23 @@ class TableMoney:
         """A legal choice for ``seat``; ``keep`` seats at least stay in; ``cautious``: no raise
         and no all in (a hand with a mistake plays on to its end)."""
         ledger = self.ledger
-        may_fold = seat != protect and len(ledger.live) > keep
+        before, behind = ledger.bet.get(seat, 0), ledger.stack[seat]
+        others = [s for s in ledger.can_act if s != seat]
+        # The last seat able to act, facing an all in, calls: the hand is then run out (its
+        # fold would come after the all-in key, which the engine takes for the run-out).
+        facing_all_in = not others and any(s in ledger.all_in for s in ledger.live)
+        may_fold = seat != protect and len(ledger.live) > keep and not facing_all_in
         choice = choose(ledger, seat, self.play.rng, self.tendencies, may_fold=may_fold)
+        if choice.verb != "fold" and choice.to - before >= behind and len(others) > 1:
+            # All in only where it ends the betting (one other seat at most can still act):
+            # see docs/demo.md on the all-in key.
+            if ledger.highest - before < behind:
+                choice = Choice("call", ledger.highest) if ledger.highest > before \
+                    else Choice("check")
+            else:
+                choice = Choice("fold") if may_fold else Choice("call", ledger.highest)
         if not cautious:
             return choice
-        before, behind = ledger.bet.get(seat, 0), ledger.stack[seat]
         if choice.verb in ("bet", "raise"):
             to = choice.to if ledger.stakes.structure == "fixed_limit" else ledger.min_to()
             if to - before < behind:
@@ -214,7 +242,13 @@ class TableMoney:
         ledger = self.ledger
         contested = len(ledger.live) > 1
         back = ledger.uncalled()
-        if back is not None and contested:
+        if back is not None and not contested:
+            # Won uncontested: everything is swept and pushed to the winner, its uncalled chips
+            # with the pot (they are its own; the rake is on the pot without them).
+            seat, amount = back
+            ledger.give_back(seat, amount)
+            self.returned[seat] = self.returned.get(seat, 0) + amount
+        elif back is not None:
             seat, amount = back
             uids = pick(self.chips, self.front.get(seat, []), amount)
             if uids is None:
@@ -241,11 +275,12 @@ class TableMoney:
         pots = ledger.pots()
         total = sum(amount for amount, _ in pots)
         rake = ledger.stakes.rake_for(total, saw_flop)
-        plan = Settlement(rake, awards(pots, shown, ranks, rake), shown)
+        plan = Settlement(rake, awards(pots, shown, ranks, rake), shown, dict(self.returned))
         if not mistake.pushes(self.play, plan):
             self.push_plan(plan)
         for seat, uids in self.pushed.items():
-            self.winnings[seat] = self.value(uids)
+            # The uncalled chips pushed back are already in the stack (``give_back``).
+            self.winnings[seat] = self.value(uids) - self.returned.get(seat, 0)
 
     def showdown(self, mistake: Mistake) -> tuple[list[int], dict[int, int]]:
         """Hands tabled face up in seed 000's order; those that cannot win a pot are mucked."""
@@ -272,11 +307,7 @@ class TableMoney:
     def parts(self, plan: Settlement) -> list[tuple[int | None, int]]:
         """(seat or None for the rake, amount) for every chip movement of a plan, rake first."""
         parts: list[tuple[int | None, int]] = [(None, plan.rake)] if plan.rake else []
-        totals: dict[int, int] = {}
-        for pot in plan.pots:
-            for seat, amount in pot.shares:
-                totals[seat] = totals.get(seat, 0) + amount
-        parts += [(seat, amount) for seat, amount in totals.items() if amount]
+        parts += [(seat, amount) for seat, amount in plan.totals().items() if amount]
         return parts
 
     def split_pot(self, parts: Sequence[tuple[int | None, int]]) -> list[list[str]]:
@@ -301,11 +332,12 @@ class TableMoney:
         """After the hand: the winners take their chips, the drop box is emptied."""
         uids = [u for seat in sorted(self.pushed) for u in self.pushed[seat]]
         uids += [u for seat in sorted(self.front) for u in self.front[seat]]
+        uids += [u for seat in sorted(self.stacked) for u in self.stacked[seat]]
         uids += self.raked
         if uids:
             self.rack.give(uids)
             self.play.emit(TakeChips(uids=tuple(uids), pause_s=CHIP_PACE["collect"]))
-        self.pushed, self.front, self.raked = {}, {}, []
+        self.pushed, self.front, self.raked, self.stacked = {}, {}, [], {}
 
     def final_stacks(self) -> dict[int, int]:
         """Each seat's stack after the hand (chips behind plus what it won)."""

@@ -247,9 +247,9 @@ class PrematureSweep(ChipMistake):
 
 @register
 class UncalledBetNotReturned(ChipMistake):
-    """The big blind is short: the first seat raises to eight big blinds, the big blind calls
-    all in, the rest fold; the uncalled part is swept with the rest and then handed back from the
-    pot to its owner's stack."""
+    """The big blind has one chip behind: the first seat makes the smallest raise, the big blind
+    calls all in, the rest fold; the uncalled chip is swept with the rest and then handed back
+    from the pot to its owner's stack."""
 
     code = "uncalled_bet_not_returned"
 
@@ -263,7 +263,7 @@ class UncalledBetNotReturned(ChipMistake):
         assert dealer.button is not None
         players = sorted(dealer.occupied)
         _, big = blind_seats(dealer.button, players, dealer.settings.seats)
-        stacks[big] = 6 * stakes.big_blind
+        stacks[big] = stakes.ante + stakes.big_blind + 1  # one chip behind its blind
 
     def act(self, play: HandPlay, seat: int) -> bool:
         money, ledger = money_of(play)
@@ -272,7 +272,7 @@ class UncalledBetNotReturned(ChipMistake):
         big = ledger.big_blind
         if not self.done:
             self.done = True
-            money.act(seat, Choice("raise", 8 * ledger.stakes.big_blind))
+            money.act(seat, Choice("raise", ledger.min_to()))
             return True
         if seat == big:
             everything = ledger.bet.get(seat, 0) + ledger.stack[seat]

@@ -174,6 +174,9 @@ class ExtraCard(Mistake):
         # The extra card goes back on the deck and becomes the flop's burn.
         play.remove(uid, PACE["fix"])
         hand.next_burn = extra
+        # That seat stays in: the engine counts the card taken back as the seat's until it is
+        # the burn, so a fold before the flop would look half done.
+        self.protected = hand.order[0]
         return True
 
 

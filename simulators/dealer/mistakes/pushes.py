@@ -17,17 +17,14 @@ from simulators.dealer.mistakes.chipbase import ChipMistake, money_of
 from simulators.dealer.mistakes.registry import register
 from simulators.dealer.money import Settlement, TableMoney
 
-#: Chance that the dealer follows the remedy of a wrong push.
-FOLLOW = 0.5
+#: Chance that the dealer follows the remedy of a wrong push. Always: the engine keeps a hand
+#: with a wrong push open until the next hand starts, and would take the next blinds for pushes.
+FOLLOW = 1.0
 
 
 def totals(plan: Settlement) -> dict[int, int]:
     """Each winner's chips over every pot, in the order they first win."""
-    out: dict[int, int] = {}
-    for pot in plan.pots:
-        for seat, amount in pot.shares:
-            out[seat] = out.get(seat, 0) + amount
-    return out
+    return plan.totals()
 
 
 def carry_out(
