@@ -15,6 +15,7 @@ from phevaluator import evaluate_cards
 
 from config.registry import DeckRegistry, load_registry
 from contract.models import EVENT_ADAPTER
+from engine.catalogue import CHIP_CODES
 from simulators.dealer import (
     CATALOGUE_CODES,
     DealerSettings,
@@ -28,7 +29,6 @@ from simulators.dealer import (
     VirtualDealer,
     raisable_codes,
 )
-from simulators.dealer.catalogue import CHIP_CODES
 from simulators.dealer.chips import (
     Rack,
     Structure,

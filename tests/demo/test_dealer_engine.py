@@ -102,7 +102,8 @@ def test_with_chips_every_hand_raises_exactly_the_injected_mistakes(
 
 
 def test_legal_chip_hands_raise_nothing() -> None:
-    for structure, seed in (("no_limit", 7), ("pot_limit", 8), ("fixed_limit", 9)):
+    games: tuple[tuple[Structure, int], ...] = (("no_limit", 7), ("pot_limit", 8), ("fixed_limit", 9))
+    for structure, seed in games:
         _, disagreements = _session("roberts", 9, seed, hands=150, structure=structure,
                                     mistake_rate=0.0)
         assert not disagreements, "\n".join(disagreements[:10])
