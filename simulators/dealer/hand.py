@@ -267,11 +267,14 @@ class HandPlay:
             self.complete_round(street)
 
     def fold(self, seat: int, mistake: str | None = None) -> None:
-        """The seat's hole cards pushed to the muck (``mistake`` tags the first card)."""
+        """The seat's hole cards pushed to the muck (``mistake`` tags the last card: the fold is
+        complete, and what it settles is judged, once both are there)."""
         self.hand.active.remove(seat)
-        for i, uid in enumerate(self.hand.hole[seat]):
+        cards = self.hand.hole[seat]
+        for i, uid in enumerate(cards):
+            last = i == len(cards) - 1
             self.move(uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"],
-                      mistake if i == 0 else None)
+                      mistake if last else None)
 
     def pull_blinds(self) -> None:
         for seat in sorted(self.hand.blinds):
