@@ -41,7 +41,8 @@ from simulators.dealer import (
 def _batch_key(step: Step) -> str | None:
     """Steps with the same key may be carried out together: the engine does not depend on
     their order (cards swept off the table, folded hands pushed to the muck, one street's cards
-    turned). A step that commits a mistake stands alone (its alert is awaited)."""
+    turned, the blinds and antes posted, the rake and the pushes). A step that commits a mistake
+    stands alone (its alert is awaited)."""
     if step.mistake is not None:
         return None
     if isinstance(step, Remove):
@@ -50,6 +51,8 @@ def _batch_key(step: Step) -> str | None:
         return "muck"
     if isinstance(step, Place) and step.zone == "board":
         return "board"
+    if isinstance(step, PlaceChips | MoveChips) and step.group is not None:
+        return step.group  # the posts before the deal; the rake and the pushes
     return None
 
 

@@ -52,6 +52,9 @@ def _chip_readers(seats: int, workdir: Path, fast: bool) -> list[dict[str, objec
     # has swept without them, soon after in the same sweep.
     table = [*CHIP_TABLE_ZONES, *(bet_zone(seat) for seat in range(1, seats + 1))]
     stacks = [stack_zone(seat) for seat in range(1, seats + 1)]
+    # Flat out, the stacks' reader dwells longer: chips reach a stack seldom (a hand-back),
+    # and every dwell of every reader costs the one process the demo runs in.
+    dwells = (1, 10) if fast else (20, 20)
     return [
         {
             "id": device,
@@ -59,9 +62,11 @@ def _chip_readers(seats: int, workdir: Path, fast: bool) -> list[dict[str, objec
             "port": str(workdir / f"{device}.pty"),
             "antennas": dict(enumerate(zones, start=1)),
             "hold_ms": HOLD_MS["fast" if fast else "paced"],
-            "dwell_ms": 1 if fast else 20,
+            "dwell_ms": dwell,
         }
-        for device, zones in zip(DEVICE_IDS.chip_readers, (table, stacks), strict=True)
+        for device, zones, dwell in zip(
+            DEVICE_IDS.chip_readers, (table, stacks), dwells, strict=True
+        )
     ]
 
 

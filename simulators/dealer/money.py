@@ -93,13 +93,15 @@ class TableMoney:
     # ------------------------------------------------------------------ physical acts
 
     def chips_in(self, seat: int, amount: int, *, mistake: str | None = None,
-                 pause: float | None = None, complete: bool = False) -> list[str]:
+                 pause: float | None = None, complete: bool = False,
+                 group: str | None = None) -> list[str]:
         """``amount`` from the seat's stack into its betting area (one handful); ``complete``
         handfuls (bets and raises) hold small chips enough to hand back any part of them."""
         uids = self.rack.take(amount, complete=complete)
         self.front.setdefault(seat, []).extend(uids)
         self.play.emit(PlaceChips(uids=tuple(uids), zone=bet_zone(seat), mistake=mistake,
-                                  pause_s=CHIP_PACE["bet"] if pause is None else pause))
+                                  pause_s=CHIP_PACE["bet"] if pause is None else pause,
+                                  group=group))
         return uids
 
     def to_stack(self, seat: int, uids: Sequence[str], *, mistake: str | None = None) -> None:
@@ -141,7 +143,7 @@ class TableMoney:
         self.pot = [u for u in self.pot if u not in taken]
         self.pushed.setdefault(seat, []).extend(uids)
         self.play.emit(MoveChips(uids=tuple(uids), zone=bet_zone(seat), mistake=mistake,
-                                 pause_s=CHIP_PACE["push"]))
+                                 pause_s=CHIP_PACE["push"], group="push"))
 
     def push_back(self, seat: int, uids: Sequence[str]) -> None:
         """A push taken back into the pot (the remedy of a wrong push)."""
@@ -156,7 +158,7 @@ class TableMoney:
         self.raked += uids
         if uids:
             self.play.emit(MoveChips(uids=tuple(uids), zone="rake", mistake=mistake,
-                                     pause_s=CHIP_PACE["rake"]))
+                                     pause_s=CHIP_PACE["rake"], group="push"))
 
     def unrake(self, uids: Sequence[str]) -> None:
         """Chips taken from the drop back into the pot (a wrong rake put right)."""
@@ -173,7 +175,7 @@ class TableMoney:
     def post(self, seat: int, amount: int, *, mistake: str | None = None) -> None:
         """A blind and/or ante put in the seat's betting area before the deal."""
         if amount > 0:
-            self.chips_in(seat, amount, mistake=mistake, pause=CHIP_PACE["post"])
+            self.chips_in(seat, amount, mistake=mistake, pause=CHIP_PACE["post"], group="post")
 
     # ------------------------------------------------------------------ betting
 

@@ -106,18 +106,24 @@ class Remove(StepBase):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlaceChips(StepBase):
-    """Chips (tags ``uids``) put in ``zone`` at once, from a player's stack or the rack."""
+    """Chips (tags ``uids``) put in ``zone`` at once, from a player's stack or the rack.
+
+    ``group``: chip steps of one group whose order does not matter (the posts before the deal)
+    may be carried out together."""
 
     uids: tuple[str, ...]
     zone: str
+    group: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MoveChips(StepBase):
-    """Chips lying on the table moved to ``zone`` at once (a sweep, a push, the rake)."""
+    """Chips lying on the table moved to ``zone`` at once (a sweep, a push, the rake); ``group``
+    as for :class:`PlaceChips` (the rake and the pushes of one pot)."""
 
     uids: tuple[str, ...]
     zone: str
+    group: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

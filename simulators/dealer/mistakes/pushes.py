@@ -117,7 +117,9 @@ class SplitWrong(_Split):
         if winners is None or won[winners[1]] < 2:
             return False
         rich, poor = winners[0], winners[1]
-        moved = max(2, won[poor] // 2)
+        # Uneven by two chips or more, yet the poorer winner gets something (a winner who gets
+        # nothing is a push to the wrong seat, pot_awarded_wrong).
+        moved = min(max(1, won[poor] // 2), won[poor] - 1)
         pieces = [(s, a - (moved if s == poor else 0)) for s, a in won.items() if s != poor]
         pieces += [(rich, moved), (poor, won[poor] - moved)]
         chips = carry_out(money, [plan.rake], pieces, self.code or "")
