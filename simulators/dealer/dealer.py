@@ -402,7 +402,7 @@ class VirtualDealer:
                 if mistake.ignore_remedy:
                     # remedy_not_followed: after the misdeal is called, one more card.
                     next_seat = plan.targets[(k + 1) % len(plan.targets)]
-                    play.hole(seat_zone(next_seat), "remedy_not_followed")
+                    play.deal_on(seat_zone(next_seat))
                     play.ack()
                 return False
         if not mistake.after_deal(play):

@@ -16,7 +16,7 @@ from phevaluator import evaluate_cards
 
 from contract.models import KeyName
 from simulators.dealer.shoe import Shoe
-from simulators.dealer.steps import Face, Move, Place, Press, Remove, SetBlind, Step
+from simulators.dealer.steps import Face, Move, Place, Press, Remove, SetBlind, Step, Wait
 
 if TYPE_CHECKING:
     from simulators.dealer.dealer import DealerSettings
@@ -137,6 +137,12 @@ class HandPlay:
     def ack(self) -> None:
         """The dealer acknowledges an alert on the keypad."""
         self.press("ack", pause=PACE["ack"])
+
+    def deal_on(self, seat_zone: str) -> None:
+        """``remedy_not_followed`` after a misdeal: the dealer deals one more card, after the
+        reaction time (cards dealt sooner are part of the same mistake), also flat out."""
+        self.emit(Wait(seconds=self.settings.reaction_s + 0.5, pause_s=0.0))
+        self.hole(seat_zone, "remedy_not_followed")
 
     def hole(self, seat_zone: str, mistake: str | None = None) -> str:
         """The top card face down to a seat zone."""

@@ -155,7 +155,7 @@ class FouledDeck(Mistake):
 
 def _unfollowed(play: HandPlay, seat: int) -> None:
     """``remedy_not_followed``: after the misdeal is called the dealer deals one more card."""
-    play.hole(seat_zone(seat), "remedy_not_followed")
+    play.deal_on(seat_zone(seat))
     play.ack()
 
 
