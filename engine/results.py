@@ -236,7 +236,6 @@ class ResultRules(ChipRules):
             "board": list(self._card_codes(self._live_board() if self.phase != "misdeal" else ())),
             "result": outcome_result,
             "profile": self.profile,
-            "actions": [], "pots": [], "rake": 0, "awarded": [], "showdown": [],  # TEMP-DEMOGAME
         }
         money = self.money
         if money is not None and not self.money_done and self.phase != "misdeal":
