@@ -48,8 +48,6 @@ class Ledger:
     acted: set[int] = field(default_factory=set)  # acted since the betting was last reopened
     aggressor: int | None = None  # last seat to bet or raise this round
     last_actor: int | None = None  # the action goes on clockwise from it
-    last_aggressor: int | None = None  # of the last round that had a bet
-    saw_flop: bool = False
     pot: int = 0  # swept into the middle
 
     # ------------------------------------------------------------------ seats
@@ -205,8 +203,6 @@ class Ledger:
         """The bets go into the pot; the next round starts."""
         self.pot += sum(self.bet.values())
         self.bet = {}
-        if self.aggressor is not None:
-            self.last_aggressor = self.aggressor
 
     def next_street(self, street: str) -> None:
         self.street = street
@@ -216,8 +212,6 @@ class Ledger:
         self.acted = set()
         self.aggressor = None
         self.last_actor = None
-        if street == "flop":
-            self.saw_flop = True
 
     @property
     def betting_over(self) -> bool:

@@ -96,12 +96,11 @@ class DealerSettings:
     stakes: TableStakes | None = None
     #: The chip registry (UID -> value); None: the demo's generated one.
     chip_values: Mapping[str, int] | None = None
-    #: Seconds (event time) the engine waits before a card or chip read nowhere counts: the
-    #: house limit for a hole card off the table, the dealer's reaction time for a half fold,
-    #: and how long a chip lifted off a betting area may take to be read elsewhere.
+    #: Seconds (event time) the engine waits before it judges a card read nowhere: the house
+    #: limit for a hole card off the table, and the dealer's reaction time (a half fold; cards
+    #: dealt after a misdeal).
     hole_card_off_s: float = 1.0
     reaction_s: float = 2.0
-    chip_lift_s: float = 3.0
     #: The reader's hold time: how long after a tag left its field the driver reports it gone.
     hold_s: float = 0.05
 

@@ -217,7 +217,6 @@ class HandPlay:
             if street != "preflop":
                 money.play_round(mistake, keep=keep, protect=protect, cautious=cautious,
                                  until_bet=True)
-            money.open_round = True
             return
         money.play_round(mistake, keep=keep, protect=protect, cautious=cautious)
         self._close_round(street)
@@ -227,7 +226,6 @@ class HandPlay:
         assert money is not None
         assert self.mistake is not None
         money.end_round(self.mistake)
-        money.open_round = False
         if street == "preflop":
             self.pull_blinds()
         if len(money.ledger.live) == 1:

@@ -81,8 +81,6 @@ class TableMoney:
         self.raked: list[str] = []
         self.pushed: dict[int, list[str]] = {}
         self.winnings: dict[int, int] = {}
-        #: A round left open (a premature street is about to be turned).
-        self.open_round = False
         #: What the last sweep took from each betting area (to put it back).
         self.swept: dict[int, list[str]] = {}
         #: Uncalled chips swept into the pot of a hand won uncontested, by seat.
