@@ -258,9 +258,9 @@ class Ledger:
 class Tendencies:
     """How the simulated players play (chances per decision)."""
 
-    fold: float = 0.35
-    raise_: float = 0.1
-    bet: float = 0.25
+    fold: float = 0.45
+    raise_: float = 0.06
+    bet: float = 0.18
     all_in: float = 0.06
 
 

@@ -195,20 +195,14 @@ class TableMoney:
         and no all in (a hand with a mistake plays on to its end)."""
         ledger = self.ledger
         before, behind = ledger.bet.get(seat, 0), ledger.stack[seat]
-        others = [s for s in ledger.can_act if s != seat]
-        # The last seat able to act, facing an all in, calls: the hand is then run out (its
-        # fold would come after the all-in key, which the engine takes for the run-out).
-        facing_all_in = not others and any(s in ledger.all_in for s in ledger.live)
-        may_fold = seat != protect and len(ledger.live) > keep and not facing_all_in
-        choice = choose(ledger, seat, self.play.rng, self.tendencies, may_fold=may_fold)
-        if choice.verb != "fold" and choice.to - before >= behind and len(others) > 1:
-            # All in only where it ends the betting (one other seat at most can still act):
-            # see docs/demo.md on the all-in key.
-            if ledger.highest - before < behind:
-                choice = Choice("call", ledger.highest) if ledger.highest > before \
-                    else Choice("check")
-            else:
-                choice = Choice("fold") if may_fold else Choice("call", ledger.highest)
+        # Once a seat is all in, nobody folds any more: the engine takes the keypad's all_in
+        # (with its seat) for "nobody is left to bet" and from then on counts no fold (see
+        # docs/demo.md); bets and calls it still follows, so side pots are played out.
+        any_all_in = any(s in ledger.all_in for s in ledger.live)
+        may_fold = seat != protect and len(ledger.live) > keep and not any_all_in
+        passive = self.play.mistake is not None and self.play.mistake.passive
+        choice = choose(ledger, seat, self.play.rng, self.tendencies, may_fold=may_fold,
+                        may_raise=not passive)
         if not cautious:
             return choice
         if choice.verb in ("bet", "raise"):

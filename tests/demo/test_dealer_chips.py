@@ -155,11 +155,17 @@ def test_legal_chip_hands_keep_the_money_right(structure: Structure, seed: int) 
     assert uncontested > 10
 
 
-def test_all_ins_name_their_seat_and_uncalled_chips_are_handed_back() -> None:
-    dealer = _dealer("no_limit", 5, seats=9, all_in_rate=0.5)
+def test_all_ins_name_their_seat_make_side_pots_and_hand_back_uncalled_chips() -> None:
+    dealer = _dealer("no_limit", 5, seats=9)
     keys = Counter[str]()
-    for _ in range(150):
+    for _ in range(200):
         script = dealer.next_hand(mistake=None)
+        book = ChipBook()
+        for step in script.steps:
+            book.step(step)
+        _, shown = _showdown(script)
+        if len({book.bet_in[s] - book.back[s] for s in shown}) > 1 and len(shown) > 2:
+            keys["side pot"] += 1  # three hands or more shown, not all in for as much
         for step in script.steps:
             if isinstance(step, Press) and step.key == "all_in":
                 assert step.seat is not None  # each all-in names its seat
@@ -168,6 +174,7 @@ def test_all_ins_name_their_seat_and_uncalled_chips_are_handed_back() -> None:
                 keys["handed back"] += 1
     assert keys["all_in"] > 5
     assert keys["handed back"] > 0
+    assert keys["side pot"] > 0
 
 
 @pytest.mark.parametrize("structure", ["pot_limit", "no_limit", "fixed_limit"])

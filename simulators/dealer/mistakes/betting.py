@@ -151,7 +151,9 @@ class BetOverLimit(_Size):
         return wrong, wrong
 
     def remedy(self, play: HandPlay, seat: int, wrong: int, right: int) -> None:
-        """Not reduced: the bet stands as it lies."""
+        """Not reduced: the bet stands as it lies, and nobody raises it (a raise after it would
+        be judged against a bet size the structure does not have)."""
+        self.passive = True
 
 
 @register

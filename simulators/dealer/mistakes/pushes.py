@@ -165,9 +165,11 @@ class OddChipWrong(_Split):
         """The smallest river bet (0: none) after which the pot, raked, does not split evenly."""
         live = len(ledger.live)
         shortest = min(ledger.stack[s] for s in ledger.live)
-        step = ledger.stakes.limit_bet("river") if ledger.stakes.structure == "fixed_limit" \
-            else ledger.stakes.big_blind
-        for bet in range(0, 20 * step, step):
+        if ledger.stakes.structure == "fixed_limit":
+            bets = [0, ledger.stakes.limit_bet("river")]  # the one bet the limit allows
+        else:
+            bets = [b * ledger.stakes.big_blind for b in range(20)]
+        for bet in bets:
             if bet and bet > shortest:
                 break
             total = ledger.pot + sum(ledger.bet.values()) + bet * live
