@@ -78,6 +78,8 @@ class ChipRules(HandRules):
                 # chip from off the table is a new action, a chip moving from a zone follows
                 # those taken off it earlier
                 self._settle_lifted(zone=current, before=left_at)
+            if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
+                self._deal_end()  # chips into a betting area: the deal is over, betting began
             self.chip_at = {**self.chip_at, uid: zone}
             if current != zone:
                 self._chip_move(uid, value, current, zone)

@@ -188,6 +188,7 @@ class Memory:
         self.face_up_seats: tuple[int, ...] = ()  # seats with both cards face up, in that order
         self.tabled: tuple[int, ...] = ()  # hands tabled to the betting core, in that order
         self.result_sent = False
+        self.showdown_reached = False
         self.unknown_chips: frozenset[str] = frozenset()
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
         self.half_folds: dict[int, datetime] = {}  # seat -> when its first card was mucked
