@@ -238,6 +238,11 @@ class ResultRules(ChipRules):
             "seats": list(self.in_hand or sorted(set(self.dealt_seats))),
             "board": list(self._card_codes(self._live_board() if self.phase != "misdeal" else ())),
             "result": outcome_result,
+            "actions": [],
+            "pots": [],
+            "rake": 0,
+            "awarded": [],
+            "showdown": [],
             "profile": self.profile,
         }
         money = self.money
