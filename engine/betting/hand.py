@@ -391,7 +391,7 @@ class Money:
             return self, ()
         out: list[Verdict] = []
         m = self._with(allin=self.allin | {seat})
-        m = m._mark_all_in(seat, out)
+        m = m._mark_all_in(seat, out)._after_action(out)
         return m, tuple(out)
 
     def street(self, street: int, board: tuple[str, ...] = ()) -> tuple[Money, Verdicts]:
@@ -743,9 +743,10 @@ class Money:
 
     def _due(self) -> tuple[int, int] | None:
         """The uncalled chips (seat, amount) once the round is complete, else None."""
-        if self.street_no < 0 or self._anyone_owes():
+        m = self._view()  # a seat still putting chips in may be raising: judge as if settled
+        if m.street_no < 0 or m._anyone_owes():
             return None
-        return uncalled(self._contributions())
+        return uncalled(m._contributions())
 
     def _check_uncalled(self, out: list[Verdict]) -> Money:
         """Raise when the uncalled part went into the pot; clear once it is back."""
