@@ -192,8 +192,10 @@ class Money:
 
     @property
     def bets(self) -> tuple[tuple[int, int], ...]:
-        """Chips in front of each seat this round (seat order)."""
-        return tuple(sorted((s, v) for s, v in self.zone.items() if v))
+        """Chips in front of each seat this round (seat order): as read where chips are read,
+        else as the action inputs put them in."""
+        source = self.zone if self.chip_mode else self.put
+        return tuple(sorted((s, v) for s, v in source.items() if v))
 
     @property
     def pots(self) -> tuple[Pot, ...]:

@@ -440,3 +440,52 @@ def test_money_is_a_value() -> None:
     assert after.bets == ((1, 1),)
     with pytest.raises(FrozenInstanceError):
         m.top = 3  # type: ignore[misc]
+
+
+def test_the_rake_is_checked_with_the_push_and_cleared_when_corrected() -> None:
+    t = Table(start((1, 2, 3), button=3, rake_percent=10.0, rake_cap=3))
+    t.blinds()
+    t.bet(3, 10)
+    t.bet(1, 9)
+    t.bet(2, 8)
+    t.sweep()
+    for street in (1, 2, 3):
+        t.street(street)
+    t.m, _ = t.m.table(1, ("As", "Ad"), BOARD)
+    t.m, _ = t.m.table(2, ("4c", "5d"), BOARD)
+    t.move(1, "pot", "rake")  # the rake is 10 % of 30 = 3
+    verdicts = t.move(29, "pot", "stack:1")
+    assert raised(verdicts) == ["rake_wrong"]
+    t.move(2, "stack:1", "pot")
+    verdicts = t.move(2, "pot", "rake")
+    assert cleared(verdicts) == ["rake"]
+    _, _, outcome = t.m.finish(BOARD)
+    assert outcome.rake == 3
+    assert outcome.awarded == ((1, 27),)
+    assert outcome.pots[0].amount == 27
+
+
+def test_without_chips_the_bets_are_what_the_inputs_put_in() -> None:
+    t = Table(start())
+    t.action(1, "post", 1)
+    t.action(2, "post", 2)
+    t._take(t.m.dealt())
+    t.action(3, "raise", 6)
+    assert t.m.bets == ((1, 1), (2, 2), (3, 6))
+    assert t.m.to_act == 4
+
+
+def test_with_no_river_bet_the_house_may_have_the_last_to_check_show_first() -> None:
+    stakes = Stakes(small_blind=1, big_blind=2)
+    money = Money.begin(stakes=stakes, seats=(1, 2, 3), button=3, table_seats=10, profile="tda",
+                        no_bet_shows_first="last_to_check")
+    t = Table(money)
+    t.blinds()
+    t.bet(3, 2)
+    t.bet(1, 1)
+    for street in (1, 2, 3):
+        t.street(street)
+    t.action(1, "check")
+    t.action(2, "check")
+    t.action(3, "check")
+    assert t.m.shows_first == 3
