@@ -113,6 +113,7 @@ class Money:
     frames: Mapping[int, tuple[Frame, int]] = field(default_factory=dict)
     oot: Mapping[int, int] = field(default_factory=dict)  # seat that acted out of turn -> seat it skipped
     back: Counts = field(default_factory=dict)  # seat -> contribution before it took chips back
+    blind_due: Counts = field(default_factory=dict)  # seat -> the blind it should have posted (wrong)
     vacant: Counts = field(default_factory=dict)  # chips in the betting area of a seat not dealt in
     open_keys: frozenset[str] = frozenset()
     pots_: tuple[Pot, ...] = ()
@@ -334,6 +335,7 @@ class Money:
         blinds = self._blind_seats()
         committed: dict[int, int] = {}
         put: dict[int, int] = {}
+        blind_due: dict[int, int] = {}
         posts: list[Action] = []
         blind_posts: list[Action] = []
         for seat in self.ring:
@@ -342,6 +344,8 @@ class Money:
             wrong = self._blind_wrong(seat, posted, expected)
             if wrong:
                 out.append(Raise(f"blind:{seat}", "blind_wrong_amount", seat, wrong))
+                if self.button is not None:
+                    blind_due[seat] = expected or 0
             seat_ante = min(ante, posted)
             if seat_ante:
                 committed[seat] = seat_ante
@@ -367,6 +371,7 @@ class Money:
             acted=_NO_SEATS,
             cursor=opener,
             history=(*posts, *blind_posts),
+            blind_due=blind_due,
             open_keys=self.open_keys | {v.key for v in out if isinstance(v, Raise)},
         )
         m = m._with(closed=m._nobody_to_act())
@@ -577,6 +582,8 @@ class Money:
             m = m._with(zone=_add(m.zone, seat, amount))
         if seat not in m.live:
             return m  # a folded seat's chips: dead, they are swept like the rest
+        if seat in m.blind_due and m.to_act != seat and m._may_fix_blind(seat):
+            return m._fix_blind(seat, amount, out)  # the blind corrected, before its turn
         if m.pending is not None and m.pending != seat:
             m = m._settle(out)
         if seat in m.frames:
@@ -688,6 +695,8 @@ class Money:
         """Chips leave ``seat``'s betting area for its side (or vanish) before the sweep."""
         m = self._settle(out) if self.pending not in (None, seat) else self
         m = m._with(zone=_add(m.zone, seat, -amount))
+        if seat in m.blind_due and m._may_fix_blind(seat):
+            return m._fix_blind(seat, -amount, out)
         before = m.put.get(seat, 0)
         due = m._due()
         if due is not None and due[0] == seat:
@@ -835,6 +844,35 @@ class Money:
         elif dst_kind == "pot" and src_kind == "stack":
             m = m._with(put=_add(m.put, src_seat, amount))  # an ante straight into the pot
         return m, tuple(out)
+
+    def _may_fix_blind(self, seat: int) -> bool:
+        """A wrong blind may still be corrected: preflop, before the seat's first action."""
+        return (
+            self.street_no == 0
+            and self.pending != seat
+            and not any(a.seat == seat and a.action != "post" for a in self.history)
+        )
+
+    def _fix_blind(self, seat: int, delta: int, out: list[Verdict]) -> Money:
+        """Chips added to or taken from a wrong blind: its post is what is now in front."""
+        posted = self.put.get(seat, 0) + delta
+        level = {**self.level, seat: posted}
+        history = list(self.history)
+        posts = [i for i, a in enumerate(history) if a.seat == seat and a.action == "post"]
+        # Antes are listed first: a seat's blind is its second post, or its only one without ante.
+        index = posts[-1] if posts and (len(posts) == 2 or not self.stakes.ante) else None
+        if index is None:
+            history.append(Action("preflop", seat, "post", posted))
+        else:
+            history[index] = Action("preflop", seat, "post", posted)
+        m = self._with(put={**self.put, seat: posted}, level=level, history=tuple(history),
+                       top=max(level.values(), default=0))
+        if posted != self.blind_due[seat]:
+            return m
+        key = f"blind:{seat}"
+        out.append(Clear(key))
+        return m._with(blind_due={s: v for s, v in m.blind_due.items() if s != seat},
+                       open_keys=m.open_keys - {key})
 
     def _vacant(self, seat: int, amount: int, out: list[Verdict]) -> Money:
         vacant = _add(self.vacant, seat, amount)

@@ -117,6 +117,19 @@ def test_blinds_and_antes_are_checked_at_the_deal() -> None:
     assert verdicts[0].seat == 2  # type: ignore[union-attr]
     assert "3" in verdicts[0].message  # type: ignore[union-attr]
     assert sum(a.amount for a in t.m.actions if a.action == "post") == 6
+    assert cleared(t.bet(2, 1)) == ["blind:2"]  # corrected before its turn: not its action
+    assert t.m.to_act == 3
+    assert [a.amount for a in t.m.actions if a.seat == 2] == [1, 2]
+
+
+def test_a_blind_too_big_is_corrected_by_taking_the_excess_back() -> None:
+    t = Table(start())
+    t.bet(1, 2)  # the small blind posts 2
+    t.bet(2, 2)
+    assert raised(t._take(t.m.dealt())) == ["blind_wrong_amount"]
+    verdicts = t.move(1, "bet:1", "stack:1")
+    assert cleared(verdicts) == ["blind:1"]
+    assert raised(verdicts) == []
 
 
 def test_checks_are_inferred_for_the_seats_passed_over_where_nothing_was_owed() -> None:
