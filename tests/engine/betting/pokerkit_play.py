@@ -35,7 +35,8 @@ from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHol
 
 from engine.betting.api import Action, Pot, Stakes, Structure, Verdict
 from engine.betting.award import award
-from engine.betting.hand import STREETS, Money, clockwise
+from engine.betting.hand import Money
+from engine.betting.zones import STREETS, clockwise
 
 TABLE_SEATS = 10
 DENOMINATIONS = (100, 25, 5, 1)
