@@ -4,8 +4,9 @@
     .venv/bin/python benchmarks/betting_core.py [HANDS]
 
 Prints the calls per second (each chip move, deal, fold, street, hand tabled, finish is one
-call; a chip move is one engine event), each followed by the queries the public state reads
-(to_act, bets, pots, shows_first). The hands are recorded first, PokerKit outside the
+call; a chip move is one engine event), alone and each followed by the queries the public state
+reads (to_act, bets, pots, shows_first); per second of CPU time (the figure a shared, busy
+machine does not distort) and of wall time. The hands are recorded first, PokerKit outside the
 timing.
 """
 
@@ -37,18 +38,20 @@ def main() -> None:
     recorded = record(hands)
     calls = sum(len(log) for _, log in recorded)
     moves = sum(1 for _, log in recorded for name, _ in log if name == "move")
-    start = time.perf_counter()
-    for hand, log in recorded:
-        money = Money.begin(stakes=hand.stakes, seats=hand.seats, button=hand.button,
-                            table_seats=10, profile="tda", odd_chip="left_of_button")
-        for name, args in log:
-            money = getattr(money, name)(*args)[0]
-            # What the machine reads for the public state after each event.
-            _ = (money.to_act, money.bets, money.pots, money.shows_first)
-    elapsed = time.perf_counter() - start
+    for with_queries in (False, True):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for hand, log in recorded:
+            money = Money.begin(stakes=hand.stakes, seats=hand.seats, button=hand.button,
+                                table_seats=10, profile="tda", odd_chip="left_of_button")
+            for name, args in log:
+                money = getattr(money, name)(*args)[0]
+                if with_queries:
+                    # What the machine reads for the public state after each event.
+                    _ = (money.to_act, money.bets, money.pots, money.shows_first)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        what = "calls + state queries" if with_queries else "calls"
+        print(f"{what}: {calls / cpu:,.0f}/s of CPU time ({calls / wall:,.0f}/s wall, {wall:.2f} s)")
     print(f"hands: {hands}, calls: {calls} ({moves} chip moves, {calls / hands:.0f} per hand)")
-    print(f"betting core: {calls / elapsed:,.0f} calls/s, {hands / elapsed:,.0f} hands/s ({elapsed:.2f} s)")
-
 
 if __name__ == "__main__":
     main()
