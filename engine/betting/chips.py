@@ -23,6 +23,9 @@ class ChipRules(RoundRules):
 
     def _chips_in(self, seat: int, amount: int, out: list[Verdict], *, zone: bool = True) -> Self:
         """Chips of ``seat`` arrive in its betting area (or an input says it put them in)."""
+        if zone and self.pending == seat and seat not in self.back and seat not in self.frames:
+            # The common case, one more chip of the action under way: one copy.
+            return self._with(zone=add_count(self.zone, seat, amount), put=add_count(self.put, seat, amount))
         m = self
         if zone:
             m = m._with(zone=add_count(m.zone, seat, amount))
