@@ -286,6 +286,9 @@ class Money(PayoutRules):
             return self, ()
         out: list[Verdict] = []
         m = self._settle(out)
+        if m._decided() and len(m.live) > 1:
+            # A hand mucked at showdown: it loses its claim; no betting action to record.
+            return m._with(live=m.live - {seat}), tuple(out)
         if m.street_no >= 0 and m.button is not None:
             m = m._advance_to(seat, out, infer=not m._someone_owes_before(seat))
         m = m._with(

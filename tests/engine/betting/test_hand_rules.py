@@ -502,3 +502,13 @@ def test_with_no_river_bet_the_house_may_have_the_last_to_check_show_first() -> 
     t.action(2, "check")
     t.action(3, "check")
     assert t.m.shows_first == 3
+
+
+def test_a_hand_mucked_at_showdown_loses_its_claim_without_a_betting_action() -> None:
+    t = _to_showdown()
+    before = t.m.actions
+    t.fold(2)
+    assert t.m.actions == before
+    assert 2 not in t.m.live
+    _, _, outcome = t.m.finish(BOARD)
+    assert outcome.pots[0].eligible == (1, 3)
