@@ -67,7 +67,7 @@ class ChipRules(HandRules):
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
             current = self.chip_at.get(uid)
-            left_at = self.clock
+            left_at = self.read_ts
             if current is None:
                 lifted = self.chip_lift.get(uid)
                 if lifted is not None:
@@ -78,6 +78,8 @@ class ChipRules(HandRules):
                 # chip from off the table is a new action, a chip moving from a zone follows
                 # those taken off it earlier
                 self._settle_lifted(zone=current, before=left_at)
+            if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
+                self._deal_end()  # chips into a betting area: the deal is over, betting began
             self.chip_at = {**self.chip_at, uid: zone}
             if current != zone:
                 self._chip_move(uid, value, current, zone)
@@ -97,7 +99,7 @@ class ChipRules(HandRules):
             self._chip_move(uid, value, zone, places[-1])
             return
         self.chip_at = {u: z for u, z in self.chip_at.items() if u != uid}
-        self.chip_lift = {**self.chip_lift, uid: (zone, self.clock)}
+        self.chip_lift = {**self.chip_lift, uid: (zone, self.read_ts)}
 
     def _settle_lifted(
         self, *, everything: bool = False, zone: str | None = None, before: datetime | None = None
@@ -114,7 +116,7 @@ class ChipRules(HandRules):
                 if at < before and (zone is None or z == zone)
             ]
         else:
-            limit = self.clock - LIFT_S
+            limit = self.read_ts - LIFT_S
             gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
         if not gone:
             return

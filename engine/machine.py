@@ -63,8 +63,10 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         self._apply_one(received)
         if self.chip_lift:
             self._settle_lifted()
-        if self.half_folds or self.off_table:
+        if self.off_table:
             self._handling_timers()
+        if self.half_folds:
+            self._half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
 
@@ -206,6 +208,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if device not in self.readers:
             self.readers |= {device}
             self._update_tracking()
+        self.read_ts = max(self.read_ts, event.ts)
         if (self.settings.chips is not None or is_chip_zone(event.zone)) and self._chip_or_unknown(
             event.uid, event.zone, event.present
         ):
