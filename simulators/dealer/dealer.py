@@ -290,7 +290,7 @@ class VirtualDealer:
                 play.emit(SetBlind(seat=seat, present=True, pause_s=PACE["blind"]))
                 hand.blinds.add(seat)
         if settings.stakes is not None:
-            self._post(play, mistake, order, unposted)
+            self._post(play, mistake, order)
 
         # The deck for this hand comes out of the shuffler before the other one goes in.
         play.emit(AwaitShuffle(deck=deck, pause_s=0.0))
@@ -341,7 +341,7 @@ class VirtualDealer:
 
     # ------------------------------------------------------------------ chips before the deal
 
-    def _post(self, play: HandPlay, mistake: Mistake, order: list[int], unposted: int | None) -> None:
+    def _post(self, play: HandPlay, mistake: Mistake, order: list[int]) -> None:
         """Stacks for the seated players, then the antes and blinds in the betting areas."""
         stakes, rack = self.settings.stakes, self.rack
         assert stakes is not None
@@ -363,8 +363,6 @@ class VirtualDealer:
         blinds = {ledger.small_blind: stakes.small_blind, ledger.big_blind: stakes.big_blind}
         for seat in order:
             due = stakes.ante + blinds.get(seat, 0)
-            if seat == unposted:
-                continue  # blinds_missing: posted once the alert is seen
             posted = mistake.blind_amount(play, seat, due)
             if posted != due:  # booked as it lies: the bet is what is in front
                 extra = posted - due

@@ -15,6 +15,7 @@ from simulators.dealer.betting import Choice
 from simulators.dealer.hand import PACE, HandPlay
 from simulators.dealer.mistakes.chipbase import ChipMistake, money_of, trigger, wait
 from simulators.dealer.mistakes.registry import register
+from simulators.dealer.steps import Remove
 
 if TYPE_CHECKING:
     from simulators.dealer.dealer import VirtualDealer
@@ -47,7 +48,8 @@ class FoldIncomplete(ChipMistake):
 @register
 class HoleCardOffTable(ChipMistake):
     """On the flop a player lifts a hole card off the table longer than the house allows, then
-    puts it back. Needs the house limit short in the demo (``hole_card_off_s``)."""
+    the other to look at both (the engine judges the first on the reader's time, at its next
+    report), then puts them back. Needs the house limit short in the demo (``hole_card_off_s``)."""
 
     code = "hole_card_off_table"
 
@@ -57,13 +59,17 @@ class HoleCardOffTable(ChipMistake):
             return False
         self.done = True
         hand = play.hand
-        uid = hand.hole[seat][0]
-        card = hand.card_of.get(uid)
-        play.remove(uid, PACE["fix"])
+        first, second = hand.hole[seat]
         settings = play.settings
+        play.remove(first, PACE["fix"])
         wait(play, settings.hole_card_off_s + settings.hold_s + 0.5)
-        trigger(play, self.code or "")
-        play.place_uid(uid, card, seat_zone(seat), play.face("down"), PACE["fix"], None)
+        play.emit(Remove(uid=second, card=hand.card_of.get(second), pause_s=PACE["fix"],
+                         mistake=self.code))
+        del hand.on_table[second]
+        play.ack()
+        for uid in (first, second):
+            play.place_uid(uid, hand.card_of.get(uid), seat_zone(seat), play.face("down"),
+                           PACE["fix"], None)
         return False  # then the seat acts
 
 

@@ -49,7 +49,10 @@ class ButtonMisplaced(Mistake):
 
 @register
 class BlindsMissing(Mistake):
-    """A blind is not posted; the first card dealt shows it, and the blind is posted then."""
+    """A blind zone is empty when the deal starts; the first card dealt shows it, and the blind
+    is posted then. Where chips are read, the blind's chips lie in its betting area already (the
+    engine takes chips arriving in a betting area for the end of the deal): the blind zone's
+    sensor is what is late."""
 
     code = "blinds_missing"
 
@@ -69,10 +72,6 @@ class BlindsMissing(Mistake):
             play.ack()
             play.emit(SetBlind(seat=self.unposted, present=True, pause_s=PACE["fix"]))
             play.hand.blinds.add(self.unposted)
-            money = play.money
-            if money is not None:  # the blind's chips (and ante) into its betting area
-                ledger = money.ledger
-                money.post(self.unposted, ledger.stakes.ante + ledger.bet.get(self.unposted, 0))
 
 
 @register
