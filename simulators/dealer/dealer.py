@@ -430,11 +430,7 @@ class VirtualDealer:
         for seat, uids in hand.hole.items():
             for uid in list(uids):
                 if uid in hand.exposed:
-                    # Picked up, turned down and put on the burn (the reader sees it leave the
-                    # seat, then arrive face down in the burn).
-                    card = hand.card_of[uid]
-                    play.remove(uid, PACE["fix"])
-                    play.place_uid(uid, card, "burn", play.face("down"), PACE["fix"], None)
+                    play.move(uid, "burn", "down", PACE["fix"])
                     uids.remove(uid)
                     uids.append(play.place(hand.shoe.draw(), seat_zone(seat), "down", PACE["fix"]))
                     hand.flop_burn_done = True
