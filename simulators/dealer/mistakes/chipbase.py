@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from simulators.dealer.hand import PACE, HandPlay
+from simulators.dealer.hand import HandPlay
 from simulators.dealer.mistakes.base import Mistake
 from simulators.dealer.steps import Wait
 
@@ -63,9 +63,3 @@ def next_in_turn(ledger: Ledger, seat: int) -> int | None:
 def wait(play: HandPlay, seconds: float) -> None:
     """Real time passes (event time, which the engine's timers run on)."""
     play.emit(Wait(seconds=seconds, pause_s=0.0))
-
-
-def trigger(play: HandPlay, code: str) -> None:
-    """The dealer's next act, which the engine's event-time timer needs to fire on: the keypad's
-    ``ack`` (it then acknowledges the alert as well)."""
-    play.press("ack", mistake=code, pause=PACE["ack"])

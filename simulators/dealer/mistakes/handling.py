@@ -1,9 +1,9 @@
 """Mistakes in handling the cards (seeds 000, 001): half a fold, a hole card kept off the table,
 a burn card turned face up.
 
-The engine's timers run on event time: a half fold is judged once the dealer's reaction time
-has passed, a card off the table once the house limit has, both at the next event; the dealer's
-next act after the wait (the ``ack`` key) is that event.
+The engine's timers run on the card reader's time: a half fold is judged once the dealer's
+reaction time has passed, a card off the table once the house limit has, both at the reader's
+next report after the wait (another seat's fold; the other hole card lifted).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from contract.cards import seat_zone
 from simulators.dealer.betting import Choice
 from simulators.dealer.hand import PACE, HandPlay
-from simulators.dealer.mistakes.chipbase import ChipMistake, money_of, trigger, wait
+from simulators.dealer.mistakes.chipbase import ChipMistake, money_of, next_in_turn, wait
 from simulators.dealer.mistakes.registry import register
 from simulators.dealer.steps import Remove
 
@@ -23,15 +23,19 @@ if TYPE_CHECKING:
 
 @register
 class FoldIncomplete(ChipMistake):
-    """Preflop the first seat to act folds, but only one card reaches the muck; the dealer then
-    retrieves the other into the muck."""
+    """Preflop the first seat to act folds, but only one card reaches the muck; the engine judges
+    the half fold at the card reader's next report after the dealer's reaction time: the next
+    seat's fold. The dealer then pushes the other card into the muck."""
 
     code = "fold_incomplete"
-    players = 3
+    players = 4
 
     def act(self, play: HandPlay, seat: int) -> bool:
-        _money, ledger = money_of(play)
-        if self.done or ledger.street != "preflop" or len(ledger.live) <= 2:
+        _, ledger = money_of(play)
+        if self.done or ledger.street != "preflop" or len(ledger.live) <= 3:
+            return False
+        after = next_in_turn(ledger, seat)
+        if after is None:
             return False
         self.done = True
         ledger.apply(seat, Choice("fold"))
@@ -40,7 +44,12 @@ class FoldIncomplete(ChipMistake):
         first, second = hand.hole[seat]
         play.move(first, "muck", "down", PACE["fold"])
         wait(play, play.settings.reaction_s + 0.5)
-        trigger(play, self.code or "")
+        ledger.apply(after, Choice("fold"))
+        hand.active.remove(after)
+        for i, uid in enumerate(hand.hole[after]):  # its first card is the reader's next report
+            play.move(uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"],
+                      self.code if i == 0 else None)
+        play.ack()
         play.move(second, "muck", "down", PACE["fix"])
         return True
 
