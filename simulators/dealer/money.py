@@ -9,13 +9,15 @@ The dealer's conventions (what the engine is asked to follow):
 
 - blinds and antes lie in the betting areas before the deal (an ante with a blind in one area);
 - a bet, call or raise is one handful of chips put in the seat's area; a seat that goes all in
-  is announced with the keypad's ``all_in`` key and its seat;
-- at the end of a round the uncalled chips go back to their owner (off the table) and the rest
-  is swept into the pot, all areas at once; in a hand won uncontested everything is swept and
-  pushed to the winner (the uncalled part is the winner's own);
+  is announced with the keypad's ``all_in`` key and its seat (after which nobody folds: the
+  engine counts no fold once it has seen that key);
+- at the end of a round the uncalled chips go back to their owner's stack zone (``stack:N``) and
+  the rest is swept into the pot, all areas at once; in a hand won uncontested everything is swept
+  and pushed to the winner (the uncalled part is the winner's own);
 - at the showdown hands are tabled face up one by one (seed 000's order), hands that cannot win
   are mucked; the rake goes to ``rake``, each pot's shares from ``pot`` to the winners' areas;
-- after the cards are cleared the winners take their chips and the drop box is emptied.
+- after the cards are cleared the winners take their chips, the chips handed back leave the
+  stack zones and the drop box is emptied.
 """
 
 from __future__ import annotations
