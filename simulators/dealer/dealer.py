@@ -89,8 +89,8 @@ class DealerSettings:
     mistake_rate: float = 0.0
     codes: tuple[str, ...] | None = None
     join_leave_rate: float = 0.25
-    fold_rate: float = 0.25
-    all_in_rate: float = 0.08
+    fold_rate: float = 0.25  # without chips; with chips see betting.Tendencies
+    all_in_rate: float = 0.08  # without chips (the all_in key's run-out)
     reader_reports_face: bool = True
     #: The game's stakes on a table that reads chips (None: no chips, betting shown by keys).
     stakes: TableStakes | None = None
