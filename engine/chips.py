@@ -76,8 +76,10 @@ class ChipRules(HandRules):
             if self.chip_lift and (current is None or current != zone):
                 # chips that left before this one and were read nowhere since have gone: a
                 # chip from off the table is a new action, a chip moving from a zone follows
-                # those taken off it earlier
-                self._settle_lifted(zone=current, before=left_at)
+                # those taken off it earlier, and a chip leaving the pot is the dealer's push
+                # (or rake): whatever he took off the table before it is gone (an uncalled bet
+                # handed back before the push is not the push's first chips)
+                self._settle_lifted(zone=None if current == "pot" else current, before=left_at)
             self.chip_at = {**self.chip_at, uid: zone}
             if current != zone:
                 self._chip_move(uid, value, current, zone)

@@ -230,6 +230,9 @@ class Memory:
     def _money_fold(self, seat: int) -> None:
         """The seat's cards reached the muck."""
 
+    def _money_muck(self, seat: int) -> None:
+        """The seat's hand, not tabled, was mucked at showdown."""
+
     def _card_face_up(self, seat: int) -> None:
         """A hole card of ``seat`` was read face up."""
 

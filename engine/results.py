@@ -102,6 +102,11 @@ class ResultRules(ChipRules):
         self._verdicts(verdicts)
         self._money_progress()
 
+    def _money_muck(self, seat: int) -> None:
+        if self.money is None or self.money_done:
+            return
+        self.money = self.money.muck(seat)
+
     def _money_all_in(self, seat: int) -> None:
         if self.money is None or self.money_done:
             return

@@ -120,6 +120,7 @@ class Money:
     pushed_zone: Counts = field(default_factory=dict)  # of which still lying in bet:N
     raked: int = 0
     chip_mode: bool = False  # chips are read: action inputs only name what the chips show
+    mucked: frozenset[int] = _NO_SEATS  # live at the showdown, but the hand was mucked untabled
     finished: bool = False
 
     # ------------------------------------------------------------------ construction
@@ -420,6 +421,15 @@ class Money:
         if seat not in self.live or any(s == seat for s, _ in self.shown):
             return replace(self, board=board), ()
         return replace(self, shown=(*self.shown, (seat, cards)), board=board), ()
+
+    def muck(self, seat: int) -> Money:
+        """A hand not tabled was mucked at showdown: dead, it wins nothing and is no longer
+        eligible for any pot (the pots are those of the hands still claiming them). A hand
+        tabled face up stays tabled wherever its cards go afterwards."""
+        if seat not in self.live or any(s == seat for s, _ in self.shown) or seat in self.mucked:
+            return self
+        m = self._end_round([]) if self.street_no >= 0 and not self.finished else self
+        return replace(m, mucked=m.mucked | {seat})
 
     def finish(self, board: tuple[str, ...]) -> tuple[Money, Verdicts, Outcome]:
         """The hand is over: its pots, awards, what was pushed and the hands shown."""
@@ -733,7 +743,7 @@ class Money:
         due = uncalled(contributed)
         if due is not None:
             contributed[due[0]] -= due[1]
-        return build_pots(contributed, self.live)
+        return build_pots(contributed, self.live - self.mucked)
 
     def _end_round(self, out: list[Verdict]) -> Money:
         """The round is over (a card came, or the hand ended): settle, infer the checks, and
