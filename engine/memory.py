@@ -108,6 +108,9 @@ class Memory:
         self.hand = 0
         self.phase: Phase = "idle"
         self.state_key: object = None
+        #: The public state's fields but the betting's and ``ts``, with what they were built
+        #: from (engine.state.public_of).
+        self.public_base: tuple[object, dict[str, object]] | None = None
         self._reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
         self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
@@ -121,6 +124,9 @@ class Memory:
         self.chip_seen: dict[str, tuple[str, ...]] = {}
         self.chip_at: dict[str, str] = {}
         self.chip_lift: dict[str, tuple[str, datetime]] = {}
+        #: The three chip dicts are still the previous state's (engine.chips copies them before
+        #: the step's first change).
+        self.chips_shared = False
         self.award_chips: frozenset[str] = frozenset()
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
@@ -204,6 +210,7 @@ class Memory:
         new.zone = dict(self.zone)
         new.present = dict(self.present)
         new.seat_cards = dict(self.seat_cards)
+        new.chips_shared = True
         return new
 
     @property

@@ -16,8 +16,9 @@ the pot, so the sweep (which may itself be tag by tag, or undone) never changes 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Literal, TypeAlias
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+from typing import Any, Literal, TypeAlias
 
 from engine.betting.api import (
     Action,
@@ -43,6 +44,9 @@ Counts: TypeAlias = Mapping[int, int]
 
 STREETS: tuple[Literal["preflop", "flop", "turn", "river"], ...] = ("preflop", "flop", "turn", "river")
 BEFORE_DEAL = -1
+_VIEW = "_view_memo"
+_SUMMARY = "_summary_memo"
+_MEMOS = (_VIEW, _SUMMARY + "True", _SUMMARY + "False")
 _NO_SEATS: frozenset[int] = frozenset()
 
 
@@ -65,6 +69,26 @@ def _zone(zone: ChipZone) -> tuple[str | None, int]:
     return kind, int(seat) if seat.isdigit() else 0
 
 
+@lru_cache(maxsize=128)
+def _award(pots: tuple[Pot, ...], shown: tuple[tuple[int, tuple[str, str]], ...],
+           board: tuple[str, ...], rake: int, odd_chip: OddChip, button: int,
+           table_seats: int) -> tuple[PotAward, ...]:
+    """:func:`award`, remembered: every chip of a push is checked against the same award."""
+    return award(pots, shown, board, rake=rake, odd_chip=odd_chip, button=button,
+                 table_seats=table_seats)
+
+
+@lru_cache(maxsize=128)
+def _pots_of(contributed: tuple[tuple[int, int], ...], live: frozenset[int]) -> tuple[Pot, ...]:
+    """The pots of these contributions, the uncalled part aside (remembered: a push checks
+    every chip against the same pots)."""
+    chips = dict(contributed)
+    due = uncalled(chips)
+    if due is not None:
+        chips[due[0]] -= due[1]
+    return build_pots(chips, live)
+
+
 def clockwise(seats: Iterable[int], button: int | None, table_seats: int) -> tuple[int, ...]:
     """``seats`` in action order: the first left of the button first, the button last."""
     if button is None:
@@ -72,9 +96,15 @@ def clockwise(seats: Iterable[int], button: int | None, table_seats: int) -> tup
     return tuple(sorted(seats, key=lambda s: (s - button - 1) % table_seats))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Money:
-    """The betting of one hand (see the module docstring)."""
+    """The betting of one hand (see the module docstring).
+
+    A frozen value, copied on every change by :meth:`_with` (a copy of the instance's dict: the
+    hot path of a hand with chips, where :func:`dataclasses.replace` cost most of the time). The
+    queries answer from the pending action settled, computed once per value (``_VIEW``, a memo
+    that no change carries over and no pickle keeps).
+    """
 
     stakes: Stakes
     seats: tuple[int, ...]
@@ -124,6 +154,23 @@ class Money:
     finished: bool = False
 
     # ------------------------------------------------------------------ construction
+
+    def _with(self, **changes: Any) -> Money:
+        """This value with ``changes`` (field names), the memo of the old one left behind."""
+        state = self.__dict__.copy()
+        if len(state) != _FIELD_COUNT:  # memos computed on the old value
+            for memo in _MEMOS:
+                state.pop(memo, None)
+        state.update(changes)
+        new = _new(Money)
+        _set(new, "__dict__", state)
+        return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for memo in _MEMOS:
+            state.pop(memo, None)
+        return state
 
     @classmethod
     def begin(
@@ -215,6 +262,19 @@ class Money:
                     return seat
         return next((s for s in view.ring if s in view.live), None)
 
+    def summary(self, showdown: bool) -> tuple[int | None, tuple[tuple[int, int], ...],
+                                              tuple[Pot, ...], int | None]:
+        """What the public state shows of the betting: to_act (None at showdown), bets, pots,
+        shows_first (at showdown only); computed once per value."""
+        key = _SUMMARY + str(showdown)
+        found: tuple[int | None, tuple[tuple[int, int], ...], tuple[Pot, ...], int | None] | None
+        found = self.__dict__.get(key)
+        if found is None:
+            found = (None if showdown else self.to_act, self.bets, self.pots,
+                     self.shows_first if showdown else None)
+            self.__dict__[key] = found
+        return found
+
     @property
     def settled(self) -> bool:
         """The pushes are done: the pot zone is empty after the last round."""
@@ -234,18 +294,18 @@ class Money:
         dst_kind, dst_seat = _zone(dst)
         m = self
         if src_kind == "stack":
-            m = replace(m, stack=_add(m.stack, src_seat, -amount))
+            m = m._with(stack=_add(m.stack, src_seat, -amount))
         if dst_kind == "stack":
-            m = replace(m, stack=_add(m.stack, dst_seat, amount))
+            m = m._with(stack=_add(m.stack, dst_seat, amount))
             if m.street_no == BEFORE_DEAL:
                 # Only a stack seen before the deal is known whole: its emptying is an all in.
-                m = replace(m, stack_read=m.stack_read | {dst_seat})
+                m = m._with(stack_read=m.stack_read | {dst_seat})
         if src_kind == "pot":
-            m = replace(m, pot_chips=max(0, m.pot_chips - amount))
+            m = m._with(pot_chips=max(0, m.pot_chips - amount))
         if dst_kind == "pot":
-            m = replace(m, pot_chips=m.pot_chips + amount)
-        if src_kind == "bet" or dst_kind in ("bet", "pot"):
-            m = replace(m, chip_mode=True)
+            m = m._with(pot_chips=m.pot_chips + amount)
+        if (src_kind == "bet" or dst_kind in ("bet", "pot")) and not m.chip_mode:
+            m = m._with(chip_mode=True)
         out: list[Verdict] = []
         if dst_kind == "bet" and dst_seat not in self.seats:
             m = m._vacant(dst_seat, amount, out)
@@ -257,9 +317,9 @@ class Money:
             src_kind = None
         if dst_kind == "rake" or (src_kind == "rake" and dst_kind == "pot"):
             sign = 1 if dst_kind == "rake" else -1
-            m = replace(m, raked=max(0, m.raked + sign * amount))
+            m = m._with(raked=max(0, m.raked + sign * amount))
             if src_kind == "bet":
-                m = replace(m, zone=_add(m.zone, src_seat, -amount))
+                m = m._with(zone=_add(m.zone, src_seat, -amount))
             return m._after_push(out)
         if m.street_no == BEFORE_DEAL:
             return m._before_deal(amount, src_kind, src_seat, dst_kind, dst_seat, out)
@@ -267,7 +327,7 @@ class Money:
             due = m._due()
             if due is not None and due[0] == src_seat and amount <= due[1]:
                 # the uncalled part back to the player's side once everyone else folded
-                m = replace(m, zone=_add(m.zone, src_seat, -amount))
+                m = m._with(zone=_add(m.zone, src_seat, -amount))
                 return m._give_back(src_seat, amount, from_pot=False)._check_uncalled(out), tuple(out)
         late_sweep = src_kind == "bet" and dst_kind == "pot" and not m.pushed_zone.get(src_seat)
         if m._decided() and not late_sweep and (src_kind in ("pot", "bet") or dst_kind == "pot"):
@@ -298,7 +358,7 @@ class Money:
             m, verdicts = self.all_in(seat)
             out.extend(verdicts)
         elif name == "all_in" and seat in self.live:
-            m = replace(self, allin=self.allin | {seat})  # the input's amount follows
+            m = self._with(allin=self.allin | {seat})  # the input's amount follows
         else:
             m = self
         if m.chip_mode:
@@ -307,7 +367,7 @@ class Money:
                 m = m._settle(out)._check_in_turn(seat, out)
             return m, tuple(out)
         if m.street_no == BEFORE_DEAL:
-            return replace(m, put=_add(m.put, seat, amount)), tuple(out)
+            return m._with(put=_add(m.put, seat, amount)), tuple(out)
         if name == "check" or amount <= 0:
             m = m._settle(out)._check_in_turn(seat, out)
             return m, tuple(out)
@@ -345,8 +405,7 @@ class Money:
         opener = 0
         if len(self.ring) >= 2:
             opener = (1 if len(self.ring) == 2 else 2) % len(self.ring)
-        m = replace(
-            self,
+        m = self._with(
             street_no=0,
             committed=committed,
             put=put,
@@ -359,7 +418,7 @@ class Money:
             history=(*posts, *blind_posts),
             open_keys=self.open_keys | {v.key for v in out if isinstance(v, Raise)},
         )
-        m = replace(m, closed=m._nobody_to_act())
+        m = m._with(closed=m._nobody_to_act())
         return m, tuple(out)
 
     def fold(self, seat: int) -> tuple[Money, Verdicts]:
@@ -370,8 +429,7 @@ class Money:
         m = self._settle(out)
         if m.street_no >= 0 and m.button is not None:
             m = m._advance_to(seat, out, infer=not m._someone_owes_before(seat))
-        m = replace(
-            m,
+        m = m._with(
             live=m.live - {seat},
             history=(*m.history, Action(STREETS[max(0, m.street_no)], seat, "fold", 0)),
         )
@@ -383,7 +441,7 @@ class Money:
         if seat not in self.live or seat in self.allin:
             return self, ()
         out: list[Verdict] = []
-        m = replace(self, allin=self.allin | {seat})
+        m = self._with(allin=self.allin | {seat})
         m = m._mark_all_in(seat, out)
         return m, tuple(out)
 
@@ -393,13 +451,12 @@ class Money:
         ``board``, when given, is the board so far (an all-in's hands are tabled before the
         run-out; the award needs the whole board)."""
         if board:
-            self = replace(self, board=board)  # noqa: PLW0642 - the new value is what follows
+            self = self._with(board=board)  # noqa: PLW0642 - the new value is what follows
         if street <= self.street_no or self.street_no == BEFORE_DEAL:
             return self, ()
         out: list[Verdict] = []
         m = self._end_round(out)
-        m = replace(
-            m,
+        m = m._with(
             street_no=street,
             top=0,
             full_raise=0,
@@ -411,16 +468,16 @@ class Money:
             oot={},
             back={},
         )
-        m = replace(m, closed=m._nobody_to_act())
+        m = m._with(closed=m._nobody_to_act())
         if not m.closed:
-            m = replace(m, last_bettor=None)
+            m = m._with(last_bettor=None)
         return m, tuple(out)
 
     def table(self, seat: int, cards: tuple[str, str], board: tuple[str, ...]) -> tuple[Money, Verdicts]:
         """A hand tabled face up at showdown (the order of calls is the order shown)."""
         if seat not in self.live or any(s == seat for s, _ in self.shown):
-            return replace(self, board=board), ()
-        return replace(self, shown=(*self.shown, (seat, cards)), board=board), ()
+            return self._with(board=board), ()
+        return self._with(shown=(*self.shown, (seat, cards)), board=board), ()
 
     def muck(self, seat: int) -> Money:
         """A hand not tabled was mucked at showdown: dead, it wins nothing and is no longer
@@ -429,15 +486,15 @@ class Money:
         if seat not in self.live or any(s == seat for s, _ in self.shown) or seat in self.mucked:
             return self
         m = self._end_round([]) if self.street_no >= 0 and not self.finished else self
-        return replace(m, mucked=m.mucked | {seat})
+        return m._with(mucked=m.mucked | {seat})
 
     def finish(self, board: tuple[str, ...]) -> tuple[Money, Verdicts, Outcome]:
         """The hand is over: its pots, awards, what was pushed and the hands shown."""
         out: list[Verdict] = []
-        m = replace(self, board=board) if board else self
+        m = self._with(board=board) if board else self
         if m.street_no >= 0 and not m.finished:
             m = m._end_round(out)
-        m = replace(m, finished=True)
+        m = m._with(finished=True)
         awards, rake = m._awards()
         showdown = tuple(
             Shown(seat, cards, rank_of(m.board, cards)[1]) for seat, cards in m.shown
@@ -458,7 +515,11 @@ class Money:
         """This hand with the pending action settled (queries answer as if it were)."""
         if self.pending is None:
             return self
-        return self._settle([])
+        view: Money | None = self.__dict__.get(_VIEW)
+        if view is None:
+            view = self._settle([])
+            self.__dict__[_VIEW] = view  # a memo of a pure function of this value
+        return view
 
     def _needs(self, seat: int) -> bool:
         """The seat still has to act this round (it may, or must, put chips in or check)."""
@@ -506,11 +567,10 @@ class Money:
         for skipped in self._between(seat):
             if m._needs(skipped):
                 m = m._record_check(skipped)
-        return replace(m, cursor=(m.ring.index(seat) + 1) % len(m.ring))
+        return m._with(cursor=(m.ring.index(seat) + 1) % len(m.ring))
 
     def _record_check(self, seat: int) -> Money:
-        return replace(
-            self,
+        return self._with(
             acted=self.acted | {seat},
             checked=(*self.checked, seat),
             history=(*self.history, Action(STREETS[self.street_no], seat, "check", 0)),
@@ -536,30 +596,30 @@ class Money:
         out.append(Raise(key, "action_out_of_turn", seat,
                          f"Seat {seat} acted out of turn: seat {skipped} acts first; seat {seat}'s "
                          "chips stay and are binding if the action to it does not change."))
-        return replace(self, oot={**self.oot, seat: skipped}, open_keys=self.open_keys | {key})
+        return self._with(oot={**self.oot, seat: skipped}, open_keys=self.open_keys | {key})
 
     def _chips_in(self, seat: int, amount: int, out: list[Verdict], *, zone: bool = True) -> Money:
         """Chips of ``seat`` arrive in its betting area (or an input says it put them in)."""
         m = self
         if zone:
-            m = replace(m, zone=_add(m.zone, seat, amount))
+            m = m._with(zone=_add(m.zone, seat, amount))
         if seat not in m.live:
             return m  # a folded seat's chips: dead, they are swept like the rest
         if m.pending is not None and m.pending != seat:
             m = m._settle(out)
         if seat in m.frames:
             # A remedy: the bet or raise is completed (or made more) in front of the dealer.
-            m = replace(m, put=_add(m.put, seat, amount))
+            m = m._with(put=_add(m.put, seat, amount))
             return m._rejudge(seat, out)
         if m.pending is None:
-            m = replace(m, pending=seat, pending_oot=None)
+            m = m._with(pending=seat, pending_oot=None)
             if m.button is not None and m._someone_owes_before(seat):
-                m = replace(m._out_of_turn(seat, out), pending=seat, pending_oot=seat)
-        m = replace(m, put=_add(m.put, seat, amount))
+                m = m._out_of_turn(seat, out)._with(pending=seat, pending_oot=seat)
+        m = m._with(put=_add(m.put, seat, amount))
         if seat in m.back and m.put.get(seat, 0) >= m.back[seat]:
             key = f"back:{seat}:{m.street_no}"
             out.append(Clear(key))
-            m = replace(m, back={s: v for s, v in m.back.items() if s != seat},
+            m = m._with(back={s: v for s, v in m.back.items() if s != seat},
                         open_keys=m.open_keys - {key})
         return m
 
@@ -572,7 +632,7 @@ class Money:
         seat = self.pending
         if seat is None:
             return self
-        m = replace(self, pending=None, pending_oot=None)
+        m = self._with(pending=None, pending_oot=None)
         total = m.put.get(seat, 0)
         if total == m.level.get(seat, 0):
             return m
@@ -589,10 +649,9 @@ class Money:
         action = Action(STREETS[self.street_no], seat, verdict.name, total - frame.before)
         actions = (*self.history[:index], action, *self.history[index + 1:])
         level = {**self.level, seat: total}
-        m = replace(self, history=actions, level=level)
+        m = self._with(history=actions, level=level)
         if total > frame.top:
-            m = replace(
-                m,
+            m = m._with(
                 top=total,
                 full_raise=max(frame.full_raise, total - frame.top),
                 raises=frame.bets + 1,
@@ -600,18 +659,18 @@ class Money:
                 last_bettor=seat,
             )
         else:
-            m = replace(m, top=max(frame.top, max(level.values(), default=0)),
+            m = m._with(top=max(frame.top, max(level.values(), default=0)),
                         acted=m.acted | {seat})
         key = f"size:{seat}:{self.street_no}"
         frames = dict(m.frames)
         if verdict.code is not None:
             out.append(Raise(key, verdict.code, seat, verdict.message))
             frames[seat] = (frame, index)
-            m = replace(m, frames=frames, open_keys=m.open_keys | {key})
+            m = m._with(frames=frames, open_keys=m.open_keys | {key})
         elif seat in frames:
             del frames[seat]
             out.append(Clear(key))
-            m = replace(m, frames=frames, open_keys=m.open_keys - {key})
+            m = m._with(frames=frames, open_keys=m.open_keys - {key})
         return m._after_action(out)
 
     def _rejudge(self, seat: int, out: list[Verdict]) -> Money:
@@ -627,12 +686,12 @@ class Money:
             if skipped not in m.live or not m._owes(skipped):
                 key = f"oot:{seat}:{m.street_no}"
                 out.append(Clear(key))
-                m = replace(m, oot={s: v for s, v in m.oot.items() if s != seat},
+                m = m._with(oot={s: v for s, v in m.oot.items() if s != seat},
                             open_keys=m.open_keys - {key})
         key = f"sweep:{m.street_no}"
         if key in m.open_keys and not any(m._owes(s) for s in m.live):
             out.append(Clear(key))
-            m = replace(m, open_keys=m.open_keys - {key})
+            m = m._with(open_keys=m.open_keys - {key})
         return m
 
     def _mark_all_in(self, seat: int, out: list[Verdict]) -> Money:
@@ -644,25 +703,25 @@ class Money:
         # The key follows the chips it names: only the action just made is relabelled.
         if last is not None and last.seat == seat and last.amount > 0 and m.street_no >= 0 \
                 and last.street == STREETS[m.street_no] and last.action in ("call", "bet", "raise"):
-            return replace(m, history=(*m.history[:-1], replace(last, action="all_in")))
+            return m._with(history=(*m.history[:-1], replace(last, action="all_in")))
         return m
 
     def _stack_emptied(self, seat: int, out: list[Verdict]) -> Money:
         """Where stacks are read, a stack emptied into the betting area is an all in."""
         if seat in self.stack_read and not self.stack.get(seat) and seat not in self.allin:
-            return replace(self, allin=self.allin | {seat})._mark_all_in(seat, out)
+            return self._with(allin=self.allin | {seat})._mark_all_in(seat, out)
         return self
 
     def _chips_out(self, seat: int, amount: int, out: list[Verdict]) -> Money:
         """Chips leave ``seat``'s betting area for its side (or vanish) before the sweep."""
         m = self._settle(out) if self.pending not in (None, seat) else self
-        m = replace(m, zone=_add(m.zone, seat, -amount))
+        m = m._with(zone=_add(m.zone, seat, -amount))
         before = m.put.get(seat, 0)
         due = m._due()
         if due is not None and due[0] == seat:
             # The uncalled part goes back to its owner: not a take-back.
             return m._give_back(seat, min(amount, due[1]), from_pot=False)._check_uncalled(out)
-        m = replace(m, put=_add(m.put, seat, -amount))
+        m = m._with(put=_add(m.put, seat, -amount))
         if seat in m.frames:
             return m._rejudge(seat, out)  # a remedy: reduced to the limit, or to a call
         key = f"back:{seat}:{m.street_no}"
@@ -670,7 +729,7 @@ class Money:
         out.append(Raise(key, "chips_taken_back", seat,
                          f"Seat {seat} took {restore - m.put.get(seat, 0)} back from its betting area: "
                          f"chips released stay; put them back ({restore} in front)."))
-        return replace(m, back={**m.back, seat: restore}, open_keys=m.open_keys | {key})
+        return m._with(back={**m.back, seat: restore}, open_keys=m.open_keys | {key})
 
     def _sweep(self, seat: int, amount: int, out: list[Verdict]) -> Money:
         """A chip swept from ``seat``'s betting area into the pot."""
@@ -681,16 +740,16 @@ class Money:
             out.append(Raise(key, "premature_sweep", None,
                              "The bets were swept while seat " + ", ".join(map(str, behind))
                              + f" had not matched {m.top}: return them and finish the round."))
-            m = replace(m, open_keys=m.open_keys | {key})
-        m = replace(m, zone=_add(m.zone, seat, -amount), swept=_add(m.swept, seat, amount))
+            m = m._with(open_keys=m.open_keys | {key})
+        m = m._with(zone=_add(m.zone, seat, -amount), swept=_add(m.swept, seat, amount))
         m = m._check_uncalled(out)
         if not any(m.zone.values()):
-            m = replace(m, pots_=m._current_pots())
+            m = m._with(pots_=m._current_pots())
         return m
 
     def _unsweep(self, seat: int, amount: int, out: list[Verdict]) -> Money:
         """Chips back from the pot to a betting area (a premature sweep undone)."""
-        m = replace(self, zone=_add(self.zone, seat, amount), swept=_add(self.swept, seat, -amount))
+        m = self._with(zone=_add(self.zone, seat, amount), swept=_add(self.swept, seat, -amount))
         return m._check_uncalled(out)
 
     def _pot_back(self, seat: int, amount: int, out: list[Verdict]) -> Money:
@@ -706,9 +765,9 @@ class Money:
         m = self
         if m.put.get(seat, 0) >= back:
             swept = _add(m.swept, seat, -back) if from_pot else m.swept
-            m = replace(m, put=_add(m.put, seat, -back), level=_add(m.level, seat, -back), swept=swept)
-            return replace(m, top=max(m.level.values(), default=0))
-        return replace(m, committed=_add(m.committed, seat, -back))
+            m = m._with(put=_add(m.put, seat, -back), level=_add(m.level, seat, -back), swept=swept)
+            return m._with(top=max(m.level.values(), default=0))
+        return m._with(committed=_add(m.committed, seat, -back))
 
     def _due(self) -> tuple[int, int] | None:
         """The uncalled chips (seat, amount) once the round is complete, else None."""
@@ -726,10 +785,10 @@ class Money:
             out.append(Raise("uncalled", "uncalled_bet_not_returned", due[0],
                              f"{due[1]} of seat {due[0]}'s bet was not called: return it to seat "
                              f"{due[0]} instead of the pot."))
-            return replace(self, open_keys=self.open_keys | {"uncalled"})
+            return self._with(open_keys=self.open_keys | {"uncalled"})
         if "uncalled" in self.open_keys:
             out.append(Clear("uncalled"))
-            return replace(self, open_keys=self.open_keys - {"uncalled"})
+            return self._with(open_keys=self.open_keys - {"uncalled"})
         return self
 
     def _contributions(self) -> dict[int, int]:
@@ -739,11 +798,7 @@ class Money:
         return total
 
     def _current_pots(self) -> tuple[Pot, ...]:
-        contributed = self._contributions()
-        due = uncalled(contributed)
-        if due is not None:
-            contributed[due[0]] -= due[1]
-        return build_pots(contributed, self.live - self.mucked)
+        return _pots_of(tuple(sorted(self._contributions().items())), self.live - self.mucked)
 
     def _end_round(self, out: list[Verdict]) -> Money:
         """The round is over (a card came, or the hand ended): settle, infer the checks, and
@@ -756,7 +811,7 @@ class Money:
                 if m._needs(seat) and not m._owes(seat):
                     m = m._record_check(seat)
         pots = m._current_pots()
-        return replace(m, committed=m._contributions(), put={}, level={}, swept={}, pots_=pots,
+        return m._with(committed=m._contributions(), put={}, level={}, swept={}, pots_=pots,
                        top=0, full_raise=0, raises=0, acted=_NO_SEATS, closed=True)
 
     # ------------------------------------------------------------------ before the deal
@@ -791,15 +846,15 @@ class Money:
         """Before the deal chips come and go freely: posts and antes, and their corrections."""
         m = self
         if dst_kind == "bet":
-            m = replace(m, zone=_add(m.zone, dst_seat, amount), put=_add(m.put, dst_seat, amount))
+            m = m._with(zone=_add(m.zone, dst_seat, amount), put=_add(m.put, dst_seat, amount))
             if src_kind == "stack" and src_seat == dst_seat:
                 m = m._stack_emptied(src_seat, out)
         elif src_kind == "bet" and dst_kind == "pot":
-            m = replace(m, zone=_add(m.zone, src_seat, -amount))  # antes swept before the deal
+            m = m._with(zone=_add(m.zone, src_seat, -amount))  # antes swept before the deal
         elif src_kind == "bet":
-            m = replace(m, zone=_add(m.zone, src_seat, -amount), put=_add(m.put, src_seat, -amount))
+            m = m._with(zone=_add(m.zone, src_seat, -amount), put=_add(m.put, src_seat, -amount))
         elif dst_kind == "pot" and src_kind == "stack":
-            m = replace(m, put=_add(m.put, src_seat, amount))  # an ante straight into the pot
+            m = m._with(put=_add(m.put, src_seat, amount))  # an ante straight into the pot
         return m, tuple(out)
 
     def _vacant(self, seat: int, amount: int, out: list[Verdict]) -> Money:
@@ -809,11 +864,11 @@ class Money:
             out.append(Raise(key, "chips_on_vacant_seat", seat,
                              f"Chips in the betting area of seat {seat}, where nobody is dealt in: "
                              "remove them."))
-            return replace(self, vacant=vacant, open_keys=self.open_keys | {key})
+            return self._with(vacant=vacant, open_keys=self.open_keys | {key})
         if not vacant.get(seat) and key in self.open_keys:
             out.append(Clear(key))
-            return replace(self, vacant=vacant, open_keys=self.open_keys - {key})
-        return replace(self, vacant=vacant)
+            return self._with(vacant=vacant, open_keys=self.open_keys - {key})
+        return self._with(vacant=vacant)
 
     # ------------------------------------------------------------------ the award
 
@@ -833,8 +888,7 @@ class Money:
         rake = rake_for(self.stakes, total, self.street_no >= 1)
         button = self.button if self.button is not None else (self.ring[-1] if self.ring else 0)
         shown = self.shown if len(self.board) >= 3 else ()  # no board: no ranks yet
-        awards = award(pots, shown, self.board, rake=rake, odd_chip=self.odd_chip,
-                       button=button, table_seats=self.table_seats)
+        awards = _award(pots, shown, self.board, rake, self.odd_chip, button, self.table_seats)
         return awards, rake
 
     def _push(self, amount: int, src_kind: str | None, src_seat: int,
@@ -844,38 +898,38 @@ class Money:
         from_pushed = 0
         if src_kind == "bet":
             from_pushed = min(amount, m.pushed_zone.get(src_seat, 0))
-            m = replace(m, zone=_add(m.zone, src_seat, -amount),
+            m = m._with(zone=_add(m.zone, src_seat, -amount),
                         pushed_zone=_add(m.pushed_zone, src_seat, -from_pushed))
         if dst_kind == "pot":
             # A push taken back (or the bets swept late).
             if src_kind == "stack":
-                m = replace(m, pushed=_add(m.pushed, src_seat, -amount))
+                m = m._with(pushed=_add(m.pushed, src_seat, -amount))
             elif src_kind == "bet" and from_pushed:
-                m = replace(m, pushed=_add(m.pushed, src_seat, -from_pushed))
+                m = m._with(pushed=_add(m.pushed, src_seat, -from_pushed))
             return m._after_push(out)
         if dst_kind not in ("bet", "stack"):
             return m._after_push(out)
         if dst_kind == "bet":
-            m = replace(m, zone=_add(m.zone, dst_seat, amount),
+            m = m._with(zone=_add(m.zone, dst_seat, amount),
                         pushed_zone=_add(m.pushed_zone, dst_seat, amount))
         if src_kind == "bet" and src_seat == dst_seat and from_pushed == amount:
             return m._after_push(out)  # the winner stacking chips already pushed to it
         if src_kind == "bet" and from_pushed:
-            m = replace(m, pushed=_add(m.pushed, src_seat, -from_pushed))
+            m = m._with(pushed=_add(m.pushed, src_seat, -from_pushed))
         due = m._due()
         if due is not None and due[0] == dst_seat:
             back = min(amount, due[1])
             m = m._give_back(dst_seat, back, from_pot=src_kind == "pot")._check_uncalled(out)
             amount -= back
         if amount > 0:
-            m = replace(m, pushed=_add(m.pushed, dst_seat, amount))
+            m = m._with(pushed=_add(m.pushed, dst_seat, amount))
             awards, _ = m._awards()
             if not any(dst_seat in a.winners for a in awards):
                 winners = sorted({w for a in awards for w in a.winners})
                 out.append(Raise("push", "pot_awarded_wrong", dst_seat,
                                  f"Stop: seat {dst_seat} wins no pot; take the chips back and push "
                                  f"to seat {', '.join(map(str, winners))}."))
-                m = replace(m, open_keys=m.open_keys | {"push"})
+                m = m._with(open_keys=m.open_keys | {"push"})
         return m._after_push(out)
 
     def _after_push(self, out: list[Verdict]) -> tuple[Money, Verdicts]:
@@ -888,8 +942,13 @@ class Money:
                     # One finding per key: the full check supersedes the at-once one.
                     out[:] = [v for v in out if not (isinstance(v, Raise) and v.key == verdict.key)]
                     out.append(verdict)
-                    m = replace(m, open_keys=m.open_keys | {verdict.key})
+                    m = m._with(open_keys=m.open_keys | {verdict.key})
                 elif verdict.key in m.open_keys:
                     out.append(verdict)
-                    m = replace(m, open_keys=m.open_keys - {verdict.key})
+                    m = m._with(open_keys=m.open_keys - {verdict.key})
         return m, tuple(out)
+
+
+_FIELD_COUNT = len(fields(Money))
+_new = object.__new__
+_set = object.__setattr__
