@@ -649,29 +649,24 @@ class Money:
         action = Action(STREETS[self.street_no], seat, verdict.name, total - frame.before)
         actions = (*self.history[:index], action, *self.history[index + 1:])
         level = {**self.level, seat: total}
-        m = self._with(history=actions, level=level)
+        # one copy for the whole record (the hot path of every settled chip action)
+        changes: dict[str, Any] = {"history": actions, "level": level}
         if total > frame.top:
-            m = m._with(
-                top=total,
-                full_raise=max(frame.full_raise, total - frame.top),
-                raises=frame.bets + 1,
-                acted=frozenset({seat}),
-                last_bettor=seat,
-            )
+            changes.update(top=total, full_raise=max(frame.full_raise, total - frame.top),
+                           raises=frame.bets + 1, acted=frozenset({seat}), last_bettor=seat)
         else:
-            m = m._with(top=max(frame.top, max(level.values(), default=0)),
-                        acted=m.acted | {seat})
+            changes.update(top=max(frame.top, max(level.values(), default=0)),
+                           acted=self.acted | {seat})
         key = f"size:{seat}:{self.street_no}"
-        frames = dict(m.frames)
         if verdict.code is not None:
             out.append(Raise(key, verdict.code, seat, verdict.message))
-            frames[seat] = (frame, index)
-            m = m._with(frames=frames, open_keys=m.open_keys | {key})
-        elif seat in frames:
-            del frames[seat]
+            changes.update(frames={**self.frames, seat: (frame, index)},
+                           open_keys=self.open_keys | {key})
+        elif seat in self.frames:
             out.append(Clear(key))
-            m = m._with(frames=frames, open_keys=m.open_keys - {key})
-        return m._after_action(out)
+            changes.update(frames={s: f for s, f in self.frames.items() if s != seat},
+                           open_keys=self.open_keys - {key})
+        return self._with(**changes)._after_action(out)
 
     def _rejudge(self, seat: int, out: list[Verdict]) -> Money:
         """A seat with a size finding changed its chips: judge the action again from its frame."""
