@@ -343,7 +343,8 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._arrive_board(uid)
         elif new == "burn":
             self._arrive_burn(uid, old)
-            if face_up:
+            if face_up and uid not in self.face_up:
+                # (an exposed hole card burned as the remedy says was face up already)
                 self._burn_face_up(uid)
         elif new == "muck" and old is not None:
             self._arrive_muck(uid, old)
