@@ -89,12 +89,12 @@ def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatSta
     return found
 
 
-def public_of(m: Machine, *, remember: bool = False) -> PublicState:
+def public_of(m: Machine, *, remember: bool = False, key: tuple[object, ...] | None = None) -> PublicState:
     """The public state of ``m``. Its part that is not the betting (seats, board, alerts...) is
     built once per change and reused while only the bets move (``remember``: the step keeps
-    it on its own working copy, never on a state already returned)."""
+    it on its own working copy, never on a state already returned; ``key``: its state_key)."""
     alerts = tuple(m.book.active.values())
-    base_key = (state_key(m)[:-1], alerts)
+    base_key = ((key or state_key(m))[:-1], alerts)
     cached = m.public_base
     if cached is not None and cached[0] == base_key:
         base = cached[1]

@@ -140,6 +140,7 @@ class OracleHand:
     button: int
     steps: tuple[Step, ...]
     expected: Expected
+    stacks: tuple[tuple[int, int], ...] = ()  # (seat, chips at the start of the hand)
 
 
 def play_hand(seed: int, structure: Structure | None = None) -> OracleHand:
@@ -168,7 +169,8 @@ def play_hand(seed: int, structure: Structure | None = None) -> OracleHand:
         if rake_percent and not hand.raked_ok:
             unraked = replace(stakes, rake_percent=0.0, rake_cap=0)
             hand = _play(seed, unraked, order, stacks, choices, raked=False)
-    return OracleHand(seed, hand.stakes, seats, button, hand.steps, hand.expected)
+    return OracleHand(seed, hand.stakes, seats, button, hand.steps, hand.expected,
+                      tuple(sorted(zip(order, stacks, strict=True))))
 
 
 _NOTHING = Expected("uncontested", (), (), 0, (), (), ())

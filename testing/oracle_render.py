@@ -71,12 +71,21 @@ class _Piece:
     owner: int  # index of the push/rake step it goes to; -1: returned to the player
 
 
-def chip_messages(hand: OracleHand, registry: DeckRegistry, chips: ChipRegistry) -> list[Message]:
-    """The hand as card reads and chip movements (no keys but ``all_in`` for a seat whose last
-    chips went in: the dealer's announcement, which chips alone cannot show)."""
+def chip_messages(hand: OracleHand, registry: DeckRegistry, chips: ChipRegistry, *,
+                  stacks: bool = False) -> list[Message]:
+    """The hand as card reads and chip movements. Chips come from the player's side (off the
+    table) and the uncalled part goes back there; a seat whose last chips went in gets the
+    dealer's ``all_in`` key (his announcement, which chips alone cannot show). With ``stacks``
+    the reader covers the players' stacks too: each stack lies in ``stack:N`` before the deal,
+    bets come from it and uncalled chips go back to it, and no key is pressed (an emptied stack
+    is the all in)."""
     table = Table(registry, table_seats=TABLE_SEATS, chips=chips)
     _setup(hand, table)
     pieces = _pieces(hand.steps, table)
+    side: dict[int, str | None] = dict.fromkeys(hand.seats)
+    if stacks:
+        _stacks(hand, table, pieces)
+        side = {seat: f"stack:{seat}" for seat in hand.seats}
     board: list[str] = []
     put_no = 0
     last_put: dict[int, int] = {}  # seat -> its last put-in of the round
@@ -84,16 +93,16 @@ def chip_messages(hand: OracleHand, registry: DeckRegistry, chips: ChipRegistry)
     for index, step in enumerate(hand.steps):
         if step.kind in _PUT_IN and step.amount:
             for piece in pieces[put_no]:
-                table.move_chips(piece.uids, None, f"bet:{step.seat}")
+                table.move_chips(piece.uids, side[step.seat], f"bet:{step.seat}")
                 pot_pieces.append(piece)
             last_put[step.seat] = put_no
             put_no += 1
-            if step.kind == "all_in":
+            if step.kind == "all_in" and not stacks:
                 table.run(f"all_in {step.seat}")
         elif step.kind == "return":
             for piece in pieces[last_put[step.seat]]:
                 if piece.owner == -1:
-                    table.move_chips(piece.uids, f"bet:{step.seat}", None)
+                    table.move_chips(piece.uids, f"bet:{step.seat}", side[step.seat])
         elif step.kind == "sweep":
             table.run("sweep")
             last_put = {}
@@ -106,6 +115,21 @@ def chip_messages(hand: OracleHand, registry: DeckRegistry, chips: ChipRegistry)
     table.run("collect")
     table.run("clear")
     return table.out
+
+
+def _stacks(hand: OracleHand, table: Table, pieces: list[list[_Piece]]) -> None:
+    """Each player's stack into ``stack:N``: the chips it will put in (in order), and the rest."""
+    mine: dict[int, list[str]] = {seat: [] for seat in hand.seats}
+    put_no = 0
+    for step in hand.steps:
+        if step.kind in _PUT_IN and step.amount:
+            for piece in pieces[put_no]:
+                mine[step.seat].extend(piece.uids)
+            put_no += 1
+    values = table.chips.by_uid if table.chips is not None else {}
+    for seat, stack in hand.stacks:
+        rest = stack - sum(values[uid] for uid in mine[seat])
+        table.move_chips([*mine[seat], *(table.take_chips(rest) if rest else [])], None, f"stack:{seat}")
 
 
 def _pieces(steps: tuple[Step, ...], table: Table) -> list[list[_Piece]]:

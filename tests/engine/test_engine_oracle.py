@@ -3,7 +3,7 @@ fixed-limit hands (2 to 10 players, unequal stacks, all-ins, side pots, split po
 hands) played in PokerKit, rendered as a table's evidence and fed to the pure core; the hand
 result must be PokerKit's and no alert may be raised.
 
-Each hand is fed twice (:mod:`testing.engine_oracle`):
+Each hand is fed two or three ways (:mod:`testing.engine_oracle`):
 
 - **chips**: the button, the blinds and antes as chips in ``bet:N`` before the deal, the deal
   card by card (PokerKit's hole cards, by name), bets, calls and raises as chips into ``bet:N``
@@ -12,6 +12,9 @@ Each hand is fed twice (:mod:`testing.engine_oracle`):
   burns and board cards, hands tabled face up (all-in run-outs before the board) in the seed-000
   order, beaten hands sometimes mucked, the rake into ``rake``, the pushes from ``pot`` to each
   winner's ``bet:N``, then the table cleared;
+- **stacks** (every third hand): the same where the reader covers the stacks, each in
+  ``stack:N`` before the deal, bets from it and uncalled chips back to it, no key (an emptied
+  stack is the all in);
 - **actions**: the same hand as ``action`` inputs (checks included) with the card reads, no chips.
 
 Compared: the result (showdown or uncontested), the actions, the pots (amount after rake,
@@ -49,7 +52,7 @@ def test_random_hands_agree_with_pokerkit(structure: Structure) -> None:
         kinds[expected.result] += 1
         kinds["split"] += any(len(p.winners) > 1 for p in expected.pots)
         kinds["side_pots"] += len(expected.pots) > 1
-        for path in PATHS:
+        for path in PATHS if seed % 3 == 0 else ("chips", "actions"):
             failures += [f"{structure} hand {seed} {path}: {p}" for p in disagreements(hand, path)]
     assert not failures, f"{len(failures)} disagreements:\n" + "\n".join(failures[:10])
     # the batch covers what the issue asks for

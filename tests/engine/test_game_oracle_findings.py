@@ -93,3 +93,24 @@ def test_a_fold_input_whose_cards_reach_the_muck_after_the_river_closed_claims_n
     assert played.codes() == []
     hand = played.hands[-1]
     assert [(p.amount, p.winners) for p in hand.pots] == [(26, [2, 3])]
+
+
+def test_stacks_read_before_the_deal_make_an_emptied_stack_an_all_in() -> None:
+    """The reader covers the stacks: seat 1 pushes its whole stack in, no key pressed. The
+    stacks lay there before the betting core began (at the deal) and were never told to it:
+    the all in went unseen (the uncalled chips back to a stack were a take-back, the sweep
+    premature)."""
+    steps = [
+        "chips - stack:1 50", "chips - stack:2 1", "chips - stack:2 49", "chips - stack:2 50",
+        "chips - stack:3 2", "chips - stack:3 98",
+        "chips stack:2 bet:2 1", "chips stack:3 bet:3 2", "new_hand", DEAL,
+        "chips stack:1 bet:1 50",  # the stack emptied: all in
+        "chips stack:2 bet:2 49", "fold 3", "sweep", "show 2", "show 1", *BOARD,
+        "push 1 102", "collect", "clear",
+    ]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert played.codes() == []
+    hand = played.hands[-1]
+    assert ("preflop", 1, "all_in", 50) in [(a.street, a.seat, a.action, a.amount) for a in hand.actions]
+    assert [(p.amount, p.winners) for p in hand.pots] == [(102, [1])]
+    assert [(a.seat, a.amount) for a in hand.awarded] == [(1, 102)]
