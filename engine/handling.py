@@ -22,7 +22,7 @@ class HandlingRules(HandRules):
             return
         if self.seat_cards.get(seat):
             if seat not in self.half_folds:
-                self.half_folds = {**self.half_folds, seat: self.clock}
+                self.half_folds = {**self.half_folds, seat: self.ts}
             return
         if seat in self.half_folds:
             self.half_folds = {s: t for s, t in self.half_folds.items() if s != seat}
@@ -34,7 +34,7 @@ class HandlingRules(HandRules):
         if seat is None or not self.running or seat not in self.in_hand or seat in self.folded:
             return
         if uid not in self.off_table:
-            self.off_table = {**self.off_table, uid: self.clock}
+            self.off_table = {**self.off_table, uid: self.ts}
 
     def _card_read(self, uid: str) -> None:
         """A card read again: it is back on the table."""
@@ -58,7 +58,7 @@ class HandlingRules(HandRules):
     def _handling_timers(self) -> None:
         """Judge the half-done folds and the cards off the table at this event time."""
         for seat, since in tuple(self.half_folds.items()):
-            if self.clock - since <= self.reaction:
+            if self.ts - since <= self.reaction:
                 continue
             key = f"fold:{seat}"
             if key not in self.handling_alerts and self.seat_cards.get(seat):
@@ -73,7 +73,7 @@ class HandlingRules(HandRules):
         limit = timedelta(seconds=self.settings.hole_card_off_s)
         for uid, since in tuple(self.off_table.items()):
             key = f"off:{uid}"
-            if key in self.handling_alerts or self.clock - since <= limit:
+            if key in self.handling_alerts or self.ts - since <= limit:
                 continue
             holder = next((s for s, cards in self.seat_cards.items() if uid in cards), None)
             if holder is None or holder in self.folded or not self.running:

@@ -63,7 +63,11 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         self._apply_one(received)
         if self.chip_lift:
             self._settle_lifted()
-        if self.half_folds or self.off_table:
+        if (self.half_folds or self.off_table) and isinstance(received, DeviceEventReceived) \
+                and isinstance(received.event, TagEvent):
+            # judged on the reader's own events, at their time: another device's event may be
+            # applied before reader events lost and sent again (gap fill), and must not make a
+            # fold still on its way look half done
             self._handling_timers()
         if self.hand_over and not self.result_sent:
             self._maybe_finish()

@@ -114,3 +114,20 @@ def test_stacks_read_before_the_deal_make_an_emptied_stack_an_all_in() -> None:
     assert ("preflop", 1, "all_in", 50) in [(a.street, a.seat, a.action, a.amount) for a in hand.actions]
     assert [(p.amount, p.winners) for p in hand.pots] == [(102, [1])]
     assert [(a.seat, a.amount) for a in hand.awarded] == [(1, 102)]
+
+
+def test_a_half_fold_is_judged_on_the_readers_next_event() -> None:
+    """Only one of seat 3's cards reaches the muck; 3 s later the next card the reader sees
+    shows it (the handling timers run on the reader's own events, so that another device's
+    event applied before reader events sent again by the gap fill cannot judge a fold still on
+    its way: tests/engine/test_gap_fill.py)."""
+    steps = [*LIMPED[:4], "bet 1 2", "move seat:3#0 muck", "wait 3", "key ack"]
+    assert "fold_incomplete" not in play([1, 2, 3], 1, "\n".join(steps)).codes()
+    played = play([1, 2, 3], 1, "\n".join([*steps, "bet 2 1"]))  # a chip: the reader's
+    assert "fold_incomplete" in played.codes()
+
+
+def test_a_hole_card_off_the_table_is_judged_on_the_readers_next_event() -> None:
+    steps = [*LIMPED, "take seat:1#0", "wait 11", *BOARD[:2]]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert "hole_card_off_table" in played.codes()
