@@ -77,7 +77,7 @@ class ChipRules(HandRules):
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
             current = self.chip_at.get(uid)
-            left_at = self.clock
+            left_at = self.read_ts
             if current is None:
                 lifted = self.chip_lift.get(uid)
                 if lifted is not None:
@@ -90,6 +90,8 @@ class ChipRules(HandRules):
                 # (or rake): whatever he took off the table before it is gone (an uncalled bet
                 # handed back before the push is not the push's first chips)
                 self._settle_lifted(zone=None if current == "pot" else current, before=left_at)
+            if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
+                self._deal_end()  # chips into a betting area: the deal is over, betting began
             self.chip_at[uid] = zone
             if current != zone:
                 self._chip_move(uid, value, current, zone)
@@ -110,7 +112,7 @@ class ChipRules(HandRules):
             self._chip_move(uid, value, zone, places[-1])
             return
         del self.chip_at[uid]
-        self.chip_lift[uid] = (zone, self.clock)
+        self.chip_lift[uid] = (zone, self.read_ts)
 
     def _settle_lifted(
         self, *, everything: bool = False, zone: str | None = None, before: datetime | None = None
@@ -127,7 +129,7 @@ class ChipRules(HandRules):
                 if at < before and (zone is None or z == zone)
             ]
         else:
-            limit = self.clock - LIFT_S
+            limit = self.read_ts - LIFT_S
             gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
         if not gone:
             return

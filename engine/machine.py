@@ -63,12 +63,10 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         self._apply_one(received)
         if self.chip_lift:
             self._settle_lifted()
-        if (self.half_folds or self.off_table) and isinstance(received, DeviceEventReceived) \
-                and isinstance(received.event, TagEvent):
-            # judged on the reader's own events, at their time: another device's event may be
-            # applied before reader events lost and sent again (gap fill), and must not make a
-            # fold still on its way look half done
+        if self.off_table:
             self._handling_timers()
+        if self.half_folds:
+            self._half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
 
@@ -212,6 +210,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if device not in self.readers:
             self.readers |= {device}
             self._update_tracking()
+        self.read_ts = max(self.read_ts, event.ts)
         if (self.settings.chips is not None or is_chip_zone(event.zone)) and self._chip_or_unknown(
             event.uid, event.zone, event.present
         ):
@@ -347,8 +346,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._arrive_board(uid)
         elif new == "burn":
             self._arrive_burn(uid, old)
-            if face_up and uid not in self.face_up:
-                # (an exposed hole card burned as the remedy says was face up already)
+            if face_up:
                 self._burn_face_up(uid)
         elif new == "muck" and old is not None:
             self._arrive_muck(uid, old)
@@ -365,6 +363,6 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             and not self.chips_read
             and money.round_complete
             and money.to_act is None  # every action is reported: a check too
-            and len([s for s in self.in_hand if s not in self.folded]) > 1
+            and len(money.live) > 1  # (a fold input is the money's before the machine's)
         ):
             self._showdown()

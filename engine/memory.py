@@ -128,6 +128,8 @@ class Memory:
         #: the step's first change).
         self.chips_shared = False
         self.award_chips: frozenset[str] = frozenset()
+        #: The time of the latest tag read applied: the reader's own clock (engine.handling).
+        self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
 
@@ -192,9 +194,10 @@ class Memory:
         self.face_up_seats: tuple[int, ...] = ()  # seats with both cards face up, in that order
         self.tabled: tuple[int, ...] = ()  # hands tabled to the betting core, in that order
         self.result_sent = False
+        self.showdown_reached = False
         self.unknown_chips: frozenset[str] = frozenset()
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
-        self.half_folds: dict[int, datetime] = {}
+        self.half_folds: dict[int, datetime] = {}  # seat -> when its first card was mucked
         self.off_table: dict[str, datetime] = {}
         self.handling_alerts: dict[str, str] = {}
 
@@ -245,6 +248,9 @@ class Memory:
 
     def _burn_face_up(self, uid: str) -> None:
         """A burn card read face up (engine.handling)."""
+
+    def _half_folds_due(self, seat: int | None) -> None:
+        """The game moved on: judge the folds left half done (engine.handling)."""
 
     def _maybe_finish(self) -> None:
         """Publish the hand's result if it has ended (engine.results)."""

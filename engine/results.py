@@ -182,6 +182,7 @@ class ResultRules(ChipRules):
             self._money_begin()
 
     def _showdown(self) -> None:
+        self.showdown_reached = True
         super()._showdown()
         for seat in self.face_up_seats:
             self._money_table(seat)
@@ -225,12 +226,14 @@ class ResultRules(ChipRules):
         """The hand's result, from the betting core where it followed the hand."""
         if self.result_sent or self.hand == 0:
             return
+        if self.half_folds:
+            self._half_folds_due(None)
         self.result_sent = True
         left = [s for s in self.in_hand if s not in self.folded]
         outcome_result: HandOutcome
         if self.phase == "misdeal":
             outcome_result = "fouled" if self.book.find("fouled_deck") else "misdeal"
-        elif len(left) > 1:
+        elif len(left) > 1 or self.showdown_reached:
             outcome_result = "showdown"
         else:
             outcome_result = "uncontested"
@@ -239,9 +242,14 @@ class ResultRules(ChipRules):
             "ts": self.ts,
             "hand": self.hand,
             "button": self.hand_button,
-            "seats": list(self.in_hand),
+            "seats": list(self.in_hand or sorted(set(self.dealt_seats))),
             "board": list(self._card_codes(self._live_board() if self.phase != "misdeal" else ())),
             "result": outcome_result,
+            "actions": [],
+            "pots": [],
+            "rake": 0,
+            "awarded": [],
+            "showdown": [],
             "profile": self.profile,
         }
         money = self.money
@@ -250,7 +258,7 @@ class ResultRules(ChipRules):
             money, verdicts, outcome = money.finish(self._card_codes(self._live_board()))
             self.money = money
             self._verdicts(verdicts)
-            fields["result"] = outcome.result
+            fields["result"] = "showdown" if self.showdown_reached else outcome.result
             fields["board"] = list(self._card_codes(self._live_board()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [

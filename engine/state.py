@@ -65,7 +65,9 @@ def _money_view(m: Machine) -> MoneyView | None:
     money = m.money
     if money is None or m.money_done:
         return None
-    return money.summary(m.phase == "showdown")
+    showdown = m.phase == "showdown"
+    to_act = None if showdown else money.to_act
+    return (to_act, money.bets, money.pots, money.shows_first if showdown else None)
 
 
 def to_public(state: EngineState) -> PublicState:

@@ -131,3 +131,20 @@ def test_a_hole_card_off_the_table_is_judged_on_the_readers_next_event() -> None
     steps = [*LIMPED, "take seat:1#0", "wait 11", *BOARD[:2]]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert "hole_card_off_table" in played.codes()
+
+
+def test_action_inputs_a_fold_to_the_river_bet_wins_uncontested() -> None:
+    """Heads-up by inputs, the river bet is folded to: the hand is won uncontested. The fold
+    input ended the river's betting before the machine counted the seat out, so the showdown
+    began (result ``showdown``)."""
+    steps = [
+        "new_hand", "action 2 post 1", "action 3 post 2", DEAL,
+        "action 1 fold", "fold 1", "action 2 call 1", "action 3 check",
+        *BOARD[:2], "action 2 check", "action 3 check", *BOARD[2:4], "action 2 check",
+        "action 3 check", *BOARD[4:], "action 2 bet 4", "action 3 fold", "fold 3", "clear",
+    ]
+    played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(chips=False))
+    assert played.codes() == []
+    hand = played.hands[-1]
+    assert hand.result == "uncontested"
+    assert [(p.amount, p.winners) for p in hand.pots] == [(4, [2])]

@@ -35,7 +35,8 @@ from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHol
 
 from engine.betting.api import Action, Pot, Stakes, Structure, Verdict
 from engine.betting.award import award
-from engine.betting.hand import STREETS, Money, clockwise
+from engine.betting.hand import Money
+from engine.betting.zones import STREETS, clockwise
 
 TABLE_SEATS = 10
 DENOMINATIONS = (100, 25, 5, 1)
@@ -192,10 +193,10 @@ class Replay:
 Mode = Literal["chips", "stacks", "actions"]
 
 
-def replay(hand: PlayedHand, mode: Mode) -> Replay:
+def replay(hand: PlayedHand, mode: Mode, log: list[tuple[str, tuple[Any, ...]]] | None = None) -> Replay:
     """Feed ``hand`` to a new :class:`Money`: as chip moves with the keypad's all-in key
     (``chips``), as chip moves where the stacks are read too (``stacks``: an emptied stack is the
-    all in), or as ``action`` inputs."""
+    all in), or as ``action`` inputs. ``log``, when given, gets every call made (name, args)."""
     money = Money.begin(stakes=hand.stakes, seats=hand.seats, button=hand.button,
                         table_seats=TABLE_SEATS, profile="tda", odd_chip="left_of_button")
     result = Replay(money, [], [], [], {})
@@ -207,6 +208,8 @@ def replay(hand: PlayedHand, mode: Mode) -> Replay:
     pushed = False
 
     def call(method: Callable[..., Any], *args: Any) -> None:
+        if log is not None:
+            log.append((method.__name__, args))
         answer = method(*args)
         result.money = answer[0]
         result.verdicts.extend(answer[1])

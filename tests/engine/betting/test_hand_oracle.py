@@ -69,16 +69,16 @@ def disagreements(hand: PlayedHand, mode: Mode) -> list[str]:
 
 @pytest.mark.parametrize("structure", STRUCTURES)
 def test_a_batch_of_random_hands_agrees_with_pokerkit(structure: Structure) -> None:
-    """400 hands per structure (1,200 in all), each fed three ways."""
+    """340 hands per structure (1,020 in all), each fed three ways."""
     failures: list[str] = []
-    for seed in range(400):
+    for seed in range(340):
         hand = play(random.Random(f"{structure}-{seed}"), structure)
         for mode in MODES:
             failures.extend(f"{structure} seed {seed} {mode}: {p}" for p in disagreements(hand, mode))
     assert not failures, "\n".join(failures[:10])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), structure=st.sampled_from(STRUCTURES), mode=st.sampled_from(MODES))
 def test_any_legal_hand_agrees_with_pokerkit(seed: int, structure: Structure, mode: Mode) -> None:
     hand = play(random.Random(seed), structure)

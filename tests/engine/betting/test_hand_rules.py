@@ -117,6 +117,19 @@ def test_blinds_and_antes_are_checked_at_the_deal() -> None:
     assert verdicts[0].seat == 2  # type: ignore[union-attr]
     assert "3" in verdicts[0].message  # type: ignore[union-attr]
     assert sum(a.amount for a in t.m.actions if a.action == "post") == 6
+    assert cleared(t.bet(2, 1)) == ["blind:2"]  # corrected before its turn: not its action
+    assert t.m.to_act == 3
+    assert [a.amount for a in t.m.actions if a.seat == 2] == [1, 2]
+
+
+def test_a_blind_too_big_is_corrected_by_taking_the_excess_back() -> None:
+    t = Table(start())
+    t.bet(1, 2)  # the small blind posts 2
+    t.bet(2, 2)
+    assert raised(t._take(t.m.dealt())) == ["blind_wrong_amount"]
+    verdicts = t.move(1, "bet:1", "stack:1")
+    assert cleared(verdicts) == ["blind:1"]
+    assert raised(verdicts) == []
 
 
 def test_checks_are_inferred_for_the_seats_passed_over_where_nothing_was_owed() -> None:
@@ -440,3 +453,62 @@ def test_money_is_a_value() -> None:
     assert after.bets == ((1, 1),)
     with pytest.raises(FrozenInstanceError):
         m.top = 3  # type: ignore[misc]
+
+
+def test_the_rake_is_checked_with_the_push_and_cleared_when_corrected() -> None:
+    t = Table(start((1, 2, 3), button=3, rake_percent=10.0, rake_cap=3))
+    t.blinds()
+    t.bet(3, 10)
+    t.bet(1, 9)
+    t.bet(2, 8)
+    t.sweep()
+    for street in (1, 2, 3):
+        t.street(street)
+    t.m, _ = t.m.table(1, ("As", "Ad"), BOARD)
+    t.m, _ = t.m.table(2, ("4c", "5d"), BOARD)
+    t.move(1, "pot", "rake")  # the rake is 10 % of 30 = 3
+    verdicts = t.move(29, "pot", "stack:1")
+    assert raised(verdicts) == ["rake_wrong"]
+    t.move(2, "stack:1", "pot")
+    verdicts = t.move(2, "pot", "rake")
+    assert cleared(verdicts) == ["rake"]
+    _, _, outcome = t.m.finish(BOARD)
+    assert outcome.rake == 3
+    assert outcome.awarded == ((1, 27),)
+    assert outcome.pots[0].amount == 27
+
+
+def test_without_chips_the_bets_are_what_the_inputs_put_in() -> None:
+    t = Table(start())
+    t.action(1, "post", 1)
+    t.action(2, "post", 2)
+    t._take(t.m.dealt())
+    t.action(3, "raise", 6)
+    assert t.m.bets == ((1, 1), (2, 2), (3, 6))
+    assert t.m.to_act == 4
+
+
+def test_with_no_river_bet_the_house_may_have_the_last_to_check_show_first() -> None:
+    stakes = Stakes(small_blind=1, big_blind=2)
+    money = Money.begin(stakes=stakes, seats=(1, 2, 3), button=3, table_seats=10, profile="tda",
+                        no_bet_shows_first="last_to_check")
+    t = Table(money)
+    t.blinds()
+    t.bet(3, 2)
+    t.bet(1, 1)
+    for street in (1, 2, 3):
+        t.street(street)
+    t.action(1, "check")
+    t.action(2, "check")
+    t.action(3, "check")
+    assert t.m.shows_first == 3
+
+
+def test_a_hand_mucked_at_showdown_loses_its_claim_without_a_betting_action() -> None:
+    t = _to_showdown()
+    before = t.m.actions
+    t.fold(2)
+    assert t.m.actions == before
+    assert 2 not in t.m.live
+    _, _, outcome = t.m.finish(BOARD)
+    assert outcome.pots[0].eligible == (1, 3)

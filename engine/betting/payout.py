@@ -1,0 +1,125 @@
+"""The end of the hand for :class:`engine.betting.hand.Money`: when the betting is decided, what
+the dealer pushed where, and the award it is checked against."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Self
+
+from engine.betting.api import (
+    OddChip,
+    PotAward,
+    Raise,
+    Stakes,
+    Verdict,
+    Verdicts,
+)
+from engine.betting.award import award, check_push, rake_for
+from engine.betting.chips import ChipRules
+from engine.betting.pots import build_pots, uncalled
+from engine.betting.zones import (
+    add_count,
+)
+
+
+class PayoutRules(ChipRules):
+    """The award and the pushes (the rules over the chips)."""
+
+    def _decided(self) -> bool:
+        """No more betting: one seat left, or the last round complete, or the hand finished."""
+        if self.finished or (self.street_no >= 0 and len(self.live) <= 1):
+            return True
+        return self.street_no == 3 and self.pending is None and not self._anyone_owes()
+
+    def _pushes_done(self) -> bool:
+        leftover = any(v > self.pushed_zone.get(s, 0) for s, v in self.zone.items())
+        return self.pot_chips == 0 and not leftover and (bool(self.pushed) or self.raked > 0)
+
+    def _awards(self) -> tuple[tuple[PotAward, ...], int]:
+        """Each pot's winners and shares as the hands shown say, and the rake."""
+        button = self.button if self.button is not None else (self.ring[-1] if self.ring else 0)
+        shown = self.shown if len(self.board) >= 3 else ()  # no board: no ranks yet
+        contributed = tuple(sorted(self._contributions().items()))
+        return _award_of(contributed, self.live, shown, self.board, self.stakes, self.street_no >= 1,
+                         self.odd_chip, button, self.table_seats)
+
+    def _push(self, amount: int, src_kind: str | None, src_seat: int,
+              dst_kind: str | None, dst_seat: int, out: list[Verdict]) -> tuple[Self, Verdicts]:
+        """After the betting: chips from the pot (or the bets left in front) to a seat."""
+        m = self._settle(out)
+        from_pushed = 0
+        if src_kind == "bet":
+            from_pushed = min(amount, m.pushed_zone.get(src_seat, 0))
+            m = m._with(zone=add_count(m.zone, src_seat, -amount),
+                        pushed_zone=add_count(m.pushed_zone, src_seat, -from_pushed))
+        if dst_kind == "pot":
+            # A push taken back (or the bets swept late).
+            if src_kind == "stack":
+                m = m._with(pushed=add_count(m.pushed, src_seat, -amount))
+            elif src_kind == "bet" and from_pushed:
+                m = m._with(pushed=add_count(m.pushed, src_seat, -from_pushed))
+            return m._after_push(out)
+        if dst_kind not in ("bet", "stack"):
+            return m._after_push(out)
+        if dst_kind == "bet":
+            m = m._with(zone=add_count(m.zone, dst_seat, amount),
+                        pushed_zone=add_count(m.pushed_zone, dst_seat, amount))
+        if src_kind == "bet" and src_seat == dst_seat and from_pushed == amount:
+            return m._after_push(out)  # the winner stacking chips already pushed to it
+        if src_kind == "bet" and from_pushed:
+            m = m._with(pushed=add_count(m.pushed, src_seat, -from_pushed))
+        due = m._due()
+        if due is not None and due[0] == dst_seat:
+            back = min(amount, due[1])
+            m = m._give_back(dst_seat, back, from_pot=src_kind == "pot")._check_uncalled(out)
+            amount -= back
+        if amount > 0:
+            m = m._with(pushed=add_count(m.pushed, dst_seat, amount))
+            awards, _ = m._awards()
+            if not any(dst_seat in a.winners for a in awards):
+                winners = sorted({w for a in awards for w in a.winners})
+                out.append(Raise("push", "pot_awarded_wrong", dst_seat,
+                                 f"Stop: seat {dst_seat} wins no pot; take the chips back and push "
+                                 f"to seat {', '.join(map(str, winners))}."))
+                m = m._with(open_keys=m.open_keys | {"push"})
+        return m._after_push(out)
+
+    def _after_push(self, out: list[Verdict]) -> tuple[Self, Verdicts]:
+        """Once the pot is empty after the betting, check what went where."""
+        m = self
+        if m._decided() and m._pushes_done():
+            awards, rake = m._awards()
+            for verdict in check_push(awards, m.pushed, raked=m.raked, rake=rake):
+                if isinstance(verdict, Raise):
+                    # One finding per key: the full check supersedes the at-once one.
+                    out[:] = [v for v in out if not (isinstance(v, Raise) and v.key == verdict.key)]
+                    out.append(verdict)
+                    m = m._with(open_keys=m.open_keys | {verdict.key})
+                elif verdict.key in m.open_keys:
+                    out.append(verdict)
+                    m = m._with(open_keys=m.open_keys - {verdict.key})
+        return m, tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _award_of(
+    contributed: tuple[tuple[int, int], ...],
+    live: frozenset[int],
+    shown: tuple[tuple[int, tuple[str, str]], ...],
+    board: tuple[str, ...],
+    stakes: Stakes,
+    saw_flop: bool,
+    odd_chip: OddChip,
+    button: int,
+    table_seats: int,
+) -> tuple[tuple[PotAward, ...], int]:
+    """The award of a hand (a pure function of its arguments, remembered: every chip of a push
+    asks for it, and the hands do not change while the pot is pushed)."""
+    put = dict(contributed)
+    due = uncalled(put)
+    if due is not None:
+        put[due[0]] -= due[1]
+    pots = build_pots(put, live)
+    rake = rake_for(stakes, sum(p.amount for p in pots), saw_flop)
+    awards = award(pots, shown, board, rake=rake, odd_chip=odd_chip, button=button, table_seats=table_seats)
+    return awards, rake

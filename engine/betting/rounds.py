@@ -1,0 +1,266 @@
+"""The betting round of :class:`engine.betting.hand.Money`: whose turn it is, the pending action
+settled and named, checks inferred, out-of-turn action, the sizes judged, the round ended."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Self
+
+from engine.betting.api import (
+    Action,
+    Clear,
+    Pot,
+    Raise,
+    Verdict,
+)
+from engine.betting.pots import build_pots, uncalled
+from engine.betting.record import VIEW, HandRecord
+from engine.betting.sizes import Frame, judge
+from engine.betting.zones import (
+    NO_SEATS,
+    STREETS,
+)
+
+
+class RoundRules(HandRecord):
+    """The betting round (the first layer of rules over the record)."""
+
+    def _view(self) -> Self:
+        """This hand with the pending action settled (queries answer as if it were)."""
+        if self.pending is None:
+            return self
+        # Remembered on this (immutable) value: the machine asks several queries per event.
+        view: Self | None = self.__dict__.get(VIEW)
+        if view is None:
+            view = self._settle([])
+            self.__dict__[VIEW] = view
+        return view
+
+    def _needs(self, seat: int) -> bool:
+        """The seat still has to act this round (it may, or must, put chips in or check)."""
+        return (
+            seat in self.live
+            and seat not in self.allin
+            and (seat not in self.acted or self.level.get(seat, 0) < self.top)
+        )
+
+    def _anyone_owes(self) -> bool:
+        """Some seat still in and not all in has not matched the highest bet."""
+        top, level, allin = self.top, self.level, self.allin
+        return any(level.get(s, 0) < top for s in self.live if s not in allin)
+
+    def _owes(self, seat: int) -> bool:
+        """The seat has to act and acting would move chips or cards (it faces a bet)."""
+        return self._needs(seat) and self.level.get(seat, 0) < self.top
+
+    def _nobody_to_act(self) -> bool:
+        """At a round's start: nobody, or one seat that already matches, is able to act."""
+        able = [s for s in self.live if s not in self.allin]
+        if len(self.live) <= 1 or not able:
+            return True
+        return len(able) == 1 and self.level.get(able[0], 0) >= self.top
+
+    def _next_to_act(self) -> int | None:
+        if self.button is None or self.street_no < 0 or self.closed or self.finished or len(self.live) <= 1:
+            return None
+        n = len(self.ring)
+        for i in range(n):
+            seat = self.ring[(self.cursor + i) % n]
+            if self._needs(seat):
+                return seat
+        return None
+
+    def _to_act_now(self) -> int | None:
+        """The seat expected to act next (as if a pending action were settled)."""
+        if self.pending is None:
+            return self._next_to_act()
+        return self._to_act_after_pending()
+
+    def _to_act_after_pending(self) -> int | None:
+        """``to_act`` as if the pending action were settled, without settling it (the same
+        answer as ``self._view()._next_to_act()``, cheaply: it is asked after every chip)."""
+        seat = self.pending
+        assert seat is not None
+        if self.button is None or self.closed or self.finished or len(self.live) <= 1:
+            return None
+        total = self.put.get(seat, 0)
+        raised = total > self.top
+        top = max(self.top, total)
+        cursor, acted = self.cursor, self.acted
+        if self.pending_oot is None and seat in self.ring:
+            acted = acted.union(self._between(seat))  # passed over: they checked
+            cursor = (self.ring.index(seat) + 1) % len(self.ring)
+        n = len(self.ring)
+        for i in range(n):
+            s = self.ring[(cursor + i) % n]
+            if s not in self.live or s in self.allin:
+                continue
+            level = total if s == seat else self.level.get(s, 0)
+            if level < top or (s != seat and (raised or s not in acted)):
+                return s
+        return None
+
+    def _between(self, seat: int) -> list[int]:
+        """Seats from the cursor up to (not including) ``seat``, in action order."""
+        n = len(self.ring)
+        at = self.ring.index(seat)
+        return [self.ring[(self.cursor + i) % n] for i in range((at - self.cursor) % n)]
+
+    def _someone_owes_before(self, seat: int) -> bool:
+        return seat in self.ring and any(self._owes(s) for s in self._between(seat))
+
+    def _advance_to(self, seat: int, out: list[Verdict], *, infer: bool) -> Self:
+        """``seat`` acts: when in turn, the seats passed over checked and the cursor moves past it."""
+        if seat not in self.ring or not infer:
+            return self
+        m = self
+        for skipped in self._between(seat):
+            if m._needs(skipped):
+                m = m._record_check(skipped)
+        return m._with(cursor=(m.ring.index(seat) + 1) % len(m.ring))
+
+    def _record_check(self, seat: int) -> Self:
+        return self._with(
+            acted=self.acted | {seat},
+            checked=(*self.checked, seat),
+            history=(*self.history, Action(STREETS[self.street_no], seat, "check", 0)),
+        )
+
+    def _check_in_turn(self, seat: int, out: list[Verdict]) -> Self:
+        """A check reported by an input: the seats before it checked too (if they could)."""
+        if seat not in self.live or self.street_no < 0:
+            return self
+        m = self
+        if m.button is not None:
+            if m._someone_owes_before(seat):
+                m = m._out_of_turn(seat, out)
+            else:
+                m = m._advance_to(seat, out, infer=True)
+        if m._needs(seat):
+            m = m._record_check(seat)
+        return m._after_action(out)
+
+    def _out_of_turn(self, seat: int, out: list[Verdict]) -> Self:
+        skipped = next(s for s in self._between(seat) if self._owes(s))
+        key = f"oot:{seat}:{self.street_no}"
+        out.append(Raise(key, "action_out_of_turn", seat,
+                         f"Seat {seat} acted out of turn: seat {skipped} acts first; seat {seat}'s "
+                         "chips stay and are binding if the action to it does not change."))
+        return self._with(oot={**self.oot, seat: skipped}, open_keys=self.open_keys | {key})
+
+    def _frame(self, seat: int) -> Frame:
+        total = sum(self.committed.values()) + sum(self.level.values())
+        return Frame(self.top, self.full_raise, self.raises, total, self.level.get(seat, 0))
+
+    def _settle(self, out: list[Verdict]) -> Self:
+        """Name and check the pending seat's action: its chips are all in."""
+        seat = self.pending
+        if seat is None:
+            return self
+        m = self._with(pending=None, pending_oot=None)
+        total = m.put.get(seat, 0)
+        if total == m.level.get(seat, 0):
+            return m
+        in_turn = self.pending_oot is None
+        if m.button is not None and in_turn:
+            m = m._advance_to(seat, out, infer=True)
+        frame = m._frame(seat)
+        return m._apply(seat, frame, total, len(m.history), out)
+
+    def _apply(self, seat: int, frame: Frame, total: int, index: int, out: list[Verdict]) -> Self:
+        """Record (or, for a remedy, re-record at ``index``) the action that took ``seat`` to
+        ``total`` from ``frame``, and check its size."""
+        verdict = judge(self.stakes, self.street_no, frame, seat, total, seat in self.allin)
+        action = Action(STREETS[self.street_no], seat, verdict.name, total - frame.before)
+        actions = (*self.history[:index], action, *self.history[index + 1:])
+        level = {**self.level, seat: total}
+        m = self._with(history=actions, level=level)
+        if total > frame.top:
+            m = m._with(
+                top=total,
+                full_raise=max(frame.full_raise, total - frame.top),
+                raises=frame.bets + 1,
+                acted=frozenset({seat}),
+                last_bettor=seat,
+            )
+        else:
+            m = m._with(top=max(frame.top, max(level.values(), default=0)),
+                        acted=m.acted | {seat})
+        key = f"size:{seat}:{self.street_no}"
+        frames = dict(m.frames)
+        if verdict.code is not None:
+            out.append(Raise(key, verdict.code, seat, verdict.message))
+            frames[seat] = (frame, index)
+            m = m._with(frames=frames, open_keys=m.open_keys | {key})
+        elif seat in frames:
+            del frames[seat]
+            out.append(Clear(key))
+            m = m._with(frames=frames, open_keys=m.open_keys - {key})
+        return m._after_action(out)
+
+    def _rejudge(self, seat: int, out: list[Verdict]) -> Self:
+        """A seat with a size finding changed its chips: judge the action again from its frame."""
+        frame, index = self.frames[seat]
+        return self._apply(seat, frame, self.put.get(seat, 0), index, out)
+
+    def _after_action(self, out: list[Verdict]) -> Self:
+        """Findings the action may have put right: out-of-turn seats now in turn, a premature
+        sweep whose round is now complete."""
+        m = self
+        for seat, skipped in list(m.oot.items()):
+            if skipped not in m.live or not m._owes(skipped):
+                key = f"oot:{seat}:{m.street_no}"
+                out.append(Clear(key))
+                m = m._with(oot={s: v for s, v in m.oot.items() if s != seat},
+                            open_keys=m.open_keys - {key})
+        key = f"sweep:{m.street_no}"
+        if key in m.open_keys and not m._anyone_owes():
+            out.append(Clear(key))
+            m = m._with(open_keys=m.open_keys - {key})
+        return m
+
+    def _mark_all_in(self, seat: int, out: list[Verdict]) -> Self:
+        """``seat`` is all in: a short bet of it is allowed, and its last action is named so."""
+        m = self
+        if seat in m.frames:
+            return m._rejudge(seat, out)
+        last = m.history[-1] if m.history and m.pending != seat else None
+        # The key follows the chips it names: only the action just made is relabelled.
+        if last is not None and last.seat == seat and last.amount > 0 and m.street_no >= 0 \
+                and last.street == STREETS[m.street_no] and last.action in ("call", "bet", "raise"):
+            return m._with(history=(*m.history[:-1], replace(last, action="all_in")))
+        return m
+
+    def _end_round(self, out: list[Verdict]) -> Self:
+        """The round is over (a card came, or the hand ended): settle, infer the checks, and
+        move its contributions to the hand's."""
+        m = self._settle(out)
+        if m.button is not None and not m.closed and len(m.live) > 1:
+            n = len(m.ring)
+            for i in range(n):
+                seat = m.ring[(m.cursor + i) % n]
+                if m._needs(seat) and not m._owes(seat):
+                    m = m._record_check(seat)
+        pots = m._current_pots()
+        return m._with(committed=m._contributions(), put={}, level={}, swept={}, pots_=pots,
+                       top=0, full_raise=0, raises=0, acted=NO_SEATS, closed=True)
+
+    def _contributions(self) -> dict[int, int]:
+        total = dict(self.committed)
+        for seat, value in self.put.items():
+            total[seat] = total.get(seat, 0) + value
+        return total
+
+    def _current_pots(self) -> tuple[Pot, ...]:
+        contributed = self._contributions()
+        due = uncalled(contributed)
+        if due is not None:
+            contributed[due[0]] -= due[1]
+        return build_pots(contributed, self.live)
+
+    def _due(self) -> tuple[int, int] | None:
+        """The uncalled chips (seat, amount) once the round is complete, else None."""
+        m = self._view()  # a seat still putting chips in may be raising: judge as if settled
+        if m.street_no < 0 or m._anyone_owes():
+            return None
+        return uncalled(m._contributions())
