@@ -108,9 +108,6 @@ class Memory:
         self.hand = 0
         self.phase: Phase = "idle"
         self.state_key: object = None
-        #: The public state's fields but the betting's and ``ts``, with what they were built
-        #: from (engine.state.public_of).
-        self.public_base: tuple[object, dict[str, object]] | None = None
         self._reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
         self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple, TypeAlias
+from typing import Final, NamedTuple
 
 from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
-from engine.betting.api import Pot
 from engine.machine import Machine
 from engine.showdown import showdown_order
 
@@ -57,10 +56,7 @@ def state_key(m: Machine) -> tuple[object, ...]:
     )
 
 
-MoneyView: TypeAlias = tuple[int | None, tuple[tuple[int, int], ...], tuple[Pot, ...], int | None]
-
-
-def _money_view(m: Machine) -> MoneyView | None:
+def _money_view(m: Machine) -> tuple[object, ...] | None:
     """to_act, bets, pots and shows_first while the betting core follows the hand."""
     money = m.money
     if money is None or m.money_done:
@@ -91,39 +87,7 @@ def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatSta
     return found
 
 
-def public_of(m: Machine, *, remember: bool = False, key: tuple[object, ...] | None = None) -> PublicState:
-    """The public state of ``m``. Its part that is not the betting (seats, board, alerts...) is
-    built once per change and reused while only the bets move (``remember``: the step keeps
-    it on its own working copy, never on a state already returned; ``key``: its state_key)."""
-    alerts = tuple(m.book.active.values())
-    base_key = ((key or state_key(m))[:-1], alerts)
-    cached = m.public_base
-    if cached is not None and cached[0] == base_key:
-        base = cached[1]
-    else:
-        base = _public_base(m, list(alerts))
-        if remember:
-            m.public_base = (base_key, base)
-    view = _money_view(m)
-    if view is None:
-        return _construct(PublicState, {"v": 1, "ts": m.ts, **base})
-    to_act, bets, pots, shows_first = view
-    return _construct(
-        PublicState,
-        {
-            "v": 1,
-            "ts": m.ts,
-            **base,
-            "to_act": to_act,
-            "bets": [_construct(SeatAmount, {"seat": s, "amount": a}) for s, a in bets],
-            "pots": [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots],
-            "shows_first": shows_first,
-        },
-    )
-
-
-def _public_base(m: Machine, active_alerts: list[Alert]) -> dict[str, object]:
-    """Every field of the public state but ``ts`` and the betting's."""
+def public_of(m: Machine) -> PublicState:
     registry = m.settings.registry
     active = m.running or m.phase in ("showdown", "misdeal")
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
@@ -136,13 +100,30 @@ def _public_base(m: Machine, active_alerts: list[Alert]) -> dict[str, object]:
         key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
         found = cache.get(key)
         seats.append(found if found is not None else _seat_state(*key))
-    alerts, omitted = _listed(active_alerts)
+    alerts, omitted = _listed(list(m.book.active.values()))
+    view = _money_view(m)
+    extra: dict[str, object] = {}
+    if view is not None:
+        to_act, bets, pots, shows_first = view
+        extra = {
+            "to_act": to_act,
+            "bets": [_construct(SeatAmount, {"seat": s, "amount": a}) for s, a in bets],  # type: ignore[attr-defined]
+            "pots": [
+                _construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)})
+                for p in pots  # type: ignore[attr-defined]
+            ],
+            "shows_first": shows_first,
+        }
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
-    return {
+    return _construct(
+        PublicState,
+        {
+            "v": 1,
+            "ts": m.ts,
             "hand": m.hand,
             "phase": m.phase,
             "button": m.hand_button if m.hand_button is not None else m.button,
@@ -154,7 +135,9 @@ def _public_base(m: Machine, active_alerts: list[Alert]) -> dict[str, object]:
             "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
-    }
+            **extra,
+        },
+    )
 
 
 _RANK: Final = {"info": 0, "warning": 1, "critical": 2}
