@@ -55,7 +55,8 @@ def main() -> int:
             agree[key] += not problems
             failures += [f"hand {seed} {path}: {p}" for p in problems[:1]]
     elapsed = time.perf_counter() - start
-    print(f"hands: {args.hands} (seeds {args.first}..{args.first + args.hands - 1}), each fed two ways")
+    last = args.first + args.hands - 1
+    print(f"hands: {args.hands} (seeds {args.first}..{last}), each fed as {', '.join(PATHS)}")
     for structure in STRUCTURES:
         for path in PATHS:
             key = (structure, path)
