@@ -58,12 +58,22 @@ class ChipRules(HandRules):
             )
         return True  # a card on a betting area or in the pot moves no card
 
+    def _own_chips(self) -> None:
+        """Copy the chip dicts before this step's first change (the previous state shares them
+        until then): one C-level copy a step instead of a Python rebuild per chip read."""
+        if self.chips_shared:
+            self.chip_seen = self.chip_seen.copy()
+            self.chip_at = self.chip_at.copy()
+            self.chip_lift = self.chip_lift.copy()
+            self.chips_shared = False
+
     def _chip_tag(self, uid: str, zone: str, present: bool, value: int) -> None:
         seen = self.chip_seen.get(uid, ())
         if present:
             if zone in seen:
                 return
-            self.chip_seen = {**self.chip_seen, uid: (*seen, zone)}
+            self._own_chips()
+            self.chip_seen[uid] = (*seen, zone)
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
             current = self.chip_at.get(uid)
@@ -72,34 +82,37 @@ class ChipRules(HandRules):
                 lifted = self.chip_lift.get(uid)
                 if lifted is not None:
                     current, left_at = lifted
-                    self.chip_lift = {u: v for u, v in self.chip_lift.items() if u != uid}
+                    del self.chip_lift[uid]
             if self.chip_lift and (current is None or current != zone):
                 # chips that left before this one and were read nowhere since have gone: a
                 # chip from off the table is a new action, a chip moving from a zone follows
-                # those taken off it earlier
-                self._settle_lifted(zone=current, before=left_at)
+                # those taken off it earlier, and a chip leaving the pot is the dealer's push
+                # (or rake): whatever he took off the table before it is gone (an uncalled bet
+                # handed back before the push is not the push's first chips)
+                self._settle_lifted(zone=None if current == "pot" else current, before=left_at)
             if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
                 self._deal_end()  # chips into a betting area: the deal is over, betting began
-            self.chip_at = {**self.chip_at, uid: zone}
+            self.chip_at[uid] = zone
             if current != zone:
                 self._chip_move(uid, value, current, zone)
             return
         if zone not in seen:
             return
+        self._own_chips()
         rest = tuple(z for z in seen if z != zone)
         if rest:
-            self.chip_seen = {**self.chip_seen, uid: rest}
+            self.chip_seen[uid] = rest
         else:
-            self.chip_seen = {u: z for u, z in self.chip_seen.items() if u != uid}
+            del self.chip_seen[uid]
         if self.chip_at.get(uid) != zone:
             return  # a crosstalk read ended: the chip never left
         places = [z for z in rest if is_chip_zone(z)]
         if places:
-            self.chip_at = {**self.chip_at, uid: places[-1]}
+            self.chip_at[uid] = places[-1]
             self._chip_move(uid, value, zone, places[-1])
             return
-        self.chip_at = {u: z for u, z in self.chip_at.items() if u != uid}
-        self.chip_lift = {**self.chip_lift, uid: (zone, self.read_ts)}
+        del self.chip_at[uid]
+        self.chip_lift[uid] = (zone, self.read_ts)
 
     def _settle_lifted(
         self, *, everything: bool = False, zone: str | None = None, before: datetime | None = None
@@ -120,8 +133,9 @@ class ChipRules(HandRules):
             gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
         if not gone:
             return
-        names = {u for u, _ in gone}
-        self.chip_lift = {u: v for u, v in self.chip_lift.items() if u not in names}
+        self._own_chips()
+        for uid, _ in gone:
+            del self.chip_lift[uid]
         chips = self.settings.chips
         for uid, left in gone:
             value = chips.value(uid) if chips is not None else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from contract.cards import zone_bet_seat
+from contract.cards import zone_bet_seat, zone_stack_seat
 from contract.models import (
     ActionInput,
     HandAction,
@@ -62,7 +62,9 @@ class ResultRules(ChipRules):
         verdicts: list[object] = []
         if chips is not None:
             for uid, zone in sorted(self.chip_at.items(), key=lambda item: item[1]):
-                if uid in self.award_chips or zone_bet_seat(zone) is None:
+                # the posts in the betting areas, and the stacks where the reader covers them
+                # (a stack seen whole before the deal: its emptying is an all in)
+                if uid in self.award_chips or (zone_bet_seat(zone) is None and zone_stack_seat(zone) is None):
                     continue
                 value = chips.value(uid)
                 if value is None:
@@ -101,6 +103,11 @@ class ResultRules(ChipRules):
         self.money = money
         self._verdicts(verdicts)
         self._money_progress()
+
+    def _money_muck(self, seat: int) -> None:
+        if self.money is None or self.money_done:
+            return
+        self.money = self.money.muck(seat)
 
     def _money_all_in(self, seat: int) -> None:
         if self.money is None or self.money_done:

@@ -412,6 +412,19 @@ class Table:
         else:
             held = self.chip_zones.get(src, [])
             uids = list(held) if amount is None else self._pick(held, amount, src)
+        self.move_chips(uids, src, dst)
+
+    def take_chips(self, amount: int) -> list[str]:
+        """Chips worth ``amount`` from the player's side (off the table), largest first; they
+        stay off the table until :meth:`move_chips` puts them somewhere."""
+        return self._chips_from_pool(amount)
+
+    def move_chips(self, uids: list[str], src: str | None, dst: str | None) -> None:
+        """These chips from ``src`` to ``dst`` (None: off the table), each read present in the
+        new zone, then absent from the old one."""
+        assert self.chips is not None
+        if src is not None:
+            held = self.chip_zones.get(src, [])
             for uid in uids:
                 held.remove(uid)
         for uid in uids:

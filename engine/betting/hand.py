@@ -306,6 +306,15 @@ class Money(PayoutRules):
         m = m._after_action(out)
         return m, tuple(out)
 
+    def muck(self, seat: int) -> Money:
+        """A hand not tabled, mucked once the showdown began: it loses its claim (a hand
+        tabled face up stays tabled wherever its cards go afterwards)."""
+        if seat not in self.live or any(s == seat for s, _ in self.shown):
+            return self
+        # the round is over: its checks are inferred while the seat is still in it
+        m = self._end_round([]) if self.street_no >= 0 and not self.finished else self
+        return m.fold(seat)[0]
+
     def all_in(self, seat: int) -> tuple[Money, Verdicts]:
         """The keypad's (or an input's) all in for ``seat``."""
         if seat not in self.live or seat in self.allin:
