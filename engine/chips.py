@@ -44,18 +44,27 @@ class ChipRules(HandRules):
             return True
         if not is_chip_zone(zone):
             return False
+        if not present and uid in self.unknown_chips:
+            # the remedy followed: the foreign tag was removed from the chip zone
+            self.unknown_chips -= {uid}
+            alert = self.money_alerts.get(f"unknown:{uid}")
+            if alert is not None:
+                self.book.resolve(alert, self.ts)
+                self.money_alerts = {k: a for k, a in self.money_alerts.items() if k != f"unknown:{uid}"}
+            return True
         if present and self.settings.registry.lookup(uid) is None and uid not in self.unknown_chips:
             # A tag in a chip zone that is neither a chip nor a card of this table. The UID stays
             # out of the message (tag identities never reach the alerts topic).
             self.unknown_chips |= {uid}
             seat = chip_seat(zone)
             where = f"the betting area of seat {seat}" if zone_bet_seat(zone) else zone
-            self._raise(
+            alert = self._raise(
                 "unknown_chip",
                 f"A tag that is not a chip of this table was read in {where}.",
                 seat,
                 scope="money",
             )
+            self.money_alerts = {**self.money_alerts, f"unknown:{uid}": alert}
         return True  # a card on a betting area or in the pot moves no card
 
     def _chip_tag(self, uid: str, zone: str, present: bool, value: int) -> None:
@@ -77,7 +86,8 @@ class ChipRules(HandRules):
                 # chips that left before this one and were read nowhere since have gone: a
                 # chip from off the table is a new action, a chip moving from a zone follows
                 # those taken off it earlier
-                self._settle_lifted(zone=current, before=left_at)
+                # table; into the pot (a sweep), every chip lifted before it has gone
+                self._settle_lifted(zone=None if zone == "pot" else current, before=left_at)
             if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
                 self._deal_end()  # chips into a betting area: the deal is over, betting began
             self.chip_at = {**self.chip_at, uid: zone}

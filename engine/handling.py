@@ -75,6 +75,9 @@ class HandlingRules(HandRules):
                         folding,
                     ),
                 }
+                # The seat folded (the handling is what is incomplete): the betting goes on
+                # without it, so the next seat's chips are in turn.
+                self._money_fold(folding)
 
     def _handling_timers(self) -> None:
         """Judge the cards off the table at the reader's time."""

@@ -197,7 +197,9 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         elif key == "all_in":
             if seat is not None:
                 self._money_all_in(seat)
-            if self.running:
+            # Where the betting is followed, the betting core says when nobody can act any more
+            # (its run-out); one seat all in while others still owe is no run-out.
+            if self.running and not self._betting_followed():
                 self.all_in = True
                 if len(self._live_board()) >= 5:
                     self._showdown()

@@ -1,0 +1,136 @@
+"""Every code of "Chips, pots and showdown" (and ``unknown_chip``) through the pure core: the
+mistake raises exactly its code (once, on the right seat, with the catalogue's severity and the
+profile's rule), the dealer following the remedy resolves it, and a game that goes on without the
+remedy leaves it active.
+
+The hands are in tests/engine/game_codes.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from contract.models import Profile
+from engine.catalogue import CATALOGUE, CHIP_CODES
+from tests.engine.game import Played, game_settings, play
+from tests.engine.game_codes import (
+    CASES,
+    DEALT,
+    ON_FLOP,
+    ON_RIVER,
+    SPLIT,
+    Case,
+)
+
+PROFILES: tuple[Profile, ...] = ("roberts", "tda")
+PARAMS = [pytest.param(case, profile, id=f"{case.code}:{case.name}:{profile}")
+          for case in CASES for profile in PROFILES]
+
+
+def _only(played: Played, code: str) -> None:
+    raised = [a for a in played.alerts if a.status == "raised"]
+    assert [a.code for a in raised] == [code], [f"{a.code} {a.seat}: {a.message}" for a in raised]
+
+
+@pytest.mark.parametrize(("case", "profile"), PARAMS)
+def test_the_mistake_raises_exactly_its_code(case: Case, profile: Profile) -> None:
+    played = case.play(case.mistake, profile)
+    _only(played, case.code)
+    alert = played.alerts[0]
+    entry = CATALOGUE[case.code]
+    assert (alert.seat, alert.severity, alert.profile) == (case.seat, entry.severity_for(profile), profile)
+    assert alert.rule == entry.rule_for(profile)
+    assert list(alert.remedy) == list(entry.remedy_for(profile))
+    assert played.active() == [case.code]
+
+
+@pytest.mark.parametrize(("case", "profile"), [p for p in PARAMS if p.values[0].followed is not None])  # type: ignore[union-attr]
+def test_the_remedy_followed_resolves_it(case: Case, profile: Profile) -> None:
+    assert case.followed is not None
+    played = case.play((*case.mistake, *case.followed), profile)
+    _only(played, case.code)
+    raised = played.alerts[0]
+    resolved = [a for a in played.alerts if a.status == "resolved"]
+    assert [(a.id, a.code) for a in resolved] == [(raised.id, case.code)]
+    assert played.active() == []
+
+
+@pytest.mark.parametrize(("case", "profile"), PARAMS)
+def test_without_the_remedy_it_stays_active(case: Case, profile: Profile) -> None:
+    played = case.play((*case.mistake, *case.not_followed), profile)
+    raised = [a.code for a in played.alerts if a.status == "raised"]
+    assert raised == [case.code, *case.also]
+    assert [a.code for a in played.alerts if a.status == "resolved"] == []
+    assert case.code in played.active()
+
+
+def test_every_chip_code_has_a_case() -> None:
+    assert {case.code for case in CASES} == set(CHIP_CODES)
+
+
+# -- what each remedy leaves in the hand result --------------------------------------------
+
+
+def test_a_wrong_push_keeps_the_hand_open_until_put_right() -> None:
+    case = next(c for c in CASES if c.code == "pot_awarded_wrong")
+    assert case.play((*case.mistake, *case.not_followed), "roberts").hands == []
+    assert case.followed is not None
+    hands = case.play((*case.mistake, *case.followed), "roberts").hands
+    assert [(a.seat, a.amount) for a in hands[-1].awarded] == [(1, 6)]
+
+
+@pytest.mark.parametrize(
+    ("odd_chip", "first", "second"), [("first_shown", 11, 10), ("left_of_button", 10, 11)]
+)
+def test_a_split_pot_pushed_right_by_either_house_rule(odd_chip: str, first: int, second: int) -> None:
+    settings = game_settings(odd_chip=odd_chip)
+    steps = (*SPLIT, f"push 1 {first}", f"push 3 {second}", "collect", "clear")
+    played = play([1, 2, 3], 1, "\n".join(steps), settings=settings)
+    assert played.codes() == []
+    (hand,) = played.hands
+    assert [(p.amount, p.eligible, p.winners) for p in hand.pots] == [(21, [1, 3], [1, 3])]
+    assert [(s.seat, s.amount) for s in hand.pots[0].shares] == [(1, first), (3, second)]
+    assert [(s.seat, s.rank) for s in hand.showdown] == [(1, "straight"), (3, "straight")]
+
+
+def test_the_rake_corrected_from_the_winners_push_leaves_the_push_smaller() -> None:
+    case = next(c for c in CASES if c.name == "rake too small")
+    assert case.followed is not None
+    played = case.play((*case.mistake, *case.followed), "roberts")
+    (hand,) = played.hands
+    assert (hand.rake, [(a.seat, a.amount) for a in hand.awarded]) == (4, [(1, 38)])
+
+
+def test_the_uncalled_part_returned_is_out_of_the_pot() -> None:
+    case = next(c for c in CASES if c.code == "uncalled_bet_not_returned")
+    assert case.followed is not None
+    steps = (*case.mistake, *case.followed, "show 2", "show 3", "push 2 26", "collect", "clear")
+    played = case.play(steps, "roberts")
+    (hand,) = played.hands
+    assert [(p.amount, p.eligible, p.winners) for p in hand.pots] == [(26, [2, 3], [2])]
+    assert ("river", 3, "all_in", 10) in [(a.street, a.seat, a.action, a.amount) for a in hand.actions]
+
+
+# -- engine fixes found by these cases ------------------------------------------------------
+
+
+def test_an_all_in_key_while_another_seat_owes_is_no_run_out() -> None:
+    # Seat 3 calls all in for less on the river; seat 1 still has to act: no showdown yet.
+    played = play([1, 2, 3], 1, "\n".join([*ON_RIVER, "bet 2 20", "bet 3 10", "all_in 3"]))
+    assert played.state is not None
+    assert (played.state.phase, played.state.to_act) == ("river", 1)
+
+
+def test_a_fold_with_one_card_left_behind_is_a_fold_for_the_betting() -> None:
+    # Seat 1's call after seat 3's half fold is in turn: only the handling is incomplete.
+    played = play([1, 2, 3], 1, "\n".join([*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "bet 1 4"]))
+    assert played.codes() == ["fold_incomplete"]
+    assert played.state is not None
+    assert played.state.to_act is None
+
+
+def test_chips_lifted_from_one_betting_area_are_gone_when_the_sweep_begins_elsewhere() -> None:
+    # The sweep takes seat 1's chips first; seat 2's chip returned just before counts as gone.
+    steps = [*DEALT, "bet 1 6", "bet 2 6", "fold 3", "return 2 1", "sweep"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert "premature_sweep" not in played.codes()
