@@ -85,9 +85,11 @@ class ChipRules(HandRules):
             if self.chip_lift and (current is None or current != zone):
                 # chips that left before this one and were read nowhere since have gone: a
                 # chip from off the table is a new action, a chip moving from a zone follows
-                # those taken off it earlier
-                # table; into the pot (a sweep), every chip lifted before it has gone
+                # those taken off it earlier; into the pot (a sweep), every chip lifted before
+                # it has gone; chips that left the zone this one lands in went elsewhere
                 self._settle_lifted(zone=None if zone == "pot" else current, before=left_at)
+                if self.chip_lift and zone != "pot" and current is not None:
+                    self._settle_lifted(zone=zone, before=left_at)
             if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
                 self._deal_end()  # chips into a betting area: the deal is over, betting began
             self.chip_at = {**self.chip_at, uid: zone}

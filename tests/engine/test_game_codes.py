@@ -14,6 +14,7 @@ from contract.models import Profile
 from engine.catalogue import CATALOGUE, CHIP_CODES
 from tests.engine.game import Played, game_settings, play
 from tests.engine.game_codes import (
+    BOARD,
     CASES,
     DEALT,
     ON_FLOP,
@@ -134,3 +135,25 @@ def test_chips_lifted_from_one_betting_area_are_gone_when_the_sweep_begins_elsew
     steps = [*DEALT, "bet 1 6", "bet 2 6", "fold 3", "return 2 1", "sweep"]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert "premature_sweep" not in played.codes()
+
+
+def test_hands_tabled_before_the_river_with_the_round_complete_are_an_all_in_run_out() -> None:
+    # No all-in key, no stack read: the hands turned face up after the flop's betting tell.
+    steps = [*ON_FLOP, "bet 2 20", "fold 3", "bet 1 20", "sweep", "show 2 1", *BOARD[2:],
+             "push 1 46", "collect", "clear"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert played.codes() == []
+    (hand,) = played.hands
+    assert [(s.seat, s.rank) for s in hand.showdown] == [(2, "pair"), (1, "pair")]
+    assert [(p.amount, p.winners) for p in hand.pots] == [(46, [1])]
+    assert [a.street for a in hand.actions][-1] == "flop"  # no checks made up on turn and river
+
+
+def test_the_uncalled_bet_returned_after_the_last_fold_then_the_pot_pushed_to_the_same_seat() -> None:
+    # The river bet is never swept: returned to its owner, and the pot pushed into its area.
+    steps = [*ON_RIVER, "bet 2 10", "fold 3", "fold 1", "return 2 10", "push 2 6", "collect", "clear"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert played.codes() == []
+    (hand,) = played.hands
+    assert hand.result == "uncontested"
+    assert [(a.seat, a.amount) for a in hand.awarded] == [(2, 6)]
