@@ -166,15 +166,16 @@ class ResultRules(ChipRules):
         elif self.phase == "showdown":
             self._money_table(seat)
         elif self.phase in ("preflop", "flop", "turn") and self._betting_followed() \
-                and money.round_complete and not money.run_out \
-                and money.live <= set(self.face_up_seats):
+                and not money.run_out and money.live <= set(self.face_up_seats):
             self._tabled_run_out(money)
 
     def _tabled_run_out(self, money: Money) -> None:
-        """Every hand still in is tabled face up before the river with the round complete: the
-        players are all in (nobody tables a live hand with betting to come), which the chips alone
-        cannot show where no stack is read and no all-in key was pressed. The seat that put in the
-        most, and of those the last to act, may have chips left; the others are all in."""
+        """Every hand still in is tabled face up before the river: the players are all in
+        (nobody tables a live hand with betting to come), which the chips alone cannot show where
+        no stack is read and no all-in key was pressed. The seat that put in the most, and of
+        those the last to act, may have chips left; the others are all in, a seat that did not
+        match the highest bet (a short all in, taken for a short raise or a premature sweep until
+        now) included."""
         put: dict[int, int] = {}
         last: dict[int, int] = {}
         for index, action in enumerate(money.actions):

@@ -176,12 +176,15 @@ class RoundRules(HandRecord):
         level = {**self.level, seat: total}
         m = self._with(history=actions, level=level)
         if total > frame.top:
+            # A raise gives the others the action again; an earlier action judged again (found
+            # all in later) does not take back the actions made since.
+            latest = index >= len(self.history) - 1
             m = m._with(
-                top=total,
+                top=max(total, m.top) if not latest else total,
                 full_raise=max(frame.full_raise, total - frame.top),
                 raises=frame.bets + 1,
-                acted=frozenset({seat}),
-                last_bettor=seat,
+                acted=frozenset({seat}) if latest else m.acted | {seat},
+                last_bettor=seat if latest else m.last_bettor,
             )
         else:
             m = m._with(top=max(frame.top, max(level.values(), default=0)),

@@ -302,8 +302,21 @@ MISTAKES = [
              ["premature_sweep - warning raised", "premature_sweep - warning resolved"]),
 ]
 
+#: The three-way all in where no keypad says "all in" and no stack is read: Ott's all in over
+#: Pollak's is a short raise by the chips, and the sweep premature (Pollak has not matched it),
+#: until the three hands are tabled: then both are all in, and both alerts resolved.
+THREE_WAY_ALL_IN_NO_KEYS = Hand(**{
+    **vars(THREE_WAY_ALL_IN),
+    "name": "2017 wsop three-way all in, no keypad",
+    "steps": THREE_WAY_ALL_IN.steps.replace("    key all_in 2\n", "").replace("    key all_in 3\n", ""),
+    "keypad": "no-keypad",
+    "expect": ["raise_below_minimum 3 warning raised", "premature_sweep - warning raised",
+               "premature_sweep - warning resolved", "raise_below_minimum 3 warning resolved"],
+})
+
 TELEVISED = [
     BLUFF_OF_THE_CENTURY,
+    THREE_WAY_ALL_IN_NO_KEYS,
     MONEYMAKER_FARHA_FINAL,
     IVEY_DWAN,
     IVEY_DWAN_ACTIONS,

@@ -24,6 +24,7 @@ from tests.acceptance.hands import (
     MONEYMAKER_FARHA_FINAL,
     TELEVISED,
     THREE_WAY_ALL_IN,
+    THREE_WAY_ALL_IN_NO_KEYS,
 )
 from tests.acceptance.televised import Hand, Played, play_all
 
@@ -127,19 +128,22 @@ def test_ivey_dwan_the_straight_over_the_wheel_and_the_uncalled_part(
     assert "Qd" not in json.dumps(result)  # Antonius folded
 
 
-def test_the_three_way_all_in_main_pot_and_side_pot(played: dict[str, Played]) -> None:
-    hand = one_hand(played, THREE_WAY_ALL_IN)
-    assert (hand["result"], hand["button"], hand["seats"]) == ("showdown", 2, [1, 2, 3])
-    assert pots(hand) == [
+@pytest.mark.parametrize("hand", [THREE_WAY_ALL_IN, THREE_WAY_ALL_IN_NO_KEYS], ids=["keys", "no keys"])
+def test_the_three_way_all_in_main_pot_and_side_pot(hand: Hand, played: dict[str, Played]) -> None:
+    result = one_hand(played, hand)
+    keyed = hand is THREE_WAY_ALL_IN
+    pollak = "all_in" if keyed else "raise"  # nothing said all in when Pollak's chips came
+    assert (result["result"], result["button"], result["seats"]) == ("showdown", 2, [1, 2, 3])
+    assert pots(result) == [
         (105_600_000, [1, 2, 3], [3], [(3, 105_600_000)]),
         (21_200_000, [1, 3], [3], [(3, 21_200_000)]),
     ]
-    assert awarded(hand) == [(3, 126_800_000)]
-    assert shown(hand) == [(2, "Qc Td", "high_card"), (3, "Kc 9d", "pair"), (1, "Ah Qs", "high_card")]
-    assert actions(hand) == [
+    assert awarded(result) == [(3, 126_800_000)]
+    assert shown(result) == [(2, "Qc Td", "high_card"), (3, "Kc 9d", "pair"), (1, "Ah Qs", "high_card")]
+    assert actions(result) == [
         "preflop 3 post 400000", "preflop 1 post 400000", "preflop 2 post 400000",
         "preflop 3 post 1200000", "preflop 1 post 2400000",
-        "preflop 2 all_in 34800000", "preflop 3 all_in 44200000", "preflop 1 call 43000000",
+        f"preflop 2 {pollak} 34800000", "preflop 3 all_in 44200000", "preflop 1 call 43000000",
     ]
 
 

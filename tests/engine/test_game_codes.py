@@ -157,3 +157,17 @@ def test_the_uncalled_bet_returned_after_the_last_fold_then_the_pot_pushed_to_th
     (hand,) = played.hands
     assert hand.result == "uncontested"
     assert [(a.seat, a.amount) for a in hand.awarded] == [(2, 6)]
+
+
+def test_a_short_all_in_raise_without_key_or_stack_is_resolved_once_the_hands_are_tabled() -> None:
+    # Seat 2 goes all in for 25 over seat 1's 20 (a raise of 5, short); nothing says all in until
+    # both hands are turned face up. Judged again then, its raise does not reopen the action.
+    steps = [*DEALT, "bet 1 20", "bet 2 24", "fold 3", "bet 1 5", "sweep", "show 2 1", *BOARD,
+             "push 1 52", "collect", "clear"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert [(a.code, a.status) for a in played.alerts] == [
+        ("raise_below_minimum", "raised"), ("raise_below_minimum", "resolved")]
+    (hand,) = played.hands
+    assert [(p.amount, p.winners) for p in hand.pots] == [(52, [1])]
+    assert [(s.seat, s.rank) for s in hand.showdown] == [(2, "pair"), (1, "pair")]
+    assert [(a.seat, a.action) for a in hand.actions][-3:] == [(2, "all_in"), (3, "fold"), (1, "call")]
