@@ -150,7 +150,14 @@ class ChipRules(HandRules):
             return
         money = self.money
         if money is None or self.money_done:
-            return  # between hands: what lies in the betting areas is read at the next deal
+            # between hands: what lies in the betting areas is read at the next deal, and the
+            # antes gathered into the pot with the seat that put them in
+            seat = zone_bet_seat(src) if src is not None else None
+            if dst == "pot" and seat is not None:
+                self.gathered = {**self.gathered, uid: seat}
+            elif uid in self.gathered:
+                self.gathered = {u: s for u, s in self.gathered.items() if u != uid}
+            return
         self.chips_read = True
         money, verdicts = money.move(value, src, dst)
         self.money = money

@@ -122,6 +122,9 @@ class Memory:
         self.chip_at: dict[str, str] = {}
         self.chip_lift: dict[str, tuple[str, datetime]] = {}
         self.award_chips: frozenset[str] = frozenset()
+        #: chips gathered from a betting area into the pot before the betting core began (antes
+        #: the dealer collects before the deal): chip -> the seat that put it in
+        self.gathered: dict[str, int] = {}
         #: The time of the latest tag read applied: the reader's own clock (engine.handling).
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).

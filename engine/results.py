@@ -70,6 +70,16 @@ class ResultRules(ChipRules):
                 self.chips_read = True
                 money, found = money.move(value, None, zone)
                 verdicts.extend(found)
+            for uid, seat in sorted(self.gathered.items()):
+                value = chips.value(uid)
+                if value is None or self.chip_at.get(uid) != "pot":
+                    continue
+                # an ante gathered before the deal: put in by its seat, then into the pot
+                self.chips_read = True
+                for src, dst in ((None, f"bet:{seat}"), (f"bet:{seat}", "pot")):
+                    money, found = money.move(value, src, dst)
+                    verdicts.extend(found)
+            self.gathered = {}
         self.money = money
         self._verdicts(tuple(verdicts))  # type: ignore[arg-type]
         for item in self.early_inputs:

@@ -314,6 +314,24 @@ THREE_WAY_ALL_IN_NO_KEYS = Hand(**{
                "premature_sweep - warning resolved", "raise_below_minimum 3 warning resolved"],
 })
 
+#: The same hands read in other styles: a reader that reports a moving chip gone before it is
+#: read in its new zone, one that reports every chip twice, pushes to the winner's stack, antes
+#: gathered into the pot before the deal.
+STYLES = [
+    (THREE_WAY_ALL_IN, Hand(**{**vars(THREE_WAY_ALL_IN), "lift_first": True,
+                               "name": "2017 three-way, chips gone before they land"})),
+    (IVEY_DWAN, Hand(**{**vars(IVEY_DWAN), "name": "ivey dwan, chips gone before they land",
+                        "lift_first": True})),
+    (BLUFF_OF_THE_CENTURY, Hand(**{**vars(BLUFF_OF_THE_CENTURY), "twice": True,
+                                   "name": "bluff, every chip read twice"})),
+    (CHOPPED_TRIPS, Hand(**{**vars(CHOPPED_TRIPS), "name": "chop, pushed to the stacks",
+                            "push_to": "stack"})),
+    (BLUFF_OF_THE_CENTURY, _replace(BLUFF_OF_THE_CENTURY, "bluff, antes gathered before the deal",
+                                    "    key new_hand\n",
+                                    "    move bet:1 pot 5000\n    move bet:2 pot 5000\n"
+                                    "    key new_hand\n", [])),
+]
+
 TELEVISED = [
     BLUFF_OF_THE_CENTURY,
     THREE_WAY_ALL_IN_NO_KEYS,

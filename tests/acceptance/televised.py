@@ -23,7 +23,8 @@ Hand language, one step per line (``#`` starts a comment):
 - ``move FROM TO AMOUNT`` chips between chip zones (``-`` is off the table)
 - ``foreign ZONE UID`` / ``unforeign ZONE UID`` a tag of no registry read / no longer read
 - ``action SEAT NAME [AMOUNT]`` an ``action`` input (the table's action feed)
-- ``collect`` the players take their betting areas, the house its rake; ``clear`` cards off
+- ``collect`` the players take their betting areas (and stacks), the house its rake; ``clear``
+  cards off
 - ``pause S`` S more seconds pass on the devices' clocks
 """
 
@@ -84,6 +85,13 @@ class Hand:
     shuffler: str = "shuffler"
     #: how many hand results to wait for
     hands: int = 1
+    #: a chip moving is read gone from its old zone before it is read in the new one (in the
+    #: dealer's hand) instead of after
+    lift_first: bool = False
+    #: every chip read present is reported twice (a reader's repeated inventory)
+    twice: bool = False
+    #: pushes go to the winner's stack zone instead of the betting area
+    push_to: str = "bet"
 
     def __str__(self) -> str:
         return self.name
@@ -184,13 +192,18 @@ class HandTable:
         """Chips worth ``amount`` (None: all) from ``src`` to ``dst`` (None: the player's side):
         each read in its new zone, then no longer in its old one, as a reader reports a move."""
         uids = self.from_pool(amount or 0) if src is None else self.pick(src, amount)
+        lift_first = self.hand.lift_first
         for uid in uids:
             if src is not None:
                 self.chips[src].remove(uid)
+                if lift_first:
+                    yield self.tag(src, uid, False, None, chip=True)
             if dst is not None:
                 self.chips.setdefault(dst, []).append(uid)
                 yield self.tag(dst, uid, True, None, chip=True)
-            if src is not None:
+                if self.hand.twice:
+                    yield self.tag(dst, uid, True, None, chip=True)
+            if src is not None and not lift_first:
                 yield self.tag(src, uid, False, None, chip=True)
             if dst is None:
                 self.pool[self.values[uid]].append(uid)
@@ -247,7 +260,8 @@ class HandTable:
         elif name == "return":
             yield from self.move(f"bet:{args[0]}", None, int(args[1]))
         elif name == "push":
-            yield from self.move("pot", f"bet:{args[0]}", None if args[1] == "all" else int(args[1]))
+            to = f"{hand.push_to}:{args[0]}"
+            yield from self.move("pot", to, None if args[1] == "all" else int(args[1]))
         elif name == "rake":
             yield from self.move("pot", "rake", int(args[0]))
         elif name == "move":
@@ -262,7 +276,7 @@ class HandTable:
                        "action": args[1], "amount": amount}
             yield Outgoing(f"{self.root}/input", payload)
         elif name == "collect":
-            for zone in sorted(z for z in self.chips if z.startswith(("bet:", "rake"))):
+            for zone in sorted(z for z in self.chips if z.startswith(("bet:", "stack:", "rake"))):
                 yield from self.move(zone, None, None)
         elif name == "clear":
             for zone in sorted(self.cards):

@@ -22,13 +22,14 @@ from tests.acceptance.hands import (
     IVEY_DWAN_ACTIONS,
     MISTAKES,
     MONEYMAKER_FARHA_FINAL,
+    STYLES,
     TELEVISED,
     THREE_WAY_ALL_IN,
     THREE_WAY_ALL_IN_NO_KEYS,
 )
 from tests.acceptance.televised import Hand, Played, play_all
 
-HANDS = [*TELEVISED, *MISTAKES]
+HANDS = [*TELEVISED, *MISTAKES, *(variant for _, variant in STYLES)]
 TABLES = {f"tv{i}": h for i, h in enumerate(HANDS)}
 BY_NAME = {h.name: t for t, h in TABLES.items()}
 
@@ -164,3 +165,12 @@ def test_a_mistake_put_right_leaves_the_hand_as_if_pushed_right(played: dict[str
     assert awarded(one_hand(played, side_pot)) == [(3, 126_800_000)]
     uncalled = next(h for h in MISTAKES if h.name.startswith("uncalled"))
     assert pots(one_hand(played, uncalled)) == [(1_078_000, [1, 2], [1], [(1, 1_078_000)])]
+
+
+@pytest.mark.parametrize(("base", "variant"), STYLES, ids=[v.name for _, v in STYLES])
+def test_the_same_hand_read_in_another_style_has_the_same_result(
+    base: Hand, variant: Hand, played: dict[str, Played]
+) -> None:
+    expected, result = one_hand(played, base), one_hand(played, variant)
+    for key in ("result", "button", "seats", "board", "pots", "rake", "awarded", "showdown", "actions"):
+        assert result[key] == expected[key], key

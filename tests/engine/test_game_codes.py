@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from contract.models import Profile
+from engine.betting.api import Stakes
 from engine.catalogue import CATALOGUE, CHIP_CODES
 from tests.engine.game import Played, game_settings, play
 from tests.engine.game_codes import (
@@ -171,3 +172,16 @@ def test_a_short_all_in_raise_without_key_or_stack_is_resolved_once_the_hands_ar
     assert [(p.amount, p.winners) for p in hand.pots] == [(52, [1])]
     assert [(s.seat, s.rank) for s in hand.showdown] == [(2, "pair"), (1, "pair")]
     assert [(a.seat, a.action) for a in hand.actions][-3:] == [(2, "all_in"), (3, "fold"), (1, "call")]
+
+
+def test_antes_gathered_into_the_pot_before_the_deal_are_the_seats_antes() -> None:
+    stakes = Stakes(small_blind=1, big_blind=2, ante=1)
+    steps = ["bet 1 1", "bet 2 1", "bet 3 1", "chips bet:1 pot 1", "chips bet:2 pot 1",
+             "chips bet:3 pot 1", *DEALT, "bet 1 2", "bet 2 1", "sweep", *BOARD,
+             "show 2", "show 3", "show 1", "push 1 9", "collect", "clear"]
+    played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(stakes))
+    assert played.codes() == []
+    (result,) = played.hands
+    assert [(p.amount, p.winners) for p in result.pots] == [(9, [1])]
+    assert [(a.seat, a.action, a.amount) for a in result.actions][:3] == [
+        (2, "post", 1), (3, "post", 1), (1, "post", 1)]
