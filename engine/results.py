@@ -304,7 +304,9 @@ class ResultRules(ChipRules):
         elif money is not None:
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in money.actions]
         self.money_done = True
-        self.award_chips |= self.hand_awards
+        # the chips pushed this hand that are still on the table (a winner collecting them takes
+        # them off first; those already gone come back as new chips)
+        self.award_chips |= {u for u in self.hand_awards if u in self.chip_at or u in self.chip_lift}
         self.hand_awards = frozenset()
         self.hands_out.append(construct_valid(HandResult, fields))
 

@@ -332,9 +332,20 @@ STYLES = [
                                     "    key new_hand\n", [])),
 ]
 
+#: Two hands at one table: the bluff, then (the button passed to Farha, the deck shuffled) the
+#: final hand.
+SESSION = Hand(**{
+    **vars(BLUFF_OF_THE_CENTURY),
+    "name": "2003 heads-up session: the bluff, then the final hand",
+    "steps": BLUFF_OF_THE_CENTURY.steps + "    pause 40\n    shuffled A\n    button 2\n    key new_hand\n"
+    + MONEYMAKER_FARHA_FINAL.steps,
+    "hands": 2,
+})
+
 TELEVISED = [
     BLUFF_OF_THE_CENTURY,
     THREE_WAY_ALL_IN_NO_KEYS,
+    SESSION,
     MONEYMAKER_FARHA_FINAL,
     IVEY_DWAN,
     IVEY_DWAN_ACTIONS,

@@ -22,6 +22,7 @@ from tests.acceptance.hands import (
     IVEY_DWAN_ACTIONS,
     MISTAKES,
     MONEYMAKER_FARHA_FINAL,
+    SESSION,
     STYLES,
     TELEVISED,
     THREE_WAY_ALL_IN,
@@ -174,3 +175,12 @@ def test_the_same_hand_read_in_another_style_has_the_same_result(
     expected, result = one_hand(played, base), one_hand(played, variant)
     for key in ("result", "button", "seats", "board", "pots", "rake", "awarded", "showdown", "actions"):
         assert result[key] == expected[key], key
+
+
+def test_two_hands_at_one_table_each_with_its_result(played: dict[str, Played]) -> None:
+    out = played[BY_NAME[SESSION.name]]
+    first, second = out.hands
+    assert (first["hand"], second["hand"]) == (1, 2)
+    for key in ("result", "button", "pots", "awarded", "actions"):
+        assert first[key] == one_hand(played, BLUFF_OF_THE_CENTURY)[key], key
+        assert second[key] == one_hand(played, MONEYMAKER_FARHA_FINAL)[key], key

@@ -8,11 +8,14 @@ The hands are in tests/engine/game_codes.py.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from contract.models import Profile
 from engine.betting.api import Stakes
 from engine.catalogue import CATALOGUE, CHIP_CODES
+from testing.chipset import chip_registry
 from tests.engine.game import Played, game_settings, play
 from tests.engine.game_codes import (
     BOARD,
@@ -185,3 +188,15 @@ def test_antes_gathered_into_the_pot_before_the_deal_are_the_seats_antes() -> No
     assert [(p.amount, p.winners) for p in result.pots] == [(9, [1])]
     assert [(a.seat, a.action, a.amount) for a in result.actions][:3] == [
         (2, "post", 1), (3, "post", 1), (1, "post", 1)]
+
+
+def test_chips_pushed_and_taken_off_before_the_result_are_new_chips_next_hand() -> None:
+    # Three chips only: the next hand's blinds are the chips just pushed to the winner.
+    settings = game_settings()
+    settings = replace(settings, chips=chip_registry(per_value=3, values=(1,)))
+    steps = [*DEALT, "fold 1", "fold 2", "return 3 1", "sweep", "push 3 2", "collect", "clear",
+             "shuffle A", "button 2", "bet 3 1", "bet 1 2", "new_hand", "deal 3 1 2 3 1 2",
+             "fold 2", "fold 3", "return 1 1", "sweep", "push 1 2", "collect", "clear"]
+    played = play([1, 2, 3], 1, "\n".join(steps), settings=settings)
+    assert played.codes() == []
+    assert [[(p.amount, p.winners) for p in hand.pots] for hand in played.hands] == [[(2, [3])], [(2, [1])]]
