@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from contract.cards import zone_bet_seat
+from contract.cards import zone_bet_seat, zone_stack_seat
 from contract.models import (
     ActionInput,
     HandAction,
@@ -62,7 +62,10 @@ class ResultRules(ChipRules):
         verdicts: list[object] = []
         if chips is not None:
             for uid, zone in sorted(self.chip_at.items(), key=lambda item: item[1]):
-                if uid in self.award_chips or zone_bet_seat(zone) is None:
+                # the betting areas (blinds and antes) and, where read, the stacks (an all in
+                # is a stack emptied)
+                if uid in self.award_chips or (zone_bet_seat(zone) is None
+                                               and zone_stack_seat(zone) is None):
                     continue
                 value = chips.value(uid)
                 if value is None:
@@ -304,9 +307,12 @@ class ResultRules(ChipRules):
         elif money is not None:
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in money.actions]
         self.money_done = True
-        # the chips pushed this hand that are still on the table (a winner collecting them takes
-        # them off first; those already gone come back as new chips)
-        self.award_chips |= {u for u in self.hand_awards if u in self.chip_at or u in self.chip_lift}
+        # the chips pushed this hand still in front of the winner (those already taken off, or
+        # stacked in a stack zone, are the player's again)
+        self.award_chips |= {
+            u for u in self.hand_awards
+            if u in self.chip_lift or (u in self.chip_at and zone_stack_seat(self.chip_at[u]) is None)
+        }
         self.hand_awards = frozenset()
         self.hands_out.append(construct_valid(HandResult, fields))
 

@@ -326,6 +326,13 @@ STYLES = [
                                    "name": "bluff, every chip read twice"})),
     (CHOPPED_TRIPS, Hand(**{**vars(CHOPPED_TRIPS), "name": "chop, pushed to the stacks",
                             "push_to": "stack"})),
+    (THREE_WAY_ALL_IN, Hand(**{
+        **vars(THREE_WAY_ALL_IN_NO_KEYS), "name": "2017 three-way, stacks read, no keypad",
+        "from_stacks": True, "push_to": "stack", "expect": [],
+        "steps": THREE_WAY_ALL_IN_NO_KEYS.steps.replace(
+            "    seats 1 2 3\n",
+            "    seats 1 2 3\n    stack 1 400000 2400000 43000000 180650000\n"
+            "    stack 2 400000 34800000\n    stack 3 400000 1200000 44200000\n")})),
     (BLUFF_OF_THE_CENTURY, _replace(BLUFF_OF_THE_CENTURY, "bluff, antes gathered before the deal",
                                     "    key new_hand\n",
                                     "    move bet:1 pot 5000\n    move bet:2 pot 5000\n"

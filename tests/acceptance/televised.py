@@ -12,7 +12,8 @@ Hand language, one step per line (``#`` starts a comment):
 - ``seats 1 2`` occupancy sensors; ``button 1`` the button sensor; ``shuffled A`` a deck check
 - ``key NAME [SEAT]`` a keypad key (``new_hand``, ``all_in 3``, ...)
 - ``bet SEAT AMOUNT`` chips worth AMOUNT from the player's side into ``bet:SEAT`` (blinds and
-  antes are bets before the deal), largest denominations first
+  antes are bets before the deal), largest denominations first; from ``stack:SEAT`` where the
+  hand reads stacks (``stack SEAT AMOUNT ...``: the chips of each amount put in the stack zone)
 - ``deal 1=Ks 2=Qs ...`` hole cards face down to seats (``deck B`` for the other deck)
 - ``fold SEAT`` both hole cards to the muck (``muck SEAT#I`` one of them); ``show SEAT ...``
   hole cards read face up
@@ -92,6 +93,8 @@ class Hand:
     twice: bool = False
     #: pushes go to the winner's stack zone instead of the betting area
     push_to: str = "bet"
+    #: the reader covers the stacks: bets come from ``stack:N`` (see the ``stack`` step)
+    from_stacks: bool = False
 
     def __str__(self) -> str:
         return self.name
@@ -252,13 +255,19 @@ class HandTable:
         elif name == "board":
             for code in args:
                 yield self.place("board", self.card(code), "up")
+        elif name == "stack":  # chips for each amount listed, into the seat's stack zone
+            for amount in args[1:]:
+                yield from self.move(None, f"stack:{args[0]}", int(amount))
         elif name == "bet":
-            yield from self.move(None, f"bet:{args[0]}", int(args[1]))
+            stack = f"stack:{args[0]}"
+            src = stack if hand.from_stacks and self.chips.get(stack) else None
+            yield from self.move(src, f"bet:{args[0]}", int(args[1]))
         elif name == "sweep":
             for zone in sorted(z for z in self.chips if z.startswith("bet:")):
                 yield from self.move(zone, "pot", None)
         elif name == "return":
-            yield from self.move(f"bet:{args[0]}", None, int(args[1]))
+            back = f"stack:{args[0]}" if hand.from_stacks else None
+            yield from self.move(f"bet:{args[0]}", back, int(args[1]))
         elif name == "push":
             to = f"{hand.push_to}:{args[0]}"
             yield from self.move("pot", to, None if args[1] == "all" else int(args[1]))

@@ -20,6 +20,7 @@ from tests.engine.game import Played, game_settings, play
 from tests.engine.game_codes import (
     BOARD,
     CASES,
+    DEAL,
     DEALT,
     ON_FLOP,
     ON_RIVER,
@@ -200,3 +201,18 @@ def test_chips_pushed_and_taken_off_before_the_result_are_new_chips_next_hand() 
     played = play([1, 2, 3], 1, "\n".join(steps), settings=settings)
     assert played.codes() == []
     assert [[(p.amount, p.winners) for p in hand.pots] for hand in played.hands] == [[(2, [3])], [(2, [1])]]
+
+
+def test_stacks_read_before_the_deal_show_a_short_all_in() -> None:
+    # Seat 2's stack (14 with its small blind) goes in whole: a raise of 4 over 10, short, and
+    # no alert, for the stack read before the deal is emptied.
+    stacks = ["chips - stack:1 10", "chips - stack:1 4", "chips - stack:1 50",
+              "chips - stack:2 1", "chips - stack:2 13",
+              "chips - stack:3 2", "chips - stack:3 12", "chips - stack:3 50"]
+    steps = [*stacks, "chips stack:2 bet:2 1", "chips stack:3 bet:3 2", "new_hand", DEAL,
+             "chips stack:1 bet:1 10", "chips stack:2 bet:2 13", "chips stack:3 bet:3 12",
+             "chips stack:1 bet:1 4", "sweep"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert played.codes() == []
+    assert played.state is not None
+    assert [(p.amount, p.eligible) for p in played.state.pots] == [(42, [1, 2, 3])]
