@@ -1,11 +1,13 @@
 """How the cards are handled (seeds 000, 001): a fold that leaves a card behind, a live hole card
 kept off the table, a burn card turned face up. Warnings and notes, never a misdeal.
 
-A half-done fold is judged at the next step of the game (a board or burn card, another seat's
-fold, chips into another seat's betting area, another seat's action), not on a clock, so that
-messages the broker delivered late and out of order judge nothing. A card off the table is
-judged on the reader's own time (``read_ts``, the time of the last tag read applied): the reader's
-events are applied in their order even after a gap is filled.
+Both are judged on the reader's own time (``read_ts``, the time of the last tag read applied: the
+reader's events are applied in their order even after a gap is filled, so messages the broker
+delivered late judge nothing): a half-done fold once the dealer's reaction time has passed
+since its first card reached the muck (a reader reports a card's move only when it has left its
+old antenna, some hundreds of milliseconds apart for two cards), a card off the table once the
+house limit has. Cards a remedy sends back to the deck (an extra card, an exposed card) are not
+hole cards any more.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ class HandlingRules(HandRules):
         """A card of ``seat`` reached the muck: a fold is complete once both have."""
         if not (self.running or self.phase == "showdown") or seat not in self.in_hand:
             return
-        if self.seat_cards.get(seat):
+        if self._live_cards(seat):
             if seat not in self.half_folds:
                 self.half_folds = {**self.half_folds, seat: self.read_ts}
             return
@@ -36,6 +38,8 @@ class HandlingRules(HandRules):
         seat = zone_seat(zone)
         if seat is None or not self.running or seat not in self.in_hand or seat in self.folded:
             return
+        if uid not in self._live_cards(seat):
+            return  # back on the deck by a remedy
         if uid not in self.off_table:
             self.off_table = {**self.off_table, uid: self.read_ts}
 
@@ -58,15 +62,21 @@ class HandlingRules(HandRules):
             ),
         }
 
+    def _live_cards(self, seat: int) -> tuple[str, ...]:
+        """The seat's hole cards, without those a remedy sends back to the deck."""
+        cards = self.seat_cards.get(seat, ())
+        away = {r.uid for r in (self.extra_r, self.exposed_r) if r is not None}
+        return tuple(uid for uid in cards if uid not in away) if away else cards
+
     def _half_folds_due(self, seat: int | None) -> None:
-        """The game moved on (``seat``: whose step it was, None for the board): a fold with a
-        card left behind is incomplete."""
-        for folding in tuple(self.half_folds):
-            if folding == seat:
+        """Judge the folds left half done: ``seat`` None at the hand's end (all of them), else
+        those whose first card reached the muck longer ago than the reaction time."""
+        for folding, since in tuple(self.half_folds.items()):
+            if seat is not None and self.read_ts - since <= self.reaction:
                 continue
             key = f"fold:{folding}"
             self.half_folds = {s: t for s, t in self.half_folds.items() if s != folding}
-            if key not in self.handling_alerts and self.seat_cards.get(folding):
+            if key not in self.handling_alerts and self._live_cards(folding):
                 self.handling_alerts = {
                     **self.handling_alerts,
                     key: self._raise(

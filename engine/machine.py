@@ -15,7 +15,7 @@ Evidence model, in short (docs/engine.md has the long form):
 
 from __future__ import annotations
 
-from contract.cards import RANKS, is_chip_zone, zone_bet_seat, zone_seat
+from contract.cards import RANKS, is_chip_zone, zone_seat
 from contract.models import (
     ActionInput,
     BlindEvent,
@@ -65,19 +65,10 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._settle_lifted()
         if self.off_table:
             self._handling_timers()
+        if self.half_folds:
+            self._half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
-
-    def _fold_step(self, event: TagEvent) -> None:
-        """A read that moves the game on judges the folds left half done."""
-        zone = event.zone
-        seat = zone_seat(zone) or zone_bet_seat(zone)
-        if zone in ("board", "burn") or zone_bet_seat(zone) is not None:
-            self._half_folds_due(seat)
-        elif zone == "muck":
-            owner = next((s for s, cards in self.seat_cards.items() if event.uid in cards), None)
-            if owner is not None:
-                self._half_folds_due(owner)
 
     def _is_chip_read(self, received: Received) -> bool:
         if not isinstance(received, DeviceEventReceived):
@@ -165,8 +156,6 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             # action taken on the unburned street: it stands (RR; TDA 39-B)
             self.book.resolve(redeal.alert, self.ts)
             self.redeal = None
-        if self.half_folds:
-            self._half_folds_due(item.seat)
         if self.settings.stakes is not None:
             self._money_action(item)
             if item.action == "fold":
@@ -222,8 +211,6 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self.readers |= {device}
             self._update_tracking()
         self.read_ts = max(self.read_ts, event.ts)
-        if self.half_folds and event.present:
-            self._fold_step(event)
         if (self.settings.chips is not None or is_chip_zone(event.zone)) and self._chip_or_unknown(
             event.uid, event.zone, event.present
         ):
