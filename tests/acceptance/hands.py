@@ -294,7 +294,7 @@ MISTAKES = [
              ["unknown_chip - warning raised", "unknown_chip - warning resolved"]),
     _replace(IVEY_DWAN, "half a fold, then the other card",
              "    fold 3\n    bet 1 17000         # Dwan calls\n",
-             "    muck 3#0\n    bet 1 17000\n    muck 3#0\n",
+             "    muck 3#0\n    bet 1 17000\n    pause 3\n    sweep\n    muck 3#0\n",
              ["fold_incomplete 3 warning raised", "fold_incomplete 3 warning resolved"]),
     _replace(IVEY_DWAN, "swept before Dwan called, the bets put back",
              "    bet 1 17000         # Dwan calls\n    sweep\n",

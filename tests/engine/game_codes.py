@@ -127,7 +127,8 @@ CASES = (
          ("collect", "clear"),
          stakes=RAKED),
     Case("one card of a fold left at the seat", "fold_incomplete", 3,
-         (*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "bet 1 4"),
+         (*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "wait 3", "bet 1 4"),  # judged after the
+         # dealer's reaction time
          ("move seat:3 muck",),  # retrieved into the muck
          ("sweep", *BOARD[2:4])),
     Case("a hole card off the table", "hole_card_off_table", 1,

@@ -128,8 +128,10 @@ def test_an_all_in_key_while_another_seat_owes_is_no_run_out() -> None:
 
 
 def test_a_fold_with_one_card_left_behind_is_a_fold_for_the_betting() -> None:
-    # Seat 1's call after seat 3's half fold is in turn: only the handling is incomplete.
-    played = play([1, 2, 3], 1, "\n".join([*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "bet 1 4"]))
+    # Seat 1's call right after seat 3's first card reached the muck is in turn: only the
+    # handling is incomplete (judged once the dealer's reaction time has passed).
+    steps = [*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "bet 1 4", "wait 3", "sweep"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
     assert played.codes() == ["fold_incomplete"]
     assert played.state is not None
     assert played.state.to_act is None
