@@ -256,8 +256,8 @@ class HandTable:
             for code in args:
                 yield self.place("board", self.card(code), "up")
         elif name == "stack":  # chips for each amount listed, into the seat's stack zone
-            for amount in args[1:]:
-                yield from self.move(None, f"stack:{args[0]}", int(amount))
+            for piece in args[1:]:
+                yield from self.move(None, f"stack:{args[0]}", int(piece))
         elif name == "bet":
             stack = f"stack:{args[0]}"
             src = stack if hand.from_stacks and self.chips.get(stack) else None
