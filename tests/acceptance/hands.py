@@ -315,8 +315,9 @@ THREE_WAY_ALL_IN_NO_KEYS = Hand(**{
 })
 
 #: The same hands read in other styles: a reader that reports a moving chip gone before it is
-#: read in its new zone, one that reports every chip twice, pushes to the winner's stack, antes
-#: gathered into the pot before the deal.
+#: read in its new zone, one that reports every chip twice, pushes to the winner's stack, stacks
+#: read, the cards off the table or mucked before the pushes, antes gathered into the pot before
+#: the deal.
 STYLES = [
     (THREE_WAY_ALL_IN, Hand(**{**vars(THREE_WAY_ALL_IN), "lift_first": True,
                                "name": "2017 three-way, chips gone before they land"})),
@@ -333,6 +334,11 @@ STYLES = [
             "    seats 1 2 3\n",
             "    seats 1 2 3\n    stack 1 400000 2400000 43000000 180650000\n"
             "    stack 2 400000 34800000\n    stack 3 400000 1200000 44200000\n")})),
+    (CHOPPED_TRIPS, _replace(CHOPPED_TRIPS, "chop, cards off the table before the pushes",
+                             "    push 7 900000\n", "    clear\n    push 7 900000\n", [])),
+    (THREE_WAY_ALL_IN, _replace(THREE_WAY_ALL_IN, "2017 three-way, hands mucked before the push",
+                                "    push 3 all\n", "    fold 2\n    fold 1\n    fold 3\n    push 3 all\n",
+                                [])),
     (BLUFF_OF_THE_CENTURY, _replace(BLUFF_OF_THE_CENTURY, "bluff, antes gathered before the deal",
                                     "    key new_hand\n",
                                     "    move bet:1 pot 5000\n    move bet:2 pot 5000\n"
