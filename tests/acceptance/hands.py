@@ -141,6 +141,16 @@ IVEY_DWAN = Hand(
     shuffler="shuffler-b",
 )
 
+#: The same hand raked as a casino cash game would be (5 %, at most 10,000; the televised game
+#: had no rake): the dealer drops the rake, then pushes the rest.
+IVEY_DWAN_RAKED = Hand(**{
+    **vars(IVEY_DWAN),
+    "name": "full tilt million dollar cash game ivey dwan, raked",
+    "steps": IVEY_DWAN.steps.replace("    push 1 all\n", "    rake 10000\n    push 1 all\n"),
+    "rake_percent": 5,
+    "rake_cap": 10_000,
+})
+
 #: The same hand on a table without chip reading: the betting as ``action`` inputs.
 IVEY_DWAN_ACTIONS = Hand(
     "full tilt million dollar cash game ivey dwan, action inputs",
@@ -296,6 +306,10 @@ MISTAKES = [
              "    fold 3\n    bet 1 17000         # Dwan calls\n",
              "    muck 3#0\n    bet 1 17000\n    pause 3\n    sweep\n    muck 3#0\n",
              ["fold_incomplete 3 warning raised", "fold_incomplete 3 warning resolved"]),
+    _replace(IVEY_DWAN_RAKED, "rake of 15,000 dropped, 5,000 given back to the winner",
+             "    rake 10000\n    push 1 all\n",
+             "    rake 15000\n    push 1 all\n    move rake bet:1 5000\n",
+             ["rake_wrong - warning raised", "rake_wrong - warning resolved"]),
     _replace(IVEY_DWAN, "swept before Dwan called, the bets put back",
              "    bet 1 17000         # Dwan calls\n    sweep\n",
              "    sweep\n    move pot bet:1 6000\n    move pot bet:2 23000\n    bet 1 17000\n    sweep\n",
@@ -362,6 +376,7 @@ TELEVISED = [
     MONEYMAKER_FARHA_FINAL,
     IVEY_DWAN,
     IVEY_DWAN_ACTIONS,
+    IVEY_DWAN_RAKED,
     THREE_WAY_ALL_IN,
     CHOPPED_TRIPS,
 ]

@@ -20,6 +20,7 @@ from tests.acceptance.hands import (
     CHOPPED_TRIPS,
     IVEY_DWAN,
     IVEY_DWAN_ACTIONS,
+    IVEY_DWAN_RAKED,
     MISTAKES,
     MONEYMAKER_FARHA_FINAL,
     SESSION,
@@ -128,6 +129,15 @@ def test_ivey_dwan_the_straight_over_the_wheel_and_the_uncalled_part(
     assert actions(result)[-4:-2] == ["turn 2 bet 90000", "turn 1 raise 232600"]
     assert actions(result)[-1] == "turn 1 all_in 247900"
     assert "Qd" not in json.dumps(result)  # Antonius folded
+
+
+def test_the_rake_dropped_before_the_push(played: dict[str, Played]) -> None:
+    hand = one_hand(played, IVEY_DWAN_RAKED)
+    assert hand["rake"] == 10_000
+    assert pots(hand) == [(1_068_000, [1, 2], [1], [(1, 1_068_000)])]
+    assert awarded(hand) == [(1, 1_068_000)]
+    raked = next(h for h in MISTAKES if h.name.startswith("rake of"))
+    assert (one_hand(played, raked)["rake"], awarded(one_hand(played, raked))) == (10_000, [(1, 1_068_000)])
 
 
 @pytest.mark.parametrize("hand", [THREE_WAY_ALL_IN, THREE_WAY_ALL_IN_NO_KEYS], ids=["keys", "no keys"])
