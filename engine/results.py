@@ -115,10 +115,10 @@ class ResultRules(ChipRules):
         self._verdicts(verdicts)
         self._money_progress()
 
-    def _money_all_in(self, seat: int) -> None:
+    def _money_all_in(self, seat: int, *, tabled: bool = False) -> None:
         if self.money is None or self.money_done:
             return
-        money, verdicts = self.money.all_in(seat)
+        money, verdicts = self.money.all_in(seat, tabled=tabled)
         self.money = money
         self._verdicts(verdicts)
         self._money_progress()
@@ -196,7 +196,7 @@ class ResultRules(ChipRules):
             last[action.seat] = index
         covering = max(money.live, key=lambda s: (put.get(s, 0), last.get(s, -1)))
         for seat in sorted(money.live - {covering}):
-            self._money_all_in(seat)
+            self._money_all_in(seat, tabled=True)
 
     # -- overrides of the hand rules -----------------------------------------------------------
 

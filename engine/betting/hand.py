@@ -315,13 +315,14 @@ class Money(PayoutRules):
         m = m._after_action(out)
         return m, tuple(out)
 
-    def all_in(self, seat: int) -> tuple[Money, Verdicts]:
-        """The keypad's (or an input's) all in for ``seat``."""
+    def all_in(self, seat: int, *, tabled: bool = False) -> tuple[Money, Verdicts]:
+        """The keypad's (or an input's) all in for ``seat``; ``tabled``: known only now, from
+        the hands tabled before the river (its last chips were its all in)."""
         if seat not in self.live or seat in self.allin:
             return self, ()
         out: list[Verdict] = []
         m = self._with(allin=self.allin | {seat})
-        m = m._mark_all_in(seat, out)._after_action(out)
+        m = m._mark_all_in(seat, out, latest=not tabled)._after_action(out)
         return m, tuple(out)
 
     def street(self, street: int, board: tuple[str, ...] = ()) -> tuple[Money, Verdicts]:

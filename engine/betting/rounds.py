@@ -222,16 +222,24 @@ class RoundRules(HandRecord):
             m = m._with(open_keys=m.open_keys - {key})
         return m
 
-    def _mark_all_in(self, seat: int, out: list[Verdict]) -> Self:
-        """``seat`` is all in: a short bet of it is allowed, and its last action is named so."""
+    def _mark_all_in(self, seat: int, out: list[Verdict], *, latest: bool = True) -> Self:
+        """``seat`` is all in: a short bet of it is allowed, and its last action is named so
+        (``latest``: only if it is the action just made, as a key follows the chips it names;
+        else the seat's last action that put chips in)."""
         m = self
         if seat in m.frames:
             return m._rejudge(seat, out)
-        last = m.history[-1] if m.history and m.pending != seat else None
-        # The key follows the chips it names: only the action just made is relabelled.
+        if latest:
+            index = len(m.history) - 1 if m.history and m.pending != seat else -1
+        else:
+            index = next((i for i in range(len(m.history) - 1, -1, -1)
+                          if m.history[i].seat == seat and m.history[i].amount > 0), -1)
+        last = m.history[index] if index >= 0 else None
         if last is not None and last.seat == seat and last.amount > 0 and m.street_no >= 0 \
-                and last.street == STREETS[m.street_no] and last.action in ("call", "bet", "raise"):
-            return m._with(history=(*m.history[:-1], replace(last, action="all_in")))
+                and (last.street == STREETS[m.street_no] or not latest) \
+                and last.action in ("call", "bet", "raise"):
+            history = (*m.history[:index], replace(last, action="all_in"), *m.history[index + 1:])
+            return m._with(history=history)
         return m
 
     def _end_round(self, out: list[Verdict]) -> Self:

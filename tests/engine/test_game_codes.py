@@ -154,6 +154,8 @@ def test_hands_tabled_before_the_river_with_the_round_complete_are_an_all_in_run
     assert [(s.seat, s.rank) for s in hand.showdown] == [(2, "pair"), (1, "pair")]
     assert [(p.amount, p.winners) for p in hand.pots] == [(46, [1])]
     assert [a.street for a in hand.actions][-1] == "flop"  # no checks made up on turn and river
+    # seat 2's bet was its all in (seat 1, who called last, may cover)
+    assert [(a.seat, a.action) for a in hand.actions][-3:] == [(2, "all_in"), (3, "fold"), (1, "call")]
 
 
 def test_the_uncalled_bet_returned_after_the_last_fold_then_the_pot_pushed_to_the_same_seat() -> None:
