@@ -170,6 +170,11 @@ class RoundRules(HandRecord):
     def _apply(self, seat: int, frame: Frame, total: int, index: int, out: list[Verdict]) -> Self:
         """Record (or, for a remedy, re-record at ``index``) the action that took ``seat`` to
         ``total`` from ``frame``, and check its size."""
+        # Chips put in that fall short of a call are an all in for less: the rules know no short
+        # call, and nothing else (a key, a stack read) may say so where stacks are not read.
+        short_call = frame.before < total < frame.top and seat not in self.allin
+        if short_call:
+            self = self._with(allin=self.allin | {seat})  # noqa: PLW0642 - the new value is what follows
         verdict = judge(self.stakes, self.street_no, frame, seat, total, seat in self.allin)
         action = Action(STREETS[self.street_no], seat, verdict.name, total - frame.before)
         actions = (*self.history[:index], action, *self.history[index + 1:])

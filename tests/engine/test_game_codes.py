@@ -220,3 +220,16 @@ def test_stacks_read_before_the_deal_show_a_short_all_in() -> None:
     assert played.codes() == []
     assert played.state is not None
     assert [(p.amount, p.eligible) for p in played.state.pots] == [(42, [1, 2, 3])]
+
+
+def test_a_call_for_less_is_an_all_in_and_the_others_play_on_for_a_side_pot() -> None:
+    # Seat 2 calls 20 with 9 more chips (10 in all): nothing says all in, but the rules know no
+    # short call. Seats 1 and 3 bet on for a side pot; no premature sweep, no premature flop.
+    steps = [*DEALT, "bet 1 20", "bet 2 9", "bet 3 18", "sweep", *BOARD[:2], "bet 3 10",
+             "bet 1 10", "sweep", *BOARD[2:], "show 3", "show 1", "show 2", "push 1 70",
+             "collect", "clear"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert played.codes() == []
+    (hand,) = played.hands
+    assert [(p.amount, p.eligible, p.winners) for p in hand.pots] == [(30, [1, 2, 3], [1]), (40, [1, 3], [1])]
+    assert ("preflop", 2, "all_in", 9) in [(a.street, a.seat, a.action, a.amount) for a in hand.actions]
