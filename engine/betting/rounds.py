@@ -32,7 +32,7 @@ class RoundRules(HandRecord):
         # Remembered on this (immutable) value: the machine asks several queries per event.
         view: Self | None = self.__dict__.get(VIEW)
         if view is None:
-            view = self._settle([])
+            view = self._settle([], view=True)
             self.__dict__[VIEW] = view
         return view
 
@@ -152,8 +152,9 @@ class RoundRules(HandRecord):
         total = sum(self.committed.values()) + sum(self.level.values())
         return Frame(self.top, self.full_raise, self.raises, total, self.level.get(seat, 0))
 
-    def _settle(self, out: list[Verdict]) -> Self:
-        """Name and check the pending seat's action: its chips are all in."""
+    def _settle(self, out: list[Verdict], *, view: bool = False) -> Self:
+        """Name and check the pending seat's action: its chips are all in (``view``: only to
+        answer a query while they may still be coming)."""
         seat = self.pending
         if seat is None:
             return self
@@ -165,16 +166,15 @@ class RoundRules(HandRecord):
         if m.button is not None and in_turn:
             m = m._advance_to(seat, out, infer=True)
         frame = m._frame(seat)
+        if not view and frame.before < total < frame.top and seat not in m.allin:
+            # Chips that fall short of a call, the action gone on: an all in for less (the rules
+            # know no short call; nothing else says so where no key is pressed, no stack read).
+            m = m._with(allin=m.allin | {seat})
         return m._apply(seat, frame, total, len(m.history), out)
 
     def _apply(self, seat: int, frame: Frame, total: int, index: int, out: list[Verdict]) -> Self:
         """Record (or, for a remedy, re-record at ``index``) the action that took ``seat`` to
         ``total`` from ``frame``, and check its size."""
-        # Chips put in that fall short of a call are an all in for less: the rules know no short
-        # call, and nothing else (a key, a stack read) may say so where stacks are not read.
-        short_call = frame.before < total < frame.top and seat not in self.allin
-        if short_call:
-            self = self._with(allin=self.allin | {seat})  # noqa: PLW0642 - the new value is what follows
         verdict = judge(self.stakes, self.street_no, frame, seat, total, seat in self.allin)
         action = Action(STREETS[self.street_no], seat, verdict.name, total - frame.before)
         actions = (*self.history[:index], action, *self.history[index + 1:])

@@ -228,6 +228,47 @@ THREE_WAY_ALL_IN = Hand(
     shuffler="unused",
 )
 
+#: WSOP 2017 main event, three-handed, earlier that night ("a triple for Pollak"): blinds
+#: 1,000,000/2,000,000, ante 300,000 (level 41). Pollak (seat 2, button) Jc 4c all in for 7.5 big
+#: blinds (15,000,000 after his ante; assumed), Ott (seat 3, small blind) Ah 2h calls, Blumstein
+#: (seat 1, big blind) Kc Tc moves all in (taken as 100,000,000: the part above Pollak's comes
+#: back), Ott folds. Qd Js 7c, a six and a seven (suits assumed: 6d 7h): Pollak's jacks win a pot
+#: of 45,900,000 with Ott's 15,000,000 in it. No keypad.
+POLLAK_TRIPLES_UP = Hand(
+    "2017 wsop pollak triples up",
+    """
+    seats 1 2 3
+    button 2
+    bet 1 300000
+    bet 2 300000
+    bet 3 300000
+    bet 3 1000000
+    bet 1 2000000
+    deal 3=Ah 1=Kc 2=Jc 3=2h 1=Tc 2=4c
+    bet 2 15000000      # Pollak all in
+    bet 3 14000000      # Ott calls
+    bet 1 98000000      # Blumstein all in
+    pause 25
+    fold 3              # Ott steps aside
+    show 2 1
+    return 1 85000000   # the dealer gives back what Pollak cannot call
+    sweep
+    burn
+    board Qd Js 7c
+    burn
+    board 6d
+    burn
+    board 7h
+    push 2 all
+    collect
+    clear
+    """,
+    small_blind=1_000_000,
+    big_blind=2_000_000,
+    ante=300_000,
+    keypad="no-keypad",
+)
+
 #: WSOP 2007 event 4, $1,500 pot-limit hold'em, hand 95: Gavin Smith (seat 4, button) limps for
 #: 30,000, Spegal (seat 7) checks; Ah 8c 6h: Spegal bets 30,000, Smith calls; 3d: Spegal bets
 #: 60,000, Smith calls; 8s: Spegal checks, Smith bets 180,000 (as counted at the table), Spegal
@@ -372,6 +413,7 @@ SESSION = Hand(**{
 TELEVISED = [
     BLUFF_OF_THE_CENTURY,
     THREE_WAY_ALL_IN_NO_KEYS,
+    POLLAK_TRIPLES_UP,
     SESSION,
     MONEYMAKER_FARHA_FINAL,
     IVEY_DWAN,

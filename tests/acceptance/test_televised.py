@@ -23,6 +23,7 @@ from tests.acceptance.hands import (
     IVEY_DWAN_RAKED,
     MISTAKES,
     MONEYMAKER_FARHA_FINAL,
+    POLLAK_TRIPLES_UP,
     SESSION,
     STYLES,
     TELEVISED,
@@ -155,6 +156,22 @@ def test_the_three_way_all_in_main_pot_and_side_pot(hand: Hand, played: dict[str
         "preflop 3 post 1200000", "preflop 1 post 2400000",
         "preflop 2 all_in 34800000", "preflop 3 all_in 44200000", "preflop 1 call 43000000",
     ]
+
+
+def test_an_all_in_called_and_raised_over_the_caller_folds_the_excess_back(
+    played: dict[str, Played],
+) -> None:
+    hand = one_hand(played, POLLAK_TRIPLES_UP)
+    assert (hand["result"], hand["button"], hand["board"]) == ("showdown", 2, ["Qd", "Js", "7c", "6d", "7h"])
+    # 15,300,000 from Pollak and Blumstein each, Ott's 15,300,000 dead (85,000,000 back to Blumstein)
+    assert pots(hand) == [(45_900_000, [1, 2], [2], [(2, 45_900_000)])]
+    assert awarded(hand) == [(2, 45_900_000)]
+    assert shown(hand) == [(2, "Jc 4c", "two_pair"), (1, "Kc Tc", "pair")]
+    assert actions(hand)[5:] == [
+        "preflop 2 all_in 15000000", "preflop 3 call 14000000", "preflop 1 raise 98000000",
+        "preflop 3 fold 0",
+    ]
+    assert "Ah" not in json.dumps(hand)  # Ott's folded hand
 
 
 def test_the_chopped_trips_split_in_pot_limit(played: dict[str, Played]) -> None:

@@ -233,3 +233,22 @@ def test_a_call_for_less_is_an_all_in_and_the_others_play_on_for_a_side_pot() ->
     (hand,) = played.hands
     assert [(p.amount, p.eligible, p.winners) for p in hand.pots] == [(30, [1, 2, 3], [1]), (40, [1, 3], [1])]
     assert ("preflop", 2, "all_in", 9) in [(a.street, a.seat, a.action, a.amount) for a in hand.actions]
+
+
+def test_a_raise_whose_first_chips_fall_short_of_the_call_is_no_all_in() -> None:
+    # The 2003 bluff, heads-up: the turn raise to 800,000 over 300,000 comes as a 100,000 chip
+    # first. While its chips come nothing is all in: the river is bet, the bet nobody calls goes
+    # back, and the pot is pushed with no alert.
+    settings = replace(
+        game_settings(Stakes(small_blind=20_000, big_blind=40_000, ante=5_000)),
+        chips=chip_registry(per_value=60, values=(1_000_000, 100_000, 25_000, 5_000)),
+    )
+    steps = ["bet 1 5000", "bet 2 5000", "bet 1 20000", "bet 2 40000", "new_hand",
+             "deal 2=Qs 1=Ks 2=9h 1=7h", "bet 1 80000", "bet 2 60000", "sweep", "burn",
+             "flop =9s =2d =6s", "burn", "turn =8s", "bet 2 300000", "bet 1 800000",
+             "bet 2 500000", "sweep", "burn", "river =3h", "bet 1 3715000", "fold 2",
+             "return 1 3715000", "push 1 1810000", "collect", "clear"]
+    played = play([1, 2], 1, "\n".join(steps), settings=settings)
+    assert played.codes() == []
+    (hand,) = played.hands
+    assert (hand.result, [(a.seat, a.amount) for a in hand.awarded]) == ("uncontested", [(1, 1_810_000)])
