@@ -44,18 +44,27 @@ class ChipRules(HandRules):
             return True
         if not is_chip_zone(zone):
             return False
+        if not present and uid in self.unknown_chips:
+            # the remedy followed: the foreign tag was removed from the chip zone
+            self.unknown_chips -= {uid}
+            alert = self.money_alerts.get(f"unknown:{uid}")
+            if alert is not None:
+                self.book.resolve(alert, self.ts)
+                self.money_alerts = {k: a for k, a in self.money_alerts.items() if k != f"unknown:{uid}"}
+            return True
         if present and self.settings.registry.lookup(uid) is None and uid not in self.unknown_chips:
             # A tag in a chip zone that is neither a chip nor a card of this table. The UID stays
             # out of the message (tag identities never reach the alerts topic).
             self.unknown_chips |= {uid}
             seat = chip_seat(zone)
             where = f"the betting area of seat {seat}" if zone_bet_seat(zone) else zone
-            self._raise(
+            alert = self._raise(
                 "unknown_chip",
                 f"A tag that is not a chip of this table was read in {where}.",
                 seat,
                 scope="money",
             )
+            self.money_alerts = {**self.money_alerts, f"unknown:{uid}": alert}
         return True  # a card on a betting area or in the pot moves no card
 
     def _own_chips(self) -> None:
@@ -86,10 +95,15 @@ class ChipRules(HandRules):
             if self.chip_lift and (current is None or current != zone):
                 # chips that left before this one and were read nowhere since have gone: a
                 # chip from off the table is a new action, a chip moving from a zone follows
-                # those taken off it earlier, and a chip leaving the pot is the dealer's push
-                # (or rake): whatever he took off the table before it is gone (an uncalled bet
-                # handed back before the push is not the push's first chips)
-                self._settle_lifted(zone=None if current == "pot" else current, before=left_at)
+                # those taken off it earlier; a chip into the pot (a sweep) or out of it (the
+                # dealer's push or rake): every chip lifted before it has gone (an uncalled bet
+                # handed back before the push is not the push's first chips); chips that left
+                # the zone this one lands in went elsewhere
+                self._settle_lifted(
+                    zone=None if "pot" in (zone, current) else current, before=left_at
+                )
+                if self.chip_lift and zone != "pot" and current is not None:
+                    self._settle_lifted(zone=zone, before=left_at)
             if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
                 self._deal_end()  # chips into a betting area: the deal is over, betting began
             self.chip_at[uid] = zone
@@ -152,7 +166,14 @@ class ChipRules(HandRules):
             return
         money = self.money
         if money is None or self.money_done:
-            return  # between hands: what lies in the betting areas is read at the next deal
+            # between hands: what lies in the betting areas is read at the next deal, and the
+            # antes gathered into the pot with the seat that put them in
+            seat = zone_bet_seat(src) if src is not None else None
+            if dst == "pot" and seat is not None:
+                self.gathered = {**self.gathered, uid: seat}
+            elif uid in self.gathered:
+                self.gathered = {u: s for u, s in self.gathered.items() if u != uid}
+            return
         self.chips_read = True
         money, verdicts = money.move(value, src, dst)
         self.money = money

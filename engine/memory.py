@@ -125,6 +125,9 @@ class Memory:
         #: the step's first change).
         self.chips_shared = False
         self.award_chips: frozenset[str] = frozenset()
+        #: chips gathered from a betting area into the pot before the betting core began (antes
+        #: the dealer collects before the deal): chip -> the seat that put it in
+        self.gathered: dict[str, int] = {}
         #: The time of the latest tag read applied: the reader's own clock (engine.handling).
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
