@@ -1,11 +1,16 @@
 """Throughput of the pure engine core, in events per second on one core.
 
-Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R]``
+Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R] [--chips]``
 
 Random legal hands of the virtual dealer (2 to 10 players joining and leaving, two decks, folds,
 all-in run-outs, showdowns, reader noise) are rendered once into contract messages; the timed
 part is only ``Engine.handle`` on each of them, including building every alert and public state
 the step returns.
+
+``--chips``: the betting followed from chips instead. Random PokerKit hands (no-limit, pot-limit,
+fixed-limit; 2 to 10 players, all-ins, side pots; testing.oracle_hand) rendered as card reads and
+chip movements (every chip read into a betting area, swept, pushed, collected; a busy hand has
+hundreds of chip reads), each fed to an engine with the chip registry and the hand's stakes.
 """
 
 from __future__ import annotations
@@ -59,22 +64,42 @@ def build(hands: int, seed: int) -> tuple[int, list[list[Received]]]:
     return seats, sessions
 
 
+def build_chips(hands: int) -> list[tuple[EngineSettings, list[Received]]]:
+    """``hands`` PokerKit hands rendered as chip moves, each with the settings it is played under."""
+    from testing.engine_oracle import CHIPS, registry, rendered
+    from testing.oracle_hand import TABLE_SEATS, play_hand
+
+    out = []
+    for seed in range(hands):
+        hand = play_hand(seed)
+        settings = EngineSettings(seats=TABLE_SEATS, profile="roberts", registry=registry(),
+                                  chips=CHIPS, stakes=hand.stakes)
+        out.append((settings, rendered(hand, "chips")))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000, help="hands to replay (default 2000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; the best is reported")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--chips", action="store_true", help="hands with chips (PokerKit's)")
     args = parser.parse_args()
-    seats, sessions = build(args.hands, args.seed)
-    registry = load_registry(REGISTRY)
-    settings = EngineSettings(seats=seats, profile="roberts", registry=registry)
-    events = sum(len(s) for s in sessions)
+    if args.chips:
+        runs = build_chips(args.hands)
+        seats = 10
+    else:
+        seats, sessions = build(args.hands, args.seed)
+        registry = load_registry(REGISTRY)
+        settings = EngineSettings(seats=seats, profile="roberts", registry=registry)
+        runs = [(settings, received) for received in sessions]
+    events = sum(len(received) for _, received in runs)
     best = cpu_best = float("inf")
     alerts = states = 0
     for _ in range(args.repeat):
         alerts = states = 0
         start, cpu_start = time.perf_counter(), time.process_time()
-        for received in sessions:
+        for settings, received in runs:
             engine = Engine(settings)
             for item in received:
                 outputs = engine.handle(item)
@@ -83,7 +108,8 @@ def main() -> int:
         best = min(best, time.perf_counter() - start)
         cpu_best = min(cpu_best, time.process_time() - cpu_start)
     rate = events / best
-    print(f"events:        {events} ({args.hands} hands, {seats}-seat table)")
+    what = "hands with chips" if args.chips else "hands"
+    print(f"events:        {events} ({args.hands} {what}, {seats}-seat table)")
     print(f"best of {args.repeat}:     {best:.3f} s")
     print(f"throughput:    {rate:,.0f} events/s on one core")
     # CPU time: what a shared machine's other load does not change (the wall clock is above).

@@ -44,26 +44,45 @@ class ChipRules(HandRules):
             return True
         if not is_chip_zone(zone):
             return False
+        if not present and uid in self.unknown_chips:
+            # the remedy followed: the foreign tag was removed from the chip zone
+            self.unknown_chips -= {uid}
+            alert = self.money_alerts.get(f"unknown:{uid}")
+            if alert is not None:
+                self.book.resolve(alert, self.ts)
+                self.money_alerts = {k: a for k, a in self.money_alerts.items() if k != f"unknown:{uid}"}
+            return True
         if present and self.settings.registry.lookup(uid) is None and uid not in self.unknown_chips:
             # A tag in a chip zone that is neither a chip nor a card of this table. The UID stays
             # out of the message (tag identities never reach the alerts topic).
             self.unknown_chips |= {uid}
             seat = chip_seat(zone)
             where = f"the betting area of seat {seat}" if zone_bet_seat(zone) else zone
-            self._raise(
+            alert = self._raise(
                 "unknown_chip",
                 f"A tag that is not a chip of this table was read in {where}.",
                 seat,
                 scope="money",
             )
+            self.money_alerts = {**self.money_alerts, f"unknown:{uid}": alert}
         return True  # a card on a betting area or in the pot moves no card
+
+    def _own_chips(self) -> None:
+        """Copy the chip dicts before this step's first change (the previous state shares them
+        until then): one C-level copy a step instead of a Python rebuild per chip read."""
+        if self.chips_shared:
+            self.chip_seen = self.chip_seen.copy()
+            self.chip_at = self.chip_at.copy()
+            self.chip_lift = self.chip_lift.copy()
+            self.chips_shared = False
 
     def _chip_tag(self, uid: str, zone: str, present: bool, value: int) -> None:
         seen = self.chip_seen.get(uid, ())
         if present:
             if zone in seen:
                 return
-            self.chip_seen = {**self.chip_seen, uid: (*seen, zone)}
+            self._own_chips()
+            self.chip_seen[uid] = (*seen, zone)
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
             current = self.chip_at.get(uid)
@@ -72,34 +91,42 @@ class ChipRules(HandRules):
                 lifted = self.chip_lift.get(uid)
                 if lifted is not None:
                     current, left_at = lifted
-                    self.chip_lift = {u: v for u, v in self.chip_lift.items() if u != uid}
+                    del self.chip_lift[uid]
             if self.chip_lift and (current is None or current != zone):
                 # chips that left before this one and were read nowhere since have gone: a
                 # chip from off the table is a new action, a chip moving from a zone follows
-                # those taken off it earlier
-                self._settle_lifted(zone=current, before=left_at)
+                # those taken off it earlier; a chip into the pot (a sweep) or out of it (the
+                # dealer's push or rake): every chip lifted before it has gone (an uncalled bet
+                # handed back before the push is not the push's first chips); chips that left
+                # the zone this one lands in went elsewhere
+                self._settle_lifted(
+                    zone=None if "pot" in (zone, current) else current, before=left_at
+                )
+                if self.chip_lift and zone != "pot" and current is not None:
+                    self._settle_lifted(zone=zone, before=left_at)
             if self.phase == "dealing" and self.dealt and zone_bet_seat(zone) is not None:
                 self._deal_end()  # chips into a betting area: the deal is over, betting began
-            self.chip_at = {**self.chip_at, uid: zone}
+            self.chip_at[uid] = zone
             if current != zone:
                 self._chip_move(uid, value, current, zone)
             return
         if zone not in seen:
             return
+        self._own_chips()
         rest = tuple(z for z in seen if z != zone)
         if rest:
-            self.chip_seen = {**self.chip_seen, uid: rest}
+            self.chip_seen[uid] = rest
         else:
-            self.chip_seen = {u: z for u, z in self.chip_seen.items() if u != uid}
+            del self.chip_seen[uid]
         if self.chip_at.get(uid) != zone:
             return  # a crosstalk read ended: the chip never left
         places = [z for z in rest if is_chip_zone(z)]
         if places:
-            self.chip_at = {**self.chip_at, uid: places[-1]}
+            self.chip_at[uid] = places[-1]
             self._chip_move(uid, value, zone, places[-1])
             return
-        self.chip_at = {u: z for u, z in self.chip_at.items() if u != uid}
-        self.chip_lift = {**self.chip_lift, uid: (zone, self.read_ts)}
+        del self.chip_at[uid]
+        self.chip_lift[uid] = (zone, self.read_ts)
 
     def _settle_lifted(
         self, *, everything: bool = False, zone: str | None = None, before: datetime | None = None
@@ -120,8 +147,9 @@ class ChipRules(HandRules):
             gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
         if not gone:
             return
-        names = {u for u, _ in gone}
-        self.chip_lift = {u: v for u, v in self.chip_lift.items() if u not in names}
+        self._own_chips()
+        for uid, _ in gone:
+            del self.chip_lift[uid]
         chips = self.settings.chips
         for uid, left in gone:
             value = chips.value(uid) if chips is not None else None
@@ -138,7 +166,14 @@ class ChipRules(HandRules):
             return
         money = self.money
         if money is None or self.money_done:
-            return  # between hands: what lies in the betting areas is read at the next deal
+            # between hands: what lies in the betting areas is read at the next deal, and the
+            # antes gathered into the pot with the seat that put them in
+            seat = zone_bet_seat(src) if src is not None else None
+            if dst == "pot" and seat is not None:
+                self.gathered = {**self.gathered, uid: seat}
+            elif uid in self.gathered:
+                self.gathered = {u: s for u, s in self.gathered.items() if u != uid}
+            return
         self.chips_read = True
         money, verdicts = money.move(value, src, dst)
         self.money = money

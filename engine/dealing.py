@@ -350,13 +350,16 @@ class DealRules(HandRules):
         seat = zone_seat(old)
         if seat is None or seat not in self.in_hand:
             return
-        if self.phase == "showdown" and seat not in self.claims_checked:
+        if self.phase == "showdown" and seat not in self.claims_checked and seat not in self.folded:
+            # (a seat that folded by an ``action`` input brings its cards to the muck after)
             self.claims_checked |= {seat}
             self._board_claim(seat, (*self.seat_cards.get(seat, ()), uid))
         if not self.seat_cards.get(seat) and self.running:
             self.folded |= {seat}
             self._money_fold(seat)
             self._check_one_left()
+        elif not self.seat_cards.get(seat) and self.phase == "showdown":
+            self._money_muck(seat)
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
         if seat in self.declared or len(self.board) != 5 or len(hole) != 2:

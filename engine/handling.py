@@ -28,6 +28,10 @@ class HandlingRules(HandRules):
         if self._live_cards(seat):
             if seat not in self.half_folds:
                 self.half_folds = {**self.half_folds, seat: self.read_ts}
+                if self.phase != "showdown":
+                    # for the betting the seat has folded (a player does not muck one card and
+                    # play on): the next seat's chips are in turn while the other card follows
+                    self._money_fold(seat)
             return
         if seat in self.half_folds:
             self.half_folds = {s: t for s, t in self.half_folds.items() if s != seat}

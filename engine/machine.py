@@ -186,7 +186,9 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         elif key == "all_in":
             if seat is not None:
                 self._money_all_in(seat)
-            if self.running:
+            # A seat all in where the betting is followed closes nothing by itself: the betting
+            # core says when nobody is left to bet (engine.chips, the run-out).
+            if self.running and (seat is None or not self._betting_followed()):
                 self.all_in = True
                 if len(self._live_board()) >= 5:
                     self._showdown()
@@ -360,6 +362,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             and money is not None
             and not self.chips_read
             and money.round_complete
-            and len([s for s in self.in_hand if s not in self.folded]) > 1
+            and money.to_act is None  # every action is reported: a check too
+            and len(money.live) > 1  # (a fold input is the money's before the machine's)
         ):
             self._showdown()

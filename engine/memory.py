@@ -121,7 +121,13 @@ class Memory:
         self.chip_seen: dict[str, tuple[str, ...]] = {}
         self.chip_at: dict[str, str] = {}
         self.chip_lift: dict[str, tuple[str, datetime]] = {}
+        #: The three chip dicts are still the previous state's (engine.chips copies them before
+        #: the step's first change).
+        self.chips_shared = False
         self.award_chips: frozenset[str] = frozenset()
+        #: chips gathered from a betting area into the pot before the betting core began (antes
+        #: the dealer collects before the deal): chip -> the seat that put it in
+        self.gathered: dict[str, int] = {}
         #: The time of the latest tag read applied: the reader's own clock (engine.handling).
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
@@ -207,6 +213,7 @@ class Memory:
         new.zone = dict(self.zone)
         new.present = dict(self.present)
         new.seat_cards = dict(self.seat_cards)
+        new.chips_shared = True
         return new
 
     @property
@@ -232,6 +239,9 @@ class Memory:
 
     def _money_fold(self, seat: int) -> None:
         """The seat's cards reached the muck."""
+
+    def _money_muck(self, seat: int) -> None:
+        """The seat's hand, not tabled, was mucked at showdown."""
 
     def _card_face_up(self, seat: int) -> None:
         """A hole card of ``seat`` was read face up."""

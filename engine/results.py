@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from contract.cards import zone_bet_seat
+from contract.cards import zone_bet_seat, zone_stack_seat
 from contract.models import (
     ActionInput,
     HandAction,
@@ -62,7 +62,10 @@ class ResultRules(ChipRules):
         verdicts: list[object] = []
         if chips is not None:
             for uid, zone in sorted(self.chip_at.items(), key=lambda item: item[1]):
-                if uid in self.award_chips or zone_bet_seat(zone) is None:
+                # the betting areas (blinds and antes) and, where read, the stacks (an all in
+                # is a stack emptied)
+                if uid in self.award_chips or (zone_bet_seat(zone) is None
+                                               and zone_stack_seat(zone) is None):
                     continue
                 value = chips.value(uid)
                 if value is None:
@@ -70,6 +73,16 @@ class ResultRules(ChipRules):
                 self.chips_read = True
                 money, found = money.move(value, None, zone)
                 verdicts.extend(found)
+            for uid, seat in sorted(self.gathered.items()):
+                value = chips.value(uid)
+                if value is None or self.chip_at.get(uid) != "pot":
+                    continue
+                # an ante gathered before the deal: put in by its seat, then into the pot
+                self.chips_read = True
+                for src, dst in ((None, f"bet:{seat}"), (f"bet:{seat}", "pot")):
+                    money, found = money.move(value, src, dst)
+                    verdicts.extend(found)
+            self.gathered = {}
         self.money = money
         self._verdicts(tuple(verdicts))  # type: ignore[arg-type]
         for item in self.early_inputs:
@@ -102,10 +115,15 @@ class ResultRules(ChipRules):
         self._verdicts(verdicts)
         self._money_progress()
 
-    def _money_all_in(self, seat: int) -> None:
+    def _money_muck(self, seat: int) -> None:
         if self.money is None or self.money_done:
             return
-        money, verdicts = self.money.all_in(seat)
+        self.money = self.money.muck(seat)
+
+    def _money_all_in(self, seat: int, *, tabled: bool = False) -> None:
+        if self.money is None or self.money_done:
+            return
+        money, verdicts = self.money.all_in(seat, tabled=tabled)
         self.money = money
         self._verdicts(verdicts)
         self._money_progress()
@@ -165,6 +183,25 @@ class ResultRules(ChipRules):
             self._showdown()  # the hands are tabled: the river's betting is over
         elif self.phase == "showdown":
             self._money_table(seat)
+        elif self.phase in ("preflop", "flop", "turn") and self._betting_followed() \
+                and not money.run_out and money.live <= set(self.face_up_seats):
+            self._tabled_run_out(money)
+
+    def _tabled_run_out(self, money: Money) -> None:
+        """Every hand still in is tabled face up before the river: the players are all in
+        (nobody tables a live hand with betting to come), which the chips alone cannot show where
+        no stack is read and no all-in key was pressed. The seat that put in the most, and of
+        those the last to act, may have chips left; the others are all in, a seat that did not
+        match the highest bet (a short all in, taken for a short raise or a premature sweep until
+        now) included."""
+        put: dict[int, int] = {}
+        last: dict[int, int] = {}
+        for index, action in enumerate(money.actions):
+            put[action.seat] = put.get(action.seat, 0) + action.amount
+            last[action.seat] = index
+        covering = max(money.live, key=lambda s: (put.get(s, 0), last.get(s, -1)))
+        for seat in sorted(money.live - {covering}):
+            self._money_all_in(seat, tabled=True)
 
     # -- overrides of the hand rules -----------------------------------------------------------
 
@@ -275,7 +312,12 @@ class ResultRules(ChipRules):
         elif money is not None:
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in money.actions]
         self.money_done = True
-        self.award_chips |= self.hand_awards
+        # the chips pushed this hand still in front of the winner (those already taken off, or
+        # stacked in a stack zone, are the player's again)
+        self.award_chips |= {
+            u for u in self.hand_awards
+            if u in self.chip_lift or (u in self.chip_at and zone_stack_seat(self.chip_at[u]) is None)
+        }
         self.hand_awards = frozenset()
         self.hands_out.append(construct_valid(HandResult, fields))
 

@@ -45,7 +45,17 @@ from engine.betting.api import OddChip, Pot, PotAward, Stakes, Structure
 from engine.betting.award import award, rake_for
 from engine.betting.pots import build_pots, uncalled
 
-__all__ = ["EngineResult", "Judgement", "PlayedHand", "engine_result", "judge", "play"]
+__all__ = [
+    "EngineResult",
+    "Judgement",
+    "PlayedHand",
+    "PotLimitTexasHoldem",
+    "engine_result",
+    "house_rake",
+    "judge",
+    "play",
+    "show_or_muck",
+]
 
 TABLE = 10
 STRUCTURES: tuple[Structure, ...] = ("no_limit", "pot_limit", "fixed_limit")
@@ -210,7 +220,7 @@ def _stack(rng: random.Random, stakes: Stakes) -> int:
     return rng.randint(1, depth * stakes.big_blind)
 
 
-def _house_rake(stakes: Stakes) -> Callable[[int, State], tuple[int, int]]:
+def house_rake(stakes: Stakes) -> Callable[[int, State], tuple[int, int]]:
     """The house's rake as PokerKit's rake function (applied to a one-pot hand's only pot)."""
 
     def rake(amount: int, state: State) -> tuple[int, int]:
@@ -232,7 +242,7 @@ def _house_rake(stakes: Stakes) -> Callable[[int, State], tuple[int, int]]:
 
 def _create(stakes: Stakes, stacks: list[int], with_rake: bool) -> State:
     blinds = (stakes.small_blind, stakes.big_blind)
-    rake = _house_rake(stakes) if with_rake else no_rake
+    rake = house_rake(stakes) if with_rake else no_rake
     bet = stakes.big_blind
     if stakes.structure == "fixed_limit":
         return FixedLimitTexasHoldem.create_state(
@@ -271,7 +281,7 @@ def _play(
                 # win and merges pots, which is its bookkeeping, not what the table sees
                 live, pots = _pots(state, order)
             seat = order[state.showdown_index or 0]
-            cards = _show_or_muck(state, rng, {order.index(s) for s, _ in shown})
+            cards = show_or_muck(state, rng, {order.index(s) for s, _ in shown})
             if cards is None:
                 mucked.append(seat)
             else:
@@ -346,7 +356,7 @@ def _act(state: State, rng: random.Random, raises: int) -> int:
     return 0
 
 
-def _show_or_muck(state: State, rng: random.Random, shown: set[int]) -> tuple[str, str] | None:
+def show_or_muck(state: State, rng: random.Random, shown: set[int]) -> tuple[str, str] | None:
     """Table the hand of the seat due to show, or (sometimes) muck it when every pot it could win
     already has another hand shown: no pot is ever left without a hand. Returns the cards shown."""
     index = state.showdown_index

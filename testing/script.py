@@ -9,7 +9,9 @@ One step per line, for example::
     new_hand           # keypad keys: new_hand, round, all_in, ack, misdeal, exposed 3, declare 3
     deal all           # two rounds, one card at a time, from the first seat left of the button
     deal 2 3:up 4=Ah   # one card each: face up, or a named card of the deck in use
-    burn / flop / turn / river / board [=Ah]   # ``burn again``: the card last taken back
+    burn / flop / turn / river / board [=Ah] [up]   # ``burn again``: the card last taken back
+    again seat:3       # the card last taken off the table comes back to a zone
+    tag bet:2 E0FF01 on   # a tag of no registry read in a zone (``off``: no longer read)
     fold 3             # the seat's cards go to the muck
     move seat:3 burn   # a card moves: present in the new zone, then absent from the old one
     take board all     # cards leave the table (back to the stub)
@@ -305,8 +307,8 @@ class Table:
                     raise ScriptError("no card was taken off the table")
                 self._place(self.last_taken, verb)
                 return
-            named = args[0][1:] if args and args[0].startswith("=") else None
-            self._place(self._draw(named), verb)
+            named = next((a[1:] for a in args if a.startswith("=")), None)
+            self._place(self._draw(named), verb, face_up="up" in args)
         elif verb in ("flop", "turn", "river"):
             count = 3 if verb == "flop" else 1
             names = [a[1:] for a in args if a.startswith("=")]
@@ -323,6 +325,12 @@ class Table:
         elif verb == "place":  # a card from the stub to a zone (``place aside =Ah``)
             named = args[1][1:] if len(args) > 1 and args[1].startswith("=") else None
             self._place(self._draw(named), args[0])
+        elif verb == "again":  # the card last taken off the table comes back to a zone
+            if self.last_taken is None:
+                raise ScriptError("no card was taken off the table")
+            self._place(self.last_taken, args[0])
+        elif verb == "tag":  # a tag of no registry in a zone: ``tag bet:2 E0FFFF0001 on|off``
+            self._tag(args[1], args[0], args[2] == "on")
         elif verb == "take":
             self._take(args)
         elif verb == "clear":
@@ -412,6 +420,19 @@ class Table:
         else:
             held = self.chip_zones.get(src, [])
             uids = list(held) if amount is None else self._pick(held, amount, src)
+        self.move_chips(uids, src, dst)
+
+    def take_chips(self, amount: int) -> list[str]:
+        """Chips worth ``amount`` from the player's side (off the table), largest first; they
+        stay off the table until :meth:`move_chips` puts them somewhere."""
+        return self._chips_from_pool(amount)
+
+    def move_chips(self, uids: list[str], src: str | None, dst: str | None) -> None:
+        """These chips from ``src`` to ``dst`` (None: off the table), each read present in the
+        new zone, then absent from the old one."""
+        assert self.chips is not None
+        if src is not None:
+            held = self.chip_zones.get(src, [])
             for uid in uids:
                 held.remove(uid)
         for uid in uids:

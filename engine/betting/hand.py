@@ -178,11 +178,20 @@ class Money(PayoutRules):
             if dst_kind != "bet":
                 return m, tuple(out)
             src_kind = None
-        if dst_kind == "rake" or (src_kind == "rake" and dst_kind == "pot"):
+        rake_to_seat = src_kind == "rake" and dst_kind == "bet" and m._decided()
+        if dst_kind == "rake" or (src_kind == "rake" and dst_kind == "pot") or rake_to_seat:
             sign = 1 if dst_kind == "rake" else -1
             m = m._with(raked=max(0, m.raked + sign * amount))
             if src_kind == "bet":
-                m = m._with(zone=add_count(m.zone, src_seat, -amount))
+                # a rake corrected from a winner's push: what was pushed to it is less
+                from_pushed = min(amount, m.pushed_zone.get(src_seat, 0))
+                m = m._with(zone=add_count(m.zone, src_seat, -amount),
+                            pushed_zone=add_count(m.pushed_zone, src_seat, -from_pushed),
+                            pushed=add_count(m.pushed, src_seat, -from_pushed))
+            elif rake_to_seat:  # too much raked, given to the winner
+                m = m._with(zone=add_count(m.zone, dst_seat, amount),
+                            pushed_zone=add_count(m.pushed_zone, dst_seat, amount),
+                            pushed=add_count(m.pushed, dst_seat, amount))
             return m._after_push(out)
         if m.street_no == BEFORE_DEAL:
             return m._before_deal(amount, src_kind, src_seat, dst_kind, dst_seat, out)
@@ -306,13 +315,23 @@ class Money(PayoutRules):
         m = m._after_action(out)
         return m, tuple(out)
 
-    def all_in(self, seat: int) -> tuple[Money, Verdicts]:
-        """The keypad's (or an input's) all in for ``seat``."""
+    def muck(self, seat: int) -> Money:
+        """A hand not tabled, mucked once the showdown began: it loses its claim (a hand
+        tabled face up stays tabled wherever its cards go afterwards)."""
+        if seat not in self.live or any(s == seat for s, _ in self.shown):
+            return self
+        # the round is over: its checks are inferred while the seat is still in it
+        m = self._end_round([]) if self.street_no >= 0 and not self.finished else self
+        return m.fold(seat)[0]
+
+    def all_in(self, seat: int, *, tabled: bool = False) -> tuple[Money, Verdicts]:
+        """The keypad's (or an input's) all in for ``seat``; ``tabled``: known only now, from
+        the hands tabled before the river (its last chips were its all in)."""
         if seat not in self.live or seat in self.allin:
             return self, ()
         out: list[Verdict] = []
         m = self._with(allin=self.allin | {seat})
-        m = m._mark_all_in(seat, out)._after_action(out)
+        m = m._mark_all_in(seat, out, latest=not tabled)._after_action(out)
         return m, tuple(out)
 
     def street(self, street: int, board: tuple[str, ...] = ()) -> tuple[Money, Verdicts]:

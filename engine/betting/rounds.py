@@ -32,7 +32,7 @@ class RoundRules(HandRecord):
         # Remembered on this (immutable) value: the machine asks several queries per event.
         view: Self | None = self.__dict__.get(VIEW)
         if view is None:
-            view = self._settle([])
+            view = self._settle([], view=True)
             self.__dict__[VIEW] = view
         return view
 
@@ -152,8 +152,9 @@ class RoundRules(HandRecord):
         total = sum(self.committed.values()) + sum(self.level.values())
         return Frame(self.top, self.full_raise, self.raises, total, self.level.get(seat, 0))
 
-    def _settle(self, out: list[Verdict]) -> Self:
-        """Name and check the pending seat's action: its chips are all in."""
+    def _settle(self, out: list[Verdict], *, view: bool = False) -> Self:
+        """Name and check the pending seat's action: its chips are all in (``view``: only to
+        answer a query while they may still be coming)."""
         seat = self.pending
         if seat is None:
             return self
@@ -165,6 +166,10 @@ class RoundRules(HandRecord):
         if m.button is not None and in_turn:
             m = m._advance_to(seat, out, infer=True)
         frame = m._frame(seat)
+        if not view and frame.before < total < frame.top and seat not in m.allin:
+            # Chips that fall short of a call, the action gone on: an all in for less (the rules
+            # know no short call; nothing else says so where no key is pressed, no stack read).
+            m = m._with(allin=m.allin | {seat})
         return m._apply(seat, frame, total, len(m.history), out)
 
     def _apply(self, seat: int, frame: Frame, total: int, index: int, out: list[Verdict]) -> Self:
@@ -176,12 +181,15 @@ class RoundRules(HandRecord):
         level = {**self.level, seat: total}
         m = self._with(history=actions, level=level)
         if total > frame.top:
+            # A raise gives the others the action again; an earlier action judged again (found
+            # all in later) does not take back the actions made since.
+            latest = index >= len(self.history) - 1
             m = m._with(
-                top=total,
+                top=max(total, m.top) if not latest else total,
                 full_raise=max(frame.full_raise, total - frame.top),
                 raises=frame.bets + 1,
-                acted=frozenset({seat}),
-                last_bettor=seat,
+                acted=frozenset({seat}) if latest else m.acted | {seat},
+                last_bettor=seat if latest else m.last_bettor,
             )
         else:
             m = m._with(top=max(frame.top, max(level.values(), default=0)),
@@ -219,16 +227,24 @@ class RoundRules(HandRecord):
             m = m._with(open_keys=m.open_keys - {key})
         return m
 
-    def _mark_all_in(self, seat: int, out: list[Verdict]) -> Self:
-        """``seat`` is all in: a short bet of it is allowed, and its last action is named so."""
+    def _mark_all_in(self, seat: int, out: list[Verdict], *, latest: bool = True) -> Self:
+        """``seat`` is all in: a short bet of it is allowed, and its last action is named so
+        (``latest``: only if it is the action just made, as a key follows the chips it names;
+        else the seat's last action that put chips in)."""
         m = self
         if seat in m.frames:
             return m._rejudge(seat, out)
-        last = m.history[-1] if m.history and m.pending != seat else None
-        # The key follows the chips it names: only the action just made is relabelled.
+        if latest:
+            index = len(m.history) - 1 if m.history and m.pending != seat else -1
+        else:
+            index = next((i for i in range(len(m.history) - 1, -1, -1)
+                          if m.history[i].seat == seat and m.history[i].amount > 0), -1)
+        last = m.history[index] if index >= 0 else None
         if last is not None and last.seat == seat and last.amount > 0 and m.street_no >= 0 \
-                and last.street == STREETS[m.street_no] and last.action in ("call", "bet", "raise"):
-            return m._with(history=(*m.history[:-1], replace(last, action="all_in")))
+                and (last.street == STREETS[m.street_no] or not latest) \
+                and last.action in ("call", "bet", "raise"):
+            history = (*m.history[:index], replace(last, action="all_in"), *m.history[index + 1:])
+            return m._with(history=history)
         return m
 
     def _end_round(self, out: list[Verdict]) -> Self:

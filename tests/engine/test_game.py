@@ -133,7 +133,8 @@ def test_wrong_push_raised_then_put_right_resolves() -> None:
     # continue the same table and engine: rebuild by playing everything again
     played = play([1, 2, 3], 1, "\n".join([*steps, *steps2.splitlines()]))
     assert "pot_awarded_wrong" in played.codes("resolved")
-    assert played.hands and [(a.seat, a.amount) for a in played.hands[-1].awarded] == [(1, 6)]
+    assert played.hands
+    assert [(a.seat, a.amount) for a in played.hands[-1].awarded] == [(1, 6)]
 
 
 def test_blind_wrong_amount() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.catalogue import CATALOGUE, CHIP_CODES
+from tests.engine.game_codes import CASES as GAME_CASES
 from tests.engine.runner import run
 from tests.engine.scenario import ExpectedAlert, Scenario, load_scenarios, messages
 
@@ -26,9 +27,11 @@ def test_every_catalogue_code_is_raised_by_a_scenario_under_each_profile() -> No
     raised: dict[str, set[str]] = {"roberts": set(), "tda": set()}
     for scenario in SCENARIOS:
         raised[scenario.profile].update(e.code for e in scenario.expect if e.status == "raised")
-    # the chip codes are raised by the betting core through the machine: until their scenarios
-    # are in tests/engine/scenarios, they are held to the rules file by tests/engine/test_catalogue.py
-    assert set(CATALOGUE) - set(CHIP_CODES) <= raised["roberts"] | raised["tda"]
+    # the chip codes: the scripted hands of tests/engine/test_game_codes.py, under both profiles
+    for codes in raised.values():
+        codes.update(case.code for case in GAME_CASES)
+    assert set(CHIP_CODES) <= {case.code for case in GAME_CASES}
+    assert set(CATALOGUE) <= raised["roberts"] | raised["tda"]
     # the codes whose handling differs by profile are raised under both
     for code in (
         "misdeal_exposed_early",
