@@ -12,6 +12,7 @@ heads-up the button posts the small blind, acts first preflop and last after.
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
@@ -220,9 +221,11 @@ class Ledger:
 
     # ------------------------------------------------------------------ pots
 
-    def pots(self) -> list[tuple[int, tuple[int, ...]]]:
-        """(amount, eligible seats) main pot first; folded chips fill the levels."""
-        live = set(self.live)
+    def pots(self, claims: Collection[int] | None = None) -> list[tuple[int, tuple[int, ...]]]:
+        """(amount, eligible seats) main pot first; folded chips fill the levels. ``claims``: the
+        seats still claiming at the showdown (a hand mucked there loses its claim, and its all-in
+        level no longer divides the pots)."""
+        live = set(self.live if claims is None else claims)
         levels = sorted({self.contributed.get(s, 0) for s in live})
         out: list[tuple[int, tuple[int, ...]]] = []
         below = 0

@@ -268,7 +268,7 @@ class TableMoney:
             ranks: dict[int, int] = {}
         else:
             shown, ranks = self.showdown(mistake)
-        pots = ledger.pots()
+        pots = ledger.pots(claims=shown or None)
         total = sum(amount for amount, _ in pots)
         rake = ledger.stakes.rake_for(total, saw_flop)
         plan = Settlement(rake, awards(pots, shown, ranks, rake), shown, dict(self.returned))
