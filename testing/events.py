@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from config.layout import standard_antennas
+from contract.cards import stack_zone
 from contract.models import (
     BlindEvent,
     ButtonEvent,
@@ -34,17 +35,25 @@ from simulators.dealer.steps import (
     Marker,
     Move,
     MoveButton,
+    MoveChips,
     Place,
+    PlaceChips,
     Press,
     Remove,
     SetBlind,
     SetOccupied,
     Shuffle,
     Step,
+    TakeChips,
+    Wait,
 )
 
-#: Antennas of a reader that covers a table of ten seats (the standard layout).
-DEFAULT_ANTENNAS: Final[dict[int, str]] = standard_antennas(10)
+#: Antennas of a reader that covers a table of ten seats (the standard layout, chip zones too,
+#: and the players' stacks after them).
+DEFAULT_ANTENNAS: Final[dict[int, str]] = {
+    **standard_antennas(10, chips=True),
+    **{len(standard_antennas(10, chips=True)) + seat: stack_zone(seat) for seat in range(1, 11)},
+}
 DEFAULT_START: Final = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
 
 
@@ -122,6 +131,11 @@ def to_events(
         match step:
             case Place(uid=uid, zone=zone, face=face) | Move(uid=uid, zone=zone, face=face):
                 old = zones.where.get(uid)
+                if isinstance(step, Move) and old is not None and zone_of[old] == zone:
+                    # Turned over where it lies: the reader reports the new face only.
+                    emit(ids.reader, index, TagEvent, antenna=old, zone=zone, uid=uid,
+                         present=True, face=face)
+                    continue
                 if isinstance(step, Move) and old is not None:
                     zones.remove(uid)
                 antenna = zones.place(uid, zone)
@@ -152,6 +166,29 @@ def to_events(
                 emit(ids.sensors, index, BlindEvent, seat=seat, present=present)
             case SetOccupied(seat=seat, occupied=occupied):
                 emit(ids.sensors, index, SeatEvent, seat=seat, occupied=occupied)
+            case PlaceChips(uids=uids, zone=zone) | MoveChips(uids=uids, zone=zone):
+                # A handful of chips is read in its new zone, then (after the hold time) no
+                # longer where it lay.
+                moved = isinstance(step, MoveChips)
+                left = [(uid, zones.where.get(uid)) for uid in uids] if moved else []
+                for uid in uids:
+                    if moved and uid in zones.where:
+                        zones.remove(uid)
+                    antenna = zones.place(uid, zone)
+                    emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone, uid=uid,
+                         present=True, face=None)
+                for uid, old in left:
+                    if old is not None:
+                        emit(ids.reader, index, TagEvent, antenna=old, zone=zone_of[old], uid=uid,
+                             present=False, face=None)
+            case TakeChips(uids=uids):
+                for uid in uids:
+                    if uid in zones.where:
+                        antenna = zones.remove(uid)
+                        emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone_of[antenna],
+                             uid=uid, present=False, face=None)
+            case Wait(seconds=seconds):
+                clock.now += timedelta(seconds=seconds)
             case AwaitShuffle() | Marker():
                 pass
     return out

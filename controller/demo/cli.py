@@ -68,6 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker", metavar="mqtt://HOST:PORT",
                         help="use this broker instead of the embedded one")
     parser.add_argument("--table", default="demo", help="table id in the topics (default demo)")
+    parser.add_argument("--structure", choices=("no_limit", "pot_limit", "fixed_limit"),
+                        help="betting structure (default: from the seed, see docs/demo.md)")
+    parser.add_argument("--no-chips", action="store_true",
+                        help="a table without chip reading: betting shown by the keypad only")
     parser.add_argument("--noise", type=_rate, default=0.0,
                         help="share of RFID reads the reader misses (default 0)")
     parser.add_argument("--json", action="store_true",
@@ -102,6 +106,8 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
         table_id=args.table,
         noise=args.noise,
         web=args.web,
+        chips=not args.no_chips,
+        structure=args.structure,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -24,20 +24,25 @@ from simulators.dealer import (
     Marker,
     Move,
     MoveButton,
+    MoveChips,
     Place,
+    PlaceChips,
     Press,
     Remove,
     SetBlind,
     SetOccupied,
     Shuffle,
     Step,
+    TakeChips,
+    Wait,
 )
 
 
 def _batch_key(step: Step) -> str | None:
     """Steps with the same key may be carried out together: the engine does not depend on
     their order (cards swept off the table, folded hands pushed to the muck, one street's cards
-    turned). A step that commits a mistake stands alone (its alert is awaited)."""
+    turned, the blinds and antes posted, the rake and the pushes). A step that commits a mistake
+    stands alone (its alert is awaited)."""
     if step.mistake is not None:
         return None
     if isinstance(step, Remove):
@@ -46,6 +51,8 @@ def _batch_key(step: Step) -> str | None:
         return "muck"
     if isinstance(step, Place) and step.zone == "board":
         return "board"
+    if isinstance(step, PlaceChips | MoveChips) and step.group is not None:
+        return step.group  # the posts before the deal; the rake and the pushes
     return None
 
 
@@ -67,6 +74,9 @@ class ZoneReaderApi(Protocol):
     def place(self, uid: str, zone: str, face: str | None = None) -> Any: ...
     def move(self, uid: str, zone: str, face: str | None = None) -> Any: ...
     def remove(self, uid: str) -> Any: ...
+    def place_chips(self, uids: Iterable[str], zone: str) -> Any: ...
+    def move_chips(self, uids: Iterable[str], zone: str) -> Any: ...
+    def take_chips(self, uids: Iterable[str]) -> Any: ...
 
 
 class ShufflerApi(Protocol):
@@ -160,6 +170,11 @@ class TableHands:
             return time.monotonic()
         if isinstance(step, AwaitShuffle):
             return await self._await_shuffle(step.deck)
+        if isinstance(step, Wait):
+            # Real time even flat out: the engine's timers run on the events' time.
+            acted = time.monotonic()
+            await asyncio.sleep(step.seconds)
+            return acted
         expected = self._expectation(step)
         seen = self.monitor.expect(expected) if expected is not None else None
         acted = time.monotonic()
@@ -182,6 +197,12 @@ class TableHands:
                 await _call(self.cards.move(uid, zone, face))
             case Remove(uid=uid):
                 await _call(self.cards.remove(uid))
+            case PlaceChips(uids=uids, zone=zone):
+                await _call(self.cards.place_chips(uids, zone))
+            case MoveChips(uids=uids, zone=zone):
+                await _call(self.cards.move_chips(uids, zone))
+            case TakeChips(uids=uids):
+                await _call(self.cards.take_chips(uids))
             case Press(key=key, seat=seat):
                 await _call(self.board.press(key, seat))
             case MoveButton(seat=seat):
@@ -229,7 +250,7 @@ class TableHands:
         def tag(uid: str, present: bool, zone: str | None) -> EventPredicate:
             def match(device: str, event: DeviceEvent) -> bool:
                 return (
-                    device == ids.reader
+                    ids.reads(device)
                     and event.type == "tag"
                     and event.uid == uid
                     and event.present == present
@@ -238,9 +259,32 @@ class TableHands:
 
             return match
 
+        def chips(uids: Sequence[str], present: bool, zone: str | None) -> EventPredicate:
+            """Every chip of a handful reported (arrived in ``zone``, or gone)."""
+            waiting = {uid.upper() for uid in uids}
+
+            def match(device: str, event: DeviceEvent) -> bool:
+                if (
+                    ids.reads(device)
+                    and event.type == "tag"
+                    and event.present == present
+                    and (zone is None or event.zone == zone)
+                ):
+                    waiting.discard(event.uid)
+                return not waiting
+
+            return match
+
         match step:
             case Place(uid=uid, zone=zone) | Move(uid=uid, zone=zone):
                 return tag(uid, True, zone)
+            case PlaceChips(uids=uids, zone=zone) | MoveChips(uids=uids, zone=zone):
+                return chips(uids, True, zone)
+            case TakeChips():
+                # Not awaited: chips taken off the table are counted gone only after the
+                # reader's hold time, and nothing the dealer does next depends on it (the rack
+                # hands out the chips that have been off the table longest).
+                return None
             case Remove(uid=uid):
                 return tag(uid, False, None)
             case Press(key=key, seat=seat):

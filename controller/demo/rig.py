@@ -111,7 +111,8 @@ async def _close_table(table: Any) -> None:
 async def _unplug_serial(table: Any) -> None:
     log.info("unplugging the serial devices")
     table.shuffler.unplug()
-    table.reader.unplug()
+    for reader in table.readers.values():
+        reader.unplug()
 
 
 async def _stop_drivers(devices: Any) -> None:

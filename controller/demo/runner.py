@@ -31,10 +31,19 @@ from controller.demo.monitor import Monitor
 from controller.demo.pages import Pages, listen_addresses, start_floor
 from controller.demo.rig import Rig, start_rig, start_service
 from controller.demo.scoring import Scorer
-from controller.demo.setup import DEVICE_IDS, EXAMPLE_REGISTRY, demo_config
+from controller.demo.setup import (
+    DEVICE_IDS,
+    EXAMPLE_REGISTRY,
+    HOLD_MS,
+    HOLE_CARD_OFF_S,
+    demo_config,
+    demo_stakes,
+    write_chip_registry,
+)
 from controller.demo.summary import Summary, Tally
 from link.client import make_client
 from simulators.dealer import DealerSettings, Marker, VirtualDealer
+from simulators.dealer.chips import Structure, TableStakes
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +77,8 @@ class DemoOptions:
     table_id: str = "demo"
     noise: float = 0.0  # reader miss rate (the driver's hold time must absorb it)
     web: bool = False  # the pages on fixed ports (controller.demo.pages), opened in a browser
+    chips: bool = True  # the table reads chips and the dealer bets with them
+    structure: Structure | None = None  # None: from the seed (controller.demo.setup)
 
 
 class DemoRun:
@@ -92,6 +103,10 @@ class DemoRun:
         self.broker_url = options.broker or "embedded"
         self.seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
         self.interrupted = False
+        self.stakes: TableStakes | None = (
+            demo_stakes(self.seed, options.structure) if options.chips else None
+        )
+        self.chip_values: dict[str, int] | None = None
 
     async def run(self) -> Summary:
         started = time.monotonic()
@@ -99,6 +114,9 @@ class DemoRun:
             url = await self._broker(stack)
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tablectl-demo-")))
             dealer_listen, floor_listen = listen_addresses(self.options.web)
+            chips_path = None
+            if self.stakes is not None:
+                chips_path, self.chip_values = write_chip_registry(workdir)
             config = demo_config(
                 seats=self.options.seats,
                 profile=self.options.profile,
@@ -107,6 +125,8 @@ class DemoRun:
                 table_id=self.options.table_id,
                 fast=self.options.speed == 0,
                 display_listen=dealer_listen,
+                stakes=self.stakes,
+                chips_registry=chips_path,
             )
             registry = load_registry(EXAMPLE_REGISTRY)
             topics = Topics(config.mqtt.root, config.table.id)
@@ -144,7 +164,8 @@ class DemoRun:
                              1000 * spent / count)
                 self.tally.seconds = time.monotonic() - started
         return Summary.from_tally(
-            self.tally, seed=self.seed, profile=self.options.profile, broker=self.broker_url
+            self.tally, seed=self.seed, profile=self.options.profile, broker=self.broker_url,
+            game=_game(self.stakes),
         )
 
     # ------------------------------------------------------------------ set-up
@@ -203,12 +224,17 @@ class DemoRun:
 
     async def _deal(self, hands: TableHands, decks: Mapping[str, Mapping[str, str]]) -> None:
         options = self.options
+        pace = "fast" if options.speed == 0 else "paced"
         settings = DealerSettings(
             seats=options.seats,
             min_players=options.min_players,
             max_players=options.max_players,
             profile=options.profile,
             mistake_rate=options.mistake_rate,
+            stakes=self.stakes,
+            chip_values=self.chip_values,
+            hole_card_off_s=HOLE_CARD_OFF_S[pace],
+            hold_s=HOLD_MS[pace] / 1000,
         )
         dealer = VirtualDealer(decks, settings, seed=self.seed)
         played = 0
@@ -248,6 +274,18 @@ class DemoRun:
             if time.monotonic() - monitor.last_message >= SETTLE_S:
                 return
             await asyncio.sleep(0.05)
+
+
+def _game(stakes: TableStakes | None) -> str:
+    """The game played, in a few words."""
+    if stakes is None:
+        return "no chips"
+    game = f"{stakes.structure} {stakes.small_blind}/{stakes.big_blind}"
+    if stakes.ante:
+        game += f" ante {stakes.ante}"
+    if stakes.rake_percent:
+        game += f", rake {stakes.rake_percent:g} %" + (f" cap {stakes.rake_cap}" if stakes.rake_cap else "")
+    return game
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

@@ -7,15 +7,75 @@ from pathlib import Path
 from typing import Final
 
 import config as config_package
-from config.layout import standard_antennas
-from config.models import TableConfig
+from config.layout import CHIP_TABLE_ZONES, standard_antennas
+from config.models import TableConfig, TableSection
+from contract.cards import bet_zone, stack_zone
 from contract.models import Profile
 from simulators.dealer import DeviceIds
+from simulators.dealer.chips import Structure, TableStakes, chip_registry, registry_csv
 
 #: The deck registry shipped with the example configuration (decks A and B, 104 tags).
 EXAMPLE_REGISTRY: Final = Path(config_package.__file__).resolve().parent / "decks.example.csv"
-#: The demo table's device ids (the dealer's default ones).
-DEVICE_IDS: Final = DeviceIds()
+#: The demo table's device ids: with chips a second reader covers the betting areas, the pot and
+#: the rake, a third the players' stacks (each sweep stays short: a chip is reported within a
+#: sweep of its reader's antennas).
+DEVICE_IDS: Final = DeviceIds(chip_readers=("rfid-2", "rfid-3"))
+#: The structures the demo cycles through when none is asked for: seeds 1, 4, 7... play no
+#: limit, 2, 5, 8... pot limit, 3, 6, 9... fixed limit (so five seeds see every chip code).
+STRUCTURES: Final[tuple[Structure, ...]] = ("fixed_limit", "no_limit", "pot_limit")
+#: Reader hold time (ms) and the house limit for a hole card off the table (s), flat out and at
+#: a real pace. Flat out the limit is short so that the dealer's mistake of holding a card off
+#: the table is seen in about a second.
+HOLD_MS: Final = {"fast": 50, "paced": 1000}
+HOLE_CARD_OFF_S: Final = {"fast": 1.0, "paced": 10.0}
+
+
+def demo_stakes(seed: int, structure: Structure | None = None) -> TableStakes:
+    """The demo's game: blinds 1/2, buy-in 200, a 5 % rake capped at 3; the structure from the
+    seed unless given; an ante of 1 in every fourth seed's session."""
+    return TableStakes(
+        structure=structure or STRUCTURES[seed % len(STRUCTURES)],
+        small_blind=1,
+        big_blind=2,
+        ante=1 if seed % 4 == 0 else 0,
+        rake_percent=5,
+        rake_cap=3,
+        buy_in=200,
+    )
+
+
+def _chip_readers(seats: int, workdir: Path, fast: bool) -> list[dict[str, object]]:
+    """The readers under the betting areas, the pot and the rake, and under the players' stacks
+    (a chip handed back to a player is read arriving in its stack: no wait for the reader to
+    miss it in the betting area)."""
+    # The pot first: a sweep is reported once the pot has read the chips and each betting area
+    # has swept without them, soon after in the same sweep.
+    table = [*CHIP_TABLE_ZONES, *(bet_zone(seat) for seat in range(1, seats + 1))]
+    stacks = [stack_zone(seat) for seat in range(1, seats + 1)]
+    # Flat out, the stacks' reader dwells longer: chips reach a stack seldom (a hand-back),
+    # and every dwell of every reader costs the one process the demo runs in.
+    dwells = (1, 10) if fast else (20, 20)
+    return [
+        {
+            "id": device,
+            "driver": "rfid",
+            "port": str(workdir / f"{device}.pty"),
+            "antennas": dict(enumerate(zones, start=1)),
+            "hold_ms": HOLD_MS["fast" if fast else "paced"],
+            "dwell_ms": dwell,
+        }
+        for device, zones, dwell in zip(
+            DEVICE_IDS.chip_readers, (table, stacks), dwells, strict=True
+        )
+    ]
+
+
+def write_chip_registry(workdir: Path) -> tuple[Path, dict[str, int]]:
+    """The demo's chip registry, written where the configuration points (``uid,value``)."""
+    chips = chip_registry()
+    path = workdir / "chips.csv"
+    path.write_text(registry_csv(chips), encoding="utf-8")
+    return path, chips
 
 
 def demo_config(
@@ -27,15 +87,26 @@ def demo_config(
     table_id: str = "demo",
     fast: bool = True,
     display_listen: str | None = None,
+    stakes: TableStakes | None = None,
+    chips_registry: Path | None = None,
 ) -> TableConfig:
     """The configuration of the demo table.
 
     ``fast`` (``--speed 0``) shortens the reader's sweep and hold time so that the system keeps up
     with a dealer who never pauses; at a real pace the example table's timings are used.
-    ``display_listen`` (``host:port``) serves the dealer's display.
+    ``display_listen`` (``host:port``) serves the dealer's display. With ``stakes`` and
+    ``chips_registry`` the table reads chips (a betting area per seat, the pot, the rake) and
+    the engine follows the betting.
     """
-    data = {
-        "table": {"id": table_id, "seats": seats, "profile": profile, "name": "tablectl demo"},
+    pace = "fast" if fast else "paced"
+    with_chips = stakes is not None and chips_registry is not None
+    table: dict[str, object] = {
+        "id": table_id, "seats": seats, "profile": profile, "name": "tablectl demo",
+    }
+    if "hole_card_off_s" in TableSection.model_fields:
+        table["hole_card_off_s"] = HOLE_CARD_OFF_S[pace]
+    data: dict[str, object] = {
+        "table": table,
         "mqtt": {
             "url": broker_url,
             # A fresh client id per run: no persistent session of an earlier demo is resumed.
@@ -53,12 +124,24 @@ def demo_config(
                 "driver": "rfid",
                 "port": str(workdir / "rfid.pty"),
                 "antennas": standard_antennas(seats),
-                "hold_ms": 50 if fast else 1000,
+                "hold_ms": HOLD_MS[pace],
                 "dwell_ms": 1 if fast else 20,
             },
+            *(_chip_readers(seats, workdir, fast) if with_chips else []),
             {"id": DEVICE_IDS.sensors, "driver": "sensors", "vendor_id": 0x1209, "product_id": 0x7AB1,
              "poll_ms": 2 if fast else 10},
         ],
     }
+    if with_chips and "stakes" in TableConfig.model_fields:
+        assert stakes is not None
+        data["chips"] = {"registry": str(chips_registry)}
+        data["stakes"] = {
+            "structure": stakes.structure,
+            "small_blind": stakes.small_blind,
+            "big_blind": stakes.big_blind,
+            "ante": stakes.ante,
+            "rake_percent": stakes.rake_percent,
+            "rake_cap": stakes.rake_cap,
+        }
     return TableConfig.model_validate(data)
 

@@ -55,6 +55,7 @@ class Summary:
     seed: int | None = None
     profile: str | None = None
     broker: str | None = None
+    game: str | None = None  # the stakes played, e.g. "no_limit 1/2, rake 5 % cap 3"
     notes: tuple[str, ...] = ()
 
     @classmethod
@@ -65,6 +66,7 @@ class Summary:
         seed: int | None = None,
         profile: str | None = None,
         broker: str | None = None,
+        game: str | None = None,
     ) -> Summary:
         true_positives = sum(tally.detected.values())
         raised_total = true_positives + sum(tally.unexpected.values())
@@ -91,6 +93,7 @@ class Summary:
             seed=seed,
             profile=profile,
             broker=broker,
+            game=game,
             notes=tuple(tally.notes),
         )
 
@@ -102,6 +105,7 @@ class Summary:
             "seed": self.seed,
             "profile": self.profile,
             "broker": self.broker,
+            "game": self.game,
             "mistakes_injected": sum(self.injected.values()),
             "alerts_raised": sum(self.raised.values()),
             "precision": self.precision,

@@ -44,12 +44,16 @@ def _table_panel(state: PublicState | None, seats: int) -> Panel:
     if state is None:
         return Panel(Text("waiting for the engine's first state…", style="dim"), title="table")
     by_seat = {s.seat: s for s in state.seats}
-    row_seat, row_cards = [], []
+    bets = {b.seat: b.amount for b in state.bets}
+    row_seat, row_cards, row_bets = [], [], []
     for seat in range(1, seats + 1):
         info = by_seat.get(seat)
         label = Text(f"{seat}")
         if state.button == seat:
             label.append(" D", style="bold black on white")
+        if state.to_act == seat:
+            label = Text("▶ ", style="bold yellow") + label
+        row_bets.append(Text(str(bets[seat]), style="bold") if bets.get(seat) else Text(""))
         if info is None or not info.occupied:
             label.stylize("dim")
             row_cards.append(Text("—", style="dim"))
@@ -62,6 +66,8 @@ def _table_panel(state: PublicState | None, seats: int) -> Panel:
         grid.add_column(justify="center")
     grid.add_row(*row_seat)
     grid.add_row(*row_cards)
+    if bets:
+        grid.add_row(*row_bets)
     board = Text("board ")
     for card in state.board:
         board.append_text(card_text(card))
@@ -72,7 +78,24 @@ def _table_panel(state: PublicState | None, seats: int) -> Panel:
         f"hand {state.hand}   phase {state.phase}   deck {state.deck or '—'}   burns {state.burns}"
         + ("" if state.tracking else "   NOT TRACKING (reader offline)"),
     )
-    return Panel(Group(grid, Text(""), board, line), title="table")
+    return Panel(Group(grid, Text(""), board, _money_line(state), line), title="table")
+
+
+def _money_line(state: PublicState) -> Text:
+    """The pots (main first, with who may win each), who acts and who shows first."""
+    text = Text("pots ")
+    for i, pot in enumerate(state.pots):
+        name = "main" if i == 0 else f"side {i}"
+        eligible = ",".join(str(s) for s in pot.eligible)
+        text.append(f"{name} {pot.amount}", style="bold")
+        text.append(f" (seats {eligible})   ")
+    if not state.pots:
+        text.append("—   ", style="dim")
+    if state.to_act is not None:
+        text.append(f"to act: seat {state.to_act}   ", style="yellow")
+    if state.shows_first is not None:
+        text.append(f"shows first: seat {state.shows_first}", style="cyan")
+    return text
 
 
 def _alert_rows(alerts: Iterable[Alert], limit: int) -> Table:

@@ -10,14 +10,19 @@ from __future__ import annotations
 from typing import Final
 
 from contract.models import Profile
-from engine.catalogue import CATALOGUE, DEALING_CODES
+from engine.catalogue import CATALOGUE, CHIP_CODES, DEALING_CODES
 from simulators.dealer.mistakes import MISTAKES
 
-#: Every dealing irregularity of the catalogue, in the catalogue's order.
-CATALOGUE_CODES: Final[tuple[str, ...]] = DEALING_CODES
+#: Every irregularity of the catalogue: the dealing codes, then the codes of "Chips, pots and
+#: showdown" (irregularities.md) with ``unknown_chip`` (a tag in a chip zone in no registry).
+CATALOGUE_CODES: Final[tuple[str, ...]] = (
+    *DEALING_CODES, *(c for c in CHIP_CODES if c not in DEALING_CODES)
+)
 
 #: Codes whose remedy is a misdeal: every card back, the deck replaced, a redeal, same button.
-MISDEAL_CODES: Final[frozenset[str]] = frozenset(c for c in DEALING_CODES if CATALOGUE[c].misdeal)
+MISDEAL_CODES: Final[frozenset[str]] = frozenset(
+    c for c in DEALING_CODES if c in CATALOGUE and CATALOGUE[c].misdeal
+)
 
 #: Codes the dealer can choose to inject as the hand's mistake. ``remedy_not_followed`` is not
 #: among them: it is committed while carrying out the remedy of one of these (see
@@ -25,15 +30,19 @@ MISDEAL_CODES: Final[frozenset[str]] = frozenset(c for c in DEALING_CODES if CAT
 PRIMARY_CODES: Final[tuple[str, ...]] = tuple(c for c in CATALOGUE_CODES if c != "remedy_not_followed")
 
 
-def injectable_codes(profile: Profile) -> tuple[str, ...]:
-    """The primary codes that a hand can raise under ``profile``.
+def injectable_codes(profile: Profile, *, chips: bool = False) -> tuple[str, ...]:
+    """The primary codes that a hand can raise under ``profile`` (``chips``: at a table that
+    reads chips and follows the betting).
 
     Under ``tda`` one extra card is already a misdeal (``misdeal_wrong_count``), so a second extra
     card (``misdeal_extra_cards``) and the ``extra_card`` warning can never be raised.
     """
-    return tuple(c for c in PRIMARY_CODES if profile in MISTAKES[c].profiles)
+    return tuple(
+        c for c in PRIMARY_CODES
+        if profile in MISTAKES[c].profiles and (chips or not MISTAKES[c].chips)
+    )
 
 
-def raisable_codes(profile: Profile) -> tuple[str, ...]:
+def raisable_codes(profile: Profile, *, chips: bool = False) -> tuple[str, ...]:
     """Every catalogue code a session under ``profile`` can raise (primary codes + follow-up)."""
-    return (*injectable_codes(profile), "remedy_not_followed")
+    return (*injectable_codes(profile, chips=chips), "remedy_not_followed")

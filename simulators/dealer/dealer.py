@@ -41,9 +41,12 @@ from typing import Final
 
 from contract.cards import seat_zone
 from contract.models import Profile
+from simulators.dealer.betting import Ledger, Tendencies
 from simulators.dealer.catalogue import raisable_codes
+from simulators.dealer.chips import Rack, TableStakes, chip_registry
 from simulators.dealer.hand import PACE, Hand, HandPlay
 from simulators.dealer.mistakes import MISTAKES, DealPlan, Mistake, ignorable_codes
+from simulators.dealer.money import TableMoney
 from simulators.dealer.seating import blind_seats, dealing_order, next_occupied
 from simulators.dealer.shoe import Shoe
 from simulators.dealer.steps import (
@@ -86,9 +89,20 @@ class DealerSettings:
     mistake_rate: float = 0.0
     codes: tuple[str, ...] | None = None
     join_leave_rate: float = 0.25
-    fold_rate: float = 0.25
-    all_in_rate: float = 0.08
+    fold_rate: float = 0.25  # without chips; with chips see betting.Tendencies
+    all_in_rate: float = 0.08  # without chips (the all_in key's run-out)
     reader_reports_face: bool = True
+    #: The game's stakes on a table that reads chips (None: no chips, betting shown by keys).
+    stakes: TableStakes | None = None
+    #: The chip registry (UID -> value); None: the demo's generated one.
+    chip_values: Mapping[str, int] | None = None
+    #: Seconds (event time) the engine waits before it judges a card read nowhere: the house
+    #: limit for a hole card off the table, and the dealer's reaction time (a half fold; cards
+    #: dealt after a misdeal).
+    hole_card_off_s: float = 1.0
+    reaction_s: float = 2.0
+    #: The reader's hold time: how long after a tag left its field the driver reports it gone.
+    hold_s: float = 0.05
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
@@ -100,7 +114,7 @@ class DealerSettings:
             )
         if not 0.0 <= self.mistake_rate <= 1.0:
             raise ValueError(f"mistake rate must be within 0..1, not {self.mistake_rate}")
-        allowed = raisable_codes(self.profile)
+        allowed = raisable_codes(self.profile, chips=self.stakes is not None)
         for code in self.codes or ():
             if code not in allowed:
                 raise ValueError(f"code {code!r} cannot be raised under profile {self.profile}")
@@ -135,6 +149,15 @@ class VirtualDealer:
         self.collected: str | None = None  # off the table, waiting for the shuffler
         self._bag: list[str] = []
         self._known_uids = {uid for cards in self.decks.values() for uid in cards.values()}
+        stakes = self.settings.stakes
+        #: Each seated player's stack (chips behind, off the table), on a table with chips.
+        self.stacks: dict[int, int] = {}
+        self.rack: Rack | None = None
+        if stakes is not None:
+            values = self.settings.chip_values or chip_registry()
+            self.rack = Rack(values)
+            self._known_uids |= set(values)
+        self.tendencies = Tendencies()
 
     # ------------------------------------------------------------------ public API
 
@@ -160,8 +183,8 @@ class VirtualDealer:
         return self._play(injector)
 
     def allowed_codes(self) -> tuple[str, ...]:
-        """The codes a hand can raise under the configured profile."""
-        return raisable_codes(self.settings.profile)
+        """The codes a hand can raise under the configured profile (and stakes)."""
+        return raisable_codes(self.settings.profile, chips=self.settings.stakes is not None)
 
     # ------------------------------------------------------------------ choosing mistakes
 
@@ -259,12 +282,15 @@ class VirtualDealer:
             steps=steps,
         )
         play = HandPlay(hand, settings, rng, self._known_uids)
+        play.mistake = mistake
         small, big = blind_seats(due, players, settings.seats)
         unposted = mistake.unposted_blind(self, small, big)
         for seat in (small, big):
             if seat != unposted:
                 play.emit(SetBlind(seat=seat, present=True, pause_s=PACE["blind"]))
                 hand.blinds.add(seat)
+        if settings.stakes is not None:
+            self._post(play, mistake, order)
 
         # The deck for this hand comes out of the shuffler before the other one goes in.
         play.emit(AwaitShuffle(deck=deck, pause_s=0.0))
@@ -288,12 +314,19 @@ class VirtualDealer:
             next_deck = misdealt
             play.press("new_hand")
             attempt = Mistake()  # the redeal is legal
+            play.mistake = attempt
 
         self._play_streets(play, attempt, mistake.protected)
-        self._showdown(play, mistake)
+        if play.money is not None:
+            play.money.settle(attempt)
+        else:
+            self._showdown(play, mistake)
         play.clear_table()
         for seat in sorted(hand.blinds):
             play.emit(SetBlind(seat=seat, present=False, pause_s=PACE["clear"]))
+        if play.money is not None:
+            play.money.collect()
+            self.stacks.update(play.money.final_stacks())
         play.emit(Marker(kind="hand_end", hand=self.hand_number))
         self.ready = next_deck
         self.collected = hand.shoe.deck
@@ -305,6 +338,38 @@ class VirtualDealer:
             steps=tuple(hand.steps),
             mistakes=tuple(hand.mistakes),
         )
+
+    # ------------------------------------------------------------------ chips before the deal
+
+    def _post(self, play: HandPlay, mistake: Mistake, order: list[int]) -> None:
+        """Stacks for the seated players, then the antes and blinds in the betting areas."""
+        stakes, rack = self.settings.stakes, self.rack
+        assert stakes is not None
+        assert rack is not None
+        for seat in list(self.stacks):
+            if seat not in self.occupied:
+                del self.stacks[seat]
+        for seat in self.occupied:
+            if self.stacks.get(seat, 0) < 10 * stakes.big_blind:
+                self.stacks[seat] = stakes.buy_in  # sits down, or buys in again (off the table)
+        mistake.stacks(self, self.stacks)
+        ledger = Ledger(stakes, list(order), {seat: self.stacks[seat] for seat in order})
+        money = TableMoney(play, ledger, rack, self.tendencies)
+        play.money = money
+        if stakes.ante:
+            for seat in order:
+                ledger.ante(seat, stakes.ante)
+        ledger.post_blinds()
+        blinds = {ledger.small_blind: stakes.small_blind, ledger.big_blind: stakes.big_blind}
+        for seat in order:
+            due = stakes.ante + blinds.get(seat, 0)
+            posted = mistake.blind_amount(play, seat, due)
+            if posted != due:  # booked as it lies: the bet is what is in front
+                extra = posted - due
+                ledger.stack[seat] -= extra
+                ledger.bet[seat] = ledger.bet.get(seat, 0) + extra
+                ledger.contributed[seat] = ledger.contributed.get(seat, 0) + extra
+            money.post(seat, posted)
 
     # ------------------------------------------------------------------ the deal
 
@@ -334,7 +399,7 @@ class VirtualDealer:
                 if mistake.ignore_remedy:
                     # remedy_not_followed: after the misdeal is called, one more card.
                     next_seat = plan.targets[(k + 1) % len(plan.targets)]
-                    play.hole(seat_zone(next_seat), "remedy_not_followed")
+                    play.deal_on(seat_zone(next_seat))
                     play.ack()
                 return False
         if not mistake.after_deal(play):

@@ -16,10 +16,12 @@ from phevaluator import evaluate_cards
 
 from contract.models import KeyName
 from simulators.dealer.shoe import Shoe
-from simulators.dealer.steps import Face, Move, Place, Press, Remove, SetBlind, Step
+from simulators.dealer.steps import Face, Move, Place, Press, Remove, SetBlind, Step, Wait
 
 if TYPE_CHECKING:
     from simulators.dealer.dealer import DealerSettings
+    from simulators.dealer.mistakes.base import Mistake
+    from simulators.dealer.money import TableMoney
 
 #: Seconds a real dealer takes before each kind of step, at ``--speed 1``.
 PACE: Final[dict[str, float]] = {
@@ -75,6 +77,12 @@ class HandPlay:
         self.settings = settings
         self.rng = rng
         self._known_uids = known_uids
+        #: The hand's chips, on a table that reads them (None: betting shown by keys only).
+        self.money: TableMoney | None = None
+        #: The mistake being played (its betting hooks are called from the rounds).
+        self.mistake: Mistake | None = None
+        #: How the open betting round is played: (seats kept in, protected seat, cautious).
+        self._round_options: tuple[int, int | None, bool] = (1, None, False)
 
     # ------------------------------------------------------------------ physical primitives
 
@@ -130,14 +138,20 @@ class HandPlay:
         """The dealer acknowledges an alert on the keypad."""
         self.press("ack", pause=PACE["ack"])
 
+    def deal_on(self, seat_zone: str) -> None:
+        """``remedy_not_followed`` after a misdeal: the dealer deals one more card, after the
+        reaction time (cards dealt sooner are part of the same mistake), also flat out."""
+        self.emit(Wait(seconds=self.settings.reaction_s + 0.5, pause_s=0.0))
+        self.hole(seat_zone, "remedy_not_followed")
+
     def hole(self, seat_zone: str, mistake: str | None = None) -> str:
         """The top card face down to a seat zone."""
         return self.place(self.hand.shoe.draw(), seat_zone, "down", PACE["hole"], mistake)
 
-    def foreign_uid(self) -> str:
+    def foreign_uid(self, prefix: str = "E0040150") -> str:
         """A tag that is in no deck of the registry (a card from another table)."""
         while True:
-            uid = "E0040150" + "".join(self.rng.choice("0123456789ABCDEF") for _ in range(8))
+            uid = prefix + "".join(self.rng.choice("0123456789ABCDEF") for _ in range(8))
             if uid not in self._known_uids:
                 return uid
 
@@ -176,9 +190,48 @@ class HandPlay:
     # ------------------------------------------------------------------ betting
 
     def complete_round(self, street: str) -> None:
+        if self.money is not None:
+            keep, protect, cautious = self._round_options
+            assert self.mistake is not None
+            self.money.play_round(self.mistake, keep=keep, protect=protect, cautious=cautious)
+            self._close_round(street)
+            return
         self.press("round_complete", pause=PACE["round"])
         if street == "preflop":
             self.pull_blinds()
+
+    def _chip_betting(
+        self, street: str, *, complete: bool, keep: int, protect: int | None, cautious: bool
+    ) -> None:
+        """A betting round read from the chips: the round ends at the sweep (no key)."""
+        money, mistake = self.money, self.mistake
+        assert money is not None
+        assert mistake is not None
+        ledger = money.ledger
+        if ledger.street != street:
+            ledger.next_street(street)
+        keep = max(keep, mistake.keep)
+        self._round_options = (keep, protect, cautious)
+        if not complete:
+            # The next street comes early: preflop nobody has acted yet; later a seat faces a bet.
+            if street != "preflop":
+                money.play_round(mistake, keep=keep, protect=protect, cautious=cautious,
+                                 until_bet=True)
+            return
+        money.play_round(mistake, keep=keep, protect=protect, cautious=cautious)
+        self._close_round(street)
+
+    def _close_round(self, street: str) -> None:
+        money, hand = self.money, self.hand
+        assert money is not None
+        assert self.mistake is not None
+        money.end_round(self.mistake)
+        if street == "preflop":
+            self.pull_blinds()
+        if len(money.ledger.live) == 1:
+            hand.over = True
+        elif money.ledger.betting_over:
+            hand.all_in = True
 
     def betting(
         self,
@@ -194,6 +247,10 @@ class HandPlay:
         if hand.over or hand.all_in:
             return
         floor = 2 if keep_two else 1
+        if self.money is not None:
+            self._chip_betting(street, complete=complete, keep=floor, protect=protect,
+                               cautious=not allow_all_in)
+            return
         for seat in list(hand.active):
             if seat == protect or len(hand.active) <= floor:
                 continue
@@ -213,10 +270,15 @@ class HandPlay:
         else:
             self.complete_round(street)
 
-    def fold(self, seat: int) -> None:
+    def fold(self, seat: int, mistake: str | None = None) -> None:
+        """The seat's hole cards pushed to the muck (``mistake`` tags the last card: the fold is
+        complete, and what it settles is judged, once both are there)."""
         self.hand.active.remove(seat)
-        for i, uid in enumerate(self.hand.hole[seat]):
-            self.move(uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"])
+        cards = self.hand.hole[seat]
+        for i, uid in enumerate(cards):
+            last = i == len(cards) - 1
+            self.move(uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"],
+                      mistake if last else None)
 
     def pull_blinds(self) -> None:
         for seat in sorted(self.hand.blinds):
@@ -235,6 +297,15 @@ class HandPlay:
             for seat in hand.active
         }
         return ranks, evaluate_cards(*board)
+
+    def hole_cards(self, seat: int) -> list[str]:
+        """The card codes of a seat's hole cards (for the dealer's own showdown)."""
+        return [self.hand.card_of[uid] or "" for uid in self.hand.hole[seat]]
+
+    def table_hand(self, seat: int, pause: float = 1.0) -> None:
+        """The seat's hole cards turned face up where they lie, one after the other."""
+        for uid in self.hand.hole[seat]:
+            self.move(uid, self.hand.on_table[uid], "up", pause)
 
     def muck(self, seat: int, mistake: str | None = None) -> None:
         self.hand.active.remove(seat)

@@ -105,6 +105,42 @@ class Remove(StepBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PlaceChips(StepBase):
+    """Chips (tags ``uids``) put in ``zone`` at once, from a player's stack or the rack.
+
+    ``group``: chip steps of one group whose order does not matter (the posts before the deal)
+    may be carried out together."""
+
+    uids: tuple[str, ...]
+    zone: str
+    group: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoveChips(StepBase):
+    """Chips lying on the table moved to ``zone`` at once (a sweep, a push, the rake); ``group``
+    as for :class:`PlaceChips` (the rake and the pushes of one pot)."""
+
+    uids: tuple[str, ...]
+    zone: str
+    group: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TakeChips(StepBase):
+    """Chips taken off the table at once (back to a player's stack, into the drop box)."""
+
+    uids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Wait(StepBase):
+    """Nothing happens for ``seconds`` of real time, even flat out (a card held off the table)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Press(StepBase):
     """A dealer keypad key, with the seat it concerns where the key takes one."""
 
@@ -131,6 +167,10 @@ Step: TypeAlias = (
     | Place
     | Move
     | Remove
+    | PlaceChips
+    | MoveChips
+    | TakeChips
+    | Wait
     | Press
     | Marker
 )
@@ -143,6 +183,12 @@ class DeviceIds:
     reader: str = "rfid-1"
     shuffler: str = "shuffler"
     sensors: str = "sensors"
+    #: The readers of the chip zones, where they have their own (none: ``reader`` reads them).
+    chip_readers: tuple[str, ...] = ()
+
+    def reads(self, device: str) -> bool:
+        """Whether ``device`` is one of the table's RFID readers."""
+        return device == self.reader or device in self.chip_readers
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,7 +135,8 @@ def test_drawn_mistakes_cover_the_whole_catalogue() -> None:
     seen: Counter[str] = Counter()
     for script in dealer.hands(200):
         seen.update(script.mistakes)
-    assert set(seen) == set(CATALOGUE_CODES)
+    assert set(seen) == set(raisable_codes("roberts"))
+    assert set(seen) <= set(CATALOGUE_CODES)
 
 
 def test_same_seed_same_session() -> None:
@@ -184,6 +185,6 @@ def test_to_events_gives_valid_contract_events_in_sequence() -> None:
 
 def test_every_dealing_code_of_the_engine_catalogue_has_one_injector() -> None:
     """A code added to the engine's catalogue fails here until the dealer can commit it."""
-    assert set(MISTAKES) == set(DEALING_CODES)
+    assert set(DEALING_CODES) <= set(MISTAKES)
     for code, injector in MISTAKES.items():
         assert injector.code == code

@@ -11,11 +11,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from config.chips import ChipRegistry
 from config.registry import load_registry
 from contract.models import Profile
 from engine.api import DeviceEventReceived, EngineSettings
+from engine.betting.api import Stakes
 from engine.core import Engine
 from simulators.dealer import DealerSettings, VirtualDealer, raisable_codes
+from simulators.dealer.chips import Structure, TableStakes, chip_registry
 from testing.events import to_events
 from tests.conftest import EXAMPLE_REGISTRY
 
@@ -23,11 +26,39 @@ REGISTRY = load_registry(EXAMPLE_REGISTRY)
 START = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
 
 
-def _session(profile: Profile, seats: int, seed: int, hands: int) -> tuple[Counter[str], list[str]]:
-    engine = Engine(EngineSettings(seats=seats, profile=profile, registry=REGISTRY))
+CHIPS = chip_registry()
+
+
+def _session(
+    profile: Profile,
+    seats: int,
+    seed: int,
+    hands: int,
+    structure: Structure | None = None,
+    mistake_rate: float = 0.4,
+) -> tuple[Counter[str], list[str]]:
+    """A session through the engine; ``structure``: a table that reads chips, in that game."""
+    stakes = None if structure is None else TableStakes(
+        structure=structure, ante=1 if seed % 2 else 0, rake_percent=5, rake_cap=3
+    )
+    engine = Engine(
+        EngineSettings(
+            seats=seats,
+            profile=profile,
+            registry=REGISTRY,
+            chips=None if stakes is None else ChipRegistry(CHIPS),
+            stakes=None if stakes is None else Stakes(
+                structure=stakes.structure, small_blind=stakes.small_blind,
+                big_blind=stakes.big_blind, ante=stakes.ante, rake_percent=stakes.rake_percent,
+                rake_cap=stakes.rake_cap,
+            ),
+            hole_card_off_s=60.0,
+        )
+    )
     dealer = VirtualDealer(
         REGISTRY.decks,
-        DealerSettings(seats=seats, profile=profile, mistake_rate=0.4, all_in_rate=0.1),
+        DealerSettings(seats=seats, profile=profile, mistake_rate=mistake_rate, all_in_rate=0.1,
+                       stakes=stakes, chip_values=CHIPS, hole_card_off_s=60.0),
         seed=seed,
     )
     injected: Counter[str] = Counter()
@@ -54,6 +85,34 @@ def test_every_hand_raises_exactly_the_injected_mistakes(
     injected, disagreements = _session(profile, seats, seed, hands=120)
     assert not disagreements, "\n".join(disagreements[:10])
     assert sum(injected.values()) > 30
+
+
+@pytest.mark.parametrize("profile", ["roberts", "tda"])
+@pytest.mark.parametrize(
+    ("structure", "seats", "seed"),
+    [("no_limit", 9, 1), ("pot_limit", 6, 2), ("fixed_limit", 10, 3), ("no_limit", 3, 4),
+     ("pot_limit", 2, 5)],
+)
+def test_with_chips_every_hand_raises_exactly_the_injected_mistakes(
+    profile: Profile, structure: Structure, seats: int, seed: int
+) -> None:
+    injected, disagreements = _session(profile, seats, seed, hands=120, structure=structure)
+    assert not disagreements, "\n".join(disagreements[:10])
+    assert sum(injected.values()) > 20
+
+
+def test_legal_chip_hands_raise_nothing() -> None:
+    games: tuple[tuple[Structure, int], ...] = (("no_limit", 7), ("pot_limit", 8), ("fixed_limit", 9))
+    for structure, seed in games:
+        _, disagreements = _session("roberts", 9, seed, hands=150, structure=structure,
+                                    mistake_rate=0.0)
+        assert not disagreements, "\n".join(disagreements[:10])
+
+
+def test_a_long_chip_session_exercises_every_code() -> None:
+    injected, disagreements = _session("roberts", 9, 12, hands=300, structure="pot_limit")
+    assert not disagreements, "\n".join(disagreements[:10])
+    assert set(injected) == set(raisable_codes("roberts", chips=True))
 
 
 def test_a_long_session_exercises_every_code_the_profile_can_raise() -> None:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine.catalogue import CHIP_CODES
 from testing.mosquitto import Mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,6 +54,31 @@ def test_short_demo_on_the_embedded_broker_detects_every_mistake() -> None:
     assert latency["count"] == sum(summary["detected"].values())
     assert 0 < latency["p50"] <= latency["p99"] <= latency["max"] < 3000
     assert "precision 1.0, recall 1.0" in result.stdout
+
+
+def test_short_demo_with_chips_detects_every_chip_mistake() -> None:
+    """Pot limit (every chip code can happen there), most hands with a mistake."""
+    result = _demo(
+        "--hands", "24", "--seed", "2", "--speed", "0", "--mistake-rate", "0.9", "--json",
+        timeout=240,
+    )
+    summary = _summary(result)
+    assert summary["game"].startswith("pot_limit 1/2")
+    assert summary["precision"] == 1.0
+    assert summary["recall"] == 1.0
+    assert summary["detected"] == summary["injected"]
+    chip_codes = set(summary["detected"]) & set(CHIP_CODES)
+    assert len(chip_codes) >= 6, summary["detected"]
+
+
+def test_demo_without_chips_follows_the_keypad() -> None:
+    result = _demo("--hands", "8", "--seed", "6", "--speed", "0", "--mistake-rate", "0.5",
+                   "--no-chips", "--json")
+    summary = _summary(result)
+    assert summary["game"] == "no chips"
+    assert summary["precision"] in (1.0, None)
+    assert summary["recall"] in (1.0, None)
+    assert not set(summary["injected"]) & set(CHIP_CODES)
 
 
 def test_demo_against_an_external_mosquitto(mosquitto: Mosquitto) -> None:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from rich.console import Console
 
-from contract.models import Alert, PublicState, SeatState, Status
+from contract.models import Alert, PotState, PublicState, SeatAmount, SeatState, Status
 from controller.demo.monitor import TableView
 from controller.demo.scoring import Scorer
 from controller.demo.summary import Summary, Tally, percentile
@@ -92,3 +92,24 @@ def test_the_view_shows_the_table_alerts_and_devices() -> None:
     assert "rfid-1 online (session 2)" in text
     assert "controller online" in text
     assert "mistakes injected 1" in text
+
+
+def test_the_view_shows_bets_pots_who_acts_and_who_shows_first() -> None:
+    seats = [SeatState(seat=s, occupied=True, in_hand=True, cards=2) for s in range(1, 7)]
+    view = TableView()
+    view.state = PublicState(
+        ts=TS, hand=3, phase="turn", button=6, seats=seats, board=["Ah", "Td", "2c", "9s"],
+        to_act=4, bets=[SeatAmount(seat=2, amount=40), SeatAmount(seat=3, amount=15)],
+        pots=[PotState(amount=90, eligible=[1, 2, 3, 4]), PotState(amount=30, eligible=[2, 4])],
+        shows_first=2,
+    )
+    console = Console(record=True, width=110, color_system=None)
+    console.print(render(view, Tally(hands=2), Header("t1", "roberts", "embedded", 0, 0), seats=6))
+    text = console.export_text()
+    assert "▶ 4" in text
+    assert "40" in text
+    assert "15" in text
+    assert "main 90 (seats 1,2,3,4)" in text
+    assert "side 1 30 (seats 2,4)" in text
+    assert "to act: seat 4" in text
+    assert "shows first: seat 2" in text

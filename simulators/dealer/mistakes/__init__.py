@@ -5,7 +5,15 @@
 every dealing code of the engine's catalogue has one.
 """
 
-from simulators.dealer.mistakes import board, deal, remedy, table
+from simulators.dealer.mistakes import (
+    betting,
+    board,
+    deal,
+    handling,
+    pushes,
+    remedy,
+    table,
+)
 from simulators.dealer.mistakes.base import DealPlan, Mistake
 from simulators.dealer.mistakes.registry import MISTAKES, register
 from simulators.dealer.mistakes.remedy import ignorable_codes
@@ -14,9 +22,12 @@ __all__ = [
     "MISTAKES",
     "DealPlan",
     "Mistake",
+    "betting",
     "board",
     "deal",
+    "handling",
     "ignorable_codes",
+    "pushes",
     "register",
     "remedy",
     "table",

@@ -18,6 +18,7 @@ from simulators.dealer.steps import MoveButton, Shuffle, Step
 
 if TYPE_CHECKING:
     from simulators.dealer.dealer import VirtualDealer
+    from simulators.dealer.money import Settlement
 
 
 @dataclass
@@ -45,6 +46,12 @@ class Mistake:
     profiles: ClassVar[tuple[Profile, ...]] = ("roberts", "tda")
     #: Whether the dealer can fail to follow this code's remedy (``remedy_not_followed``).
     ignorable: ClassVar[bool] = False
+    #: Whether the mistake needs a table that reads chips.
+    chips: ClassVar[bool] = False
+    #: Players kept in the hand by the betting (folds stop there).
+    keep: ClassVar[int] = 1
+    #: Set once the players should only check, call or fold (no bet or raise) in this hand.
+    passive: bool = False
 
     def __init__(self, *, ignore_remedy: bool = False) -> None:
         self.ignore_remedy = ignore_remedy
@@ -116,4 +123,29 @@ class Mistake:
 
     def showdown_muck(self, play: HandPlay, seat: int) -> bool:
         """True when the mistake mucked ``seat``'s hand at the showdown itself."""
+        return False
+
+    # ------------------------------------------------------------------ chips
+
+    def stacks(self, dealer: VirtualDealer, stacks: dict[int, int]) -> None:
+        """Change the players' stacks before the hand (off the table, unseen)."""
+
+    def blind_amount(self, play: HandPlay, seat: int, due: int) -> int:
+        """What ``seat`` puts in its betting area before the deal (``due``: blind and ante)."""
+        return due
+
+    def act(self, play: HandPlay, seat: int) -> bool:
+        """True when the mistake played ``seat``'s turn (and booked it in the ledger)."""
+        return False
+
+    def uncalled_back(self, play: HandPlay, seat: int, uids: list[str]) -> bool:
+        """True when the mistake handled the uncalled chips (they stay in front, then)."""
+        return False
+
+    def sweep(self, play: HandPlay) -> bool:
+        """True when the mistake swept the bets itself (or on purpose did not)."""
+        return False
+
+    def pushes(self, play: HandPlay, plan: Settlement) -> bool:
+        """True when the mistake carried out the rake and the pushes itself."""
         return False

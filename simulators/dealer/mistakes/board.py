@@ -118,6 +118,12 @@ class BoardTooManyCards(_StreetMistake):
 
     code = "board_too_many_cards"
 
+    def plan_streets(self, play: HandPlay) -> None:
+        # Where chips are read, a second turn card looks exactly like a turn checked around and
+        # a river turned without a burn (a check moves nothing), and a fourth flop card like a
+        # turn: only a second river card is unmistakably one too many.
+        self.street = "river" if play.money is not None else play.rng.choice(list(self.streets))
+
     def deal_street(self, play: HandPlay, street: str, count: int) -> None:
         hand = play.hand
         play.burn()

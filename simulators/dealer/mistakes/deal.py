@@ -155,7 +155,7 @@ class FouledDeck(Mistake):
 
 def _unfollowed(play: HandPlay, seat: int) -> None:
     """``remedy_not_followed``: after the misdeal is called the dealer deals one more card."""
-    play.hole(seat_zone(seat), "remedy_not_followed")
+    play.deal_on(seat_zone(seat))
     play.ack()
 
 
@@ -174,6 +174,9 @@ class ExtraCard(Mistake):
         # The extra card goes back on the deck and becomes the flop's burn.
         play.remove(uid, PACE["fix"])
         hand.next_burn = extra
+        # That seat stays in: the engine counts the card taken back as the seat's until it is
+        # the burn, so a fold before the flop would look half done.
+        self.protected = hand.order[0]
         return True
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from phevaluator import evaluate_cards
 
 from contract.cards import RANKS, SUITS
+from simulators.dealer.betting import Choice
 from simulators.dealer.hand import PACE, HandPlay
 from simulators.dealer.mistakes.base import DealPlan, Mistake
 from simulators.dealer.mistakes.registry import register
@@ -48,7 +49,10 @@ class ButtonMisplaced(Mistake):
 
 @register
 class BlindsMissing(Mistake):
-    """A blind is not posted; the first card dealt shows it, and the blind is posted then."""
+    """A blind zone is empty when the deal starts; the first card dealt shows it, and the blind
+    is posted then. Where chips are read, the blind's chips lie in its betting area already (the
+    engine takes chips arriving in a betting area for the end of the deal): the blind zone's
+    sensor is what is late."""
 
     code = "blinds_missing"
 
@@ -125,4 +129,21 @@ class BoardClaimForfeited(Mistake):
             return False
         play.muck(seat, self.code)
         play.ack()
+        return True
+
+    def act(self, play: HandPlay, seat: int) -> bool:
+        """With chips, on the river another seat bets and is called: it shows first, so the
+        seat whose best hand is the board mucks at the showdown (before any hand is tabled a
+        muck is a fold)."""
+        money = play.money
+        if money is None or money.ledger.street != "river":
+            return False
+        ledger = money.ledger
+        if ledger.highest == 0 and seat == self.protected:
+            money.act(seat, Choice("check"))
+        elif ledger.highest == 0:
+            money.act(seat, Choice("bet", ledger.min_to()))
+        else:
+            money.act(seat, Choice("call", min(ledger.highest, ledger.bet.get(seat, 0)
+                                               + ledger.stack[seat])))
         return True
