@@ -164,6 +164,16 @@ class ChipRules(HandRules):
             if dst is None or zone_stack_seat(dst) is not None:
                 self.award_chips -= {uid}
             return
+        if (
+            self.hand_over
+            and not self.result_sent
+            and src is None
+            and dst is not None
+            and zone_bet_seat(dst) is not None
+        ):
+            # chips from a player's side into a betting area after the hand was decided: the
+            # next hand's blinds; the last hand is over even with a wrong push left standing
+            self._finish_hand()
         money = self.money
         if money is None or self.money_done:
             # between hands: what lies in the betting areas is read at the next deal, and the
@@ -179,6 +189,8 @@ class ChipRules(HandRules):
         self.money = money
         if src == "pot" and dst is not None and chip_seat(dst) is not None:
             self.hand_awards |= {uid}
+        elif uid in self.hand_awards and (dst is None or zone_stack_seat(dst) is not None):
+            self.hand_awards -= {uid}  # collected by the winner: in play again once bet
         self._verdicts(verdicts)
         self._money_progress()
 

@@ -252,6 +252,9 @@ class Memory:
     def _half_folds_due(self, seat: int | None) -> None:
         """The game moved on: judge the folds left half done (engine.handling)."""
 
+    def _finish_hand(self) -> None:
+        """Publish the hand's result now (engine.results)."""
+
     def _maybe_finish(self) -> None:
         """Publish the hand's result if it has ended (engine.results)."""
 

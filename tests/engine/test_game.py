@@ -203,3 +203,54 @@ def test_rake_and_fixed_limit_settings_are_followed() -> None:
     hand = played.hands[-1]
     assert hand.rake == 4
     assert [(p.amount, p.winners) for p in hand.pots] == [(38, [1])]
+
+
+def _showdown_with_wrong_push() -> list[str]:
+    return [
+        "bet 2 1",
+        "bet 3 2",
+        "new_hand",
+        DEAL,
+        "bet 1 2",
+        "bet 2 1",
+        "sweep",
+        *BOARD,
+        "show 2",
+        "show 3",
+        "show 1",
+        "push 2 6",  # seat 1 (aces) won; never put right
+    ]
+
+
+def test_a_wrong_push_left_standing_ends_at_the_next_hands_blinds() -> None:
+    steps = [*_showdown_with_wrong_push(), "clear", "collect", "bet 3 1", "bet 1 2"]
+    played = play([1, 2, 3], 1, "\n".join(steps))
+    assert "pot_awarded_wrong" in played.codes()
+    assert len(played.hands) == 1
+    assert [(a.seat, a.amount) for a in played.hands[0].awarded] == [(2, 6)]
+    assert [(p.amount, p.winners) for p in played.hands[0].pots] == [(6, [1])]
+
+
+def test_chips_pushed_and_collected_are_bet_again_in_a_later_hand() -> None:
+    first = [
+        "bet 2 1",
+        "bet 3 2",
+        "new_hand",
+        DEAL,
+        "bet 1 2",
+        "bet 2 1",
+        "sweep",
+        *BOARD,
+        "show 2",
+        "show 3",
+        "show 1",
+        "push 1 6",
+        "wait 4",
+        "collect",  # the winner takes his chips off the table
+        "clear",
+    ]
+    second = ["next_button", "shuffle B", "use B", "bet 3 1", "bet 1 2", "new_hand", "deal all", "bet 2 2"]
+    played = play([1, 2, 3], 1, "\n".join([*first, *second]))
+    assert played.codes() == []
+    assert played.state is not None
+    assert sorted((b.seat, b.amount) for b in played.state.bets) == [(1, 2), (2, 2), (3, 1)]
