@@ -17,9 +17,9 @@ from simulators.dealer.mistakes.chipbase import ChipMistake, money_of
 from simulators.dealer.mistakes.registry import register
 from simulators.dealer.money import Settlement, TableMoney
 
-#: Chance that the dealer follows the remedy of a wrong push. Always: the engine keeps a hand
-#: with a wrong push open until the next hand starts, and would take the next blinds for pushes.
-FOLLOW = 1.0
+#: Chance that the dealer follows the remedy of a wrong push (left standing, the hand ends when
+#: the next hand's blinds arrive).
+FOLLOW = 0.5
 
 
 def totals(plan: Settlement) -> dict[int, int]:
