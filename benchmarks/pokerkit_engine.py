@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from testing.engine_oracle import PATHS, disagreements, feed, rendered
-from testing.oracle_hand import STRUCTURES, play_hand
+from testing.oracle_hand import play_hand
+from testing.pokerkit_oracle import STRUCTURES
 
 
 def main() -> int:

@@ -32,7 +32,6 @@ from typing import Literal, TypeAlias
 
 from pokerkit import (
     AntePosting,
-    Automation,
     BetCollection,
     BlindOrStraddlePosting,
     BoardDealing,
@@ -51,20 +50,11 @@ from pokerkit import (
 from pokerkit.utilities import rake as no_rake
 
 from engine.betting.api import Action, Stakes, Structure
-from testing.pokerkit_oracle import PotLimitTexasHoldem, house_rake
+from testing.pokerkit_oracle import AUTOMATIONS, STRUCTURES, PotLimitTexasHoldem, house_rake
 
 __all__ = ["TABLE_SEATS", "Expected", "OracleHand", "Step", "play_hand"]
 
 TABLE_SEATS = 10
-STRUCTURES: tuple[Structure, ...] = ("no_limit", "pot_limit", "fixed_limit")
-_AUTOMATIONS = (
-    Automation.ANTE_POSTING,
-    Automation.BET_COLLECTION,
-    Automation.BLIND_OR_STRADDLE_POSTING,
-    Automation.RUNOUT_COUNT_SELECTION,
-    Automation.HAND_KILLING,
-    Automation.CHIPS_PULLING,
-)
 _DECK = tuple(rank + suit for rank in "23456789TJQKA" for suit in "shdc")
 _MAX_RAISES = 4  # per street, besides the fixed-limit cap: keeps no-limit hands short
 #: PokerKit's hand labels as the hand result names ranks.
@@ -191,10 +181,10 @@ def _create(stakes: Stakes, stacks: tuple[int, ...], raked: bool) -> State:
     n = len(stacks)
     if stakes.structure == "fixed_limit":
         return FixedLimitTexasHoldem.create_state(
-            _AUTOMATIONS, False, stakes.ante, blinds, bet, 2 * bet, stacks, n, rake=rake
+            AUTOMATIONS, False, stakes.ante, blinds, bet, 2 * bet, stacks, n, rake=rake
         )
     game = NoLimitTexasHoldem if stakes.structure == "no_limit" else PotLimitTexasHoldem
-    return game.create_state(_AUTOMATIONS, False, stakes.ante, blinds, bet, stacks, n, rake=rake)
+    return game.create_state(AUTOMATIONS, False, stakes.ante, blinds, bet, stacks, n, rake=rake)
 
 
 def _act(state: State, rng: random.Random, raises: int, unit: int) -> None:

@@ -46,6 +46,8 @@ from engine.betting.award import award, rake_for
 from engine.betting.pots import build_pots, uncalled
 
 __all__ = [
+    "AUTOMATIONS",
+    "STRUCTURES",
     "EngineResult",
     "Judgement",
     "PlayedHand",
@@ -59,7 +61,7 @@ __all__ = [
 
 TABLE = 10
 STRUCTURES: tuple[Structure, ...] = ("no_limit", "pot_limit", "fixed_limit")
-_AUTOMATIONS = (
+AUTOMATIONS = (
     Automation.ANTE_POSTING,
     Automation.BET_COLLECTION,
     Automation.BLIND_OR_STRADDLE_POSTING,
@@ -246,10 +248,10 @@ def _create(stakes: Stakes, stacks: list[int], with_rake: bool) -> State:
     bet = stakes.big_blind
     if stakes.structure == "fixed_limit":
         return FixedLimitTexasHoldem.create_state(
-            _AUTOMATIONS, True, stakes.ante, blinds, bet, 2 * bet, stacks, len(stacks), rake=rake
+            AUTOMATIONS, True, stakes.ante, blinds, bet, 2 * bet, stacks, len(stacks), rake=rake
         )
     game = NoLimitTexasHoldem if stakes.structure == "no_limit" else PotLimitTexasHoldem
-    return game.create_state(_AUTOMATIONS, True, stakes.ante, blinds, bet, stacks, len(stacks), rake=rake)
+    return game.create_state(AUTOMATIONS, True, stakes.ante, blinds, bet, stacks, len(stacks), rake=rake)
 
 
 def _play(

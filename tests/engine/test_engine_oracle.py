@@ -36,7 +36,8 @@ import pytest
 
 from engine.betting.api import Structure
 from testing.engine_oracle import PATHS, disagreements
-from testing.oracle_hand import STRUCTURES, play_hand
+from testing.oracle_hand import play_hand
+from testing.pokerkit_oracle import STRUCTURES
 
 #: Hands per structure in CI (3 x 340 = 1,020); the benchmark script plays 10,000.
 HANDS = 340
