@@ -15,6 +15,8 @@ Time here is event time: the latest ``ts`` of what arrived (a resent event carri
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from contract.models import MAX_RESEND, ResendCommand, Status
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Received
 from engine.memory import Memory
@@ -36,13 +38,14 @@ from engine.seqtrack import (
 class GapFillRules(Memory):
     """The gap fill (see the module docstring)."""
 
-    def _apply(self, received: Received) -> None:
-        """Apply one message (the machine's): defined by :class:`engine.machine.Machine`."""
-        raise NotImplementedError
+    if TYPE_CHECKING:
+        # Defined by the classes this rule set is mixed with; declared for the type checker
+        # only, so that nothing here can stand in for them at run time.
+        def _apply(self, received: Received) -> None:
+            """Apply one message: :class:`engine.machine.Machine`."""
 
-    def _lost(self, device: str, what: str) -> None:
-        """Report events lost for good: defined by :class:`engine.sequence.SequenceRules`."""
-        raise NotImplementedError
+        def _lost(self, device: str, what: str) -> None:
+            """Report events lost for good: :class:`engine.sequence.SequenceRules`."""
 
     def _open_gap(self, device: str, session: int, low: int, high: int, known: int) -> None:
         """Events ``low`` to ``high`` are missing; ``known``: the highest seq of the session

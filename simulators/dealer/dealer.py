@@ -30,6 +30,10 @@ comes up once per cycle; its injector's hooks replace the legal play where the m
 tag the step that completes the evidence with the code, and carry out the remedy. A misdeal is
 followed by collecting every card and a redeal with the same button and blinds from the other,
 already shuffled, deck; the misdealt deck goes into the shuffler.
+
+Slightly over the project's 450-line guide: the hand's order of play (seating, blinds, deal,
+betting rounds, board, showdown, the money at the end) reads as one sequence here; the mistakes
+(``mistakes/``), the money (``money.py``, ``betting.py``, ``award.py``) and the steps live apart.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ that completes the evidence of a size code is the next seat's fold, which settle
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from simulators.dealer.betting import Choice, choose
@@ -71,7 +72,7 @@ class ActionOutOfTurn(ChipMistake):
         return True
 
 
-class _Size(ChipMistake):
+class _Size(ChipMistake, ABC):
     """A bet or raise of the wrong size by the first seat to act; the next seat folds (which
     settles the action and shows the evidence); the dealer then has it put right."""
 
@@ -97,9 +98,9 @@ class _Size(ChipMistake):
         self.remedy(play, seat, wrong, right)
         return True
 
+    @abstractmethod
     def sizes(self, play: HandPlay, seat: int) -> tuple[int, int]:
         """(the wrong total in front of ``seat``, the right one)."""
-        raise NotImplementedError
 
     def remedy(self, play: HandPlay, seat: int, wrong: int, right: int) -> None:
         money, _ = money_of(play)

@@ -7,6 +7,7 @@ more card dealt first).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from contract.cards import seat_zone
@@ -64,14 +65,14 @@ class MisdealExposedMultiple(Mistake):
         )
 
 
-class _WrongSeat(Mistake):
+class _WrongSeat(Mistake, ABC):
     """A misdeal in which card ``index`` goes to another seat than it should."""
 
     ignorable = True
 
+    @abstractmethod
     def wrong_card(self, play: HandPlay, targets: list[int]) -> int:
         """Send one card of ``targets`` elsewhere; return its index."""
-        raise NotImplementedError
 
     def plan_deal(self, play: HandPlay, targets: list[int]) -> DealPlan:
         card = self.wrong_card(play, targets)
