@@ -50,3 +50,13 @@ def test_a_card_of_the_decks_cannot_also_be_a_chip(tmp_path: Path) -> None:
     card = next(iter(registry().by_uid))
     with pytest.raises(ConfigError, match="is also a card of the deck registry"):
         load_chips(_write(tmp_path, f"uid,value\n{card},25\n"), registry())
+
+
+def test_stakes_with_a_small_blind_above_the_big_blind_are_refused() -> None:
+    from pydantic import ValidationError
+
+    from config.models import StakesSection
+
+    assert StakesSection(small_blind=1, big_blind=2).structure == "no_limit"
+    with pytest.raises(ValidationError, match="small_blind 5 is larger than big_blind 2"):
+        StakesSection(small_blind=5, big_blind=2)
