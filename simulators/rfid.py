@@ -13,7 +13,8 @@ a dwell), ``duplicate_rate`` (a tag reported twice in one dwell), ``crosstalk_ra
 neighbouring antenna hears a tag, weakly; it then takes its slot in that antenna's
 anti-collision too), ``corrupt_rate`` (a frame is damaged on the line: bit flip, truncation or
 noise bytes). ``speed`` divides the anti-collision and line times (tests that need many sweeps
-of a full pot, the demo flat out; 1.0 is the real reader).
+of a full pot, the demo flat out; 1.0 is the real reader), and the dwells too, at most
+:data:`MAX_DWELL_SPEEDUP` times.
 """
 
 from __future__ import annotations
@@ -55,6 +56,16 @@ CROSSTALK_RSSI = -72
 #: Reads the simulated reader buffers before it sends a page (the protocol allows up to 255).
 DEFAULT_PAGE_READS: Final = 32
 DEFAULT_BAUDRATE: Final = 115_200
+#: How much ``speed`` may shorten a dwell: flat out (speed in the hundreds) the configured
+#: milliseconds divided by the speed would be microseconds, and the simulator would spend the
+#: machine on empty inventories; a dwell lasts at least half its configured time. Dwells due
+#: together run back to back and their frames leave in one write, as a USB serial adapter
+#: delivers what its latency timer collected.
+MAX_DWELL_SPEEDUP: Final = 2.0
+#: How far the dwells may fall behind their clock and catch up (the event loop wakes a little
+#: late from every sleep: a millisecond's timer resolution); later than that, they start afresh.
+_LAG_S: Final = 0.003
+_YIELD_S: Final = 0.0005
 _ORIENTATION = {None: Orientation.UNKNOWN, "up": Orientation.UP, "down": Orientation.DOWN}
 
 
@@ -109,6 +120,10 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         self.page_reads = page_reads
         self.tags: dict[str, PlacedTag] = {}
         self._round = 0
+        # When the next dwell begins: dwells follow each other on this clock, not on when the
+        # event loop got round to the last one, so a sweep lasts its antennas' dwells, not
+        # that plus the loop's lag at every antenna (a millisecond dwell would last 1.3).
+        self._dwell_clock: float | None = None
         self._runs: dict[frozenset[str], InventoryRun] = {}
         self.frames_sent = 0
         self.frames_corrupted = 0
@@ -229,7 +244,11 @@ class RfidReaderSimulator(SerialDeviceSimulator):
     async def _dwell(self, antenna: int) -> None:
         """One antenna's turn: the anti-collision, its pages as they fill, the closing frame."""
         loop = asyncio.get_running_loop()
-        start = loop.time()
+        now = loop.time()
+        start = self._dwell_clock
+        dwell_s = self.dwell_s
+        if start is None or not now - max(dwell_s, _LAG_S) <= start <= now:
+            start = now  # the first dwell, or a reader held up for long: start afresh
         heard = self._crosstalk(antenna)
         run = self.anticollision([*self.on_antenna(antenna), *heard])
         found = [uid for _, uid in run.found]
@@ -244,7 +263,8 @@ class RfidReaderSimulator(SerialDeviceSimulator):
             buffered += size
             await _sleep_until(loop, start + run.found[buffered - 1][0] / self.speed)
             page = self._send_page(antenna, page, False, self._reads(chunk, antenna, heard))
-        end = start + max(self.dwell_ms / 1000, run.duration_s / self.speed)
+        end = start + max(dwell_s, run.duration_s / self.speed)
+        self._dwell_clock = end
         await _sleep_until(loop, end)
         reads = self._reads(found[buffered:], antenna, heard)
         if page == 0 and len(reads) <= MAX_READS_PER_FRAME:
@@ -252,6 +272,12 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         else:
             self._send_page(antenna, page, True, reads)
         self.dwells[antenna] = self.dwells.get(antenna, 0) + 1
+
+    @property
+    def dwell_s(self) -> float:
+        """An antenna's dwell in real time: the configured one, shortened by ``speed`` (at most
+        :data:`MAX_DWELL_SPEEDUP` times)."""
+        return self.dwell_ms / 1000 / min(self.speed, MAX_DWELL_SPEEDUP)
 
     def _send_page(self, antenna: int, page: int, last: bool, reads: list[TagRead]) -> int:
         """Send reads as pages from number ``page``; returns the number of the next page."""
@@ -309,4 +335,11 @@ class RfidReaderSimulator(SerialDeviceSimulator):
 
 
 async def _sleep_until(loop: asyncio.AbstractEventLoop, when: float) -> None:
-    await asyncio.sleep(max(0.0, when - loop.time()))
+    """Wait until ``when``; when it has passed already, go on at once (dwells that fell due
+    together run back to back and their frames leave together), letting the loop run every
+    :data:`_YIELD_S` or so all the same."""
+    now = loop.time()
+    if when > now:
+        await asyncio.sleep(when - now)
+    elif now - when > _YIELD_S:
+        await asyncio.sleep(0)

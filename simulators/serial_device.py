@@ -152,11 +152,14 @@ class SerialDeviceSimulator(ABC):
         """Hand the frames whose last byte has arrived to the cable, in order."""
         loop = asyncio.get_running_loop()
         self._line_timer = None
+        ready: list[bytes] = []
         if self._on_line:  # the frame the timer was set for (timers may fire a hair early)
-            self._cable.write(self._on_line.popleft()[1])
+            ready.append(self._on_line.popleft()[1])
         now = loop.time()
         while self._on_line and self._on_line[0][0] <= now:
-            self._cable.write(self._on_line.popleft()[1])
+            ready.append(self._on_line.popleft()[1])
+        if ready:  # one write: the host reads what arrived meanwhile at once
+            self._cable.write(b"".join(ready))
         if self._on_line:
             self._line_timer = loop.call_at(self._on_line[0][0], self._deliver)
 
