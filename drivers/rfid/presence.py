@@ -139,6 +139,14 @@ class PresenceTracker:
         # Tags with a sighting that has missed dwells: only they can depart by misses, so a
         # tick need not visit the hundreds of chips read every sweep. Pruned by expire.
         self._missing: set[str] = set()
+        # Antenna -> the tags with a sighting there (in the order they were first seen there):
+        # a dwell's end visits the tags its antenna knows, not every tag on the table.
+        self._sighted: dict[int, dict[str, None]] = {}
+        # Worked out once per dwell, not per tick: the antennas no longer swept, and the missed
+        # sweeps after which a tag has left (it changes only when the miss rate is learnt).
+        self._unswept_at = -1
+        self._unswept_cache: frozenset[int] = frozenset()
+        self._needed: int | None = None
         # What the current dwell taught about the miss rate, applied when the dwell ends, and
         # each antenna's reads of its previous dwell, counted one dwell late (see _swept).
         self._dwell_misses = 0
@@ -155,14 +163,18 @@ class PresenceTracker:
         """Start the estimate afresh from ``rate``, weighing as much as 100 observations."""
         self._outcomes_seen = 1 / _MISS_RATE_WEIGHT
         self._misses_seen = rate * self._outcomes_seen
+        self._needed = None
 
     @property
     def missed_dwells_to_leave(self) -> int:
         """Sweeps in a row without a tag after which it has left (given the miss rate)."""
-        # Half as much again as estimated: the estimate wanders, a flap costs more than a delay.
-        p = min(max(1.5 * self.miss_rate, 1e-3), 0.9)
-        needed = math.ceil(math.log(self.flap_probability) / math.log(p))
-        return max(self.min_missed_dwells, min(needed, MAX_MISSED_DWELLS))
+        if self._needed is None:
+            # Half as much again as estimated: the estimate wanders, a flap costs more than a
+            # delay.
+            p = min(max(1.5 * self.miss_rate, 1e-3), 0.9)
+            needed = math.ceil(math.log(self.flap_probability) / math.log(p))
+            self._needed = max(self.min_missed_dwells, min(needed, MAX_MISSED_DWELLS))
+        return self._needed
 
     @property
     def present(self) -> dict[str, int]:
@@ -172,6 +184,8 @@ class PresenceTracker:
     def clear(self) -> None:
         """Forget the tags (a new session: the driver reports what it sees afresh)."""
         self._tags.clear()
+        self._sighted.clear()
+        self._unswept_at = -1
         self._dwells = 0
         self._last_swept.clear()
         self._period.clear()
@@ -232,6 +246,7 @@ class PresenceTracker:
             sighting = tag.sightings.get(antenna)
             if sighting is None:
                 tag.sightings[antenna] = _Sighting(now, float(rssi))
+                self._sighted.setdefault(antenna, {})[uid] = None
             else:
                 if tag.antenna == antenna:
                     # Those dwells without it were missed reads. Only streaks that end in a read
@@ -263,10 +278,12 @@ class PresenceTracker:
         if not complete:
             self.broken_dwells += 1
         else:
-            for uid, tag in self._tags.items():
-                sighting = tag.sightings.get(antenna)
-                if sighting is None or uid in seen:
+            tags = self._tags
+            for uid in self._sighted.get(antenna, ()):
+                if uid in seen:
                     continue
+                tag = tags[uid]
+                sighting = tag.sightings[antenna]
                 sighting.missed += 1
                 self._missing.add(uid)
                 if tag.antenna == antenna:
@@ -283,6 +300,7 @@ class PresenceTracker:
             keep = (1 - _MISS_RATE_WEIGHT) ** min(total, _MAX_FORGET_READS)
             self._misses_seen = self._misses_seen * keep + misses
             self._outcomes_seen = self._outcomes_seen * keep + total
+            self._needed = None
 
     def _assign(
         self, uid: str, tag: _Tag, antenna: int, rssi: int, face: str | None
@@ -346,14 +364,17 @@ class PresenceTracker:
             tag.face_candidate, tag.face_votes = None, 0
             yield Transition(tag.antenna, uid, True, face)
 
-    def _unswept(self) -> set[int]:
+    def _unswept(self) -> frozenset[int]:
         """Antennas no longer swept (taken out of the sweep): they cannot count misses, so time
         decides for their tags."""
-        return {
-            antenna
-            for antenna, swept in self._last_swept.items()
-            if antenna in self._period and self._dwells - swept > 3 * self._period[antenna]
-        }
+        if self._unswept_at != self._dwells:  # it changes only when a dwell ends
+            self._unswept_at = self._dwells
+            self._unswept_cache = frozenset(
+                antenna
+                for antenna, swept in self._last_swept.items()
+                if antenna in self._period and self._dwells - swept > 3 * self._period[antenna]
+            )
+        return self._unswept_cache
 
     def expire(self, now: float) -> list[Transition]:
         """Departures due by ``now`` (call it regularly, also when no frame arrives)."""
@@ -380,6 +401,7 @@ class PresenceTracker:
                 continue
             for antenna in gone:
                 del tag.sightings[antenna]
+                self._sighted[antenna].pop(uid, None)
             if tag.antenna is not None and tag.antenna not in tag.sightings:
                 # Seen strongly elsewhere meanwhile: it moved there.
                 elsewhere = [

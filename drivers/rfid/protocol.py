@@ -126,6 +126,9 @@ class Info:
         return cls(count, dwell, sweep)
 
 
+_ORIENTATIONS: Final = {int(o): o for o in Orientation}
+
+
 @dataclass(frozen=True, slots=True)
 class TagRead:
     """One tag seen by an antenna: UID (upper-case hex), signal strength (dBm), orientation."""
@@ -142,13 +145,17 @@ class TagRead:
 
     @classmethod
     def read(cls, reader: PayloadReader) -> Self:
+        # One take per read, the signed byte and the enum by table: a pot of chips is
+        # hundreds of reads per sweep.
         size = reader.u8()
         if not UID_MIN_BYTES <= size <= UID_MAX_BYTES:
             raise FrameError(f"Inventory: UID length {size} (must be 4..10)")
-        uid = reader.take(size).hex().upper()
-        rssi = reader.i8()
-        orientation = Orientation(enum_value(Orientation, reader.u8(), "Inventory"))
-        return cls(uid, rssi, orientation)
+        raw = reader.take(size + 2)
+        rssi, code = raw[size], raw[size + 1]
+        orientation = _ORIENTATIONS.get(code)
+        if orientation is None:
+            orientation = Orientation(enum_value(Orientation, code, "Inventory"))
+        return cls(raw[:size].hex().upper(), rssi - 256 if rssi > 127 else rssi, orientation)
 
 
 def _reads_payload(reads: tuple[TagRead, ...], what: str) -> bytes:
