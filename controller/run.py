@@ -25,7 +25,7 @@ from controller.serving import EXIT_ERROR, EXIT_OK, Service
 from controller.systemd import Notifier
 from controller.table import TableController
 
-__all__ = ["Service", "add_arguments", "main"]
+__all__ = ["Service", "add_arguments", "main", "serve", "setup_logging"]
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _setup_logging(level: str) -> None:
+def setup_logging(level: str) -> None:
     logging.basicConfig(
         level=level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -100,7 +100,7 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    _setup_logging(args.log_level or config.logging.level)
+    setup_logging(args.log_level or config.logging.level)
     if args.replay_only:
         return replay_only(config, registry)
     refused = refusal(Path(args.config), config)
@@ -109,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if config.mqtt.embedded:
         return asyncio.run(_run_embedded(config, registry, args.embedded_port))
-    return asyncio.run(_run(config, registry))
+    return asyncio.run(serve(config, registry))
 
 
 async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) -> int:
@@ -131,20 +131,24 @@ async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) 
     try:
         log.info("embedded broker: drivers on this machine publish to %s", broker.url)
         mqtt = config.mqtt.model_copy(update={"url": broker.url})
-        return await _run(config.model_copy(update={"mqtt": mqtt}), registry)
+        return await serve(config.model_copy(update={"mqtt": mqtt}), registry)
     finally:
         await broker.stop()
 
 
-async def _run(config: TableConfig, registry: DeckRegistry) -> int:
-    """The service, and the ``[[devices]]`` drivers once it is subscribed; until a signal."""
+async def serve(config: TableConfig, registry: DeckRegistry, *, drivers: bool = True) -> int:
+    """The service, and the ``[[devices]]`` drivers once it is subscribed; until a signal.
+
+    ``drivers=False``: the drivers run elsewhere (the demo runs them beside its simulators, so
+    that the two processes share the work; :mod:`controller.demo.service_process`).
+    """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    devices = DeviceRunner(config if drivers else config.model_copy(update={"devices": []}))
     service = Service(config, registry, stop=stop)
     serving = asyncio.create_task(service.run(), name="service")
-    devices = DeviceRunner(config)
     systemd = Notifier.from_environment()
     watchdog: asyncio.Task[None] | None = None
     try:

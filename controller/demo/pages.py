@@ -9,16 +9,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import webbrowser
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from config.models import MqttSection
-
-if TYPE_CHECKING:
-    from controller.serving import Service
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +40,25 @@ class Pages:
 
 
 def listen_addresses(web: bool) -> tuple[str, str]:
-    """``host:port`` of the dealer's display and of the floor console."""
+    """``host:port`` of the dealer's display and of the floor console.
+
+    The dealer's display is served by the table controller in its own process, so its port is
+    chosen here, free at the time (the floor console, in this process, binds any free port)."""
     if web:
         return f"{HOST}:{DEALER_PORT}", f"{HOST}:{FLOOR_PORT}"
-    return f"{HOST}:0", f"{HOST}:0"
+    return f"{HOST}:{free_port()}", f"{HOST}:0"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 async def start_floor(
-    stack: AsyncExitStack, service: Service, broker_url: str, workdir: Path, listen: str, table: str
+    stack: AsyncExitStack, dealer: str, broker_url: str, workdir: Path, listen: str, table: str
 ) -> Pages:
     """Start the floor console for the demo's broker; it stops when ``stack`` unwinds."""
     from config.models import parse_listen
@@ -64,7 +73,6 @@ async def start_floor(
     except (WebServerError, HistoryError) as error:
         raise PagesError(f"floor console: {error}") from None
     stack.push_async_callback(console.stop)
-    dealer = service.display.url if service.display is not None else ""
     return Pages(dealer=dealer, floor=console.url, table=f"{console.url}tables/{table}")
 
 

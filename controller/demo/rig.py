@@ -1,35 +1,32 @@
-"""The demo's table rig: the simulated table, the production drivers on it, the engine service.
+"""The demo's table rig: the simulated table, and the table controller on it in a child process.
 
 :class:`simulators.table.SimulatedTable` stands where the hardware would (the shuffler and the
-RFID reader on pseudo-terminals, the sensor board behind a pyusb backend served on a unix socket)
+RFID readers on pseudo-terminals, the sensor board behind a pyusb backend served on a unix socket)
 and rewrites the configuration to point each device at its simulator. The drivers the
 configuration names are then opened exactly as at a table (``controller.devices.DeviceRunner``,
-which uses :func:`drivers.registry.open_driver`), and the engine service
-(``controller.serving.Service``) runs in this process.
+which uses :func:`drivers.registry.open_driver`) in this process, and the engine service of
+``tablectl run`` in a child process of its own
+(:class:`controller.demo.service_process.ServiceProcess`): the two cores share the work.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from config.models import TableConfig
-from config.registry import DeckRegistry
 from controller.demo.hands import BoardApi, ShufflerApi, ZoneReaderApi
-
-if TYPE_CHECKING:
-    from controller.serving import Service
+from controller.demo.service_process import ServiceProcess
 
 log = logging.getLogger(__name__)
 
 #: A shuffle at a real pace; ``--speed`` divides it, ``--speed 0`` makes it near instant.
 SHUFFLE_S: Final = 8.0
 FLAT_OUT_SPEED: Final = 1000.0
-#: How long the service gets to publish ``offline`` and close its journal.
+#: How long the drivers get to stop (each publishes its own ``offline``).
 STOP_TIMEOUT_S: Final = 5.0
 
 
@@ -88,19 +85,16 @@ async def start_rig(
     )
 
 
-async def start_service(
-    stack: AsyncExitStack, config: TableConfig, registry: DeckRegistry
-) -> tuple[Service, asyncio.Task[int]]:
-    """Start the engine service (and its dealer's display, when the configuration has one). It is
-    stopped before the drivers when ``stack`` unwinds (it is pushed after them), so the engine
-    never sees the drivers leave."""
-    from controller.serving import Service
-
-    stop = asyncio.Event()
-    service = Service(config, registry, stop=stop)
-    task = asyncio.create_task(service.run(), name="service")
-    stack.push_async_callback(_stop_service, stop, task)
-    return service, task
+async def start_controller(
+    stack: AsyncExitStack, config: TableConfig, *, log_level: str
+) -> ServiceProcess:
+    """Start the engine service of ``tablectl run`` (and its dealer's display, when the
+    configuration has one) in a child process. It is stopped before the drivers when ``stack``
+    unwinds (it is pushed after them), so the engine never sees the drivers leave."""
+    controller = ServiceProcess(config, log_level=log_level)
+    await controller.start()
+    stack.push_async_callback(controller.stop)
+    return controller
 
 
 async def _close_table(table: Any) -> None:
@@ -131,18 +125,3 @@ async def _stop_drivers(devices: Any) -> None:
 def _where(task: asyncio.Task[Any]) -> str:
     frames = task.get_stack()
     return " <- ".join(f"{f.f_code.co_name}:{f.f_lineno}" for f in frames) or "?"
-
-
-async def _stop_service(stop: asyncio.Event, task: asyncio.Task[int]) -> None:
-    """Let the service publish ``offline`` and close its journal, then make sure it is gone."""
-    stop.set()
-    log.info("stopping the engine service")
-    try:
-        await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT_S)
-    except TimeoutError:
-        log.warning("the engine service did not stop within %g s; cancelling it", STOP_TIMEOUT_S)
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-    except Exception as error:  # its failure is reported, the demo still shuts down
-        log.warning("the engine service failed: %s", error)

@@ -1,8 +1,10 @@
 """Run the demo: broker, simulators, drivers, engine service and the virtual dealer, then score.
 
-Everything runs in this one process: the embedded broker (or an external one), the three device
-simulators on their real transports, the production drivers attached to them, the ``tablectl run``
-service and an observer on the broker. The dealer acts only on the simulators' physical side.
+Three processes share the work: this one runs the device simulators on their real transports,
+the virtual dealer and an observer on the broker; a child runs the table controller exactly as
+``tablectl run`` does (the engine service and the production drivers attached to the
+simulators: :mod:`controller.demo.service_process`); another the embedded broker (or an external
+one is used). The dealer acts only on the simulators' physical side.
 """
 
 from __future__ import annotations
@@ -21,16 +23,17 @@ from typing import Final
 
 import aiomqtt
 
-from config.models import MqttSection
+from config.models import MqttSection, TableConfig, parse_listen
 from config.registry import load_registry
 from contract.models import Alert, Profile
 from contract.topics import Topics
-from controller.broker import EmbeddedBroker
+from controller.broker_process import BrokerProcess
 from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.pages import Pages, listen_addresses, start_floor
-from controller.demo.rig import Rig, start_rig, start_service
+from controller.demo.rig import Rig, start_controller, start_rig
 from controller.demo.scoring import Scorer
+from controller.demo.service_process import ServiceProcess
 from controller.demo.setup import (
     DEVICE_IDS,
     EXAMPLE_REGISTRY,
@@ -41,6 +44,7 @@ from controller.demo.setup import (
     write_chip_registry,
 )
 from controller.demo.summary import Summary, Tally
+from controller.web.server import url_of
 from link.client import make_client
 from simulators.dealer import DealerSettings, Marker, VirtualDealer
 from simulators.dealer.chips import Structure, TableStakes
@@ -136,9 +140,13 @@ class DemoRun:
             )
             # Drivers first: the engine then starts from their retained ``online`` statuses.
             await self._wait_online(monitor, rig.device_ids, controller=False)
-            service, serving = await start_service(stack, rig.config, registry)
-            await self._wait_online(monitor, (), controller=True, service=serving)
-            self.pages = await start_floor(stack, service, url, workdir, floor_listen, config.table.id)
+            controller = await start_controller(
+                stack, rig.config, log_level=logging.getLevelName(logging.getLogger().level)
+            )
+            await self._wait_online(monitor, (), controller=True, service=controller)
+            dealer_page = _dealer_page(rig.config)
+            self.pages = await start_floor(stack, dealer_page, url, workdir, floor_listen,
+                                           config.table.id)
             if self.on_pages is not None:
                 await self.on_pages(self.pages)
             hands = TableHands(
@@ -173,7 +181,7 @@ class DemoRun:
     async def _broker(self, stack: AsyncExitStack) -> str:
         if self.options.broker is not None:
             return self.options.broker
-        broker = await stack.enter_async_context(EmbeddedBroker())
+        broker = await stack.enter_async_context(BrokerProcess())
         self.broker_url = broker.url
         return broker.url
 
@@ -196,11 +204,11 @@ class DemoRun:
         devices: tuple[str, ...],
         *,
         controller: bool,
-        service: asyncio.Task[int] | None = None,
+        service: ServiceProcess | None = None,
     ) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
-            if service is not None and service.done():
+            if service is not None and service.exited is not None:
                 # It logged why (a display port taken, a journal that cannot be opened, ...).
                 raise DemoError("the engine service stopped during start-up (see the log above)")
             view = monitor.view
@@ -274,6 +282,15 @@ class DemoRun:
             if time.monotonic() - monitor.last_message >= SETTLE_S:
                 return
             await asyncio.sleep(0.05)
+
+
+def _dealer_page(config: TableConfig) -> str:
+    """The address of the dealer's display the controller serves (none: "")."""
+    listen = config.display.listen
+    if not listen:
+        return ""
+    host, port = parse_listen(listen)
+    return url_of(host, port)
 
 
 def _game(stakes: TableStakes | None) -> str:

@@ -54,7 +54,7 @@ def _chip_readers(seats: int, workdir: Path, fast: bool) -> list[dict[str, objec
     stacks = [stack_zone(seat) for seat in range(1, seats + 1)]
     # Flat out, the stacks' reader dwells longer: chips reach a stack seldom (a hand-back),
     # and every dwell of every reader costs the one process the demo runs in.
-    dwells = (1, 10) if fast else (20, 20)
+    dwells = (1, 5) if fast else (20, 20)
     return [
         {
             "id": device,

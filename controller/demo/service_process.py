@@ -1,0 +1,143 @@
+"""The demo's engine service in a child process: ``tablectl run`` on the machine's other core.
+
+Flat out, every chip a dealer moves is a message through the driver, the broker, the engine
+service (journal, engine, state) and back to the demo's observer. With the simulators, the
+drivers, the dealer and the observer in one process and the service in another, both cores work
+on that pipeline (measured: ``docs/demo.md``, "How fast"). The child is the production service
+as ``tablectl run`` runs it (:func:`controller.run.serve`, without the drivers: the demo runs
+them beside its simulators), given the demo's configuration as JSON on its standard input (the
+demo generates it; no file to parse):
+
+- it runs in a session of its own, so a Ctrl-C at the terminal reaches only the demo, which then
+  stops its dealer first and the service after (SIGTERM: the service publishes ``offline``);
+- it stops as on SIGTERM when its standard input closes, which the kernel does when the demo
+  dies in any way: no service outlives the demo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from types import TracebackType
+from typing import Final
+
+from config.models import TableConfig
+from config.registry import DeckRegistry
+from controller.broker_process import stdin_lines
+
+log = logging.getLogger(__name__)
+
+#: How long the service gets to publish ``offline``, close its journal and stop its drivers.
+STOP_TIMEOUT_S: Final = 8.0
+
+
+class ServiceProcess:
+    """``tablectl run`` for ``config`` in a child process (see the module docstring)."""
+
+    def __init__(self, config: TableConfig, *, log_level: str = "WARNING") -> None:
+        self.config = config
+        self.log_level = log_level
+        self._child: asyncio.subprocess.Process | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._child is None else self._child.pid
+
+    @property
+    def exited(self) -> int | None:
+        """The child's exit status once it has stopped (None while it runs)."""
+        return None if self._child is None else self._child.returncode
+
+    async def start(self) -> None:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "controller.demo.service_process", "--log-level", self.log_level,
+            stdin=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        self._child = child
+        assert child.stdin is not None
+        child.stdin.write(self.config.model_dump_json().encode() + b"\n")
+        await child.stdin.drain()
+
+    async def stop(self) -> None:
+        """SIGTERM (the service stops as ``tablectl run`` does), then make sure it is gone."""
+        child = self._child
+        if child is None:
+            return
+        if child.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                child.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(child.wait(), STOP_TIMEOUT_S)
+            except TimeoutError:
+                log.warning("the engine service (process %d) did not stop; killing it", child.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    child.kill()
+                await child.wait()
+        if child.stdin is not None:
+            child.stdin.close()
+
+    async def __aenter__(self) -> ServiceProcess:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+
+async def _serve_until_eof(config: TableConfig, registry: DeckRegistry) -> int:
+    """``tablectl run``'s service (the demo runs the drivers); SIGTERM to itself once standard
+    input closes."""
+    from controller.run import serve
+
+    async def watch() -> None:
+        async for _ in await stdin_lines():
+            pass  # nothing more is said: the service runs until standard input closes
+
+    watcher = asyncio.create_task(watch(), name="stdin")
+    watcher.add_done_callback(_stop_unless_cancelled)
+    try:
+        return await serve(config, registry, drivers=False)
+    finally:
+        watcher.cancel()
+
+
+def _stop_unless_cancelled(watcher: asyncio.Task[None]) -> None:
+    if not watcher.cancelled():
+        os.kill(os.getpid(), signal.SIGTERM)  # the service's own handler: a clean stop
+
+
+def main() -> int:
+    from config.errors import ConfigError
+    from config.loader import table_chips
+    from config.registry import load_registry
+    from controller.run import setup_logging
+    from controller.serving import EXIT_ERROR
+
+    parser = argparse.ArgumentParser(description="the demo's table controller (config on stdin)")
+    parser.add_argument("--log-level", default="WARNING")
+    args = parser.parse_args()
+    setup_logging(args.log_level)
+    line = sys.stdin.buffer.readline()
+    try:
+        config = TableConfig.model_validate_json(line)
+        registry = load_registry(config.decks.registry)
+        table_chips(config, registry)
+    except (ValueError, ConfigError) as error:
+        log.error("the demo's configuration: %s", error)
+        return EXIT_ERROR
+    return asyncio.run(_serve_until_eof(config, registry))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
