@@ -63,6 +63,7 @@ class ServiceProcess:
         assert child.stdin is not None
         child.stdin.write(self.config.model_dump_json().encode() + b"\n")
         await child.stdin.drain()
+        log.info("engine service: process %d", child.pid)
 
     async def stop(self) -> None:
         """SIGTERM (the service stops as ``tablectl run`` does), then make sure it is gone."""
