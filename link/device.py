@@ -40,6 +40,8 @@ from link.outbox import Outbox, Outgoing
 #: How long the first connection waits for the driver's own retained status.
 RETAINED_STATUS_WAIT_S: Final = 0.5
 OFFLINE_PUBLISH_TIMEOUT_S: Final = 1.0
+#: Events published at once, their acknowledgements awaited together.
+PUBLISH_PIPELINE: Final = 16
 #: The longest wait between two connection attempts. A table PC's broker is on the same
 #: machine: trying every second costs nothing, and every driver is back (its status said
 #: again, naming its last seq) within a second of the broker, which keeps the engine's gap
@@ -221,14 +223,23 @@ class DeviceLink:
         me = asyncio.current_task()
         while True:
             await self.outbox.ready.wait()
-            while (item := self.outbox.peek()) is not None:
+            while run := self.outbox.peek_run(PUBLISH_PIPELINE):
                 if self.session != will_session:
                     return  # reconnect first: see _serve
-                await client.publish(item.topic, item.payload, qos=1, retain=item.retain)
-                # Only dropped once the broker took it: a broker lost mid-publish resends it.
-                self.outbox.done(item)
-                if item.on_published is not None:
-                    item.on_published()
+                # Pipelined: paho writes them in call order and the broker keeps it; waiting for
+                # each acknowledgement in turn would cap a pot's chips at one broker round trip
+                # each.
+                results = await asyncio.gather(
+                    *(client.publish(i.topic, i.payload, qos=1, retain=i.retain) for i in run),
+                    return_exceptions=True,
+                )
+                for item, result in zip(run, results, strict=True):
+                    if isinstance(result, BaseException):
+                        raise result  # the rest stays, in order, for the next connection
+                    # Only dropped once the broker took it: a broker lost mid-publish resends it.
+                    self.outbox.done(item)
+                    if item.on_published is not None:
+                        item.on_published()
                 # asyncio.wait_for in Python 3.11 (inside aiomqtt's publish) can swallow a
                 # cancellation that races with the PUBACK: honour it here.
                 if me is not None and me.cancelling():

@@ -75,6 +75,21 @@ class Outbox:
                 return status
         return self._events[0].message if self._events else None
 
+    def peek_run(self, limit: int) -> list[Outgoing]:
+        """The next messages to publish, in order: the status alone when it is due, else up to
+        ``limit`` events that go out before it (they may be published together: the broker
+        keeps their order)."""
+        first = self.peek()
+        if first is None or (self._status is not None and first is self._status[1]):
+            return [] if first is None else [first]
+        due = self._status[0] if self._status is not None else None
+        run: list[Outgoing] = []
+        for numbered in self._events:
+            if len(run) >= limit or (due is not None and numbered.number > due):
+                break
+            run.append(numbered.message)
+        return run
+
     def done(self, message: Outgoing) -> None:
         """The broker took ``message``: remove it (unless an overflow or a newer status did)."""
         if self._status is not None and self._status[1] is message:

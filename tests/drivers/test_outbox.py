@@ -75,3 +75,32 @@ def test_a_status_said_again_after_a_reconnection_goes_before_what_waited() -> N
     outbox.set_status(status("online, seq 2"), first=True)
     outbox.put(event("e3"))
     assert drain(outbox) == ["online, seq 2", "e1", "e2", "e3"]
+
+
+def drain_runs(outbox: Outbox, limit: int) -> list[list[str]]:
+    """What a publisher that sends runs together sends, run by run."""
+    runs = []
+    while run := outbox.peek_run(limit):
+        runs.append([item.payload.decode() for item in run])
+        for item in run:
+            outbox.done(item)
+    return runs
+
+
+def test_events_go_out_in_runs_that_never_pass_the_status() -> None:
+    outbox = Outbox(10)
+    for name in ("e1", "e2", "e3"):
+        outbox.put(event(name))
+    outbox.set_status(status("online"))
+    for name in ("e4", "e5", "e6", "e7"):
+        outbox.put(event(name))
+    assert drain_runs(outbox, 2) == [["e1", "e2"], ["e3"], ["online"], ["e4", "e5"], ["e6", "e7"]]
+    assert not outbox.ready.is_set()
+
+
+def test_a_status_said_first_leaves_alone_before_the_runs() -> None:
+    outbox = Outbox(10)
+    outbox.put(event("e1"))
+    outbox.put(event("e2"))
+    outbox.set_status(status("online"), first=True)
+    assert drain_runs(outbox, 16) == [["online"], ["e1", "e2"]]
