@@ -24,7 +24,7 @@ import pytest
 
 from config.loader import load_table
 from contract.models import parse_status
-from controller.run import _run
+from controller.run import serve
 from controller.systemd import Notifier
 from testing.mosquitto import Mosquitto
 from tests.service.support import write_config
@@ -137,7 +137,7 @@ async def test_ready_once_online_watchdog_from_the_loop_and_stopping(
         monkeypatch.setenv("NOTIFY_SOCKET", manager.address)
         monkeypatch.setenv("WATCHDOG_USEC", str(int(interval_s * 2 * 1_000_000)))
         monkeypatch.delenv("WATCHDOG_PID", raising=False)
-        running = asyncio.create_task(_run(config, registry))
+        running = asyncio.create_task(serve(config, registry))
         await manager.wait_for("READY=1")
         # READY=1 comes only after the retained `online` is on the broker.
         status = f"holdem/{config.table.id}/controller/status"
@@ -157,7 +157,7 @@ async def test_ready_once_online_watchdog_from_the_loop_and_stopping(
         assert resumed >= released_at
         assert first_ping < blocked_at
 
-        # The handler _run installed stops the service (without it SIGTERM would end pytest).
+        # The handler serve installed stops the service (without it SIGTERM would end pytest).
         assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN, None)
         os.kill(os.getpid(), signal.SIGTERM)
         assert await asyncio.wait_for(running, 10) == 0
