@@ -150,6 +150,7 @@ class DeviceLink:
             try:
                 will_session = self.session
                 client = self.client = make_client(self.mqtt, self.identifier, will=self._will())
+                client.pending_calls_threshold = 2 * PUBLISH_PIPELINE  # a run is no warning
                 async with client:
                     backoff.reset()
                     try:

@@ -53,19 +53,22 @@ def _chip_readers(seats: int, workdir: Path, fast: bool) -> list[dict[str, objec
     table = [*CHIP_TABLE_ZONES, *(bet_zone(seat) for seat in range(1, seats + 1))]
     stacks = [stack_zone(seat) for seat in range(1, seats + 1)]
     # Flat out, the stacks' reader dwells longer: chips reach a stack seldom (a hand-back),
-    # and every dwell of every reader costs the one process the demo runs in.
+    # and every dwell of every reader costs the process the demo runs in. Its hold time is then
+    # three of its sweeps (nobody waits for chips to leave a stack; a shorter one would only
+    # be overruled by the missed sweeps, which the driver warns of).
     dwells = (1, 5) if fast else (20, 20)
+    holds = (HOLD_MS["fast"], 3 * len(stacks) * dwells[1]) if fast else (HOLD_MS["paced"],) * 2
     return [
         {
             "id": device,
             "driver": "rfid",
             "port": str(workdir / f"{device}.pty"),
             "antennas": dict(enumerate(zones, start=1)),
-            "hold_ms": HOLD_MS["fast" if fast else "paced"],
+            "hold_ms": max(50, hold),
             "dwell_ms": dwell,
         }
-        for device, zones, dwell in zip(
-            DEVICE_IDS.chip_readers, (table, stacks), dwells, strict=True
+        for device, zones, dwell, hold in zip(
+            DEVICE_IDS.chip_readers, (table, stacks), dwells, holds, strict=True
         )
     ]
 
