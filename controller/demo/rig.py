@@ -4,14 +4,13 @@
 RFID readers on pseudo-terminals, the sensor board behind a pyusb backend served on a unix socket)
 and rewrites the configuration to point each device at its simulator. The drivers the
 configuration names are then opened exactly as at a table (``controller.devices.DeviceRunner``,
-which uses :func:`drivers.registry.open_driver`) in this process, and the engine service of
-``tablectl run`` in a child process of its own
-(:class:`controller.demo.service_process.ServiceProcess`): the two cores share the work.
+which uses :func:`drivers.registry.open_driver`), and the engine service of ``tablectl run``
+runs: each in a child process of its own
+(:class:`controller.demo.service_process.ServiceProcess`), so the two cores share the work.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -26,8 +25,6 @@ log = logging.getLogger(__name__)
 #: A shuffle at a real pace; ``--speed`` divides it, ``--speed 0`` makes it near instant.
 SHUFFLE_S: Final = 8.0
 FLAT_OUT_SPEED: Final = 1000.0
-#: How long the drivers get to stop (each publishes its own ``offline``).
-STOP_TIMEOUT_S: Final = 5.0
 
 
 class RigError(RuntimeError):
@@ -52,10 +49,11 @@ async def start_rig(
     speed: float,
     seed: int,
     noise: float = 0.0,
+    log_level: str = "WARNING",
 ) -> Rig:
-    """Start the simulators and the drivers; they are stopped when ``stack`` closes."""
+    """Start the simulators, and the drivers in a child process; they are stopped when ``stack``
+    closes."""
     try:
-        from controller.devices import DeviceRunner
         from simulators.table import SimulatedTable
     except ImportError as error:  # a partial build: say what is missing, no traceback
         raise RigError(f"the demo needs {error.name}, which is not in this build") from None
@@ -69,9 +67,9 @@ async def start_rig(
     )
     config = await table.start()
     stack.push_async_callback(_close_table, table)
-    devices = DeviceRunner(config)
-    await devices.start()
-    stack.push_async_callback(_stop_drivers, devices)
+    drivers = ServiceProcess(config, role="drivers", log_level=log_level)
+    await drivers.start()
+    stack.push_async_callback(drivers.stop)
     # Unplug the serial devices before the drivers are cancelled (the stack unwinds in reverse):
     # a serial driver then finds its port gone instead of tearing down a live stream, which can
     # stall; the USB board stays until its driver has let go of it.
@@ -107,21 +105,3 @@ async def _unplug_serial(table: Any) -> None:
     table.shuffler.unplug()
     for reader in table.readers.values():
         reader.unplug()
-
-
-async def _stop_drivers(devices: Any) -> None:
-    log.info("stopping the drivers")
-    stopping = asyncio.ensure_future(devices.stop())
-    _done, pending = await asyncio.wait({stopping}, timeout=STOP_TIMEOUT_S + 1)
-    if pending:
-        for task in asyncio.all_tasks():
-            if task.get_name().startswith("driver-") and not task.done():
-                log.warning(
-                    "driver task %s did not stop within %g s (at %s)",
-                    task.get_name(), STOP_TIMEOUT_S + 1, _where(task),
-                )
-
-
-def _where(task: asyncio.Task[Any]) -> str:
-    frames = task.get_stack()
-    return " <- ".join(f"{f.f_code.co_name}:{f.f_lineno}" for f in frames) or "?"

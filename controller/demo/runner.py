@@ -135,14 +135,14 @@ class DemoRun:
             registry = load_registry(EXAMPLE_REGISTRY)
             topics = Topics(config.mqtt.root, config.table.id)
             monitor = await self._monitor(stack, url, topics)
+            log_level = logging.getLevelName(logging.getLogger().level)
             rig: Rig = await start_rig(
-                stack, config, speed=self.options.speed, seed=self.seed, noise=self.options.noise
+                stack, config, speed=self.options.speed, seed=self.seed, noise=self.options.noise,
+                log_level=log_level,
             )
             # Drivers first: the engine then starts from their retained ``online`` statuses.
             await self._wait_online(monitor, rig.device_ids, controller=False)
-            controller = await start_controller(
-                stack, rig.config, log_level=logging.getLevelName(logging.getLogger().level)
-            )
+            controller = await start_controller(stack, rig.config, log_level=log_level)
             await self._wait_online(monitor, (), controller=True, service=controller)
             dealer_page = _dealer_page(rig.config)
             self.pages = await start_floor(stack, dealer_page, url, workdir, floor_listen,

@@ -1,17 +1,19 @@
-"""The demo's engine service in a child process: ``tablectl run`` on the machine's other core.
+"""The demo's table controller in child processes: ``tablectl run``'s parts on the other core.
 
 Flat out, every chip a dealer moves is a message through the driver, the broker, the engine
-service (journal, engine, state) and back to the demo's observer. With the simulators, the
-drivers, the dealer and the observer in one process and the service in another, both cores work
-on that pipeline (measured: ``docs/demo.md``, "How fast"). The child is the production service
-as ``tablectl run`` runs it (:func:`controller.run.serve`, without the drivers: the demo runs
-them beside its simulators), given the demo's configuration as JSON on its standard input (the
-demo generates it; no file to parse):
+service (journal, engine, state) and back to the demo's observer. With the simulators, the dealer
+and the observer in the demo's process, the drivers in one child and the engine service in
+another (the broker in a third: :mod:`controller.broker_process`), both cores work on that
+pipeline (measured: ``docs/demo.md``, "Pace"). Each child runs production code as ``tablectl
+run`` does: the service (:func:`controller.run.serve` without drivers), or the drivers
+(:class:`controller.devices.DeviceRunner`), given the demo's configuration as JSON on its
+standard input (the demo generates it; no file to parse):
 
 - it runs in a session of its own, so a Ctrl-C at the terminal reaches only the demo, which then
-  stops its dealer first and the service after (SIGTERM: the service publishes ``offline``);
+  stops its dealer first, the service after (SIGTERM: it publishes ``offline``), then the
+  drivers (each publishes its own);
 - it stops as on SIGTERM when its standard input closes, which the kernel does when the demo
-  dies in any way: no service outlives the demo.
+  dies in any way: no child outlives the demo.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import os
 import signal
 import sys
 from types import TracebackType
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
@@ -32,15 +34,23 @@ from controller.broker_process import stdin_lines
 
 log = logging.getLogger(__name__)
 
-#: How long the service gets to publish ``offline``, close its journal and stop its drivers.
+#: How long the child gets to publish ``offline``, close its journal or stop its drivers.
 STOP_TIMEOUT_S: Final = 8.0
+
+#: What a child runs: the engine service, or the drivers.
+Role: TypeAlias = Literal["service", "drivers"]
+_ROLES: Final[dict[str, str]] = {"service": "engine service", "drivers": "drivers"}
 
 
 class ServiceProcess:
-    """``tablectl run`` for ``config`` in a child process (see the module docstring)."""
+    """``tablectl run``'s service or drivers for ``config`` in a child process (see the module
+    docstring)."""
 
-    def __init__(self, config: TableConfig, *, log_level: str = "WARNING") -> None:
+    def __init__(
+        self, config: TableConfig, *, role: Role = "service", log_level: str = "WARNING"
+    ) -> None:
         self.config = config
+        self.role = role
         self.log_level = log_level
         self._child: asyncio.subprocess.Process | None = None
 
@@ -55,7 +65,8 @@ class ServiceProcess:
 
     async def start(self) -> None:
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "controller.demo.service_process", "--log-level", self.log_level,
+            sys.executable, "-m", "controller.demo.service_process", "--role", self.role,
+            "--log-level", self.log_level,
             stdin=asyncio.subprocess.PIPE,
             start_new_session=True,
         )
@@ -63,7 +74,7 @@ class ServiceProcess:
         assert child.stdin is not None
         child.stdin.write(self.config.model_dump_json().encode() + b"\n")
         await child.stdin.drain()
-        log.info("engine service: process %d", child.pid)
+        log.info("%s: process %d", _ROLES[self.role], child.pid)
 
     async def stop(self) -> None:
         """SIGTERM (the service stops as ``tablectl run`` does), then make sure it is gone."""
@@ -113,6 +124,31 @@ async def _serve_until_eof(config: TableConfig, registry: DeckRegistry) -> int:
         watcher.cancel()
 
 
+async def _drive_until_eof(config: TableConfig) -> int:
+    """``tablectl run``'s drivers alone, until SIGTERM or until standard input closes."""
+    from controller.devices import DeviceRunner
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    async def watch() -> None:
+        async for _ in await stdin_lines():
+            pass
+
+    watcher = asyncio.create_task(watch(), name="stdin")
+    watcher.add_done_callback(_stop_unless_cancelled)
+    devices = DeviceRunner(config)
+    await devices.start()
+    try:
+        await stop.wait()
+    finally:
+        watcher.cancel()
+        await devices.stop()  # each driver publishes its own ``offline``
+    return 0
+
+
 def _stop_unless_cancelled(watcher: asyncio.Task[None]) -> None:
     if not watcher.cancelled():
         os.kill(os.getpid(), signal.SIGTERM)  # the service's own handler: a clean stop
@@ -125,7 +161,8 @@ def main() -> int:
     from controller.run import setup_logging
     from controller.serving import EXIT_ERROR
 
-    parser = argparse.ArgumentParser(description="the demo's table controller (config on stdin)")
+    parser = argparse.ArgumentParser(description="the demo's service or drivers (config on stdin)")
+    parser.add_argument("--role", choices=tuple(_ROLES), default="service")
     parser.add_argument("--log-level", default="WARNING")
     args = parser.parse_args()
     setup_logging(args.log_level)
@@ -137,6 +174,8 @@ def main() -> int:
     except (ValueError, ConfigError) as error:
         log.error("the demo's configuration: %s", error)
         return EXIT_ERROR
+    if args.role == "drivers":
+        return asyncio.run(_drive_until_eof(config))
     return asyncio.run(_serve_until_eof(config, registry))
 
 

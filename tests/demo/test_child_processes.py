@@ -98,7 +98,9 @@ PARENT = textwrap.dedent(
         config = config.model_copy(update={"devices": []})
         service = ServiceProcess(config)
         await service.start()
-        print(broker.pid, service.pid, flush=True)
+        drivers = ServiceProcess(config, role="drivers")
+        await drivers.start()
+        print(broker.pid, service.pid, drivers.pid, flush=True)
         sys.stdin.readline()
         os._exit(0)  # dies without stopping its children
 
@@ -117,14 +119,15 @@ def test_the_children_do_not_outlive_a_parent_that_dies(tmp_path: Path) -> None:
     )
     assert parent.stdin is not None
     assert parent.stdout is not None
-    broker_pid, service_pid = (int(x) for x in parent.stdout.readline().split())
-    assert not _gone(broker_pid)
-    assert not _gone(service_pid)
+    pids = [int(x) for x in parent.stdout.readline().split()]
+    assert len(pids) == 3
+    for pid in pids:
+        assert not _gone(pid)
     parent.stdin.write("\n")
     parent.stdin.flush()
     assert parent.wait(timeout=10) == 0
-    _wait_gone(service_pid)
-    _wait_gone(broker_pid)
+    for pid in pids:
+        _wait_gone(pid)
 
 
 def test_the_service_process_refuses_a_broken_configuration(tmp_path: Path) -> None:

@@ -133,10 +133,10 @@ def test_ctrl_c_stops_everything_cleanly_with_a_summary() -> None:
     summary = json.loads(stdout.strip().splitlines()[-1])
     assert summary["hands"] >= 1
     assert summary["precision"] in (1.0, None)
-    # Its child processes (the broker, the engine service) went with it.
-    children = [int(pid) for pid in re.findall(r"\(process (\d+)\)|service: process (\d+)", stderr)
+    # Its child processes (the broker, the drivers, the engine service) went with it.
+    children = [int(pid) for pid in re.findall(r"\(process (\d+)\)|: process (\d+)", stderr)
                 for pid in pid if pid]
-    assert len(children) == 2, stderr[-3000:]
+    assert len(children) == 3, stderr[-3000:]
     for pid in children:
         assert not Path(f"/proc/{pid}").exists() or "\nState:\tZ" in Path(f"/proc/{pid}/status").read_text()
 
