@@ -24,7 +24,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from contract.cards import is_uid
 from drivers.framing import Frame, Message
@@ -69,10 +69,46 @@ _YIELD_S: Final = 0.0005
 _ORIENTATION = {None: Orientation.UNKNOWN, "up": Orientation.UP, "down": Orientation.DOWN}
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlacedTag:
     antenna: int
     face: str | None
+
+
+class PlacedTags(dict[str, PlacedTag]):
+    """The tags lying on the reader's antennas (UID -> where), counting its changes: a sweep
+    reads the same tags dwell after dwell, and what lies on an antenna is worked out again only
+    after something moved (a pot of chips is read a thousand times a second flat out)."""
+
+    version = 0
+
+    def __setitem__(self, uid: str, tag: PlacedTag) -> None:
+        self.version += 1
+        super().__setitem__(uid, tag)
+
+    def __delitem__(self, uid: str) -> None:
+        self.version += 1
+        super().__delitem__(uid)
+
+    def pop(self, uid: str, default: PlacedTag | None = None) -> PlacedTag | None:  # type: ignore[override]
+        self.version += 1
+        return super().pop(uid, default)
+
+    def clear(self) -> None:
+        self.version += 1
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.version += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, uid: str, default: PlacedTag) -> PlacedTag:
+        self.version += 1
+        return super().setdefault(uid, default)
+
+    def popitem(self) -> tuple[str, PlacedTag]:
+        self.version += 1
+        return super().popitem()
 
 
 class RfidReaderSimulator(SerialDeviceSimulator):
@@ -118,7 +154,9 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         self.reports_orientation = reports_orientation
         self.speed = speed
         self.page_reads = page_reads
-        self.tags: dict[str, PlacedTag] = {}
+        self.tags = PlacedTags()
+        # antenna -> (the tags' version it was worked out for, its UIDs, their anti-collision)
+        self._on_antenna: dict[int, tuple[int, list[str], InventoryRun]] = {}
         self._round = 0
         # When the next dwell begins: dwells follow each other on this clock, not on when the
         # event loop got round to the last one, so a sweep lasts its antennas' dwells, not
@@ -189,7 +227,16 @@ class RfidReaderSimulator(SerialDeviceSimulator):
 
     def on_antenna(self, antenna: int) -> list[str]:
         """The UIDs lying on ``antenna`` now."""
-        return [uid for uid, tag in self.tags.items() if tag.antenna == antenna]
+        return list(self._lying(antenna)[1])
+
+    def _lying(self, antenna: int) -> tuple[int, list[str], InventoryRun]:
+        """What lies on ``antenna`` and its anti-collision, worked out once per change."""
+        cached = self._on_antenna.get(antenna)
+        version = self.tags.version
+        if cached is None or cached[0] != version:
+            uids = [uid for uid, tag in self.tags.items() if tag.antenna == antenna]
+            cached = self._on_antenna[antenna] = (version, uids, self.anticollision(uids))
+        return cached
 
     def inject_error(self, code: ReaderErrorCode, antenna: int = 0) -> None:
         """Make the reader report an error."""
@@ -250,7 +297,9 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         if start is None or not now - max(dwell_s, _LAG_S) <= start <= now:
             start = now  # the first dwell, or a reader held up for long: start afresh
         heard = self._crosstalk(antenna)
-        run = self.anticollision([*self.on_antenna(antenna), *heard])
+        _, lying, run = self._lying(antenna)
+        if heard:
+            run = self.anticollision([*lying, *heard])
         found = [uid for _, uid in run.found]
         # Page numbers are one byte: a dwell needing more than 256 pages gets fuller ones.
         size = max(self.page_reads, -(-len(found) // 256))
