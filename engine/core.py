@@ -34,7 +34,7 @@ def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     public = None
     if alerts or key != machine.state_key:
         machine.state_key = key
-        public = public_of(machine)
+        public = public_of(machine, key)
     return EngineState(machine), Outputs(alerts=alerts, state=public, commands=commands, hands=hands)
 
 

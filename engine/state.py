@@ -7,6 +7,7 @@ from typing import Final, NamedTuple
 from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
+from engine.betting.hand import TableView
 from engine.machine import Machine
 from engine.showdown import showdown_order
 
@@ -56,14 +57,13 @@ def state_key(m: Machine) -> tuple[object, ...]:
     )
 
 
-def _money_view(m: Machine) -> tuple[object, ...] | None:
-    """to_act, bets, pots and shows_first while the betting core follows the hand."""
+def _money_view(m: Machine) -> TableView | None:
+    """to_act, bets, pots and shows_first while the betting core follows the hand (the same
+    value while the money is unchanged: the betting core remembers it)."""
     money = m.money
     if money is None or m.money_done:
         return None
-    showdown = m.phase == "showdown"
-    to_act = None if showdown else money.to_act
-    return (to_act, money.bets, money.pots, money.shows_first if showdown else None)
+    return money.table_view(m.phase == "showdown")
 
 
 def to_public(state: EngineState) -> PublicState:
@@ -87,9 +87,19 @@ def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatSta
     return found
 
 
-def public_of(m: Machine) -> PublicState:
-    registry = m.settings.registry
-    active = m.running or m.phase in ("showdown", "misdeal")
+# The parts of the last public state built, with what they were built from: most states differ
+# from the one before in a few fields only (the time, a bet), and a public state is immutable, so
+# an unchanged part is shared rather than built again. One entry each: a miss only rebuilds.
+_last_seats: list[object] = [None, []]
+_last_board: list[object] = [None, []]
+_last_money: list[object] = [None, {}]
+
+
+def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
+    """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
+    inputs = (m.settings.seats, active, m.seats_known, key[3], key[4], key[5], key[6])
+    if inputs == _last_seats[0]:
+        return _last_seats[1]  # type: ignore[return-value]
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
     occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
     seat_cards = m.seat_cards
@@ -97,28 +107,52 @@ def public_of(m: Machine) -> PublicState:
     seats = []
     for seat in range(1, m.settings.seats + 1):
         cards = seat_cards.get(seat)
-        key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
-        found = cache.get(key)
-        seats.append(found if found is not None else _seat_state(*key))
-    alerts, omitted = _listed(list(m.book.active.values()))
-    view = _money_view(m)
-    extra: dict[str, object] = {}
-    if view is not None:
-        to_act, bets, pots, shows_first = view
-        extra = {
-            "to_act": to_act,
-            "bets": [_construct(SeatAmount, {"seat": s, "amount": a}) for s, a in bets],  # type: ignore[attr-defined]
-            "pots": [
-                _construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)})
-                for p in pots  # type: ignore[attr-defined]
-            ],
-            "shows_first": shows_first,
-        }
+        seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
+        found = cache.get(seat_key)
+        seats.append(found if found is not None else _seat_state(*seat_key))
+    _last_seats[:] = (inputs, seats)
+    return seats
+
+
+def _board_of(m: Machine) -> list[str]:
+    """The board's card names (the registry's)."""
+    registry = m.settings.registry
+    last = _last_board[0]
+    if last is not None and last[1] is registry and last[0] == m.board:  # type: ignore[index]
+        return _last_board[1]  # type: ignore[return-value]
+    inputs = (m.board, registry)
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
+    _last_board[:] = (inputs, board)
+    return board
+
+
+def _money_fields(view: TableView) -> dict[str, object]:
+    """The betting fields of the public state."""
+    if view is _last_money[0] or view == _last_money[0]:
+        return _last_money[1]  # type: ignore[return-value]
+    to_act, bets, pots, shows_first = view
+    extra: dict[str, object] = {
+        "to_act": to_act,
+        "bets": [_construct(SeatAmount, {"seat": s, "amount": a}) for s, a in bets],
+        "pots": [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots],
+        "shows_first": shows_first,
+    }
+    _last_money[:] = (view, extra)
+    return extra
+
+
+def public_of(m: Machine, key: tuple[object, ...] | None = None) -> PublicState:
+    """The public state of ``m``; ``key``: its :func:`state_key`, if the caller has it."""
+    if key is None:
+        key = state_key(m)
+    active = m.running or m.phase in ("showdown", "misdeal")
+    active_alerts = m.book.active
+    alerts, omitted = _listed(list(active_alerts.values())) if active_alerts else ([], 0)
+    view = key[11]
     return _construct(
         PublicState,
         {
@@ -126,16 +160,16 @@ def public_of(m: Machine) -> PublicState:
             "ts": m.ts,
             "hand": m.hand,
             "phase": m.phase,
-            "button": m.hand_button if m.hand_button is not None else m.button,
-            "seats": seats,
-            "board": board,
-            "burns": len(m.burns),
+            "button": key[2],
+            "seats": _seats_of(m, active, key),
+            "board": _board_of(m),
+            "burns": key[8],
             "deck": m.hand_deck,
             "alerts": alerts,
             "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
-            **extra,
+            **(_money_fields(view) if view is not None else {}),  # type: ignore[arg-type]
         },
     )
 

@@ -14,7 +14,9 @@ from engine.betting.api import Action, NoBetShowsFirst, OddChip, Pot, Stakes
 from engine.betting.sizes import Frame
 from engine.betting.zones import BEFORE_DEAL, NO_SEATS, Counts, Profile
 
-VIEW = "_view_memo"  # where a hand keeps its settled view (not a field: never compared or copied)
+#: Where a hand keeps the answers derived from it (its settled view, ``to_act``...): not a field,
+#: so never compared, and dropped by :meth:`HandRecord._with`, as every change may change them.
+MEMO = "_derived"
 
 
 @dataclass(frozen=True)
@@ -77,5 +79,13 @@ class HandRecord:
         fields = new.__dict__
         fields.update(self.__dict__)
         fields.update(changes)
-        fields.pop(VIEW, None)
+        fields.pop(MEMO, None)
         return new
+
+    def _memo(self) -> dict[str, Any]:
+        """The answers derived from this (immutable) value so far: the machine asks the same
+        queries several times per event, and again after events that left the money alone."""
+        memo: dict[str, Any] | None = self.__dict__.get(MEMO)
+        if memo is None:
+            memo = self.__dict__[MEMO] = {}
+        return memo

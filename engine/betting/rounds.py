@@ -14,7 +14,7 @@ from engine.betting.api import (
     Verdict,
 )
 from engine.betting.pots import build_pots, uncalled
-from engine.betting.record import VIEW, HandRecord
+from engine.betting.record import HandRecord
 from engine.betting.sizes import Frame, judge
 from engine.betting.zones import (
     NO_SEATS,
@@ -29,11 +29,10 @@ class RoundRules(HandRecord):
         """This hand with the pending action settled (queries answer as if it were)."""
         if self.pending is None:
             return self
-        # Remembered on this (immutable) value: the machine asks several queries per event.
-        view: Self | None = self.__dict__.get(VIEW)
+        memo = self._memo()
+        view: Self | None = memo.get("view")
         if view is None:
-            view = self._settle([], view=True)
-            self.__dict__[VIEW] = view
+            view = memo["view"] = self._settle([], view=True)
         return view
 
     def _needs(self, seat: int) -> bool:
