@@ -35,20 +35,39 @@ def new_state(settings: EngineSettings) -> EngineState:
     return EngineState(Machine(settings))
 
 
+# The items of the last seat_cards and occupied dicts seen, by identity: a dict shared with an
+# earlier state (``cards_shared``) or replaced on change (``occupied``) cannot have changed since.
+_last_items: list[object] = [None, (), None, ()]
+
+
 def state_key(m: Machine) -> tuple[object, ...]:
     """Everything the public state shows, cheap to compare: it changed iff this changed.
 
     (Dict items are compared with their order; a different insertion order only costs a
     republished, identical state.)
     """
+    seat_cards = m.seat_cards
+    if m.cards_shared and seat_cards is _last_items[0]:
+        # still the dict of an earlier (immutable) state: its items are the same
+        seat_items = _last_items[1]
+    else:
+        seat_items = tuple(seat_cards.items())
+        if m.cards_shared:
+            _last_items[0:2] = (seat_cards, seat_items)
+    occupied = m.occupied
+    if occupied is _last_items[2]:  # replaced, never updated, when it changes
+        occupied_items = _last_items[3]
+    else:
+        occupied_items = tuple(occupied.items())
+        _last_items[2:4] = (occupied, occupied_items)
     return (
         m.hand,
         m.phase,
         m.hand_button if m.hand_button is not None else m.button,
-        tuple(m.seat_cards.items()),
+        seat_items,
         m.in_hand,
         m.folded,
-        tuple(m.occupied.items()),
+        occupied_items,
         m.board,
         len(m.burns),
         m.hand_deck,
