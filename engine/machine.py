@@ -107,12 +107,12 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
-        if not isinstance(event, TagEvent | FaultEvent) and device not in self.others:
-            self.others |= {device}
-            self._update_tracking()
-        if isinstance(event, TagEvent):
+        if isinstance(event, TagEvent):  # most events: tag reads
             self._tag(device, event)
             return
+        if not isinstance(event, FaultEvent) and device not in self.others:
+            self.others |= {device}
+            self._update_tracking()
         if not isinstance(event, FaultEvent):
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):

@@ -149,14 +149,28 @@ def _board_of(m: Machine) -> list[str]:
     return board
 
 
+# A bet in the public state (immutable): a chip into a betting area changes one seat's bet, the
+# others are the ones built before. Bounded: amounts vary without end over a session.
+_AMOUNTS: dict[tuple[int, int], SeatAmount] = {}
+_AMOUNTS_KEPT: Final = 4096
+
+
+def _seat_amount(bet: tuple[int, int]) -> SeatAmount:
+    found = _AMOUNTS[bet] = _construct(SeatAmount, {"seat": bet[0], "amount": bet[1]})
+    return found
+
+
 def _money_fields(view: TableView) -> dict[str, object]:
     """The betting fields of the public state."""
     if view is _last_money[0] or view == _last_money[0]:
         return _last_money[1]  # type: ignore[return-value]
     to_act, bets, pots, shows_first = view
+    amounts = _AMOUNTS
+    if len(amounts) > _AMOUNTS_KEPT:
+        amounts.clear()
     extra: dict[str, object] = {
         "to_act": to_act,
-        "bets": [_construct(SeatAmount, {"seat": s, "amount": a}) for s, a in bets],
+        "bets": [amounts.get(bet) or _seat_amount(bet) for bet in bets],
         "pots": [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots],
         "shows_first": shows_first,
     }
