@@ -27,9 +27,15 @@ class PayoutRules(ChipRules):
 
     def _decided(self) -> bool:
         """No more betting: one seat left, or the last round complete, or the hand finished."""
-        if self.finished or (self.street_no >= 0 and len(self.live) <= 1):
-            return True
-        return self.street_no == 3 and self.pending is None and not self._anyone_owes()
+        memo = self._memo()
+        decided: bool | None = memo.get("decided")
+        if decided is None:
+            decided = memo["decided"] = (
+                self.finished
+                or (self.street_no >= 0 and len(self.live) <= 1)
+                or (self.street_no == 3 and self.pending is None and not self._anyone_owes())
+            )
+        return decided
 
     def _pushes_done(self) -> bool:
         leftover = any(v > self.pushed_zone.get(s, 0) for s, v in self.zone.items())
@@ -37,11 +43,17 @@ class PayoutRules(ChipRules):
 
     def _awards(self) -> tuple[tuple[PotAward, ...], int]:
         """Each pot's winners and shares as the hands shown say, and the rake."""
-        button = self.button if self.button is not None else (self.ring[-1] if self.ring else 0)
-        shown = self.shown if len(self.board) >= 3 else ()  # no board: no ranks yet
-        contributed = tuple(sorted(self._contributions().items()))
-        return _award_of(contributed, self.live, shown, self.board, self.stakes, self.street_no >= 1,
-                         self.odd_chip, button, self.table_seats)
+        memo = self._memo()
+        found: tuple[tuple[PotAward, ...], int] | None = memo.get("awards")
+        if found is None:
+            button = self.button if self.button is not None else (self.ring[-1] if self.ring else 0)
+            shown = self.shown if len(self.board) >= 3 else ()  # no board: no ranks yet
+            contributed = tuple(sorted(self._contributions().items()))
+            found = memo["awards"] = _award_of(
+                contributed, self.live, shown, self.board, self.stakes, self.street_no >= 1,
+                self.odd_chip, button, self.table_seats,
+            )
+        return found
 
     def _push(self, amount: int, src_kind: str | None, src_seat: int,
               dst_kind: str | None, dst_seat: int, out: list[Verdict]) -> tuple[Self, Verdicts]:

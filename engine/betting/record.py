@@ -17,6 +17,13 @@ from engine.betting.zones import BEFORE_DEAL, NO_SEATS, Counts, Profile
 #: Where a hand keeps the answers derived from it (its settled view, ``to_act``...): not a field,
 #: so never compared, and dropped by :meth:`HandRecord._with`, as every change may change them.
 MEMO = "_derived"
+#: Fields that only say where chips lie (changed by every chip swept or pushed) ...
+_LOCATION: frozenset[str] = frozenset(
+    {"zone", "pushed_zone", "pushed", "pot_chips", "raked", "stack", "stack_read", "swept", "vacant"}
+)
+#: ... and the answers that do not depend on them (who put in what, who is still in, the
+#: round): kept by a copy that changes nothing else.
+_CARRIED = ("decided", "due", "awards")
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,11 @@ class HandRecord:
         fields = new.__dict__
         fields.update(self.__dict__)
         fields.update(changes)
-        fields.pop(MEMO, None)
+        memo = fields.pop(MEMO, None)
+        if memo and changes.keys() <= _LOCATION:
+            kept = {key: memo[key] for key in _CARRIED if key in memo}
+            if kept:
+                fields[MEMO] = kept
         return new
 
     def _memo(self) -> dict[str, Any]:

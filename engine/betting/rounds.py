@@ -275,7 +275,9 @@ class RoundRules(HandRecord):
 
     def _due(self) -> tuple[int, int] | None:
         """The uncalled chips (seat, amount) once the round is complete, else None."""
-        m = self._view()  # a seat still putting chips in may be raising: judge as if settled
-        if m.street_no < 0 or m._anyone_owes():
-            return None
-        return uncalled(m._contributions())
+        memo = self._memo()
+        if "due" not in memo:
+            m = self._view()  # a seat still putting chips in may be raising: judge as if settled
+            memo["due"] = None if m.street_no < 0 or m._anyone_owes() else uncalled(m._contributions())
+        due: tuple[int, int] | None = memo["due"]
+        return due
