@@ -7,6 +7,7 @@ from typing import Final, NamedTuple
 from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
+from engine.betting.api import Pot
 from engine.betting.hand import TableView
 from engine.machine import Machine
 from engine.showdown import showdown_order
@@ -160,6 +161,18 @@ def _seat_amount(bet: tuple[int, int]) -> SeatAmount:
     return found
 
 
+_last_pots: list[object] = [None, []]
+
+
+def _pots_of(pots: tuple[Pot, ...]) -> list[PotState]:
+    """The pots of the public state (they change at a sweep's end only, bets every chip)."""
+    if pots is _last_pots[0] or pots == _last_pots[0]:
+        return _last_pots[1]  # type: ignore[return-value]
+    states = [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots]
+    _last_pots[:] = (pots, states)
+    return states
+
+
 def _money_fields(view: TableView) -> dict[str, object]:
     """The betting fields of the public state."""
     if view is _last_money[0] or view == _last_money[0]:
@@ -171,7 +184,7 @@ def _money_fields(view: TableView) -> dict[str, object]:
     extra: dict[str, object] = {
         "to_act": to_act,
         "bets": [amounts.get(bet) or _seat_amount(bet) for bet in bets],
-        "pots": [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots],
+        "pots": _pots_of(pots),
         "shows_first": shows_first,
     }
     _last_money[:] = (view, extra)

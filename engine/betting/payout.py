@@ -3,6 +3,7 @@ the dealer pushed where, and the award it is checked against."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Self
 
@@ -101,7 +102,7 @@ class PayoutRules(ChipRules):
         m = self
         if m._decided() and m._pushes_done():
             awards, rake = m._awards()
-            for verdict in check_push(awards, m.pushed, raked=m.raked, rake=rake):
+            for verdict in _checked(awards, m.pushed, m.raked, rake):
                 if isinstance(verdict, Raise):
                     # One finding per key: the full check supersedes the at-once one.
                     out[:] = [v for v in out if not (isinstance(v, Raise) and v.key == verdict.key)]
@@ -111,6 +112,20 @@ class PayoutRules(ChipRules):
                     out.append(verdict)
                     m = m._with(open_keys=m.open_keys - {verdict.key})
         return m, tuple(out)
+
+
+# The last push check, by the identity of its award (remembered, see _award_of) and of the
+# pushed counts (replaced, never updated): every chip a winner collects asks it again unchanged.
+_last_check: list[object] = [None, None, 0, 0, ()]
+
+
+def _checked(awards: tuple[PotAward, ...], pushed: Mapping[int, int], raked: int, rake: int) -> Verdicts:
+    last = _last_check
+    if awards is last[0] and pushed is last[1] and raked == last[2] and rake == last[3]:
+        return last[4]  # type: ignore[return-value]
+    verdicts = check_push(awards, pushed, raked=raked, rake=rake)
+    last[:] = (awards, pushed, raked, rake, verdicts)
+    return verdicts
 
 
 @lru_cache(maxsize=64)

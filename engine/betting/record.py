@@ -23,7 +23,7 @@ _LOCATION: frozenset[str] = frozenset(
 )
 #: ... and the answers that do not depend on them (who put in what, who is still in, the
 #: round): kept by a copy that changes nothing else.
-_CARRIED = ("decided", "due", "awards")
+_CARRIED = ("decided", "due", "awards", "to_act", "round_complete", "run_out", "shows_first")
 
 
 @dataclass(frozen=True)
