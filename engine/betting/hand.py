@@ -116,6 +116,8 @@ class Money(PayoutRules):
         if bets is None:
             if not self.chip_mode:
                 bets = tuple(sorted((s, v) for s, v in self.put.items() if v))
+            elif not self.pushed_zone:
+                bets = tuple(sorted(self.zone.items()))  # its counts are never zero
             else:
                 pushed = self.pushed_zone
                 bets = tuple(sorted((s, v - pushed.get(s, 0)) for s, v in self.zone.items()

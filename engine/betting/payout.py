@@ -59,6 +59,14 @@ class PayoutRules(ChipRules):
     def _push(self, amount: int, src_kind: str | None, src_seat: int,
               dst_kind: str | None, dst_seat: int, out: list[Verdict]) -> tuple[Self, Verdicts]:
         """After the betting: chips from the pot (or the bets left in front) to a seat."""
+        if src_kind == "pot" and dst_kind == "bet" and self.pending is None:
+            due = self._due()  # where the chips lie does not change it
+            if due is None or due[0] != dst_seat:
+                # The common case, a chip of the pot pushed to a seat: one copy, not three.
+                m = self._with(zone=add_count(self.zone, dst_seat, amount),
+                               pushed_zone=add_count(self.pushed_zone, dst_seat, amount),
+                               pushed=add_count(self.pushed, dst_seat, amount))
+                return m._check_winner(dst_seat, out)._after_push(out)
         m = self._settle(out)
         from_pushed = 0
         if src_kind == "bet":
@@ -87,15 +95,19 @@ class PayoutRules(ChipRules):
             m = m._give_back(dst_seat, back, from_pot=src_kind == "pot")._check_uncalled(out)
             amount -= back
         if amount > 0:
-            m = m._with(pushed=add_count(m.pushed, dst_seat, amount))
-            awards, _ = m._awards()
-            if not any(dst_seat in a.winners for a in awards):
-                winners = sorted({w for a in awards for w in a.winners})
-                out.append(Raise("push", "pot_awarded_wrong", dst_seat,
-                                 f"Stop: seat {dst_seat} wins no pot; take the chips back and push "
-                                 f"to seat {', '.join(map(str, winners))}."))
-                m = m._with(open_keys=m.open_keys | {"push"})
+            m = m._with(pushed=add_count(m.pushed, dst_seat, amount))._check_winner(dst_seat, out)
         return m._after_push(out)
+
+    def _check_winner(self, seat: int, out: list[Verdict]) -> Self:
+        """Chips were pushed to ``seat``: at once wrong if it wins no pot."""
+        awards, _ = self._awards()
+        if any(seat in a.winners for a in awards):
+            return self
+        winners = sorted({w for a in awards for w in a.winners})
+        out.append(Raise("push", "pot_awarded_wrong", seat,
+                         f"Stop: seat {seat} wins no pot; take the chips back and push "
+                         f"to seat {', '.join(map(str, winners))}."))
+        return self._with(open_keys=self.open_keys | {"push"})
 
     def _after_push(self, out: list[Verdict]) -> tuple[Self, Verdicts]:
         """Once the pot is empty after the betting, check what went where."""
