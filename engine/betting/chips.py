@@ -3,7 +3,7 @@ swept, the uncalled part and its return, blinds before the deal, a vacant seat's
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 from engine.betting.api import (
     Action,
@@ -78,9 +78,10 @@ class ChipRules(RoundRules):
                          f"chips released stay; put them back ({restore} in front)."))
         return m._with(back={**m.back, seat: restore}, open_keys=m.open_keys | {key})
 
-    def _sweep(self, seat: int, amount: int, out: list[Verdict]) -> Self:
-        """A chip swept from ``seat``'s betting area into the pot."""
-        m = self._settle(out)
+    def _sweep(self, seat: int, amount: int, out: list[Verdict], changes: dict[str, Any]) -> Self:
+        """A chip swept from ``seat``'s betting area into the pot; ``changes``: where the chips
+        lie besides (the pot's count), made with the sweep's own copy."""
+        m = self._settle(out)  # it neither reads nor changes where chips lie
         key = f"sweep:{m.street_no}"
         # Only a sweep's first chip can be premature: nobody acts while the dealer sweeps.
         if not m.swept and key not in m.open_keys and m._anyone_owes():
@@ -89,7 +90,8 @@ class ChipRules(RoundRules):
                              "The bets were swept while seat " + ", ".join(map(str, behind))
                              + f" had not matched {m.top}: return them and finish the round."))
             m = m._with(open_keys=m.open_keys | {key})
-        m = m._with(zone=add_count(m.zone, seat, -amount), swept=add_count(m.swept, seat, amount))
+        m = m._with(zone=add_count(m.zone, seat, -amount), swept=add_count(m.swept, seat, amount),
+                    **changes)
         if "uncalled" in m.open_keys or m.put.get(seat, 0) >= max(m.put.values(), default=0):
             m = m._check_uncalled(out)  # only the top bettor's chips can be uncalled
         if not any(m.zone.values()):

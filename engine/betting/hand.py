@@ -220,8 +220,16 @@ class Money(PayoutRules):
             changes["pot_chips"] = self.pot_chips + amount
         if not self.chip_mode and (src_kind == "bet" or dst_kind in ("bet", "pot")):
             changes["chip_mode"] = True
-        m = self._with(**changes) if changes else self
         out: list[Verdict] = []
+        if self.street_no != BEFORE_DEAL:
+            # The two moves of most chips after the deal, a sweep and a push, take ``changes``
+            # into their own copy (the rules below would reach them with nothing else to do).
+            if src_kind == "bet" and dst_kind == "pot" and src_seat in self.seats \
+                    and (not self.pushed_zone.get(src_seat) or not self._decided()):
+                return self._sweep(src_seat, amount, out, changes), tuple(out)
+            if src_kind == "pot" and dst_kind == "bet" and dst_seat in self.seats and self._decided():
+                return self._push(amount, src_kind, src_seat, dst_kind, dst_seat, out, changes)
+        m = self._with(**changes) if changes else self
         if dst_kind == "bet" and dst_seat not in self.seats:
             m = m._vacant(dst_seat, amount, out)
             return m, tuple(out)
@@ -259,7 +267,7 @@ class Money(PayoutRules):
         if dst_kind == "bet" and src_kind not in ("bet", "pot"):
             m = m._chips_in(dst_seat, amount, out)
         elif src_kind == "bet" and dst_kind == "pot":
-            m = m._sweep(src_seat, amount, out)
+            m = m._sweep(src_seat, amount, out, {})
         elif src_kind == "pot" and dst_kind == "bet":
             m = m._unsweep(dst_seat, amount, out)
         elif src_kind == "bet" and dst_kind == "bet":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Self
+from typing import Any, Self
 
 from engine.betting.api import (
     OddChip,
@@ -56,18 +56,20 @@ class PayoutRules(ChipRules):
             )
         return found
 
-    def _push(self, amount: int, src_kind: str | None, src_seat: int,
-              dst_kind: str | None, dst_seat: int, out: list[Verdict]) -> tuple[Self, Verdicts]:
-        """After the betting: chips from the pot (or the bets left in front) to a seat."""
+    def _push(self, amount: int, src_kind: str | None, src_seat: int, dst_kind: str | None,
+              dst_seat: int, out: list[Verdict], changes: dict[str, Any] | None = None,
+              ) -> tuple[Self, Verdicts]:
+        """After the betting: chips from the pot (or the bets left in front) to a seat;
+        ``changes``: where the chips lie besides, not made yet."""
         if src_kind == "pot" and dst_kind == "bet" and self.pending is None:
             due = self._due()  # where the chips lie does not change it
             if due is None or due[0] != dst_seat:
-                # The common case, a chip of the pot pushed to a seat: one copy, not three.
+                # The common case, a chip of the pot pushed to a seat: one copy, not four.
                 m = self._with(zone=add_count(self.zone, dst_seat, amount),
                                pushed_zone=add_count(self.pushed_zone, dst_seat, amount),
-                               pushed=add_count(self.pushed, dst_seat, amount))
+                               pushed=add_count(self.pushed, dst_seat, amount), **(changes or {}))
                 return m._check_winner(dst_seat, out)._after_push(out)
-        m = self._settle(out)
+        m = (self._with(**changes) if changes else self)._settle(out)
         from_pushed = 0
         if src_kind == "bet":
             from_pushed = min(amount, m.pushed_zone.get(src_seat, 0))
