@@ -26,6 +26,16 @@ class ChipRules(RoundRules):
         if zone and self.pending == seat and seat not in self.back and seat not in self.frames:
             # The common case, one more chip of the action under way: one copy.
             return self._with(zone=add_count(self.zone, seat, amount), put=add_count(self.put, seat, amount))
+        if zone and seat in self.live and seat not in self.blind_due and seat not in self.back:
+            # The next common case, the first chip of an action in turn: the action before it
+            # settled (it reads no chip's place), then one copy. The rules below otherwise.
+            found: list[Verdict] = []
+            m = self._settle(found) if self.pending is not None and self.pending != seat else self
+            if m.pending is None and seat not in m.frames \
+                    and (m.button is None or not m._someone_owes_before(seat)):
+                out.extend(found)
+                return m._with(zone=add_count(m.zone, seat, amount), pending=seat, pending_oot=None,
+                               put=add_count(m.put, seat, amount))
         m = self
         if zone:
             m = m._with(zone=add_count(m.zone, seat, amount))
