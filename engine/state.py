@@ -110,27 +110,47 @@ def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatSta
 # The parts of the last public state built, with what they were built from: most states differ
 # from the one before in a few fields only (the time, a bet), and a public state is immutable, so
 # an unchanged part is shared rather than built again. One entry each: a miss only rebuilds.
-_last_seats: list[object] = [None, []]
+_seat_inputs: tuple[
+    int, bool, bool, tuple[tuple[int, tuple[str, ...]], ...], object, object, object
+] | None = None
+_seat_states: list[SeatState] = []
 _last_board: list[object] = [None, []]
 _last_money: list[object] = [None, {}]
 
 
 def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
     """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
-    inputs = (m.settings.seats, active, m.seats_known, key[3], key[4], key[5], key[6])
-    if inputs == _last_seats[0]:
-        return _last_seats[1]  # type: ignore[return-value]
+    global _seat_inputs, _seat_states  # the one-entry cache above
+    count = m.settings.seats
+    seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
+    inputs = (count, active, m.seats_known, seat_items, key[4], key[5], key[6])
+    last = _seat_inputs
+    if inputs == last:
+        return _seat_states
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
     occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
     seat_cards = m.seat_cards
     cache = _SEATS
-    seats = []
-    for seat in range(1, m.settings.seats + 1):
-        cards = seat_cards.get(seat)
-        seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
-        found = cache.get(seat_key)
-        seats.append(found if found is not None else _seat_state(*seat_key))
-    _last_seats[:] = (inputs, seats)
+    if last is not None and last[:3] == inputs[:3] and last[4:] == inputs[4:]:
+        # Only cards moved (a card dealt, a hand mucked): the seats whose cards are the same
+        # tuple as before are as before.
+        seats = list(_seat_states)
+        before = dict(last[3])
+        changed = [s for s, cards in seat_items if before.pop(s, None) is not cards]
+        changed += before  # seats no longer in seat_cards
+        for seat in changed:
+            if 1 <= seat <= count:
+                cards = seat_cards.get(seat)
+                seats[seat - 1] = _seat_state(seat, seat in occupied, seat in in_hand,
+                                              len(cards) if cards else 0)
+    else:
+        seats = []
+        for seat in range(1, count + 1):
+            cards = seat_cards.get(seat)
+            seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
+            found = cache.get(seat_key)
+            seats.append(found if found is not None else _seat_state(*seat_key))
+    _seat_inputs, _seat_states = inputs, seats
     return seats
 
 
