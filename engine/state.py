@@ -61,6 +61,10 @@ def state_key(m: Machine) -> tuple[object, ...]:
     else:
         occupied_items = tuple(occupied.items())
         _last_items[2:4] = (occupied, occupied_items)
+    # to_act, bets, pots and shows_first while the betting core follows the hand (the same
+    # value while the money is unchanged: the betting core remembers it)
+    money = m.money
+    money_view = None if money is None or m.money_done else money.table_view(m.phase == "showdown")
     return (
         m.hand,
         m.phase,
@@ -73,17 +77,8 @@ def state_key(m: Machine) -> tuple[object, ...]:
         len(m.burns),
         m.hand_deck,
         m.tracking,
-        _money_view(m),
+        money_view,
     )
-
-
-def _money_view(m: Machine) -> TableView | None:
-    """to_act, bets, pots and shows_first while the betting core follows the hand (the same
-    value while the money is unchanged: the betting core remembers it)."""
-    money = m.money
-    if money is None or m.money_done:
-        return None
-    return money.table_view(m.phase == "showdown")
 
 
 def to_public(state: EngineState) -> PublicState:

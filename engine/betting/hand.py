@@ -187,7 +187,7 @@ class Money(PayoutRules):
         memo = self._memo()
         key = "table_view_showdown" if showdown else "table_view"
         view: TableView | None = memo.get(key)
-        if view is None:
+        if view is None:  # once per money value
             view = memo[key] = (
                 None if showdown else self.to_act,
                 self.bets,
