@@ -105,48 +105,85 @@ def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatSta
 # The parts of the last public state built, with what they were built from: most states differ
 # from the one before in a few fields only (the time, a bet), and a public state is immutable, so
 # an unchanged part is shared rather than built again. One entry each: a miss only rebuilds.
-_seat_inputs: tuple[
-    int, bool, bool, tuple[tuple[int, tuple[str, ...]], ...], object, object, object
-] | None = None
-_seat_states: list[SeatState] = []
+class _LastSeats:
+    """The seats of the last public state (one entry): what they were built from besides the
+    cards (table size, hand active, occupancy known, in hand, folded, occupancy), the sets of
+    occupied and in-hand seats that made, the seats' cards, and the seat states."""
+
+    __slots__ = ("in_hand", "items", "occupied", "rest", "states")
+
+    def __init__(self) -> None:
+        self.rest: tuple[object, ...] | None = None
+        self.occupied: set[int] = set()
+        self.in_hand: set[int] = set()
+        self.items: tuple[tuple[int, tuple[str, ...]], ...] = ()
+        self.states: list[SeatState] = []
+
+
+_last_seats = _LastSeats()
 _last_board: list[object] = [None, []]
 _last_money: list[object] = [None, {}]
 
 
 def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
     """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
-    global _seat_inputs, _seat_states  # the one-entry cache above
+    last = _last_seats
     count = m.settings.seats
     seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
-    inputs = (count, active, m.seats_known, seat_items, key[4], key[5], key[6])
-    last = _seat_inputs
-    if inputs == last:
-        return _seat_states
+    rest = (count, active, m.seats_known, key[4], key[5], key[6])
+    seat_cards = m.seat_cards
+    if rest == last.rest:
+        if seat_items is last.items:
+            return last.states
+        # At most cards moved (a card dealt, a hand mucked): the seats whose cards are the
+        # same tuple as before are as before.
+        changed = _changed_seats(seat_items, last.items)
+        last.items = seat_items
+        if changed:
+            occupied, in_hand = last.occupied, last.in_hand
+            seats = list(last.states)
+            for seat in changed:
+                if 1 <= seat <= count:
+                    cards = seat_cards.get(seat)
+                    seats[seat - 1] = _seat_state(seat, seat in occupied, seat in in_hand,
+                                                  len(cards) if cards else 0)
+            last.states = seats
+        return last.states
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
     occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
-    seat_cards = m.seat_cards
     cache = _SEATS
-    if last is not None and last[:3] == inputs[:3] and last[4:] == inputs[4:]:
-        # Only cards moved (a card dealt, a hand mucked): the seats whose cards are the same
-        # tuple as before are as before.
-        seats = list(_seat_states)
-        before = dict(last[3])
-        changed = [s for s, cards in seat_items if before.pop(s, None) is not cards]
-        changed += before  # seats no longer in seat_cards
-        for seat in changed:
-            if 1 <= seat <= count:
-                cards = seat_cards.get(seat)
-                seats[seat - 1] = _seat_state(seat, seat in occupied, seat in in_hand,
-                                              len(cards) if cards else 0)
-    else:
-        seats = []
-        for seat in range(1, count + 1):
-            cards = seat_cards.get(seat)
-            seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
-            found = cache.get(seat_key)
-            seats.append(found if found is not None else _seat_state(*seat_key))
-    _seat_inputs, _seat_states = inputs, seats
+    seats = []
+    for seat in range(1, count + 1):
+        cards = seat_cards.get(seat)
+        seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
+        found = cache.get(seat_key)
+        seats.append(found if found is not None else _seat_state(*seat_key))
+    last.rest, last.occupied, last.in_hand, last.items, last.states = (
+        rest, occupied, in_hand, seat_items, seats
+    )
     return seats
+
+
+def _changed_seats(
+    items: tuple[tuple[int, tuple[str, ...]], ...], before: tuple[tuple[int, tuple[str, ...]], ...]
+) -> list[int]:
+    """The seats whose cards are not the same tuple in ``items`` as in ``before`` (the items of
+    two seat_cards dicts), a seat in only one of them included."""
+    changed: list[int] = []
+    if len(items) >= len(before):
+        # the usual case: the same seats in the same order, maybe one more (its first card)
+        for (seat, cards), (seat_before, cards_before) in zip(items, before, strict=False):
+            if seat != seat_before:
+                break
+            if cards is not cards_before:
+                changed.append(seat)
+        else:
+            changed.extend(seat for seat, _ in items[len(before):])
+            return changed
+    old = dict(before)
+    changed = [seat for seat, cards in items if old.pop(seat, None) is not cards]
+    changed.extend(old)
+    return changed
 
 
 def _board_of(m: Machine) -> list[str]:
