@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeAlias
 
 from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
 from contract.pydantic_adapter import construct_valid
@@ -38,7 +38,11 @@ def new_state(settings: EngineSettings) -> EngineState:
 
 # The items of the last seat_cards and occupied dicts seen, by identity: a dict shared with an
 # earlier state (``cards_shared``) or replaced on change (``occupied``) cannot have changed since.
-_last_items: list[object] = [None, (), None, ()]
+# (Every cache of this module is one entry, a tuple read and replaced whole: two engines in
+# two threads can never see half of another's entry.)
+_Items: TypeAlias = tuple[tuple[object, object], ...]
+_last_seat_cards: list[tuple[object, _Items]] = [(None, ())]
+_last_occupied: list[tuple[object, _Items]] = [(None, ())]
 
 
 def state_key(m: Machine) -> tuple[object, ...]:
@@ -48,19 +52,17 @@ def state_key(m: Machine) -> tuple[object, ...]:
     republished, identical state.)
     """
     seat_cards = m.seat_cards
-    if m.cards_shared and seat_cards is _last_items[0]:
-        # still the dict of an earlier (immutable) state: its items are the same
-        seat_items = _last_items[1]
-    else:
+    last_cards, seat_items = _last_seat_cards[0]
+    if not m.cards_shared or seat_cards is not last_cards:
+        # (a dict shared with an earlier, immutable, state has the same items)
         seat_items = tuple(seat_cards.items())
         if m.cards_shared:
-            _last_items[0:2] = (seat_cards, seat_items)
+            _last_seat_cards[0] = (seat_cards, seat_items)
     occupied = m.occupied
-    if occupied is _last_items[2]:  # replaced, never updated, when it changes
-        occupied_items = _last_items[3]
-    else:
+    last_occupied, occupied_items = _last_occupied[0]
+    if occupied is not last_occupied:  # (replaced, never updated, when it changes)
         occupied_items = tuple(occupied.items())
-        _last_items[2:4] = (occupied, occupied_items)
+        _last_occupied[0] = (occupied, occupied_items)
     # to_act, bets, pots and shows_first while the betting core follows the hand (the same
     # value while the money is unchanged: the betting core remembers it)
     money = m.money
@@ -105,50 +107,41 @@ def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatSta
 # The parts of the last public state built, with what they were built from: most states differ
 # from the one before in a few fields only (the time, a bet), and a public state is immutable, so
 # an unchanged part is shared rather than built again. One entry each: a miss only rebuilds.
-class _LastSeats:
-    """The seats of the last public state (one entry): what they were built from besides the
-    cards (table size, hand active, occupancy known, in hand, folded, occupancy), the sets of
-    occupied and in-hand seats that made, the seats' cards, and the seat states."""
-
-    __slots__ = ("in_hand", "items", "occupied", "rest", "states")
-
-    def __init__(self) -> None:
-        self.rest: tuple[object, ...] | None = None
-        self.occupied: set[int] = set()
-        self.in_hand: set[int] = set()
-        self.items: tuple[tuple[int, tuple[str, ...]], ...] = ()
-        self.states: list[SeatState] = []
-
-
-_last_seats = _LastSeats()
-_last_board: list[object] = [None, []]
-_last_money: list[object] = [None, {}]
+# The seats' entry: what they were built from besides the cards (table size, hand active,
+# occupancy known, in hand, folded, occupancy), the sets of occupied and in-hand seats that
+# made, the seats' cards, and the seat states.
+_SeatsEntry: TypeAlias = tuple[
+    tuple[object, ...] | None, set[int], set[int], tuple[tuple[int, tuple[str, ...]], ...],
+    list[SeatState],
+]
+_last_seats: list[_SeatsEntry] = [(None, set(), set(), (), [])]
+_last_board: list[tuple[tuple[str, ...] | None, object, list[str]]] = [(None, None, [])]
+_last_pots: list[tuple[tuple[Pot, ...] | None, list[PotState]]] = [(None, [])]
+_last_money: list[tuple[TableView | None, dict[str, object]]] = [(None, {})]
 
 
 def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
     """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
-    last = _last_seats
+    last_rest, occupied, in_hand, last_items, states = _last_seats[0]
     count = m.settings.seats
     seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
     rest = (count, active, m.seats_known, key[4], key[5], key[6])
     seat_cards = m.seat_cards
-    if rest == last.rest:
-        if seat_items is last.items:
-            return last.states
+    if rest == last_rest:
+        if seat_items is last_items:
+            return states
         # At most cards moved (a card dealt, a hand mucked): the seats whose cards are the
         # same tuple as before are as before.
-        changed = _changed_seats(seat_items, last.items)
-        last.items = seat_items
+        changed = _changed_seats(seat_items, last_items)
         if changed:
-            occupied, in_hand = last.occupied, last.in_hand
-            seats = list(last.states)
+            states = list(states)
             for seat in changed:
                 if 1 <= seat <= count:
                     cards = seat_cards.get(seat)
-                    seats[seat - 1] = _seat_state(seat, seat in occupied, seat in in_hand,
-                                                  len(cards) if cards else 0)
-            last.states = seats
-        return last.states
+                    states[seat - 1] = _seat_state(seat, seat in occupied, seat in in_hand,
+                                                   len(cards) if cards else 0)
+        _last_seats[0] = (rest, occupied, in_hand, seat_items, states)
+        return states
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
     occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
     cache = _SEATS
@@ -158,9 +151,7 @@ def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatSta
         seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
         found = cache.get(seat_key)
         seats.append(found if found is not None else _seat_state(*seat_key))
-    last.rest, last.occupied, last.in_hand, last.items, last.states = (
-        rest, occupied, in_hand, seat_items, seats
-    )
+    _last_seats[0] = (rest, occupied, in_hand, seat_items, seats)
     return seats
 
 
@@ -189,16 +180,15 @@ def _changed_seats(
 def _board_of(m: Machine) -> list[str]:
     """The board's card names (the registry's)."""
     registry = m.settings.registry
-    last = _last_board[0]
-    if last is not None and last[1] is registry and last[0] == m.board:  # type: ignore[index]
-        return _last_board[1]  # type: ignore[return-value]
-    inputs = (m.board, registry)
+    last_board, last_registry, board = _last_board[0]
+    if last_registry is registry and last_board == m.board:
+        return board
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
-    _last_board[:] = (inputs, board)
+    _last_board[0] = (m.board, registry, board)
     return board
 
 
@@ -213,22 +203,21 @@ def _seat_amount(bet: tuple[int, int]) -> SeatAmount:
     return found
 
 
-_last_pots: list[object] = [None, []]
-
-
 def _pots_of(pots: tuple[Pot, ...]) -> list[PotState]:
     """The pots of the public state (they change at a sweep's end only, bets every chip)."""
-    if pots is _last_pots[0] or pots == _last_pots[0]:
-        return _last_pots[1]  # type: ignore[return-value]
+    last, states = _last_pots[0]
+    if pots is last or pots == last:
+        return states
     states = [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots]
-    _last_pots[:] = (pots, states)
+    _last_pots[0] = (pots, states)
     return states
 
 
 def _money_fields(view: TableView) -> dict[str, object]:
     """The betting fields of the public state."""
-    if view is _last_money[0] or view == _last_money[0]:
-        return _last_money[1]  # type: ignore[return-value]
+    last, fields = _last_money[0]
+    if view is last or view == last:
+        return fields
     to_act, bets, pots, shows_first = view
     amounts = _AMOUNTS
     if len(amounts) > _AMOUNTS_KEPT:
@@ -239,7 +228,7 @@ def _money_fields(view: TableView) -> dict[str, object]:
         "pots": _pots_of(pots),
         "shows_first": shows_first,
     }
-    _last_money[:] = (view, extra)
+    _last_money[0] = (view, extra)
     return extra
 
 

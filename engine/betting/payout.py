@@ -130,15 +130,16 @@ class PayoutRules(ChipRules):
 
 # The last push check, by the identity of its award (remembered, see _award_of) and of the
 # pushed counts (replaced, never updated): every chip a winner collects asks it again unchanged.
-_last_check: list[object] = [None, None, 0, 0, ()]
+# One entry, a tuple read and replaced whole (consistent when engines run in several threads).
+_last_check: list[tuple[object, object, int, int, Verdicts]] = [(None, None, 0, 0, ())]
 
 
 def _checked(awards: tuple[PotAward, ...], pushed: Mapping[int, int], raked: int, rake: int) -> Verdicts:
-    last = _last_check
-    if awards is last[0] and pushed is last[1] and raked == last[2] and rake == last[3]:
-        return last[4]  # type: ignore[return-value]
+    last_awards, last_pushed, last_raked, last_rake, verdicts = _last_check[0]
+    if awards is last_awards and pushed is last_pushed and raked == last_raked and rake == last_rake:
+        return verdicts
     verdicts = check_push(awards, pushed, raked=raked, rake=rake)
-    last[:] = (awards, pushed, raked, rake, verdicts)
+    _last_check[0] = (awards, pushed, raked, rake, verdicts)
     return verdicts
 
 
