@@ -224,6 +224,6 @@ class ChipRules(HandRules):
         money = self.money
         if money is None:
             return
-        if money.run_out and self.running and not self.all_in:
+        if not self.all_in and self.running and money.run_out:  # (the cheap tests first)
             self.all_in = True
         self._maybe_finish()
