@@ -62,10 +62,14 @@ class RoundRules(HandRecord):
     def _next_to_act(self) -> int | None:
         if self.button is None or self.street_no < 0 or self.closed or self.finished or len(self.live) <= 1:
             return None
-        n = len(self.ring)
+        ring, cursor, live, allin, acted, level, top = (
+            self.ring, self.cursor, self.live, self.allin, self.acted, self.level, self.top
+        )
+        n = len(ring)
         for i in range(n):
-            seat = self.ring[(self.cursor + i) % n]
-            if self._needs(seat):
+            seat = ring[(cursor + i) % n]
+            # _needs(seat), with this hand's fields read once (asked after most chips)
+            if seat in live and seat not in allin and (seat not in acted or level.get(seat, 0) < top):
                 return seat
         return None
 
@@ -85,16 +89,17 @@ class RoundRules(HandRecord):
         total = self.put.get(seat, 0)
         raised = total > self.top
         top = max(self.top, total)
-        cursor, acted = self.cursor, self.acted
-        if self.pending_oot is None and seat in self.ring:
+        ring, cursor, acted = self.ring, self.cursor, self.acted
+        if self.pending_oot is None and seat in ring:
             acted = acted.union(self._between(seat))  # passed over: they checked
-            cursor = (self.ring.index(seat) + 1) % len(self.ring)
-        n = len(self.ring)
+            cursor = (ring.index(seat) + 1) % len(ring)
+        live, allin, levels = self.live, self.allin, self.level  # read once: asked every chip
+        n = len(ring)
         for i in range(n):
-            s = self.ring[(cursor + i) % n]
-            if s not in self.live or s in self.allin:
+            s = ring[(cursor + i) % n]
+            if s not in live or s in allin:
                 continue
-            level = total if s == seat else self.level.get(s, 0)
+            level = total if s == seat else levels.get(s, 0)
             if level < top or (s != seat and (raised or s not in acted)):
                 return s
         return None
