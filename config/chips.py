@@ -23,9 +23,15 @@ class ChipRegistry:
 
     by_uid: Mapping[str, int]
 
+    def __post_init__(self) -> None:
+        # The UIDs already in upper case, as readers report them: looked up as they come (the
+        # engine asks for every tag read); any other spelling is upper-cased first.
+        object.__setattr__(self, "_upper", {u: v for u, v in self.by_uid.items() if u == u.upper()})
+
     def value(self, uid: str) -> int | None:
         """The value of the chip ``uid``, or None for a tag that is no chip of this table."""
-        return self.by_uid.get(uid.upper())
+        found: int | None = self._upper.get(uid)  # type: ignore[attr-defined]
+        return found if found is not None else self.by_uid.get(uid.upper())
 
     def __len__(self) -> int:
         return len(self.by_uid)

@@ -40,10 +40,12 @@ class AlertBook:
 
     def copy(self) -> AlertBook:
         """A copy sharing the dicts until its first change (most steps change no alert)."""
-        book = AlertBook(self.profile)
+        book = AlertBook.__new__(AlertBook)  # no __init__: its dicts would be replaced at once
+        book.profile = self.profile
         book.active = self.active
         book.meta = self.meta
         book.counter = self.counter
+        book.changes = []
         book.owned = False
         return book
 

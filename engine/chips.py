@@ -136,6 +136,13 @@ class ChipRules(HandRules):
         when given)."""
         if not self.chip_lift:
             return
+        if not everything:
+            # Chips are lifted at the reader's time, which never goes back, and leave this dict
+            # before they can be lifted again: the first is the oldest. If it is too recent,
+            # so is every other one (this runs after most chip reads, with tens lifted).
+            _, oldest = next(iter(self.chip_lift.values()))
+            if (oldest >= before) if before is not None else (oldest > self.read_ts - LIFT_S):
+                return
         if before is not None:
             gone = [
                 (u, z)
@@ -217,6 +224,6 @@ class ChipRules(HandRules):
         money = self.money
         if money is None:
             return
-        if money.run_out and self.running and not self.all_in:
+        if not self.all_in and self.running and money.run_out:  # (the cheap tests first)
             self.all_in = True
         self._maybe_finish()

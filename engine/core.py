@@ -7,7 +7,7 @@ same messages gives exactly the same outputs.
 
 from __future__ import annotations
 
-from contract.models import PublicState
+from contract.models import Alert, DeviceCommand, HandResult, PublicState
 from engine.api import EngineSettings, Outputs, Received
 from engine.state import EngineState, new_state, public_of, state_key, to_public
 
@@ -19,23 +19,27 @@ def initial_state(settings: EngineSettings) -> EngineState:
 
 def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     """Apply one received message; return the new state and what changed."""
-    machine = state.machine.copy()
-    machine.book.changes = []
-    machine.commands = []
-    machine.hands_out = []
+    machine = state.machine.copy()  # its lists of this step's outputs are new and empty
     machine.handle(received)
-    alerts = tuple(machine.book.changes)
-    commands = tuple(machine.commands)
-    hands = tuple(machine.hands_out)
-    machine.book.changes = []
-    machine.commands = []
-    machine.hands_out = []
+    # Most steps produce none of these: the empty lists are kept, not replaced.
+    alerts: tuple[Alert, ...] = ()
+    commands: tuple[tuple[str, DeviceCommand], ...] = ()
+    hands: tuple[HandResult, ...] = ()
+    if machine.book.changes:
+        alerts = tuple(machine.book.changes)
+        machine.book.changes = []
+    if machine.commands:
+        commands = tuple(machine.commands)
+        machine.commands = []
+    if machine.hands_out:
+        hands = tuple(machine.hands_out)
+        machine.hands_out = []
     key = state_key(machine)
     public = None
     if alerts or key != machine.state_key:
         machine.state_key = key
-        public = public_of(machine)
-    return EngineState(machine), Outputs(alerts=alerts, state=public, commands=commands, hands=hands)
+        public = public_of(machine, key)
+    return EngineState(machine), Outputs(alerts, public, commands, hands)
 
 
 def public_state(state: EngineState) -> PublicState:

@@ -107,12 +107,12 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
-        if not isinstance(event, TagEvent | FaultEvent) and device not in self.others:
-            self.others |= {device}
-            self._update_tracking()
-        if isinstance(event, TagEvent):
+        if isinstance(event, TagEvent):  # most events: tag reads
             self._tag(device, event)
             return
+        if not isinstance(event, FaultEvent) and device not in self.others:
+            self.others |= {device}
+            self._update_tracking()
         if not isinstance(event, FaultEvent):
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):
@@ -226,6 +226,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             if face_up and self.zone.get(uid) == zone:
                 self._face_up(uid, zone, arriving=False)
             return  # the same tag reported twice is one card
+        self._own_cards()
         self.present[uid] = (*zones, zone)
         if not self._genuine(uid, zone):
             return
@@ -262,6 +263,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if not zones or zone not in zones:
             return
         rest = tuple(z for z in zones if z != zone)
+        self._own_cards()
         if rest:
             self.present[uid] = rest
         else:
@@ -309,9 +311,11 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         redeal = self.redeal
         if zone == "board" and redeal is not None and uid in redeal.taken:
             self._leave(uid, zone)
+            self._own_cards()
             del self.zone[uid]
         elif zone == "burn" and self.extra_burn_r is not None and self.extra_burn_r.returned is None:
             self._leave(uid, zone)
+            self._own_cards()
             del self.zone[uid]
             self.street_burns = max(0, self.street_burns - 1)
             street = self.extra_burn_r.street
@@ -339,6 +343,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             return
         if old is not None:
             self._leave(uid, old)
+        self._own_cards()
         self.zone[uid] = new
         if seat is not None:
             self._arrive_seat(uid, seat, old, face_up)

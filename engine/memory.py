@@ -1,7 +1,8 @@
 """What the engine knows about the table and the hand, and the helpers every rule uses.
 
-Every container inside is either replaced when it changes or copied by :meth:`Memory.copy`,
-and every value in them is immutable, so a copy is cheap and the previous state never changes.
+Every container inside is either replaced when it changes, or copied by :meth:`Memory.copy`, or
+(the card and chip dicts, which most steps leave alone) copied before the step's first change to
+it; every value in them is immutable, so a copy is cheap and the previous state never changes.
 """
 
 from __future__ import annotations
@@ -105,6 +106,9 @@ class Memory:
         self.zone: dict[str, str] = {}
         self.present: dict[str, tuple[str, ...]] = {}
         self.seat_cards: dict[int, tuple[str, ...]] = {}
+        #: The three card dicts (zone, present, seat_cards) are still the previous state's: they
+        #: are copied before the step's first change (most steps change no card).
+        self.cards_shared = False
         self.hand = 0
         self.phase: Phase = "idle"
         self.state_key: object = None
@@ -208,13 +212,21 @@ class Memory:
         # rarely written dicts (sessions, states, occupancy, blinds, decks) are replaced, not
         # updated, when they change, so they can be shared here
         new.book = self.book.copy()
-        new.dev_seq = dict(self.dev_seq)
-        new.dev_taken = dict(self.dev_taken)
-        new.zone = dict(self.zone)
-        new.present = dict(self.present)
-        new.seat_cards = dict(self.seat_cards)
+        new.commands = []
+        new.hands_out = []
+        new.dev_seq = self.dev_seq.copy()
+        new.dev_taken = self.dev_taken.copy()
+        new.cards_shared = True
         new.chips_shared = True
         return new
+
+    def _own_cards(self) -> None:
+        """Copy the card dicts before this step's first change to them (see ``cards_shared``)."""
+        if self.cards_shared:
+            self.zone = self.zone.copy()
+            self.present = self.present.copy()
+            self.seat_cards = self.seat_cards.copy()
+            self.cards_shared = False
 
     @property
     def running(self) -> bool:
@@ -345,6 +357,7 @@ class Memory:
     def _leave(self, uid: str, zone: str) -> None:
         seat = zone_seat(zone)
         if seat is not None:
+            self._own_cards()
             self.seat_cards[seat] = tuple(u for u in self.seat_cards.get(seat, ()) if u != uid)
         elif zone == "board":
             self.board = tuple(u for u in self.board if u != uid)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeAlias
 
 from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
+from engine.betting.api import Pot
+from engine.betting.hand import TableView
 from engine.machine import Machine
 from engine.showdown import showdown_order
 
@@ -34,36 +36,51 @@ def new_state(settings: EngineSettings) -> EngineState:
     return EngineState(Machine(settings))
 
 
+# The items of the last seat_cards and occupied dicts seen, by identity: a dict shared with an
+# earlier state (``cards_shared``) or replaced on change (``occupied``) cannot have changed since.
+# (Every cache of this module is one entry, a tuple read and replaced whole: two engines in
+# two threads can never see half of another's entry.)
+_Items: TypeAlias = tuple[tuple[object, object], ...]
+_last_seat_cards: list[tuple[object, _Items]] = [(None, ())]
+_last_occupied: list[tuple[object, _Items]] = [(None, ())]
+
+
 def state_key(m: Machine) -> tuple[object, ...]:
     """Everything the public state shows, cheap to compare: it changed iff this changed.
 
     (Dict items are compared with their order; a different insertion order only costs a
     republished, identical state.)
     """
+    seat_cards = m.seat_cards
+    last_cards, seat_items = _last_seat_cards[0]
+    if not m.cards_shared or seat_cards is not last_cards:
+        # (a dict shared with an earlier, immutable, state has the same items)
+        seat_items = tuple(seat_cards.items())
+        if m.cards_shared:
+            _last_seat_cards[0] = (seat_cards, seat_items)
+    occupied = m.occupied
+    last_occupied, occupied_items = _last_occupied[0]
+    if occupied is not last_occupied:  # (replaced, never updated, when it changes)
+        occupied_items = tuple(occupied.items())
+        _last_occupied[0] = (occupied, occupied_items)
+    # to_act, bets, pots and shows_first while the betting core follows the hand (the same
+    # value while the money is unchanged: the betting core remembers it)
+    money = m.money
+    money_view = None if money is None or m.money_done else money.table_view(m.phase == "showdown")
     return (
         m.hand,
         m.phase,
         m.hand_button if m.hand_button is not None else m.button,
-        tuple(m.seat_cards.items()),
+        seat_items,
         m.in_hand,
         m.folded,
-        tuple(m.occupied.items()),
+        occupied_items,
         m.board,
         len(m.burns),
         m.hand_deck,
         m.tracking,
-        _money_view(m),
+        money_view,
     )
-
-
-def _money_view(m: Machine) -> tuple[object, ...] | None:
-    """to_act, bets, pots and shows_first while the betting core follows the hand."""
-    money = m.money
-    if money is None or m.money_done:
-        return None
-    showdown = m.phase == "showdown"
-    to_act = None if showdown else money.to_act
-    return (to_act, money.bets, money.pots, money.shows_first if showdown else None)
 
 
 def to_public(state: EngineState) -> PublicState:
@@ -87,38 +104,142 @@ def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatSta
     return found
 
 
-def public_of(m: Machine) -> PublicState:
-    registry = m.settings.registry
-    active = m.running or m.phase in ("showdown", "misdeal")
+# The parts of the last public state built, with what they were built from: most states differ
+# from the one before in a few fields only (the time, a bet), and a public state is immutable, so
+# an unchanged part is shared rather than built again. One entry each: a miss only rebuilds.
+# The seats' entry: what they were built from besides the cards (table size, hand active,
+# occupancy known, in hand, folded, occupancy), the sets of occupied and in-hand seats that
+# made, the seats' cards, and the seat states.
+_SeatsEntry: TypeAlias = tuple[
+    tuple[object, ...] | None, set[int], set[int], tuple[tuple[int, tuple[str, ...]], ...],
+    list[SeatState],
+]
+_last_seats: list[_SeatsEntry] = [(None, set(), set(), (), [])]
+_last_board: list[tuple[tuple[str, ...] | None, object, list[str]]] = [(None, None, [])]
+_last_pots: list[tuple[tuple[Pot, ...] | None, list[PotState]]] = [(None, [])]
+_last_money: list[tuple[TableView | None, dict[str, object]]] = [(None, {})]
+
+
+def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
+    """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
+    last_rest, occupied, in_hand, last_items, states = _last_seats[0]
+    count = m.settings.seats
+    seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
+    rest = (count, active, m.seats_known, key[4], key[5], key[6])
+    seat_cards = m.seat_cards
+    if rest == last_rest:
+        if seat_items is last_items:
+            return states
+        # At most cards moved (a card dealt, a hand mucked): the seats whose cards are the
+        # same tuple as before are as before.
+        changed = _changed_seats(seat_items, last_items)
+        if changed:
+            states = list(states)
+            for seat in changed:
+                if 1 <= seat <= count:
+                    cards = seat_cards.get(seat)
+                    states[seat - 1] = _seat_state(seat, seat in occupied, seat in in_hand,
+                                                   len(cards) if cards else 0)
+        _last_seats[0] = (rest, occupied, in_hand, seat_items, states)
+        return states
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
     occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
-    seat_cards = m.seat_cards
     cache = _SEATS
     seats = []
-    for seat in range(1, m.settings.seats + 1):
+    for seat in range(1, count + 1):
         cards = seat_cards.get(seat)
-        key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
-        found = cache.get(key)
-        seats.append(found if found is not None else _seat_state(*key))
-    alerts, omitted = _listed(list(m.book.active.values()))
-    view = _money_view(m)
-    extra: dict[str, object] = {}
-    if view is not None:
-        to_act, bets, pots, shows_first = view
-        extra = {
-            "to_act": to_act,
-            "bets": [_construct(SeatAmount, {"seat": s, "amount": a}) for s, a in bets],  # type: ignore[attr-defined]
-            "pots": [
-                _construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)})
-                for p in pots  # type: ignore[attr-defined]
-            ],
-            "shows_first": shows_first,
-        }
+        seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
+        found = cache.get(seat_key)
+        seats.append(found if found is not None else _seat_state(*seat_key))
+    _last_seats[0] = (rest, occupied, in_hand, seat_items, seats)
+    return seats
+
+
+def _changed_seats(
+    items: tuple[tuple[int, tuple[str, ...]], ...], before: tuple[tuple[int, tuple[str, ...]], ...]
+) -> list[int]:
+    """The seats whose cards are not the same tuple in ``items`` as in ``before`` (the items of
+    two seat_cards dicts), a seat in only one of them included."""
+    changed: list[int] = []
+    if len(items) >= len(before):
+        # the usual case: the same seats in the same order, maybe one more (its first card)
+        for (seat, cards), (seat_before, cards_before) in zip(items, before, strict=False):
+            if seat != seat_before:
+                break
+            if cards is not cards_before:
+                changed.append(seat)
+        else:
+            changed.extend(seat for seat, _ in items[len(before):])
+            return changed
+    old = dict(before)
+    changed = [seat for seat, cards in items if old.pop(seat, None) is not cards]
+    changed.extend(old)
+    return changed
+
+
+def _board_of(m: Machine) -> list[str]:
+    """The board's card names (the registry's)."""
+    registry = m.settings.registry
+    last_board, last_registry, board = _last_board[0]
+    if last_registry is registry and last_board == m.board:
+        return board
     board = []
     for uid in m.board:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
+    _last_board[0] = (m.board, registry, board)
+    return board
+
+
+# A bet in the public state (immutable): a chip into a betting area changes one seat's bet, the
+# others are the ones built before. Bounded: amounts vary without end over a session.
+_AMOUNTS: dict[tuple[int, int], SeatAmount] = {}
+_AMOUNTS_KEPT: Final = 4096
+
+
+def _seat_amount(bet: tuple[int, int]) -> SeatAmount:
+    found = _AMOUNTS[bet] = _construct(SeatAmount, {"seat": bet[0], "amount": bet[1]})
+    return found
+
+
+def _pots_of(pots: tuple[Pot, ...]) -> list[PotState]:
+    """The pots of the public state (they change at a sweep's end only, bets every chip)."""
+    last, states = _last_pots[0]
+    if pots is last or pots == last:
+        return states
+    states = [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots]
+    _last_pots[0] = (pots, states)
+    return states
+
+
+def _money_fields(view: TableView) -> dict[str, object]:
+    """The betting fields of the public state."""
+    last, fields = _last_money[0]
+    if view is last or view == last:
+        return fields
+    to_act, bets, pots, shows_first = view
+    amounts = _AMOUNTS
+    if len(amounts) > _AMOUNTS_KEPT:
+        amounts.clear()
+    extra: dict[str, object] = {
+        "to_act": to_act,
+        "bets": [amounts.get(bet) or _seat_amount(bet) for bet in bets],
+        "pots": _pots_of(pots),
+        "shows_first": shows_first,
+    }
+    _last_money[0] = (view, extra)
+    return extra
+
+
+def public_of(m: Machine, key: tuple[object, ...] | None = None) -> PublicState:
+    """The public state of ``m``; ``key``: its :func:`state_key`, if the caller has it."""
+    if key is None:
+        key = state_key(m)
+    active = m.running or m.phase in ("showdown", "misdeal")
+    active_alerts = m.book.active
+    alerts, omitted = _listed(list(active_alerts.values())) if active_alerts else ([], 0)
+    view = key[11]
     return _construct(
         PublicState,
         {
@@ -126,16 +247,16 @@ def public_of(m: Machine) -> PublicState:
             "ts": m.ts,
             "hand": m.hand,
             "phase": m.phase,
-            "button": m.hand_button if m.hand_button is not None else m.button,
-            "seats": seats,
-            "board": board,
-            "burns": len(m.burns),
+            "button": key[2],
+            "seats": _seats_of(m, active, key),
+            "board": _board_of(m),
+            "burns": key[8],
             "deck": m.hand_deck,
             "alerts": alerts,
             "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
-            **extra,
+            **(_money_fields(view) if view is not None else {}),  # type: ignore[arg-type]
         },
     )
 

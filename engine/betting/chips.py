@@ -3,7 +3,7 @@ swept, the uncalled part and its return, blinds before the deal, a vacant seat's
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 from engine.betting.api import (
     Action,
@@ -26,6 +26,16 @@ class ChipRules(RoundRules):
         if zone and self.pending == seat and seat not in self.back and seat not in self.frames:
             # The common case, one more chip of the action under way: one copy.
             return self._with(zone=add_count(self.zone, seat, amount), put=add_count(self.put, seat, amount))
+        if zone and seat in self.live and seat not in self.blind_due and seat not in self.back:
+            # The next common case, the first chip of an action in turn: the action before it
+            # settled (it reads no chip's place), then one copy. The rules below otherwise.
+            found: list[Verdict] = []
+            m = self._settle(found) if self.pending is not None and self.pending != seat else self
+            if m.pending is None and seat not in m.frames \
+                    and (m.button is None or not m._someone_owes_before(seat)):
+                out.extend(found)
+                return m._with(zone=add_count(m.zone, seat, amount), pending=seat, pending_oot=None,
+                               put=add_count(m.put, seat, amount))
         m = self
         if zone:
             m = m._with(zone=add_count(m.zone, seat, amount))
@@ -78,9 +88,10 @@ class ChipRules(RoundRules):
                          f"chips released stay; put them back ({restore} in front)."))
         return m._with(back={**m.back, seat: restore}, open_keys=m.open_keys | {key})
 
-    def _sweep(self, seat: int, amount: int, out: list[Verdict]) -> Self:
-        """A chip swept from ``seat``'s betting area into the pot."""
-        m = self._settle(out)
+    def _sweep(self, seat: int, amount: int, out: list[Verdict], changes: dict[str, Any]) -> Self:
+        """A chip swept from ``seat``'s betting area into the pot; ``changes``: where the chips
+        lie besides (the pot's count), made with the sweep's own copy."""
+        m = self._settle(out)  # it neither reads nor changes where chips lie
         key = f"sweep:{m.street_no}"
         # Only a sweep's first chip can be premature: nobody acts while the dealer sweeps.
         if not m.swept and key not in m.open_keys and m._anyone_owes():
@@ -89,7 +100,8 @@ class ChipRules(RoundRules):
                              "The bets were swept while seat " + ", ".join(map(str, behind))
                              + f" had not matched {m.top}: return them and finish the round."))
             m = m._with(open_keys=m.open_keys | {key})
-        m = m._with(zone=add_count(m.zone, seat, -amount), swept=add_count(m.swept, seat, amount))
+        m = m._with(zone=add_count(m.zone, seat, -amount), swept=add_count(m.swept, seat, amount),
+                    **changes)
         if "uncalled" in m.open_keys or m.put.get(seat, 0) >= max(m.put.values(), default=0):
             m = m._check_uncalled(out)  # only the top bettor's chips can be uncalled
         if not any(m.zone.values()):

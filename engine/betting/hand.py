@@ -15,7 +15,7 @@ the pot, so the sweep (which may itself be tag by tag, or undone) never changes 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 from engine.betting.api import (
     Action,
@@ -41,6 +41,9 @@ from engine.betting.zones import (
     clockwise,
     parse_zone,
 )
+
+#: to_act, bets (seat, chips), pots and shows_first, as the public state shows them.
+TableView: TypeAlias = tuple[int | None, tuple[tuple[int, int], ...], tuple[Pot, ...], int | None]
 
 
 class Money(PayoutRules):
@@ -74,13 +77,21 @@ class Money(PayoutRules):
     @property
     def to_act(self) -> int | None:
         """The seat expected to act next, or None (order unknown, round over, hand decided)."""
-        return self._to_act_now()
+        memo = self._memo()
+        if "to_act" not in memo:
+            memo["to_act"] = self._to_act_now()
+        seat: int | None = memo["to_act"]
+        return seat
 
     @property
     def round_complete(self) -> bool:
         """Nothing more is owed in this round: a street dealt now is not premature."""
-        view = self._view()
-        return view.street_no >= 0 and not view._anyone_owes()
+        memo = self._memo()
+        complete: bool | None = memo.get("round_complete")
+        if complete is None:
+            view = self._view()
+            complete = memo["round_complete"] = view.street_no >= 0 and not view._anyone_owes()
+        return complete
 
     @property
     def window_closed(self) -> bool:
@@ -100,10 +111,19 @@ class Money(PayoutRules):
     def bets(self) -> tuple[tuple[int, int], ...]:
         """Chips in front of each seat this round (seat order): as read where chips are read
         (without chips pushed to a winner), else as the action inputs put them in."""
-        if not self.chip_mode:
-            return tuple(sorted((s, v) for s, v in self.put.items() if v))
-        pushed = self.pushed_zone
-        return tuple(sorted((s, v - pushed.get(s, 0)) for s, v in self.zone.items() if v > pushed.get(s, 0)))
+        memo = self._memo()
+        bets: tuple[tuple[int, int], ...] | None = memo.get("bets")
+        if bets is None:
+            if not self.chip_mode:
+                bets = tuple(sorted((s, v) for s, v in self.put.items() if v))
+            elif not self.pushed_zone:
+                bets = tuple(sorted(self.zone.items()))  # its counts are never zero
+            else:
+                pushed = self.pushed_zone
+                bets = tuple(sorted((s, v - pushed.get(s, 0)) for s, v in self.zone.items()
+                                    if v > pushed.get(s, 0)))
+            memo["bets"] = bets
+        return bets
 
     @property
     def pots(self) -> tuple[Pot, ...]:
@@ -113,18 +133,30 @@ class Money(PayoutRules):
     @property
     def run_out(self) -> bool:
         """No more betting is possible: the board is run out."""
-        view = self._view()
-        able = view.live - view.allin
-        return (
-            view.street_no >= 0
-            and len(view.live) >= 2
-            and len(able) <= 1
-            and (view.closed or not any(view._needs(s) for s in able))
-        )
+        memo = self._memo()
+        run_out: bool | None = memo.get("run_out")
+        if run_out is None:
+            # Settling the pending action changes neither the street, the seats in, those all
+            # in nor ``closed``: the view (a settle) is needed only for the last test, rarely.
+            able = self.live - self.allin
+            run_out = memo["run_out"] = (
+                self.street_no >= 0
+                and len(self.live) >= 2
+                and len(able) <= 1
+                and (self.closed or not any(self._view()._needs(s) for s in able))
+            )
+        return run_out
 
     @property
     def shows_first(self) -> int | None:
         """At showdown, the seat that must show first (seed 000), else None."""
+        memo = self._memo()
+        if "shows_first" not in memo:
+            memo["shows_first"] = self._shows_first()
+        seat: int | None = memo["shows_first"]
+        return seat
+
+    def _shows_first(self) -> int | None:
         if self.street_no < 3 and len(self.live) > 1 and not self.finished:
             return None  # before the river nobody shows (an all-in's run-out comes first)
         view = self._view()
@@ -141,8 +173,28 @@ class Money(PayoutRules):
     @property
     def settled(self) -> bool:
         """The pushes are done: the pot zone is empty after the last round."""
-        view = self._view()
-        return view._decided() and view._pushes_done()
+        memo = self._memo()
+        settled: bool | None = memo.get("settled")
+        if settled is None:
+            view = self._view()
+            settled = memo["settled"] = view._decided() and view._pushes_done()
+        return settled
+
+    def table_view(self, showdown: bool) -> TableView:
+        """What the public state shows of the betting: to_act, bets, pots, shows_first (at
+        ``showdown`` nobody is to act, before it nobody shows first); the same value while
+        the money does not change (the state's change check compares it every event)."""
+        memo = self._memo()
+        key = "table_view_showdown" if showdown else "table_view"
+        view: TableView | None = memo.get(key)
+        if view is None:  # once per money value
+            view = memo[key] = (
+                None if showdown else self.to_act,
+                self.bets,
+                self.pots,
+                self.shows_first if showdown else None,
+            )
+        return view
 
     @property
     def uncalled(self) -> tuple[int, int] | None:
@@ -168,8 +220,16 @@ class Money(PayoutRules):
             changes["pot_chips"] = self.pot_chips + amount
         if not self.chip_mode and (src_kind == "bet" or dst_kind in ("bet", "pot")):
             changes["chip_mode"] = True
-        m = self._with(**changes) if changes else self
         out: list[Verdict] = []
+        if self.street_no != BEFORE_DEAL:
+            # The two moves of most chips after the deal, a sweep and a push, take ``changes``
+            # into their own copy (the rules below would reach them with nothing else to do).
+            if src_kind == "bet" and dst_kind == "pot" and src_seat in self.seats \
+                    and (not self.pushed_zone.get(src_seat) or not self._decided()):
+                return self._sweep(src_seat, amount, out, changes), tuple(out)
+            if src_kind == "pot" and dst_kind == "bet" and dst_seat in self.seats and self._decided():
+                return self._push(amount, src_kind, src_seat, dst_kind, dst_seat, out, changes)
+        m = self._with(**changes) if changes else self
         if dst_kind == "bet" and dst_seat not in self.seats:
             m = m._vacant(dst_seat, amount, out)
             return m, tuple(out)
@@ -207,7 +267,7 @@ class Money(PayoutRules):
         if dst_kind == "bet" and src_kind not in ("bet", "pot"):
             m = m._chips_in(dst_seat, amount, out)
         elif src_kind == "bet" and dst_kind == "pot":
-            m = m._sweep(src_seat, amount, out)
+            m = m._sweep(src_seat, amount, out, {})
         elif src_kind == "pot" and dst_kind == "bet":
             m = m._unsweep(dst_seat, amount, out)
         elif src_kind == "bet" and dst_kind == "bet":

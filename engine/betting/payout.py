@@ -3,8 +3,9 @@ the dealer pushed where, and the award it is checked against."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Self
+from typing import Any, Self
 
 from engine.betting.api import (
     OddChip,
@@ -27,9 +28,15 @@ class PayoutRules(ChipRules):
 
     def _decided(self) -> bool:
         """No more betting: one seat left, or the last round complete, or the hand finished."""
-        if self.finished or (self.street_no >= 0 and len(self.live) <= 1):
-            return True
-        return self.street_no == 3 and self.pending is None and not self._anyone_owes()
+        memo = self._memo()
+        decided: bool | None = memo.get("decided")
+        if decided is None:
+            decided = memo["decided"] = (
+                self.finished
+                or (self.street_no >= 0 and len(self.live) <= 1)
+                or (self.street_no == 3 and self.pending is None and not self._anyone_owes())
+            )
+        return decided
 
     def _pushes_done(self) -> bool:
         leftover = any(v > self.pushed_zone.get(s, 0) for s, v in self.zone.items())
@@ -37,16 +44,32 @@ class PayoutRules(ChipRules):
 
     def _awards(self) -> tuple[tuple[PotAward, ...], int]:
         """Each pot's winners and shares as the hands shown say, and the rake."""
-        button = self.button if self.button is not None else (self.ring[-1] if self.ring else 0)
-        shown = self.shown if len(self.board) >= 3 else ()  # no board: no ranks yet
-        contributed = tuple(sorted(self._contributions().items()))
-        return _award_of(contributed, self.live, shown, self.board, self.stakes, self.street_no >= 1,
-                         self.odd_chip, button, self.table_seats)
+        memo = self._memo()
+        found: tuple[tuple[PotAward, ...], int] | None = memo.get("awards")
+        if found is None:
+            button = self.button if self.button is not None else (self.ring[-1] if self.ring else 0)
+            shown = self.shown if len(self.board) >= 3 else ()  # no board: no ranks yet
+            contributed = tuple(sorted(self._contributions().items()))
+            found = memo["awards"] = _award_of(
+                contributed, self.live, shown, self.board, self.stakes, self.street_no >= 1,
+                self.odd_chip, button, self.table_seats,
+            )
+        return found
 
-    def _push(self, amount: int, src_kind: str | None, src_seat: int,
-              dst_kind: str | None, dst_seat: int, out: list[Verdict]) -> tuple[Self, Verdicts]:
-        """After the betting: chips from the pot (or the bets left in front) to a seat."""
-        m = self._settle(out)
+    def _push(self, amount: int, src_kind: str | None, src_seat: int, dst_kind: str | None,
+              dst_seat: int, out: list[Verdict], changes: dict[str, Any] | None = None,
+              ) -> tuple[Self, Verdicts]:
+        """After the betting: chips from the pot (or the bets left in front) to a seat;
+        ``changes``: where the chips lie besides, not made yet."""
+        if src_kind == "pot" and dst_kind == "bet" and self.pending is None:
+            due = self._due()  # where the chips lie does not change it
+            if due is None or due[0] != dst_seat:
+                # The common case, a chip of the pot pushed to a seat: one copy, not four.
+                m = self._with(zone=add_count(self.zone, dst_seat, amount),
+                               pushed_zone=add_count(self.pushed_zone, dst_seat, amount),
+                               pushed=add_count(self.pushed, dst_seat, amount), **(changes or {}))
+                return m._check_winner(dst_seat, out)._after_push(out)
+        m = (self._with(**changes) if changes else self)._settle(out)
         from_pushed = 0
         if src_kind == "bet":
             from_pushed = min(amount, m.pushed_zone.get(src_seat, 0))
@@ -74,22 +97,26 @@ class PayoutRules(ChipRules):
             m = m._give_back(dst_seat, back, from_pot=src_kind == "pot")._check_uncalled(out)
             amount -= back
         if amount > 0:
-            m = m._with(pushed=add_count(m.pushed, dst_seat, amount))
-            awards, _ = m._awards()
-            if not any(dst_seat in a.winners for a in awards):
-                winners = sorted({w for a in awards for w in a.winners})
-                out.append(Raise("push", "pot_awarded_wrong", dst_seat,
-                                 f"Stop: seat {dst_seat} wins no pot; take the chips back and push "
-                                 f"to seat {', '.join(map(str, winners))}."))
-                m = m._with(open_keys=m.open_keys | {"push"})
+            m = m._with(pushed=add_count(m.pushed, dst_seat, amount))._check_winner(dst_seat, out)
         return m._after_push(out)
+
+    def _check_winner(self, seat: int, out: list[Verdict]) -> Self:
+        """Chips were pushed to ``seat``: at once wrong if it wins no pot."""
+        awards, _ = self._awards()
+        if any(seat in a.winners for a in awards):
+            return self
+        winners = sorted({w for a in awards for w in a.winners})
+        out.append(Raise("push", "pot_awarded_wrong", seat,
+                         f"Stop: seat {seat} wins no pot; take the chips back and push "
+                         f"to seat {', '.join(map(str, winners))}."))
+        return self._with(open_keys=self.open_keys | {"push"})
 
     def _after_push(self, out: list[Verdict]) -> tuple[Self, Verdicts]:
         """Once the pot is empty after the betting, check what went where."""
         m = self
         if m._decided() and m._pushes_done():
             awards, rake = m._awards()
-            for verdict in check_push(awards, m.pushed, raked=m.raked, rake=rake):
+            for verdict in _checked(awards, m.pushed, m.raked, rake):
                 if isinstance(verdict, Raise):
                     # One finding per key: the full check supersedes the at-once one.
                     out[:] = [v for v in out if not (isinstance(v, Raise) and v.key == verdict.key)]
@@ -99,6 +126,21 @@ class PayoutRules(ChipRules):
                     out.append(verdict)
                     m = m._with(open_keys=m.open_keys - {verdict.key})
         return m, tuple(out)
+
+
+# The last push check, by the identity of its award (remembered, see _award_of) and of the
+# pushed counts (replaced, never updated): every chip a winner collects asks it again unchanged.
+# One entry, a tuple read and replaced whole (consistent when engines run in several threads).
+_last_check: list[tuple[object, object, int, int, Verdicts]] = [(None, None, 0, 0, ())]
+
+
+def _checked(awards: tuple[PotAward, ...], pushed: Mapping[int, int], raked: int, rake: int) -> Verdicts:
+    last_awards, last_pushed, last_raked, last_rake, verdicts = _last_check[0]
+    if awards is last_awards and pushed is last_pushed and raked == last_raked and rake == last_rake:
+        return verdicts
+    verdicts = check_push(awards, pushed, raked=raked, rake=rake)
+    _last_check[0] = (awards, pushed, raked, rake, verdicts)
+    return verdicts
 
 
 @lru_cache(maxsize=64)

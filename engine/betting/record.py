@@ -14,7 +14,16 @@ from engine.betting.api import Action, NoBetShowsFirst, OddChip, Pot, Stakes
 from engine.betting.sizes import Frame
 from engine.betting.zones import BEFORE_DEAL, NO_SEATS, Counts, Profile
 
-VIEW = "_view_memo"  # where a hand keeps its settled view (not a field: never compared or copied)
+#: Where a hand keeps the answers derived from it (its settled view, ``to_act``...): not a field,
+#: so never compared, and dropped by :meth:`HandRecord._with`, as every change may change them.
+MEMO = "_derived"
+#: Fields that only say where chips lie (changed by every chip swept or pushed) ...
+_LOCATION: frozenset[str] = frozenset(
+    {"zone", "pushed_zone", "pushed", "pot_chips", "raked", "stack", "stack_read", "swept", "vacant"}
+)
+#: ... and the answers that do not depend on them (who put in what, who is still in, the
+#: round): kept by a copy that changes nothing else.
+_CARRIED = ("decided", "due", "awards", "to_act", "round_complete", "run_out", "shows_first")
 
 
 @dataclass(frozen=True)
@@ -77,5 +86,17 @@ class HandRecord:
         fields = new.__dict__
         fields.update(self.__dict__)
         fields.update(changes)
-        fields.pop(VIEW, None)
+        memo = fields.pop(MEMO, None)
+        if memo and changes.keys() <= _LOCATION:
+            kept = {key: memo[key] for key in _CARRIED if key in memo}
+            if kept:
+                fields[MEMO] = kept
         return new
+
+    def _memo(self) -> dict[str, Any]:
+        """The answers derived from this (immutable) value so far: the machine asks the same
+        queries several times per event, and again after events that left the money alone."""
+        memo: dict[str, Any] | None = self.__dict__.get(MEMO)
+        if memo is None:
+            memo = self.__dict__[MEMO] = {}
+        return memo

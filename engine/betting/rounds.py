@@ -14,7 +14,7 @@ from engine.betting.api import (
     Verdict,
 )
 from engine.betting.pots import build_pots, uncalled
-from engine.betting.record import VIEW, HandRecord
+from engine.betting.record import HandRecord
 from engine.betting.sizes import Frame, judge
 from engine.betting.zones import (
     NO_SEATS,
@@ -29,11 +29,10 @@ class RoundRules(HandRecord):
         """This hand with the pending action settled (queries answer as if it were)."""
         if self.pending is None:
             return self
-        # Remembered on this (immutable) value: the machine asks several queries per event.
-        view: Self | None = self.__dict__.get(VIEW)
+        memo = self._memo()
+        view: Self | None = memo.get("view")
         if view is None:
-            view = self._settle([], view=True)
-            self.__dict__[VIEW] = view
+            view = memo["view"] = self._settle([], view=True)
         return view
 
     def _needs(self, seat: int) -> bool:
@@ -63,10 +62,14 @@ class RoundRules(HandRecord):
     def _next_to_act(self) -> int | None:
         if self.button is None or self.street_no < 0 or self.closed or self.finished or len(self.live) <= 1:
             return None
-        n = len(self.ring)
+        ring, cursor, live, allin, acted, level, top = (
+            self.ring, self.cursor, self.live, self.allin, self.acted, self.level, self.top
+        )
+        n = len(ring)
         for i in range(n):
-            seat = self.ring[(self.cursor + i) % n]
-            if self._needs(seat):
+            seat = ring[(cursor + i) % n]
+            # _needs(seat), with this hand's fields read once (asked after most chips)
+            if seat in live and seat not in allin and (seat not in acted or level.get(seat, 0) < top):
                 return seat
         return None
 
@@ -86,16 +89,17 @@ class RoundRules(HandRecord):
         total = self.put.get(seat, 0)
         raised = total > self.top
         top = max(self.top, total)
-        cursor, acted = self.cursor, self.acted
-        if self.pending_oot is None and seat in self.ring:
+        ring, cursor, acted = self.ring, self.cursor, self.acted
+        if self.pending_oot is None and seat in ring:
             acted = acted.union(self._between(seat))  # passed over: they checked
-            cursor = (self.ring.index(seat) + 1) % len(self.ring)
-        n = len(self.ring)
+            cursor = (ring.index(seat) + 1) % len(ring)
+        live, allin, levels = self.live, self.allin, self.level  # read once: asked every chip
+        n = len(ring)
         for i in range(n):
-            s = self.ring[(cursor + i) % n]
-            if s not in self.live or s in self.allin:
+            s = ring[(cursor + i) % n]
+            if s not in live or s in allin:
                 continue
-            level = total if s == seat else self.level.get(s, 0)
+            level = total if s == seat else levels.get(s, 0)
             if level < top or (s != seat and (raised or s not in acted)):
                 return s
         return None
@@ -276,7 +280,9 @@ class RoundRules(HandRecord):
 
     def _due(self) -> tuple[int, int] | None:
         """The uncalled chips (seat, amount) once the round is complete, else None."""
-        m = self._view()  # a seat still putting chips in may be raising: judge as if settled
-        if m.street_no < 0 or m._anyone_owes():
-            return None
-        return uncalled(m._contributions())
+        memo = self._memo()
+        if "due" not in memo:
+            m = self._view()  # a seat still putting chips in may be raising: judge as if settled
+            memo["due"] = None if m.street_no < 0 or m._anyone_owes() else uncalled(m._contributions())
+        due: tuple[int, int] | None = memo["due"]
+        return due

@@ -31,8 +31,18 @@ def parse_zone(zone: ChipZone) -> tuple[str | None, int]:
     """``"bet:3"`` -> ``("bet", 3)``; ``"pot"`` -> ``("pot", 0)``; None -> ``(None, 0)``."""
     if zone is None:
         return None, 0
-    kind, _, seat = zone.partition(":")
-    return kind, int(seat) if seat.isdigit() else 0
+    found = _PARSED.get(zone)
+    if found is None:
+        kind, _, seat = zone.partition(":")
+        found = (kind, int(seat) if seat.isdigit() else 0)
+        if len(_PARSED) < _PARSED_KEPT:  # a table has a few dozen zones; never unbounded
+            _PARSED[zone] = found
+    return found
+
+
+# Zones parsed so far: every chip move parses two.
+_PARSED: dict[str, tuple[str | None, int]] = {}
+_PARSED_KEPT = 256
 
 
 def clockwise(seats: Iterable[int], button: int | None, table_seats: int) -> tuple[int, ...]:
