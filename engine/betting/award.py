@@ -17,7 +17,7 @@ from phevaluator import evaluate_cards
 from engine.betting.api import OddChip, Pot, PotAward, Stakes
 from engine.betting.push import check_push  # the check of an award, callable by this module's name
 
-__all__ = ["RANK_NAMES", "award", "check_push", "rake_for", "rank_of"]
+__all__ = ["RANK_NAMES", "award", "check_push", "rake_for", "rank_of", "rankable"]
 
 #: Hand categories, best first (a royal flush is the best straight flush).
 RANK_NAMES: Final[tuple[str, ...]] = (
@@ -40,6 +40,12 @@ def rank_of(board: Sequence[str], hole: Sequence[str]) -> tuple[int, str]:
     identical hand) and its category's name."""
     value: int = evaluate_cards(*board, *hole)
     return value, RANK_NAMES[bisect_left(_WORST_OF, value)]
+
+
+def rankable(board: Sequence[str]) -> bool:
+    """Whether hands can be ranked on ``board``: three to five cards (fewer: a hand cut short;
+    more: an irregular board the floor rules on)."""
+    return 3 <= len(board) <= 5
 
 
 def rake_for(stakes: Stakes, total: int, saw_flop: bool) -> int:
@@ -74,10 +80,10 @@ def award(
     A pot whose eligible seats all mucked has no winner here (``winners`` and ``shares`` empty):
     no hand was shown to give it to, so the engine names nobody and the floor decides; a push
     check accepts its chips going to any of its eligible seats. The same holds for a contested
-    pot when the board has fewer than three cards (nothing to rank on).
+    pot when the board has fewer than three cards (nothing to rank on) or more than five (an
+    irregular board, ``board_too_many_cards``: which five play is the floor's decision).
     """
-    # fewer than three board cards (a hand cut short) leave nothing to rank: contested pots undecided
-    ranks = {seat: rank_of(board, cards)[0] for seat, cards in shown} if len(board) >= 3 else {}
+    ranks = {seat: rank_of(board, cards)[0] for seat, cards in shown} if rankable(board) else {}
     order = _odd_chip_order(shown, odd_chip, button, table_seats)
     awards: list[PotAward] = []
     rake_left = rake

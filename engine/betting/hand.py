@@ -30,7 +30,7 @@ from engine.betting.api import (
     Verdict,
     Verdicts,
 )
-from engine.betting.award import rank_of
+from engine.betting.award import rank_of, rankable
 from engine.betting.payout import PayoutRules
 from engine.betting.zones import (
     BEFORE_DEAL,
@@ -438,7 +438,7 @@ class Money(PayoutRules):
         awards, rake = m._awards()
         showdown = tuple(
             Shown(seat, cards, rank_of(m.board, cards)[1]) for seat, cards in m.shown
-        ) if len(m.board) >= 3 else ()
+        ) if rankable(m.board) else ()
         outcome = Outcome(
             result="uncontested" if len(m.live) <= 1 else "showdown",
             actions=m.history,

@@ -154,6 +154,13 @@ def test_rake_comes_out_of_the_main_pot_first() -> None:
     assert shares(got) == [{2: 0}, {2: 97}]
 
 
+def test_a_board_of_six_cards_ranks_nobody_and_raises_nothing() -> None:
+    # An irregular board (board_too_many_cards): the floor says which five play.
+    six = (*BOARD, "2c") if "2c" not in BOARD else (*BOARD, "3d")
+    got = play([Pot(60, (1, 2)), Pot(40, (2,))], [(1, ("As", "Qc")), (2, ("8s", "9d"))], six)
+    assert got == (PotAward(60, (1, 2), (), ()), PotAward(40, (2,), (2,), ((2, 40),)))
+
+
 def test_a_pot_whose_hands_all_mucked_names_no_winner() -> None:
     got = play([Pot(60, (1, 2)), Pot(40, (3, 4))], [(1, ("As", "Qc"))])
     assert got[1] == PotAward(40, (3, 4), (), ())
