@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Final
 
 from config.models import MqttSection, RfidReaderDevice
 from contract.cards import is_chip_zone
@@ -25,6 +25,9 @@ from drivers.rfid.protocol import (
 )
 from drivers.serial_driver import SerialDriver
 from drivers.session import DriverOptions
+
+#: Sweeps timed at the start of a session before ``hold_ms`` is compared with them.
+SWEEPS_TIMED: Final = 3
 
 
 class RfidDriver(SerialDriver):
@@ -64,18 +67,30 @@ class RfidDriver(SerialDriver):
         )
         self.info: Info | None = None
         self._unknown_antennas: set[int] = set()
-        self._check_hold_time()
+        # The first sweeps' times, until they are known (see _time_sweeps).
+        self._first_dwells: list[float] = []
+        self._sweeps_timed: float | None = None
 
-    def _check_hold_time(self) -> None:
-        sweep_ms = len(self.sweep) * self.dwell_ms
-        if self.reader.hold_ms < 3 * sweep_ms:
+    def _time_sweeps(self, antenna: int, now: float) -> None:
+        """Time the reader's first sweeps (by its first antenna's dwells, this session's); warn
+        once when ``hold_ms`` is under three of them: departures are then decided by missed
+        sweeps, later than ``hold_ms``. Timed, not worked out from ``dwell_ms``: a reader's
+        anti-collision (chips) can make a sweep longer, a simulated one shorter."""
+        if self._sweeps_timed is not None or antenna != self.sweep[0]:
+            return
+        self._first_dwells.append(now)
+        if len(self._first_dwells) < SWEEPS_TIMED + 1:
+            return
+        sweep_s = (self._first_dwells[-1] - self._first_dwells[0]) / SWEEPS_TIMED
+        self._sweeps_timed = sweep_s
+        if self.reader.hold_ms / 1000 < 3 * sweep_s:
             self.log.warning(
-                "%s: hold_ms %d is under three sweeps (%d antennas x %d ms): departures will be "
-                "decided by missed sweeps, later than hold_ms",
+                "%s: hold_ms %d is under three sweeps (%d antennas, %.0f ms a sweep): departures "
+                "will be decided by missed sweeps, later than hold_ms",
                 self.device_id,
                 self.reader.hold_ms,
                 len(self.sweep),
-                self.dwell_ms,
+                1000 * sweep_s,
             )
 
     # ---- handshake: learn the reader, then set our sweep
@@ -110,6 +125,7 @@ class RfidDriver(SerialDriver):
     def on_session_start(self) -> None:
         # A new session starts from what the reader sees now.
         self.tracker.clear()
+        self._first_dwells.clear()  # timed afresh unless they are known
 
     # ---- frames -> events
 
@@ -122,8 +138,11 @@ class RfidDriver(SerialDriver):
             now = time.monotonic()
             if isinstance(message, Inventory):
                 self._publish(self.tracker.observe(message, now))
+                self._time_sweeps(message.antenna, now)
             else:
                 self._publish(self.tracker.observe_page(message, now))
+                if message.last:
+                    self._time_sweeps(message.antenna, now)
         elif isinstance(message, ReaderError):
             where = f" on antenna {message.antenna}" if message.antenna else ""
             self.report_error("reader_error", f"reader error {message.code.name.lower()}{where}")

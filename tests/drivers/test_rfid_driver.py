@@ -169,3 +169,42 @@ async def test_reader_errors_are_logged_and_counted(
     assert any("antenna_fault on antenna 3" in r.getMessage() for r in caplog.records)
     faults = [e for e in rig.link.events if isinstance(e, FaultEvent)]
     assert [f.code for f in faults] == ["reader_error"]
+
+
+async def _timed_sweeps(hold_ms: int, caplog: pytest.LogCaptureFixture) -> list[str]:
+    """Run a driver with ``hold_ms`` against a reader sweeping 5 antennas of 10 ms (50 ms a
+    sweep) until it has timed its first sweeps; the warnings it logged about hold_ms."""
+    sim = RfidReaderSimulator(antenna_count=5, dwell_ms=10, seed=1, cable="nullmodem")
+    await sim.start()
+    device = RfidReaderDevice(
+        id="rfid-9", driver="rfid", port=sim.port, antennas=ANTENNAS, hold_ms=hold_ms, dwell_ms=10
+    )
+    link = MemoryLink("rfid-9", log=logging.getLogger("drivers.rfid"))
+    driver = RfidDriver(device, MqttSection(), Topics("holdem", "tr9"), link=link)
+    task = asyncio.create_task(driver.run())
+    try:
+        with caplog.at_level(logging.WARNING, logger="drivers.rfid"):
+            # No tag lies there, so nothing is published: poll until the sweeps are timed.
+            async with asyncio.timeout(5):
+                while driver._sweeps_timed is None:  # noqa: ASYNC110
+                    await asyncio.sleep(0.01)
+    finally:
+        await stop_task(task)
+        await sim.close()
+    assert driver._sweeps_timed is not None
+    assert 0.045 <= driver._sweeps_timed <= 0.2  # 5 x 10 ms, and what the loop adds
+    return [r.getMessage() for r in caplog.records if "hold_ms" in r.getMessage()]
+
+
+async def test_a_hold_time_under_three_timed_sweeps_is_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    warned = await _timed_sweeps(100, caplog)
+    assert len(warned) == 1
+    assert "rfid-9: hold_ms 100 is under three sweeps (5 antennas" in warned[0]
+
+
+async def test_a_hold_time_of_three_sweeps_or_more_is_no_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    assert await _timed_sweeps(600, caplog) == []
