@@ -211,7 +211,7 @@ class RfidReaderDevice(SerialDevice):
     driver: Literal["rfid"]
     antennas: dict[int, Zone] = Field(description="Antenna number -> zone it covers.")
     hold_ms: int = Field(
-        default=900, ge=50, le=10_000, description="A tag unseen this long (and for some sweeps) has left."
+        default=900, ge=10, le=10_000, description="A tag unseen this long (and for some sweeps) has left."
     )
     dwell_ms: int = Field(default=20, ge=1, le=1000, description="Time per antenna in the sweep.")
     fault_crc_errors: int = Field(

@@ -204,7 +204,7 @@ async def _run_until(
         if options.web and not await open_in_browser(pages):
             console.print("(no desktop browser here: open those addresses in a browser)")
 
-    run = DemoRun(options, stop=stop, on_pages=announce)
+    run = DemoRun(options, stop=stop, on_pages=announce, watch_state=show_view)
     if not show_view:
         summary = await run.run()
         return summary, run.interrupted

@@ -79,10 +79,15 @@ class Monitor:
         client: aiomqtt.Client,
         topics: Topics,
         on_alert: Callable[[Alert, float], None] | None = None,
+        *,
+        watch_state: bool = True,
     ) -> None:
         self.client = client
         self.topics = topics
         self.on_alert = on_alert
+        # The table's state is for the live view only: without one, the broker need not send
+        # it here too (flat out, a state follows nearly every chip).
+        self.watch_state = watch_state
         self.view = TableView()
         self._waiters: list[_Waiter] = []
         self.ready = asyncio.Event()
@@ -95,7 +100,7 @@ class Monitor:
                 (self.topics.all_device_events, 1),
                 (self.topics.all_device_status, 1),
                 (self.topics.alerts, 1),
-                (self.topics.state, 1),
+                *([(self.topics.state, 1)] if self.watch_state else []),
                 (self.topics.controller_status, 1),
             ]
         )

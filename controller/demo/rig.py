@@ -70,10 +70,6 @@ async def start_rig(
     drivers = ServiceProcess(config, role="drivers", log_level=log_level)
     await drivers.start()
     stack.push_async_callback(drivers.stop)
-    # Unplug the serial devices before the drivers are cancelled (the stack unwinds in reverse):
-    # a serial driver then finds its port gone instead of tearing down a live stream, which can
-    # stall; the USB board stays until its driver has let go of it.
-    stack.push_async_callback(_unplug_serial, table)
     return Rig(
         cards=table,
         shuffler=table.shuffler,
@@ -98,10 +94,3 @@ async def start_controller(
 async def _close_table(table: Any) -> None:
     log.info("closing the simulated table")
     await table.close()
-
-
-async def _unplug_serial(table: Any) -> None:
-    log.info("unplugging the serial devices")
-    table.shuffler.unplug()
-    for reader in table.readers.values():
-        reader.unplug()

@@ -39,6 +39,7 @@ from controller.demo.setup import (
     EXAMPLE_REGISTRY,
     HOLD_MS,
     HOLE_CARD_OFF_S,
+    REACTION_S,
     demo_config,
     demo_stakes,
     write_chip_registry,
@@ -95,11 +96,13 @@ class DemoRun:
         stop: asyncio.Event | None = None,
         on_change: Callable[[], None] | None = None,
         on_pages: Callable[[Pages], Awaitable[None]] | None = None,
+        watch_state: bool = True,
     ) -> None:
         self.options = options
         self.stop = stop or asyncio.Event()
         self.on_change = on_change
         self.on_pages = on_pages
+        self.watch_state = watch_state  # the live view shows the table's state
         self.pages: Pages | None = None
         self.tally = Tally()
         self.scorer = Scorer(self.tally)
@@ -191,7 +194,7 @@ class DemoRun:
             await stack.enter_async_context(client)
         except aiomqtt.MqttError as error:
             raise DemoError(f"broker {url}: {error}") from None
-        monitor = Monitor(client, topics, on_alert=self._on_alert)
+        monitor = Monitor(client, topics, on_alert=self._on_alert, watch_state=self.watch_state)
         self.monitor = monitor
         task = asyncio.create_task(monitor.run(), name="demo-monitor")
         stack.push_async_callback(_cancel, task)
@@ -242,6 +245,7 @@ class DemoRun:
             stakes=self.stakes,
             chip_values=self.chip_values,
             hole_card_off_s=HOLE_CARD_OFF_S[pace],
+            reaction_s=REACTION_S[pace],
             hold_s=HOLD_MS[pace] / 1000,
         )
         dealer = VirtualDealer(decks, settings, seed=self.seed)

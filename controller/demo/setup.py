@@ -26,8 +26,13 @@ STRUCTURES: Final[tuple[Structure, ...]] = ("fixed_limit", "no_limit", "pot_limi
 #: Reader hold time (ms) and the house limit for a hole card off the table (s), flat out and at
 #: a real pace. Flat out the limit is short so that the dealer's mistake of holding a card off
 #: the table is seen in about a second.
-HOLD_MS: Final = {"fast": 50, "paced": 1000}
+HOLD_MS: Final = {"fast": 25, "paced": 1000}
 HOLE_CARD_OFF_S: Final = {"fast": 1.0, "paced": 10.0}
+#: The dealer's reaction time (s, ``[table] reaction_s``): flat out the dealer acts within
+#: milliseconds, so half a second still covers every card dealt "while the alert was on its
+#: way"; the mistakes that must wait it out (dealing on after a misdeal, a fold left half done)
+#: then wait half a second, not two.
+REACTION_S: Final = {"fast": 0.5, "paced": 2.0}
 
 
 def demo_stakes(seed: int, structure: Structure | None = None) -> TableStakes:
@@ -108,6 +113,7 @@ def demo_config(
     }
     if "hole_card_off_s" in TableSection.model_fields:
         table["hole_card_off_s"] = HOLE_CARD_OFF_S[pace]
+    table["reaction_s"] = REACTION_S[pace]
     data: dict[str, object] = {
         "table": table,
         "mqtt": {
