@@ -97,7 +97,10 @@ class Monitor:
         """Subscribe and dispatch until cancelled."""
         await self.client.subscribe(
             [
-                (self.topics.all_device_events, 1),
+                # At most once: the broker is on this machine and TCP loses nothing while the
+                # connection lasts, and flat out the acknowledgements would double the
+                # observer's traffic through the broker.
+                (self.topics.all_device_events, 0),
                 (self.topics.all_device_status, 1),
                 (self.topics.alerts, 1),
                 *([(self.topics.state, 1)] if self.watch_state else []),
