@@ -45,7 +45,6 @@ from controller.demo.setup import (
     write_chip_registry,
 )
 from controller.demo.summary import Summary, Tally
-from controller.web.server import url_of
 from link.client import make_client
 from simulators.dealer import DealerSettings, Marker, VirtualDealer
 from simulators.dealer.chips import Structure, TableStakes
@@ -290,6 +289,8 @@ class DemoRun:
 
 def _dealer_page(config: TableConfig) -> str:
     """The address of the dealer's display the controller serves (none: "")."""
+    from controller.web.server import url_of  # the web stack is loaded where a page is served
+
     listen = config.display.listen
     if not listen:
         return ""
