@@ -3,11 +3,9 @@
 Readers ignore unknown fields (the contract may be extended compatibly); writers never emit fields
 outside these models. Validation errors are raised as :class:`PayloadError`, which names the topic.
 
-Longer than 450 lines on purpose: the project keeps one schema for the wire, in one module that
-reads top to bottom like the contract (events, statuses, inputs, commands, alerts, state, hands).
-
-One module on purpose, over the project's 450-line guide: it is the one schema for the wire, and
-the contract reads best in one place, each model a few lines.
+Longer than the project's 450-line guide on purpose: it is the one schema for the wire, in one
+module that reads top to bottom like the contract (events, statuses, inputs, commands, alerts,
+state, hands), each model a few lines.
 """
 
 from __future__ import annotations

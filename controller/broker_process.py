@@ -1,14 +1,12 @@
-"""The embedded broker in a child process of its own: the demo's second core.
+"""The embedded broker in a child process of its own (:mod:`controller.child_process`).
 
-``tablectl demo`` runs the simulators, the drivers, the engine service and the virtual dealer in
-one process; the broker relays every message of all of them, and amqtt is pure Python. In a child
-process it works on the machine's other core instead of taking turns with everything else
-(measured: ``docs/demo.md``, "How fast"). It is the same :class:`~controller.broker.EmbeddedBroker`
+Every message of the demo passes through the broker, and amqtt is pure Python: in a child process
+it works on the machine's other core instead of taking turns with the simulators and the dealer
+(measured: ``docs/demo.md``, "Pace"). It is the same :class:`~controller.broker.EmbeddedBroker`
 (amqtt, 127.0.0.1 only, MQTT 3.1.1), started as ``python -m controller.broker_process``:
 
 - the child prints ``listening <port>`` (or ``error <message>``) on its standard output once;
-- it stops when its standard input closes: when :meth:`BrokerProcess.stop` closes it, and also
-  when the parent dies in any way (the kernel closes the pipe), so no broker outlives the demo;
+- it stops when its standard input closes (the parent stopped it, or died);
 - it runs in a session of its own, so a Ctrl-C at the terminal reaches only the parent, which
   still needs the broker to publish ``offline`` on its way out.
 """
@@ -17,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator
-from types import TracebackType
 from typing import Final
 
 from controller.broker import LOOPBACK, BrokerError, EmbeddedBroker
+from controller.child_process import ChildProcess, stdin_lines
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +30,15 @@ START_TIMEOUT_S: Final = 20.0
 STOP_TIMEOUT_S: Final = 5.0
 
 
-class BrokerProcess:
+class BrokerProcess(ChildProcess):
     """:class:`~controller.broker.EmbeddedBroker` in a child process; ``url`` once started."""
 
+    what = "embedded broker"
+    stop_timeout_s = STOP_TIMEOUT_S
+
     def __init__(self, port: int = 0) -> None:
+        super().__init__()
         self._requested_port = port
-        self._child: asyncio.subprocess.Process | None = None
         self.port: int | None = None
 
     @property
@@ -48,19 +47,11 @@ class BrokerProcess:
             raise BrokerError("the embedded broker is not running")
         return f"mqtt://{LOOPBACK}:{self.port}"
 
-    @property
-    def pid(self) -> int | None:
-        return None if self._child is None else self._child.pid
-
     async def start(self) -> None:
         """Start the child and wait until it listens; a failure is a :class:`BrokerError`."""
-        child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "controller.broker_process", "--port", str(self._requested_port),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            start_new_session=True,
+        child = await self.spawn(
+            "controller.broker_process", "--port", str(self._requested_port), stdout=True
         )
-        self._child = child
         assert child.stdout is not None
         try:
             line = await asyncio.wait_for(child.stdout.readline(), START_TIMEOUT_S)
@@ -77,32 +68,8 @@ class BrokerProcess:
         log.info("embedded MQTT broker (process %d) listening on %s", child.pid, self.url)
 
     async def stop(self) -> None:
-        """Close the child's standard input (it shuts down), then make sure it is gone."""
-        child, self._child = self._child, None
         self.port = None
-        if child is None:
-            return
-        if child.stdin is not None:
-            child.stdin.close()
-        try:
-            await asyncio.wait_for(child.wait(), STOP_TIMEOUT_S)
-        except TimeoutError:
-            log.warning("embedded broker process %d did not stop; killing it", child.pid)
-            with contextlib.suppress(ProcessLookupError):
-                child.kill()
-            await child.wait()
-
-    async def __aenter__(self) -> BrokerProcess:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
+        await super().stop()
 
 
 async def _serve(port: int) -> int:
@@ -118,20 +85,6 @@ async def _serve(port: int) -> int:
         pass  # nothing is said to the broker: it runs until standard input closes
     await broker.stop()
     return 0
-
-
-async def stdin_lines() -> AsyncIterator[bytes]:
-    """Standard input attached to the running loop, line by line; the iteration ends once it
-    closes (the parent closed its end, or died)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-
-    async def lines() -> AsyncIterator[bytes]:
-        while line := await reader.readline():
-            yield line
-
-    return lines()
 
 
 def main() -> int:

@@ -7,8 +7,7 @@ from typing import Final, NamedTuple, TypeAlias
 from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
-from engine.betting.api import Pot
-from engine.betting.hand import TableView
+from engine.betting.api import Pot, TableView
 from engine.machine import Machine
 from engine.showdown import showdown_order
 

@@ -40,6 +40,9 @@ Card references (``ref``): ``seat:3`` (last card at seat 3), ``seat:3#0`` (its f
 :class:`Table` keeps track of where every card is so each step becomes the exact tag events a
 reader would publish; it is pure (the deck order comes from a seeded ``random.Random``). Random
 legal hands come from the virtual dealer (:mod:`testing.sessions`), not from this language.
+
+Over the project's 450-line guide (test tooling, not production): it is the one interpreter of
+this little language, a method per verb, and the language reads best defined in one place.
 """
 
 from __future__ import annotations

@@ -9,28 +9,24 @@ run`` does: the service (:func:`controller.run.serve` without drivers), or the d
 (:class:`controller.devices.DeviceRunner`), given the demo's configuration as JSON on its
 standard input (the demo generates it; no file to parse):
 
-- it runs in a session of its own, so a Ctrl-C at the terminal reaches only the demo, which then
-  stops its dealer first, the service after (SIGTERM: it publishes ``offline``), then the
-  drivers (each publishes its own);
-- it stops as on SIGTERM when its standard input closes, which the kernel does when the demo
-  dies in any way: no child outlives the demo.
+- it runs in a session of its own (:mod:`controller.child_process`), so a Ctrl-C at the
+  terminal reaches only the demo, which then stops its dealer first, the service after (it
+  publishes ``offline``), then the drivers (each publishes its own);
+- it stops as on SIGTERM when its standard input closes: the demo stopped it, or died.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
-import os
 import signal
 import sys
-from types import TracebackType
 from typing import Final, Literal, TypeAlias
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from controller.broker_process import stdin_lines
+from controller.child_process import ChildProcess, sigterm_at_eof
 
 log = logging.getLogger(__name__)
 
@@ -42,82 +38,34 @@ Role: TypeAlias = Literal["service", "drivers"]
 _ROLES: Final[dict[str, str]] = {"service": "engine service", "drivers": "drivers"}
 
 
-class ServiceProcess:
+class ServiceProcess(ChildProcess):
     """``tablectl run``'s service or drivers for ``config`` in a child process (see the module
     docstring)."""
+
+    stop_timeout_s = STOP_TIMEOUT_S
 
     def __init__(
         self, config: TableConfig, *, role: Role = "service", log_level: str = "WARNING"
     ) -> None:
+        super().__init__()
         self.config = config
         self.role = role
+        self.what = _ROLES[role]
         self.log_level = log_level
-        self._child: asyncio.subprocess.Process | None = None
-
-    @property
-    def pid(self) -> int | None:
-        return None if self._child is None else self._child.pid
-
-    @property
-    def exited(self) -> int | None:
-        """The child's exit status once it has stopped (None while it runs)."""
-        return None if self._child is None else self._child.returncode
 
     async def start(self) -> None:
-        child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "controller.demo.service_process", "--role", self.role,
-            "--log-level", self.log_level,
-            stdin=asyncio.subprocess.PIPE,
-            start_new_session=True,
+        child = await self.spawn(
+            "controller.demo.service_process", "--role", self.role, "--log-level", self.log_level
         )
-        self._child = child
-        assert child.stdin is not None
-        child.stdin.write(self.config.model_dump_json().encode() + b"\n")
-        await child.stdin.drain()
-        log.info("%s: process %d", _ROLES[self.role], child.pid)
-
-    async def stop(self) -> None:
-        """SIGTERM (the service stops as ``tablectl run`` does), then make sure it is gone."""
-        child = self._child
-        if child is None:
-            return
-        if child.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                child.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(child.wait(), STOP_TIMEOUT_S)
-            except TimeoutError:
-                log.warning("the engine service (process %d) did not stop; killing it", child.pid)
-                with contextlib.suppress(ProcessLookupError):
-                    child.kill()
-                await child.wait()
-        if child.stdin is not None:
-            child.stdin.close()
-
-    async def __aenter__(self) -> ServiceProcess:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
+        await self.say(self.config.model_dump_json())
+        log.info("%s: process %d", self.what, child.pid)
 
 
 async def _serve_until_eof(config: TableConfig, registry: DeckRegistry) -> int:
-    """``tablectl run``'s service (the demo runs the drivers); SIGTERM to itself once standard
-    input closes."""
+    """``tablectl run``'s service (the demo runs the drivers) until standard input closes."""
     from controller.run import serve
 
-    async def watch() -> None:
-        async for _ in await stdin_lines():
-            pass  # nothing more is said: the service runs until standard input closes
-
-    watcher = asyncio.create_task(watch(), name="stdin")
-    watcher.add_done_callback(_stop_unless_cancelled)
+    watcher = sigterm_at_eof()
     try:
         return await serve(config, registry, drivers=False)
     finally:
@@ -132,13 +80,7 @@ async def _drive_until_eof(config: TableConfig) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-
-    async def watch() -> None:
-        async for _ in await stdin_lines():
-            pass
-
-    watcher = asyncio.create_task(watch(), name="stdin")
-    watcher.add_done_callback(_stop_unless_cancelled)
+    watcher = sigterm_at_eof()
     devices = DeviceRunner(config)
     await devices.start()
     try:
@@ -147,11 +89,6 @@ async def _drive_until_eof(config: TableConfig) -> int:
         watcher.cancel()
         await devices.stop()  # each driver publishes its own ``offline``
     return 0
-
-
-def _stop_unless_cancelled(watcher: asyncio.Task[None]) -> None:
-    if not watcher.cancelled():
-        os.kill(os.getpid(), signal.SIGTERM)  # the service's own handler: a clean stop
 
 
 def main() -> int:

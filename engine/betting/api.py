@@ -68,6 +68,10 @@ class Pot:
     eligible: tuple[int, ...]
 
 
+#: to_act, bets (seat, chips), pots and shows_first, as the public state shows them.
+TableView: TypeAlias = tuple[int | None, tuple[tuple[int, int], ...], tuple[Pot, ...], int | None]
+
+
 @dataclass(frozen=True, slots=True)
 class PotAward:
     """A pot after the showdown: its amount after rake, who may win it, who won it and how much

@@ -15,7 +15,7 @@ the pot, so the sweep (which may itself be tag by tag, or undone) never changes 
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any
 
 from engine.betting.api import (
     Action,
@@ -27,6 +27,7 @@ from engine.betting.api import (
     Raise,
     Shown,
     Stakes,
+    TableView,
     Verdict,
     Verdicts,
 )
@@ -41,9 +42,6 @@ from engine.betting.zones import (
     clockwise,
     parse_zone,
 )
-
-#: to_act, bets (seat, chips), pots and shows_first, as the public state shows them.
-TableView: TypeAlias = tuple[int | None, tuple[tuple[int, int], ...], tuple[Pot, ...], int | None]
 
 
 class Money(PayoutRules):
