@@ -129,7 +129,7 @@ class TableController:
         recovery.log()
         self.session = recovery.session
         self.last_record = recovery.position.next_n - 1
-        self._before = (self.engine.state.hand, self.engine.state.phase)
+        self._before = (self.engine.hand, self.engine.phase)
         for out in recovery.pending:
             self._unpublished[id(out)] = out
         if self.journal is not None:
@@ -237,13 +237,12 @@ class TableController:
         if self.journal is None or cause == 0:
             return
         self._since_checkpoint += 1
-        state = self.engine.state
+        # (the engine's hand and phase, not its state: reading that freezes it, see Engine)
+        now_hand, now_phase = self.engine.hand, self.engine.phase
         hand, phase = self._before
-        self._before = (state.hand, state.phase)
+        self._before = (now_hand, now_phase)
         # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
-        ended = phase not in _BETWEEN_HANDS and (
-            state.phase in _BETWEEN_HANDS or state.hand != hand
-        )
+        ended = phase not in _BETWEEN_HANDS and (now_phase in _BETWEEN_HANDS or now_hand != hand)
         if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
             self.checkpoint(cause, now)
 
@@ -298,7 +297,7 @@ class TableController:
         rebuild an older one.
         """
         fault = self.journal.fault if self.journal is not None else None
-        alert = self.health.change(fault, hand=self.engine.state.hand, now=now)
+        alert = self.health.change(fault, hand=self.engine.hand, now=now)
         if alert is None:
             return []
         out = [Outgoing("alert", 0, self.topics.alerts, alert.to_json(), retain=False)]

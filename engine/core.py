@@ -7,8 +7,11 @@ same messages gives exactly the same outputs.
 
 from __future__ import annotations
 
+from typing import Final
+
 from contract.models import Alert, DeviceCommand, HandResult, PublicState
 from engine.api import EngineSettings, Outputs, Received
+from engine.machine import Machine
 from engine.state import EngineState, new_state, public_of, state_key, to_public
 
 
@@ -20,6 +23,13 @@ def initial_state(settings: EngineSettings) -> EngineState:
 def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     """Apply one received message; return the new state and what changed."""
     machine = state.machine.copy()  # its lists of this step's outputs are new and empty
+    outputs = advance(machine, received)
+    return EngineState(machine), outputs
+
+
+def advance(machine: Machine, received: Received) -> Outputs:
+    """Apply one received message to ``machine``, a working copy no state shares; return what
+    changed (the shell's :class:`Engine` and :func:`step` both end here)."""
     machine.handle(received)
     # Most steps produce none of these: the empty lists are kept, not replaced.
     alerts: tuple[Alert, ...] = ()
@@ -39,7 +49,7 @@ def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     if alerts or key != machine.state_key:
         machine.state_key = key
         public = public_of(machine, key)
-    return EngineState(machine), Outputs(alerts, public, commands, hands)
+    return Outputs(alerts, public, commands, hands)
 
 
 def public_state(state: EngineState) -> PublicState:
@@ -47,24 +57,72 @@ def public_state(state: EngineState) -> PublicState:
     return to_public(state)
 
 
+#: Messages the holder applies to its working copy in place before it starts a new one: what a
+#: failed message replays to go back (a few ms), against one copy of the machine per run.
+REBASE_EVERY: Final = 256
+
+
 class Engine:
-    """A small holder of the current state for the shell."""
+    """The shell's holder of the current state: :func:`step` without a copy per message.
+
+    It applies messages in place to a working copy of the machine that nobody else holds, so a
+    step costs no copy of the table. The state it hands out (:attr:`state`) is frozen: the next
+    message starts a new working copy, as :func:`step` does. A message whose step raises leaves
+    the state as it was before it, as with :func:`step`: the holder goes back to its last frozen
+    state (the *base*) and applies again the messages taken since (the core is deterministic).
+    """
 
     def __init__(self, settings: EngineSettings) -> None:
         self._state = initial_state(settings)
+        self._base = self._state  # frozen: what a failed message goes back to
+        self._since: list[Received] = []  # messages applied in place since the base
+        self._working = False  # the state's machine is a working copy only this holder sees
 
     def handle(self, received: Received) -> Outputs:
         """Feed one message; return its outputs."""
-        self._state, outputs = step(self._state, received)
+        if not self._working or len(self._since) >= REBASE_EVERY:
+            self._base = self._state
+            self._state = EngineState(self._state.machine.copy())
+            self._since = []
+            self._working = True
+        machine = self._state.machine
+        machine.begin_step()
+        try:
+            outputs = advance(machine, received)
+        except BaseException:
+            self._back_to_base()
+            raise
+        self._since.append(received)
         return outputs
+
+    def _back_to_base(self) -> None:
+        """The state before the failed message: the base and the messages taken since."""
+        machine = self._base.machine.copy()
+        for received in self._since:
+            machine.begin_step()
+            advance(machine, received)
+        self._state = EngineState(machine)
 
     @property
     def state(self) -> EngineState:
+        """The current state; frozen from now on (the next message starts a new working copy)."""
+        self._working = False
         return self._state
+
+    @property
+    def hand(self) -> int:
+        """The current hand number (without freezing the state)."""
+        return self._state.machine.hand
+
+    @property
+    def phase(self) -> str:
+        """The current phase (without freezing the state)."""
+        return self._state.machine.phase
 
     def restore(self, state: EngineState) -> None:
         """Carry on from ``state`` (a checkpoint's): the next message is handled after it."""
         self._state = state
+        self._working = False
 
     def public_state(self) -> PublicState:
         return public_state(self._state)

@@ -56,7 +56,7 @@ def _street_of(live: int) -> int:
 
 
 class Memory:
-    """Everything the engine knows; mutated only inside one step, on a fresh copy."""
+    """Everything the engine knows; mutated only inside a step, on a copy no state shares."""
 
     def __init__(self, settings: EngineSettings) -> None:
         self.settings = settings
@@ -109,6 +109,8 @@ class Memory:
         #: The three card dicts (zone, present, seat_cards) are still the previous state's: they
         #: are copied before the step's first change (most steps change no card).
         self.cards_shared = False
+        #: The card dicts changed in this step (the public state's change check reads it).
+        self.cards_changed = False
         self.hand = 0
         self.phase: Phase = "idle"
         self.state_key: object = None
@@ -217,11 +219,18 @@ class Memory:
         new.dev_seq = self.dev_seq.copy()
         new.dev_taken = self.dev_taken.copy()
         new.cards_shared = True
+        new.cards_changed = False
         new.chips_shared = True
         return new
 
+    def begin_step(self) -> None:
+        """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
+        holds). The lists of the last step's outputs were emptied when it ended."""
+        self.cards_changed = False
+
     def _own_cards(self) -> None:
         """Copy the card dicts before this step's first change to them (see ``cards_shared``)."""
+        self.cards_changed = True
         if self.cards_shared:
             self.zone = self.zone.copy()
             self.present = self.present.copy()

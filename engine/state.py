@@ -35,8 +35,8 @@ def new_state(settings: EngineSettings) -> EngineState:
     return EngineState(Machine(settings))
 
 
-# The items of the last seat_cards and occupied dicts seen, by identity: a dict shared with an
-# earlier state (``cards_shared``) or replaced on change (``occupied``) cannot have changed since.
+# The items of the last seat_cards and occupied dicts seen, by identity: a dict not changed in
+# this step (``cards_changed``) or replaced on change (``occupied``) is as it was when seen.
 # (Every cache of this module is one entry, a tuple read and replaced whole: two engines in
 # two threads can never see half of another's entry.)
 _Items: TypeAlias = tuple[tuple[object, object], ...]
@@ -52,11 +52,10 @@ def state_key(m: Machine) -> tuple[object, ...]:
     """
     seat_cards = m.seat_cards
     last_cards, seat_items = _last_seat_cards[0]
-    if not m.cards_shared or seat_cards is not last_cards:
-        # (a dict shared with an earlier, immutable, state has the same items)
+    if m.cards_changed or seat_cards is not last_cards:
+        # (a dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
-        if m.cards_shared:
-            _last_seat_cards[0] = (seat_cards, seat_items)
+        _last_seat_cards[0] = (seat_cards, seat_items)
     occupied = m.occupied
     last_occupied, occupied_items = _last_occupied[0]
     if occupied is not last_occupied:  # (replaced, never updated, when it changes)

@@ -1,0 +1,113 @@
+"""The shell's holder (:class:`engine.core.Engine`): in place, yet the outputs of :func:`step`,
+states handed out never change, and a message that fails leaves the state as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.api import EngineSettings, Outputs, Received
+from engine.core import REBASE_EVERY, Engine, initial_state, public_state, step
+from engine.machine import Machine
+from testing.engine_oracle import CHIPS, registry, rendered
+from testing.oracle_hand import TABLE_SEATS, play_hand
+from testing.sessions import dealer_session
+from tests.engine.runner import settings, to_received
+from tests.engine.scenario import registry as deck_registry
+
+
+def _chip_hands(seeds: range) -> list[tuple[EngineSettings, list[Received]]]:
+    """PokerKit's hands rendered as card reads and chip moves, with their settings."""
+    runs = []
+    for seed in seeds:
+        hand = play_hand(seed)
+        runs.append((EngineSettings(seats=TABLE_SEATS, profile="roberts", registry=registry(),
+                                    chips=CHIPS, stakes=hand.stakes), rendered(hand, "chips")))
+    return runs
+
+
+def _dealt() -> tuple[EngineSettings, list[Received]]:
+    """Twelve hands of the virtual dealer with a noisy reader (repeats, gaps, crosstalk)."""
+    messages, _ = dealer_session(deck_registry(), seats=9, hands=12, seed=3, noise=True)
+    return settings(), [to_received(m) for m in messages]
+
+
+def _dump(outputs: Outputs) -> list[str]:
+    out = [a.model_dump_json() for a in outputs.alerts]
+    out.append(outputs.state.model_dump_json() if outputs.state is not None else "-")
+    out += [f"{device} {command.model_dump_json()}" for device, command in outputs.commands]
+    out += [h.model_dump_json() for h in outputs.hands]
+    return out
+
+
+def _by_step(engine_settings: EngineSettings, received: list[Received]) -> list[list[str]]:
+    state = initial_state(engine_settings)
+    out = []
+    for item in received:
+        state, outputs = step(state, item)
+        out.append(_dump(outputs))
+    return out
+
+
+@pytest.mark.parametrize("source", ["chips", "dealt"])
+def test_the_holder_gives_the_outputs_of_step(source: str) -> None:
+    runs = _chip_hands(range(3)) if source == "chips" else [_dealt()]
+    assert sum(len(r) for _, r in runs) > 2 * REBASE_EVERY  # it starts new working copies
+    for engine_settings, received in runs:
+        engine = Engine(engine_settings)
+        held = []
+        for n, item in enumerate(received):
+            if n % 97 == 5:
+                _ = engine.state  # handed out: the next message starts a new working copy
+            held.append(_dump(engine.handle(item)))
+        assert held == _by_step(engine_settings, received)
+
+
+def test_a_state_handed_out_never_changes() -> None:
+    engine_settings, received = _chip_hands(range(1))[0]
+    engine = Engine(engine_settings)
+    half = len(received) // 2
+    for item in received[:half]:
+        engine.handle(item)
+    handed = engine.state
+    machine = handed.machine
+    before = (public_state(handed).model_dump_json(), dict(machine.chip_at), dict(machine.seat_cards),
+              dict(machine.dev_seq), machine.money, dict(machine.book.active))
+    for item in received[half:]:
+        engine.handle(item)
+    after = (public_state(handed).model_dump_json(), dict(machine.chip_at), dict(machine.seat_cards),
+             dict(machine.dev_seq), machine.money, dict(machine.book.active))
+    assert engine.state.machine is not machine
+    assert after == before
+    assert public_state(engine.state).model_dump_json() != before[0]
+
+
+@pytest.mark.parametrize("bad_at", [3, REBASE_EVERY + 40])
+def test_a_failing_message_leaves_the_state_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, bad_at: int
+) -> None:
+    """The message fails after it changed the working copy: the holder goes back, and what
+    follows gives the outputs of an engine that never saw it."""
+    engine_settings, received = _chip_hands(range(3, 4))[0]  # 916 messages
+    assert len(received) > bad_at + 50
+    bad = received[bad_at]
+    original = Machine._apply_one
+
+    def fails_after_applying(self: Machine, item: Received) -> None:
+        original(self, item)
+        if item is bad:
+            raise RuntimeError("an engine bug")
+
+    monkeypatch.setattr(Machine, "_apply_one", fails_after_applying)
+    engine = Engine(engine_settings)
+    held = []
+    for item in received:
+        if item is bad:
+            # (public_state, not state: reading that would freeze the working copy)
+            before = engine.public_state().model_dump_json()
+            with pytest.raises(RuntimeError):
+                engine.handle(item)
+            assert engine.public_state().model_dump_json() == before
+            continue
+        held.append(_dump(engine.handle(item)))
+    monkeypatch.undo()
+    assert held == _by_step(engine_settings, [r for r in received if r is not bad])
