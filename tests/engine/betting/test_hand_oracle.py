@@ -4,7 +4,8 @@ PokerKit on whose turn it is at every point, the actions, the pots and every sea
 
 The odd chip: PokerKit splits a pot merged across contenders and gives all its odd chips to the
 first winner left of the button; the house (``left_of_button`` here) splits each pot on its own,
-one odd chip each. Winnings are therefore compared within one chip per pot, and the dealer's
+one odd chip each. Winnings are therefore compared within a pot's odd chips (its winners less
+one, per pot: six winners of a board that plays may leave five odd chips), and the dealer's
 pushes in the chip feeds follow the house rule (see ``pokerkit_play._house_shares``).
 """
 
@@ -14,7 +15,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.betting.api import Action, Raise, Structure
@@ -55,8 +56,11 @@ def disagreements(hand: PlayedHand, mode: Mode) -> list[str]:
         put_in[action.seat] += action.amount
     back = uncalled(put_in)
     net = {s: shares[s] - put_in[s] + (back[1] if back and back[0] == s else 0) for s in put_in}
+    # the most odd chips one seat may get more or less than PokerKit gives it: each split pot's
+    # remainder goes one chip each here, all to one winner there (up to winners - 1 per pot)
+    odd = sum(len(pot.winners) - 1 for pot in outcome.pots if pot.winners)
     if sum(net.values()) or any(
-        abs(net.get(s, 0) - hand.payoffs.get(s, 0)) > len(outcome.pots) for s in set(net) | set(hand.payoffs)
+        abs(net.get(s, 0) - hand.payoffs.get(s, 0)) > odd for s in set(net) | set(hand.payoffs)
     ):
         problems.append(f"winnings: {net} != PokerKit's {hand.payoffs}")
     if mode != "actions":
@@ -79,6 +83,7 @@ def test_a_batch_of_random_hands_agrees_with_pokerkit(structure: Structure) -> N
 
 
 @settings(max_examples=100, deadline=None)
+@example(seed=967, structure="fixed_limit", mode="actions")  # six-way split, four odd chips a pot
 @given(seed=st.integers(0, 2**32 - 1), structure=st.sampled_from(STRUCTURES), mode=st.sampled_from(MODES))
 def test_any_legal_hand_agrees_with_pokerkit(seed: int, structure: Structure, mode: Mode) -> None:
     hand = play(random.Random(seed), structure)
