@@ -20,6 +20,12 @@ def initial_state(settings: EngineSettings) -> EngineState:
     return new_state(settings)
 
 
+#: Outputs from all four fields, without the named tuple's keyword-handling ``__new__``.
+_outputs: Final = tuple.__new__
+#: What most messages produce (outputs are immutable: one value serves them all).
+NOTHING: Final = Outputs((), None)
+
+
 def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     """Apply one received message; return the new state and what changed."""
     machine = state.machine.copy()  # its lists of this step's outputs are new and empty
@@ -45,11 +51,12 @@ def advance(machine: Machine, received: Received) -> Outputs:
         hands = tuple(machine.hands_out)
         machine.hands_out = []
     key = state_key(machine)
-    public = None
     if alerts or key != machine.state_key:
         machine.state_key = key
-        public = public_of(machine, key)
-    return Outputs(alerts, public, commands, hands)
+        return _outputs(Outputs, (alerts, public_of(machine, key), commands, hands))
+    if commands or hands:
+        return _outputs(Outputs, (alerts, None, commands, hands))
+    return NOTHING  # most messages: nothing to publish
 
 
 def public_state(state: EngineState) -> PublicState:

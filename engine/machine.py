@@ -53,8 +53,41 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         (engine.gapfill), and is applied in its place once the gap is closed."""
         if self.held:
             self._hold(received)
+        elif type(received) is DeviceEventReceived and type(received.event) is TagEvent:
+            self._apply_tag(received.device, received.event, received)
         else:
             self._apply(received)
+
+    def _apply_tag(self, device: str, event: TagEvent, received: Received) -> None:
+        """:meth:`_apply` of a tag read (nearly every message: one path, the chip looked up
+        once)."""
+        chips = self.settings.chips
+        value = chips.value(event.uid) if chips is not None else None
+        if value is None and self.chip_lift:
+            # a card follows the chips lifted before it: they have gone
+            self._settle_lifted(everything=True)
+        ts = self.ts = event.ts
+        if ts > self.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
+            self.clock = ts
+        taken = self._sequence(device, event)
+        if taken is None:
+            self.held = (*self.held, received)  # it shows a gap: it waits for the fill
+        elif taken:
+            self.dev_taken[device] = self.dev_taken.get(device, 0) + 1
+            if value is not None and device in self.readers:
+                if ts > self.read_ts:  # noqa: PLR1730 - (as above)
+                    self.read_ts = ts
+                self._chip_tag(event.uid, event.zone, event.present, value)
+            else:
+                self._tag(device, event)
+        if self.chip_lift:
+            self._settle_lifted()
+        if self.off_table:
+            self._handling_timers()
+        if self.half_folds:
+            self._half_folds_due(-1)  # -1: those older than the reaction time
+        if self.hand_over and not self.result_sent:
+            self._maybe_finish()
 
     def _apply(self, received: Received) -> None:
         if self.chip_lift and not self._is_chip_read(received):

@@ -17,6 +17,8 @@ The policy (docs/engine.md, "Sequence policy"):
 
 from __future__ import annotations
 
+from typing import Final
+
 from contract.models import MAX_RESEND, DeviceEvent
 from contract.text import bounded
 from engine.gapfill import GapFillRules
@@ -29,6 +31,10 @@ from engine.seqtrack import (
     SESSION_AHEAD,
     SeqTrack,
 )
+
+#: A SeqTrack from all its fields, without the named tuple's keyword-handling ``__new__``
+#: (once per event).
+_track: Final = tuple.__new__
 
 
 class SequenceRules(GapFillRules):
@@ -43,8 +49,8 @@ class SequenceRules(GapFillRules):
         track = self.dev_seq.get(device)
         if track is not None and seq == track[0] + 1 and session == track[5] and not track[2]:
             # the next one of the session followed (the hot path: one tuple, no lookups)
-            self.dev_seq[device] = SeqTrack(
-                seq, ((track[1] << 1) | 1) & SEQ_MASK, 0, 0, track[4], session
+            self.dev_seq[device] = _track(
+                SeqTrack, (seq, ((track[1] << 1) | 1) & SEQ_MASK, 0, 0, track[4], session, None)
             )
             return True
         if session is None:

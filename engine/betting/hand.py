@@ -75,7 +75,7 @@ class Money(PayoutRules):
     @property
     def to_act(self) -> int | None:
         """The seat expected to act next, or None (order unknown, round over, hand decided)."""
-        memo = self._memo()
+        memo = self._kept()
         if "to_act" not in memo:
             memo["to_act"] = self._to_act_now()
         seat: int | None = memo["to_act"]
@@ -84,7 +84,7 @@ class Money(PayoutRules):
     @property
     def round_complete(self) -> bool:
         """Nothing more is owed in this round: a street dealt now is not premature."""
-        memo = self._memo()
+        memo = self._kept()
         complete: bool | None = memo.get("round_complete")
         if complete is None:
             view = self._view()
@@ -131,7 +131,7 @@ class Money(PayoutRules):
     @property
     def run_out(self) -> bool:
         """No more betting is possible: the board is run out."""
-        memo = self._memo()
+        memo = self._kept()
         run_out: bool | None = memo.get("run_out")
         if run_out is None:
             # Settling the pending action changes neither the street, the seats in, those all
@@ -148,7 +148,7 @@ class Money(PayoutRules):
     @property
     def shows_first(self) -> int | None:
         """At showdown, the seat that must show first (seed 000), else None."""
-        memo = self._memo()
+        memo = self._kept()
         if "shows_first" not in memo:
             memo["shows_first"] = self._shows_first()
         seat: int | None = memo["shows_first"]

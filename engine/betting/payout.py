@@ -28,7 +28,7 @@ class PayoutRules(ChipRules):
 
     def _decided(self) -> bool:
         """No more betting: one seat left, or the last round complete, or the hand finished."""
-        memo = self._memo()
+        memo = self._kept()
         decided: bool | None = memo.get("decided")
         if decided is None:
             decided = memo["decided"] = (
@@ -44,7 +44,7 @@ class PayoutRules(ChipRules):
 
     def _awards(self) -> tuple[tuple[PotAward, ...], int]:
         """Each pot's winners and shares as the hands shown say, and the rake."""
-        memo = self._memo()
+        memo = self._kept()
         found: tuple[tuple[PotAward, ...], int] | None = memo.get("awards")
         if found is None:
             button = self.button if self.button is not None else (self.ring[-1] if self.ring else 0)

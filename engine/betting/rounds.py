@@ -280,7 +280,7 @@ class RoundRules(HandRecord):
 
     def _due(self) -> tuple[int, int] | None:
         """The uncalled chips (seat, amount) once the round is complete, else None."""
-        memo = self._memo()
+        memo = self._kept()
         if "due" not in memo:
             m = self._view()  # a seat still putting chips in may be raising: judge as if settled
             memo["due"] = None if m.street_no < 0 or m._anyone_owes() else uncalled(m._contributions())

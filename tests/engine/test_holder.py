@@ -90,14 +90,14 @@ def test_a_failing_message_leaves_the_state_as_it_was(
     engine_settings, received = _chip_hands(range(3, 4))[0]  # 916 messages
     assert len(received) > bad_at + 50
     bad = received[bad_at]
-    original = Machine._apply_one
+    original = Machine.handle
 
     def fails_after_applying(self: Machine, item: Received) -> None:
         original(self, item)
         if item is bad:
             raise RuntimeError("an engine bug")
 
-    monkeypatch.setattr(Machine, "_apply_one", fails_after_applying)
+    monkeypatch.setattr(Machine, "handle", fails_after_applying)
     engine = Engine(engine_settings)
     held = []
     for item in received:
