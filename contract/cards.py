@@ -79,9 +79,12 @@ def stack_zone(seat: int) -> str:
 
 def zone_bet_seat(zone: str) -> int | None:
     """The seat of a betting-area zone (``bet:N``), or None for any other zone."""
-    if zone.startswith(BET_PREFIX):
-        return int(zone[len(BET_PREFIX) :])
-    return None
+    found = _BET_SEATS.get(zone, -1)
+    if found == -1:
+        found = int(zone[len(BET_PREFIX) :]) if zone.startswith(BET_PREFIX) else None
+        if len(_BET_SEATS) < _ZONES_KEPT:
+            _BET_SEATS[zone] = found
+    return found
 
 
 def zone_stack_seat(zone: str) -> int | None:
@@ -93,4 +96,16 @@ def zone_stack_seat(zone: str) -> int | None:
 
 def is_chip_zone(zone: str) -> bool:
     """True for the zones of chips: ``bet:N``, ``stack:N``, ``pot`` and ``rake``."""
-    return zone in CHIP_ZONES or (zone.startswith((BET_PREFIX, STACK_PREFIX)) and is_zone(zone))
+    found = _CHIP_ZONES.get(zone)
+    if found is None:
+        found = zone in CHIP_ZONES or (zone.startswith((BET_PREFIX, STACK_PREFIX)) and is_zone(zone))
+        if len(_CHIP_ZONES) < _ZONES_KEPT:
+            _CHIP_ZONES[zone] = found
+    return found
+
+
+# The answers above for the zones seen so far (the engine asks them for every chip read). A
+# table has a few dozen zones; the caches stop growing at a bound whatever a device sends.
+_ZONES_KEPT: Final = 256
+_BET_SEATS: dict[str, int | None] = {}
+_CHIP_ZONES: dict[str, bool] = {}

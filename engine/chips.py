@@ -158,10 +158,50 @@ class ChipRules(HandRules):
         for uid, _ in gone:
             del self.chip_lift[uid]
         chips = self.settings.chips
+        # A winner collecting the chips pushed to him (out of a betting area after the betting)
+        # moves them one by one; their moves add up, so a run of them from one betting area is
+        # told to the betting core once, with their total: a collection is tens of chips.
+        run_from: str | None = None
+        run_total = 0
         for uid, left in gone:
             value = chips.value(uid) if chips is not None else None
-            if value is not None:
-                self._chip_move(uid, value, left, None)
+            if value is None:
+                continue
+            if self._collected(uid, left):
+                if left != run_from:
+                    self._collect(run_from, run_total)
+                    run_from, run_total = left, 0
+                run_total += value
+                if uid in self.hand_awards:
+                    self.hand_awards -= {uid}  # collected by the winner: in play again once bet
+                continue
+            self._collect(run_from, run_total)
+            run_from, run_total = None, 0
+            self._chip_move(uid, value, left, None)
+        self._collect(run_from, run_total)
+
+    def _collected(self, uid: str, left: str) -> bool:
+        """Whether a chip gone off the table from ``left`` is collected after the betting (a
+        move the betting core takes in a total, see :meth:`_settle_lifted`)."""
+        money = self.money
+        return (
+            money is not None
+            and not self.money_done
+            and uid not in self.award_chips
+            and zone_bet_seat(left) is not None
+            and money.decided
+        )
+
+    def _collect(self, src: str | None, total: int) -> None:
+        """Chips worth ``total`` collected off the table from betting area ``src`` (none: no run)."""
+        money = self.money
+        if src is None or money is None:
+            return
+        self.chips_read = True
+        money, verdicts = money.move(total, src, None)
+        self.money = money
+        self._verdicts(verdicts)
+        self._money_progress()
 
     def _chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved: the betting core interprets it, if a hand is followed."""
@@ -226,4 +266,5 @@ class ChipRules(HandRules):
             return
         if not self.all_in and self.running and money.run_out:  # (the cheap tests first)
             self.all_in = True
-        self._maybe_finish()
+        if self.hand_over and not self.result_sent:
+            self._maybe_finish()

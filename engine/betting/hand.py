@@ -169,6 +169,11 @@ class Money(PayoutRules):
         return next((s for s in view.ring if s in view.live), None)
 
     @property
+    def decided(self) -> bool:
+        """No more betting: one seat left, the last round complete, or the hand finished."""
+        return self._decided()
+
+    @property
     def settled(self) -> bool:
         """The pushes are done: the pot zone is empty after the last round."""
         memo = self._memo()
@@ -201,8 +206,14 @@ class Money(PayoutRules):
 
     def move(self, amount: int, src: ChipZone, dst: ChipZone) -> tuple[Money, Verdicts]:
         """One chip (value ``amount``) moved from ``src`` to ``dst``."""
-        src_kind, src_seat = parse_zone(src)
         dst_kind, dst_seat = parse_zone(dst)
+        if src is None and dst_kind == "bet" and self.chip_mode and self.street_no != BEFORE_DEAL \
+                and dst_seat in self.seats:
+            # Most chips: one put in a betting area during the betting (what the rules below
+            # come to for it, without their other cases).
+            found: list[Verdict] = []
+            return self._chips_in(dst_seat, amount, found), tuple(found)
+        src_kind, src_seat = parse_zone(src)
         # Where the chips lie, all in one copy (this runs for every chip read).
         changes: dict[str, Any] = {}
         if src_kind == "stack":

@@ -39,8 +39,10 @@ class PayoutRules(ChipRules):
         return decided
 
     def _pushes_done(self) -> bool:
+        if self.pot_chips:  # (the cheap test first: asked after every chip of a push)
+            return False
         leftover = any(v > self.pushed_zone.get(s, 0) for s, v in self.zone.items())
-        return self.pot_chips == 0 and not leftover and (bool(self.pushed) or self.raked > 0)
+        return not leftover and (bool(self.pushed) or self.raked > 0)
 
     def _awards(self) -> tuple[tuple[PotAward, ...], int]:
         """Each pot's winners and shares as the hands shown say, and the rake."""

@@ -1,11 +1,13 @@
 """The shell's holder (:class:`engine.core.Engine`): in place, yet the outputs of :func:`step`,
-states handed out never change, and a message that fails leaves the state as it was."""
+states handed out never change, and a message that fails leaves the state as it was; and the
+shortcut of the hot path that changes what the betting core is told (a collection in one total)."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.api import EngineSettings, Outputs, Received
+from contract.models import TagEvent
+from engine.api import DeviceEventReceived, EngineSettings, Outputs, Received
 from engine.core import REBASE_EVERY, Engine, initial_state, public_state, step
 from engine.machine import Machine
 from testing.engine_oracle import CHIPS, registry, rendered
@@ -111,3 +113,36 @@ def test_a_failing_message_leaves_the_state_as_it_was(
         held.append(_dump(engine.handle(item)))
     monkeypatch.undo()
     assert held == _by_step(engine_settings, [r for r in received if r is not bad])
+
+
+def _card_read(item: Received, chips: EngineSettings) -> bool:
+    return isinstance(item, DeviceEventReceived) and isinstance(item.event, TagEvent) \
+        and chips.chips is not None and chips.chips.value(item.event.uid) is None
+
+
+def test_a_collection_told_in_one_total_gives_the_results_of_one_chip_at_a_time() -> None:
+    """Chips collected off the table after the betting are told to the betting core as one
+    total per betting area (engine.chips): the same hand results as one move per chip, which a
+    card read repeated after each chip's lift forces (it settles every chip lifted before it)."""
+    for engine_settings, received in _chip_hands(range(12)):
+        forced: list[Received] = []
+        last_card: Received | None = None
+        for item in received:
+            forced.append(item)
+            if _card_read(item, engine_settings):
+                last_card = item
+            elif isinstance(item, DeviceEventReceived) and isinstance(item.event, TagEvent) \
+                    and not item.event.present and last_card is not None:
+                forced.append(last_card)  # a repeat: dropped, after settling the lifted chips
+        results = []
+        for feed in (received, forced):
+            engine = Engine(engine_settings)
+            hands, codes = [], []
+            for item in feed:
+                outputs = engine.handle(item)
+                hands += [h.model_dump(exclude={"ts"}) for h in outputs.hands]
+                codes += [a.code for a in outputs.alerts]
+            results.append((hands, codes))
+        assert len(forced) > len(received)
+        assert results[0][0], "a hand result"
+        assert results[0] == results[1]
