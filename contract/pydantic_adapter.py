@@ -19,9 +19,13 @@ _M = TypeVar("_M", bound=BaseModel)
 
 def construct_valid(cls: type[_M], values: dict[str, Any]) -> _M:
     """A model from ``values`` known to be valid, every field given, without validation."""
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", set(values))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
+    model = _new(cls)  # (``cls.__new__`` is looked up through the model's metaclass)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(values))
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
     return model
+
+
+_new = object.__new__
+_set = object.__setattr__
