@@ -22,7 +22,7 @@ from testing.mosquitto import Mosquitto, free_port
 from tests.display.support import RECORD_TEXTS, display_config, faces_to_codes, open_display
 from tests.engine.scenario import registry
 from tests.service.conftest import StartService
-from tests.service.support import new_table, probe, script
+from tests.service.support import new_table, probe, script, until
 from tests.service.test_hands_e2e import STAKES
 
 URL_RE = re.compile(r"dealer display: (http://127\.0\.0\.1:\d+/)")
@@ -151,8 +151,10 @@ async def test_a_corrupt_hand_record_is_logged_with_its_place_and_the_table_star
         await p.status("online")
         await p.play(script(table, *DEAL, *PLAY))
         await p.wait_for(lambda m: m.topic == p.topics.hands)
-        service.stop()
         journal = tmp_path / "journal.jsonl"
+        # Journaled as published once the broker's acknowledgement is in (else it is owed anyway).
+        await until(lambda: b'"what":"hand"' in journal.read_bytes(), what="the hand's record")
+        service.stop()
         lines = journal.read_bytes().splitlines(keepends=True)
         number = next(i for i, line in enumerate(lines, 1) if b'"what":"hand"' in line)
         lines[number - 1] = lines[number - 1][:120] + b"\n"
