@@ -37,6 +37,8 @@ def _get(url: str) -> tuple[int, dict[str, object]]:
 async def test_a_table_s_hands_listed_and_one_opened_in_full(
     console: FloorConsole, publisher: aiomqtt.Client
 ) -> None:
+    # Subscribed first: alerts and hand results are not retained, one published before is missed.
+    await until(lambda: console.health.connected, what="the console subscribed")
     table = FakeTable("t1")
     await publisher.publish(*table.status("online"), qos=1, retain=True)
     s = timedelta(seconds=1)
