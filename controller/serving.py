@@ -33,7 +33,7 @@ from config.registry import DeckRegistry
 from contract.models import DealerInput, Status, StatusState
 from contract.timestamps import utc_now
 from controller.acks import Acknowledgements
-from controller.history.last import last_hand, read_recent
+from controller.history.last import alerts_from, last_hand, read_recent
 from controller.history.query import History
 from controller.table import Outgoing, TableController
 from link.aiomqtt_adapter import (
@@ -177,11 +177,14 @@ class Service:
         display = DealerDisplay(self.config, state, submit=self.submit)
         try:
             entry = last_hand(recent, owed)
+            display.recall(
+                entry.result if entry is not None else None,
+                alerts_from(recent, entry.hand if entry is not None else 0),
+            )
         except Exception:
             log.exception("last hand: not recalled; the table goes on")
             entry = None
-        if entry is not None and entry.result is not None:
-            display.recall(entry.result, entry.alerts)
+        if entry is not None:
             published = f"journal record {entry.record}" if entry.record else "not yet published"
             log.info("dealer display: last hand %d (%s)", entry.hand, published)
         try:

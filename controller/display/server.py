@@ -106,8 +106,9 @@ class DealerDisplay:
         self.view.on_controller(status)
         self._changed()
 
-    def recall(self, result: HandResult, alerts: Sequence[Alert]) -> None:
-        """The table's last hand from the journal, at start-up (before any page connects)."""
+    def recall(self, result: HandResult | None, alerts: Sequence[Alert]) -> None:
+        """The table's last hand and its recent hands' alert changes from the journal, at
+        start-up (before any page connects)."""
         self.view.recall(result, alerts)
 
     def _changed(self) -> None:

@@ -1,7 +1,8 @@
 """The table's last hand at start-up, for the dealer's display ("last-hand recall" after a restart).
 
 The last hand is the newest hand result of the table: the newest one the journal shows published,
-or a newer one the replay produced that the broker has not had yet (a crash between the two).
+or a newer one the replay produced that the broker has not had yet (a crash between the two). The
+alert changes of the hand in progress come back too: when it ends, its view has them all.
 The journal is read with ``tablectl history``'s reader (:mod:`controller.history.query`), from its
 newest segments only; :func:`last_hand` is the pure part.
 """
@@ -12,6 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import Final
 
+from contract.models import Alert
 from controller.history.query import HandEntry, History, add, latest_segments, read_history
 from controller.journal.files import JournalFiles
 from controller.outgoing import Outgoing
@@ -52,3 +54,10 @@ def last_hand(history: History, owed: Iterable[Outgoing]) -> HandEntry | None:
             add(history, out.what, out.topic, out.payload, where=f"output of journal record {out.cause}")
     played = history.played()
     return played[-1] if played else None
+
+
+def alerts_from(history: History, hand: int) -> list[Alert]:
+    """The alert changes of hand ``hand`` and of the hands after it (one in progress at the
+    restart), hand by hand, each hand's in the order published: what the display had of them."""
+    entries = sorted((e for e in history.hands.values() if e.hand >= hand), key=lambda e: e.hand)
+    return [alert for entry in entries for alert in entry.alerts]

@@ -169,3 +169,37 @@ async def test_a_corrupt_hand_record_is_logged_with_its_place_and_the_table_star
     assert "Traceback" not in restarted.log
     assert view["last_hand"] is not None
     assert view["last_hand"]["hand"] == 1
+
+
+async def test_a_hand_in_progress_at_a_crash_keeps_its_alerts_in_its_last_hand_view(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService, chromium: BrowserContext
+) -> None:
+    """Killed mid-hand after an alert was raised, restarted, the hand played to its end: its
+    "last hand" view has the alert's changes from before the crash too."""
+    port = free_port()
+    config = display_config(tmp_path, mosquitto.url, port=port, action_feed=True, extra=STAKES)
+    table = new_table()
+    async with probe(mosquitto.port, "t1") as p:
+        service = start_service(config)
+        await p.status("online")
+        await p.play(script(table, *DEAL))
+        raised = await p.alert("exposed_card")
+        journal = tmp_path / "journal.jsonl"
+        # Published and journaled as such (the restarted controller does not owe it).
+        await until(lambda: b'"what":"alert"' in journal.read_bytes(), what="the alert's record")
+        mark = len(p.messages)
+        service.kill()
+        await p.status("offline", after=mark)
+        start_service(config)
+        await p.status("online", after=mark)
+        await p.play(script(table, *PLAY))
+        await p.wait_for(lambda m: m.topic == p.topics.hands, after=mark)
+
+        page = await new_page(chromium)
+        await open_display(page, f"http://127.0.0.1:{port}/")
+        await expect(page.locator("#last-hand")).to_have_text(f"Last hand {raised.hand}: showdown")
+        await page.locator("#last-hand").click()
+        changes = page.locator('#last-hand-detail .alert-changes li[data-code="exposed_card"]')
+        await expect(changes).to_have_count(2)
+        await expect(changes.first).to_contain_text("exposed_card seat 1 raised")
+        await expect(changes.last).to_contain_text("exposed_card seat 1 resolved")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from contract.models import Alert, HandResult, PublicState
-from controller.history.last import last_hand, read_recent
+from controller.history.last import alerts_from, last_hand, read_recent
 from controller.history.query import latest_segments, read_history
 from controller.journal import JournalFiles
 from controller.outgoing import Outgoing
@@ -135,4 +135,17 @@ def test_a_journal_that_cannot_be_read_gives_no_last_hand(
     assert caplog.messages == [
         f"last hand: journal {active} cannot be read (Is a directory): no last hand until the "
         "next one ends"
+    ]
+
+
+def test_the_alert_changes_of_the_last_hand_and_of_the_hand_in_progress(tmp_path: Path) -> None:
+    history = read_recent(JournalFiles(sample_journal(tmp_path / "journal.jsonl")))
+    in_progress = alert(10, "exposed_card", T0 + 200 * S, seat=1)
+    owed = [Outgoing("alert", 50, TOPICS.alerts, in_progress.to_json(), retain=False)]
+    entry = last_hand(history, owed)
+    assert entry is not None
+    assert entry.hand == 9
+    assert [(a.hand, a.code) for a in alerts_from(history, entry.hand)] == [
+        (9, "misdeal_extra_cards"),
+        (10, "exposed_card"),
     ]
