@@ -33,6 +33,8 @@ from config.registry import DeckRegistry
 from contract.models import DealerInput, Status, StatusState
 from contract.timestamps import utc_now
 from controller.acks import Acknowledgements
+from controller.history.last import alerts_from, last_hand, read_recent
+from controller.history.query import History
 from controller.table import Outgoing, TableController
 from link.aiomqtt_adapter import (
     arrived_on,
@@ -120,6 +122,7 @@ class Service:
 
     async def run(self) -> int:
         """Recover from the journal, then serve until ``stop`` is set."""
+        recent = self._recent_hands()
         # The journal never stops the table: one that cannot be written is a fault (status, alert).
         recovery = self.controller.recover(utc_now(), self.acks.listener(asyncio.get_running_loop()))
         log.info(
@@ -134,7 +137,9 @@ class Service:
         )
         self.outbox.extend(recovery.pending)
         try:
-            if self.config.display.listen_address is not None and not await self._start_display():
+            if self.config.display.listen_address is not None and not await self._start_display(
+                recent, recovery.pending
+            ):
                 return EXIT_ERROR
             await self._broker_loop()
         finally:
@@ -146,13 +151,42 @@ class Service:
         log.info("table %s: stopped", self.config.table.id)
         return EXIT_OK
 
-    async def _start_display(self) -> bool:
-        """Serve the dealer's display (``[display] listen``); False when it cannot listen."""
+    def _recent_hands(self) -> History:
+        """The journal's newest hands, for the display's last hand (empty: no display).
+
+        Read before recovery opens the journal for appending (no line is read half written).
+        """
+        files = self.controller.files
+        if self.config.display.listen_address is None or files is None:
+            return History()
+        try:
+            return read_recent(files)
+        except Exception:
+            # Only a display line is at stake: the table starts whatever the journal holds.
+            log.exception("last hand: journal %s not read; the table goes on", files.active)
+            return History()
+
+    async def _start_display(self, recent: History, owed: Sequence[Outgoing]) -> bool:
+        """Serve the dealer's display (``[display] listen``) with the table's last hand (the
+        journal's newest result, or a newer one still owed to the broker); False when it cannot
+        listen."""
         from controller.display.server import DealerDisplay
         from controller.web.server import WebServerError
 
         state = self.controller.state or self.controller.engine.public_state()
         display = DealerDisplay(self.config, state, submit=self.submit)
+        try:
+            entry = last_hand(recent, owed)
+            display.recall(
+                entry.result if entry is not None else None,
+                alerts_from(recent, entry.hand if entry is not None else 0),
+            )
+        except Exception:
+            log.exception("last hand: not recalled; the table goes on")
+            entry = None
+        if entry is not None:
+            published = f"journal record {entry.record}" if entry.record else "not yet published"
+            log.info("dealer display: last hand %d (%s)", entry.hand, published)
         try:
             url = await display.start()
         except WebServerError as error:

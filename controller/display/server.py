@@ -26,7 +26,9 @@ from starlette.staticfiles import StaticFiles
 
 from config.models import TableConfig
 from contract.models import (
+    Alert,
     DealerInput,
+    HandResult,
     KeyInput,
     PayloadError,
     PublicState,
@@ -103,6 +105,11 @@ class DealerDisplay:
     def controller(self, status: Status) -> None:
         self.view.on_controller(status)
         self._changed()
+
+    def recall(self, result: HandResult | None, alerts: Sequence[Alert]) -> None:
+        """The table's last hand and its recent hands' alert changes from the journal, at
+        start-up (before any page connects)."""
+        self.view.recall(result, alerts)
 
     def _changed(self) -> None:
         """Push the new picture once the current burst of messages is processed."""

@@ -137,6 +137,15 @@ class DealerView:
     def on_hand(self, result: HandResult) -> None:
         self.last_hand = result
 
+    def recall(self, result: HandResult | None, alerts: Sequence[Alert]) -> None:
+        """The last hand and the alert changes of the recent hands (that one, the one in
+        progress), as the journal holds them at start-up: a restart forgets nothing the dealer may
+        need for a dispute. The changes go to the hands only: the state says which are active."""
+        for alert in alerts:
+            self.hand_alerts.add(alert)
+        if result is not None:
+            self.last_hand = result
+
     def active(self) -> list[Alert]:
         return sorted_alerts(list(self.alerts.values()))
 

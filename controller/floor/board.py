@@ -120,11 +120,14 @@ class FloorBoard:
 
     def __init__(self) -> None:
         self.tables: dict[str, TableSummary] = {}
+        #: Each table's last hand from the console's history, until the table is first heard of.
+        self.recalled: dict[str, HandResult] = {}
 
     def table(self, table_id: str) -> TableSummary:
         found = self.tables.get(table_id)
         if found is None:
-            found = self.tables[table_id] = TableSummary(table_id)
+            recalled = self.recalled.pop(table_id, None)
+            found = self.tables[table_id] = TableSummary(table_id, last_hand=recalled)
         return found
 
     def on_status(self, table_id: str, status: Status, now_ms: float) -> None:

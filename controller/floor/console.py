@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from contract.models import (
 from contract.topics import parse_floor_topic
 from controller.floor.board import FloorBoard, iso
 from controller.floor.feed import FloorFeed
-from controller.floor.history import AlertHistory, change_json
+from controller.floor.history import AlertHistory, HistoryError, change_json
 from controller.web.channel import Channel
 from controller.web.server import WebServer
 
@@ -81,6 +82,11 @@ class FloorConsole:
         from controller.floor.pages import floor_app
 
         self.history.open()
+        try:
+            self.board.recalled = await asyncio.to_thread(self.history.last_hands)
+        except (sqlite3.Error, HistoryError) as error:
+            # Only the "last hand" lines are at stake: the console starts without them.
+            log.warning("floor: the tables' last hands not read from %s: %s", self.history.path, error)
         self._server = WebServer(floor_app(self))
         try:
             self.url = await self._server.start(host, port)

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeAlias
 
+from pydantic import ValidationError
+
 from contract.models import Alert, HandResult
 
 log = logging.getLogger(__name__)
@@ -300,6 +302,28 @@ class AlertHistory:
             "LIMIT ?",
             (table_id, limit),
         )
+
+    def last_hands(self) -> dict[str, HandResult]:
+        """The newest hand result of every table in the history (read once at start-up, so that
+        a restarted console shows each table's last hand before its next one ends). A row that
+        cannot be read is logged, naming the table and the database, and skipped."""
+        found: dict[str, HandResult] = {}
+        for (table_id,) in self._read("SELECT DISTINCT table_id FROM hand_results", ()):
+            for (payload,) in self._read(
+                "SELECT payload FROM hand_results WHERE table_id = ? ORDER BY ts_ms DESC, n DESC "
+                "LIMIT 1",
+                (table_id,),
+            ):
+                try:
+                    found[table_id] = HandResult.model_validate_json(payload)
+                except ValidationError as error:
+                    log.warning(
+                        "floor: %s: last hand of table %s unreadable, skipped: %s",
+                        self.path,
+                        table_id,
+                        error,
+                    )
+        return found
 
     async def hand(self, table_id: str, hand: int) -> HandWithAlerts | None:
         """One hand result of the table (the newest with that number) and its alert changes."""

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from contract.models import Alert, HandResult, PayloadError, parse_alert, parse_hand
-from controller.journal.files import JournalFiles
+from controller.journal.files import JournalFiles, Segment
 from controller.journal.records import PublishedRecord, decode, kind_prefix, parse_time, split_line
 
 #: The result kinds of a hand that was voided rather than played.
@@ -105,14 +105,15 @@ class Filters:
 #: fields in this order): other kinds are skipped by this prefix, states without decoding.
 _PUBLISHED = kind_prefix("published")
 _WHAT = re.compile(rb'^\{"kind":"published","n":\d+,"what":"(\w+)"')
+_HAND = re.compile(rb'^\{"kind":"published","n":\d+,"what":"hand"')
 #: The head of a published state's payload as it stands in the line (JSON inside a JSON string).
 _STATE_IN_LINE = re.compile(
     rb'"payload":"\{\\"v\\":\d+,\\"ts\\":\\"([^\\"]+)\\",\\"hand\\":(\d+),\\"phase\\":\\"(\w+)\\"'
 )
 
 
-def read_history(files: JournalFiles) -> History:
-    """One pass over the lines of every segment still on disk, oldest first.
+def read_history(files: JournalFiles, segments: Sequence[Segment] | None = None) -> History:
+    """One pass over the lines of ``segments`` (default: every segment still on disk), oldest first.
 
     Only ``published`` lines are looked at (the rest is skipped by its first bytes); of those, the
     hand results and alerts are decoded and the states give their hand, phase and time from the
@@ -120,7 +121,7 @@ def read_history(files: JournalFiles) -> History:
     verify``'s job (an unreadable line is reported and skipped).
     """
     history = History()
-    for segment in files.segments():
+    for segment in files.segments() if segments is None else segments:
         try:
             file = segment.path.open("rb")
         except FileNotFoundError:
@@ -130,6 +131,39 @@ def read_history(files: JournalFiles) -> History:
                 if raw.startswith(_PUBLISHED):
                     _line(history, raw, segment.path, number)
     return history
+
+
+def latest_segments(files: JournalFiles) -> list[Segment]:
+    """The newest segments, enough for the last hand and its alerts: from the newest segment that
+    holds a hand result to the active one, and the segment before when that one holds only the one
+    result (the hand may have begun there; with two, it began after the first).
+
+    Segments are searched newest first by the lines' first bytes, so a start-up reads a segment or
+    two, however long the journal. With no hand result anywhere, the newest two (the alerts of a
+    result the broker is still owed).
+    """
+    segments = files.segments()
+    for index in range(len(segments) - 1, -1, -1):
+        results = _hand_results(segments[index].path)
+        if results:
+            return segments[index if results > 1 else max(0, index - 1) :]
+    return segments[-2:]
+
+
+def _hand_results(path: Path, enough: int = 2) -> int:
+    """How many hand results the segment holds, counted up to ``enough``."""
+    count = 0
+    try:
+        file = path.open("rb")
+    except FileNotFoundError:
+        return count  # removed by retention meanwhile
+    with file:
+        for raw in file:
+            if raw.startswith(_PUBLISHED) and _HAND.match(raw) is not None:
+                count += 1
+                if count == enough:
+                    break
+    return count
 
 
 def _line(history: History, raw: bytes, path: Path, number: int) -> None:
@@ -160,21 +194,27 @@ def _line(history: History, raw: bytes, path: Path, number: int) -> None:
 
 
 def _take(history: History, record: PublishedRecord) -> None:
+    add(history, record.what, record.topic, record.payload, where=record.where, record=record.n)
+
+
+def add(history: History, what: str, topic: str, payload: bytes, *, where: str, record: int = 0) -> None:
+    """One output of the table into ``history``: published (journal ``record``), or still owed to
+    the broker (``record`` 0). A payload that cannot be read is a problem naming ``where``."""
     try:
-        if record.what == "hand":
-            result = parse_hand(record.topic, record.payload)
+        if what == "hand":
+            result = parse_hand(topic, payload)
             entry = history.entry(result.hand)
-            entry.result, entry.record = result, record.n
-        elif record.what == "alert":
-            alert = parse_alert(record.topic, record.payload)
+            entry.result, entry.record = result, record
+        elif what == "alert":
+            alert = parse_alert(topic, payload)
             alerts = history.entry(alert.hand).alerts
             # Published twice (a crash between the broker's acknowledgement and the record): once.
             if not any((a.id, a.status, a.ts) == (alert.id, alert.status, alert.ts) for a in alerts):
                 alerts.append(alert)
-        elif record.what == "state":
-            _phase(history, record.payload)
+        elif what == "state":
+            _phase(history, payload)
     except PayloadError as error:
-        history.problems.append(f"{record.where}: {error}")
+        history.problems.append(f"{where}: {error}")
 
 
 def _phase(history: History, payload: bytes) -> None:

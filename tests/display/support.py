@@ -18,11 +18,19 @@ SETUP: Final = ("sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds")
 
 
 def display_config(
-    directory: Path, broker_url: str, *, port: int = 0, table: str = "t1", seats: int = 9
+    directory: Path,
+    broker_url: str,
+    *,
+    port: int = 0,
+    table: str = "t1",
+    seats: int = 9,
+    action_feed: bool = False,
+    extra: str = "",
 ) -> Path:
-    """A ``tablectl run`` configuration with ``[display] listen = "127.0.0.1:PORT"``."""
-    path = write_config(directory, broker_url, table=table, seats=seats)
-    path.write_text(path.read_text() + f'\n[display]\nlisten = "127.0.0.1:{port}"\n')
+    """A ``tablectl run`` configuration with ``[display] listen = "127.0.0.1:PORT"`` (``extra``:
+    more sections, TOML lines)."""
+    path = write_config(directory, broker_url, table=table, seats=seats, action_feed=action_feed)
+    path.write_text(path.read_text() + f'\n[display]\nlisten = "127.0.0.1:{port}"\n{extra}')
     return path
 
 

@@ -105,6 +105,25 @@ def test_the_last_hand_reaches_the_dealer_with_its_alerts_and_only_tabled_hole_c
     assert [(a["id"], a["status"]) for a in last["alerts"]] == [("3-1", "raised"), ("3-1", "resolved")]
 
 
+def test_a_recalled_last_hand_and_the_alerts_of_the_hand_in_progress() -> None:
+    """At start-up: the last hand (2) with its alert changes, and those of hand 3 (in progress at
+    the restart), which are in hand 3's view once it ends; none of them is an active alert."""
+    view = DealerView(table="t1", seats=3)
+    view.on_state(state())
+    earlier = alert("2-1", seat=1).model_copy(update={"hand": 2})
+    misdeal = HandResult(ts=TS, hand=2, button=1, seats=[1, 2, 3], result="misdeal")
+    view.recall(misdeal, [earlier, alert("3-1")])
+    picture = view.to_json()
+    assert picture["alerts"] == []
+    assert (picture["last_hand"]["hand"], [a["id"] for a in picture["last_hand"]["alerts"]]) == (2, ["2-1"])
+    view.on_alert(alert("3-1", status="resolved"))
+    view.on_hand(HandResult(ts=TS, hand=3, button=2, seats=[1, 2, 3], result="misdeal"))
+    last = view.to_json()["last_hand"]
+    assert [(a["id"], a["status"]) for a in last["alerts"]] == [("3-1", "raised"), ("3-1", "resolved")]
+    view.recall(None, [])  # no hand has ended: nothing changes
+    assert view.to_json()["last_hand"]["hand"] == 3
+
+
 def test_only_the_last_few_hands_keep_their_alerts() -> None:
     view = DealerView(table="t1", seats=3)
     for hand in range(1, 7):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,6 +15,7 @@ from contract.models import Alert, PublicState, Status
 from contract.topics import floor_filters, parse_floor_topic
 from controller.floor.board import FloorBoard
 from controller.floor.history import AlertHistory, Filters, HistoryError
+from tests.history.support import showdown_hand, uncontested_hand
 
 T0 = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
 
@@ -131,3 +133,35 @@ async def test_history_that_cannot_be_opened_or_written_says_so(tmp_path: Path) 
     finally:
         await asyncio.to_thread(history.close)
     assert json.dumps(history.error)
+
+
+async def test_history_gives_each_table_s_last_hand_and_skips_a_corrupt_row(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "floor.sqlite"
+    history = AlertHistory(path)
+    history.open()
+    try:
+        history.record_hand("t1", showdown_hand(7, T0), 0)
+        history.record_hand("t1", uncontested_hand(8, T0 + timedelta(seconds=60)), 0)
+        history.record_hand("t2", showdown_hand(3, T0), 0)
+        history.record_hand("t3", showdown_hand(5, T0), 0)
+        await history.flush()
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE hand_results SET payload = '{\"v\": 1' WHERE table_id = 't3'")
+        with caplog.at_level(logging.WARNING, logger="controller.floor.history"):
+            last = history.last_hands()
+    finally:
+        history.close()
+    assert {table: result.hand for table, result in last.items()} == {"t1": 8, "t2": 3}
+    (warning,) = caplog.messages
+    assert warning.startswith(f"floor: {path}: last hand of table t3 unreadable, skipped:")
+
+
+def test_a_table_first_heard_of_starts_with_its_recalled_last_hand() -> None:
+    board = FloorBoard()
+    board.recalled = {"t1": uncontested_hand(8, T0)}
+    online(board, "t1")
+    assert board.tables["t1"].to_json()["last_hand"]["hand"] == 8
+    board.on_hand("t1", showdown_hand(9, T0 + timedelta(seconds=60)), 0)
+    assert board.tables["t1"].to_json()["last_hand"]["hand"] == 9

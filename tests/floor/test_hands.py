@@ -9,15 +9,19 @@ import re
 import urllib.error
 import urllib.request
 from datetime import timedelta
+from pathlib import Path
 
 import aiomqtt
 from playwright.async_api import expect
 
+from config.models import MqttSection
 from contract.topics import Topics
 from controller.floor.console import FloorConsole
 from testing.browser import artefact, browser, new_page
+from testing.mosquitto import Mosquitto
 from testing.tables import FakeTable
 from tests.history.support import HIDDEN, T0, alert, misdeal_hand, showdown_hand, uncontested_hand
+from tests.service.support import until
 
 TOPICS = Topics("holdem", "t1")
 
@@ -33,6 +37,8 @@ def _get(url: str) -> tuple[int, dict[str, object]]:
 async def test_a_table_s_hands_listed_and_one_opened_in_full(
     console: FloorConsole, publisher: aiomqtt.Client
 ) -> None:
+    # Subscribed first: alerts and hand results are not retained, one published before is missed.
+    await until(lambda: console.health.connected, what="the console subscribed")
     table = FakeTable("t1")
     await publisher.publish(*table.status("online"), qos=1, retain=True)
     s = timedelta(seconds=1)
@@ -93,3 +99,41 @@ async def test_a_table_s_hands_listed_and_one_opened_in_full(
     assert (body["hand"], body["result"], body["winners"]) == (8, "uncontested", [4])
     assert (await asyncio.to_thread(_get, console.url + "api/tables/t1/hands/80"))[0] == 404
     assert (await asyncio.to_thread(_get, console.url + "api/tables/t1/hands?limit=0"))[0] == 400
+
+
+async def test_a_restarted_console_shows_the_table_s_last_hand_at_once(
+    mosquitto: Mosquitto, tmp_path: Path, publisher: aiomqtt.Client
+) -> None:
+    """The hands are in the console's SQLite: a restarted console shows each table's last hand
+    from there, not only once the table's next hand ends."""
+    database = tmp_path / "floor.sqlite"
+    first = FloorConsole(MqttSection(url=mosquitto.url), database)
+    await first.start("127.0.0.1", 0)
+    try:
+        # Subscribed (hand results are not retained: one published before would be missed).
+        await until(lambda: first.health.connected, what="the first console subscribed")
+        await publisher.publish(*FakeTable("t1").status("online"), qos=1, retain=True)
+        s = timedelta(seconds=1)
+        for result in (showdown_hand(7, T0), uncontested_hand(8, T0 + 60 * s)):
+            await publisher.publish(TOPICS.hands, result.to_json(), qos=1)
+
+        def heard_hand_8() -> bool:
+            summary = first.board.tables.get("t1")
+            return summary is not None and summary.last_hand is not None and summary.last_hand.hand == 8
+
+        await until(heard_hand_8, what="hand 8 on the first console")
+    finally:
+        await first.stop()  # writes what is queued
+
+    second = FloorConsole(MqttSection(url=mosquitto.url), database)
+    await second.start("127.0.0.1", 0)
+    errors: list[str] = []
+    try:
+        async with browser(1280, 900) as context:
+            page = await new_page(context, errors)
+            await page.goto(second.url + "tables/t1")
+            await expect(page.locator("#hands > li")).to_have_count(2)
+            await expect(page.locator("#last-hand")).to_have_text("Hand 8: uncontested — seat 4 8")
+    finally:
+        await second.stop()
+    assert errors == []

@@ -100,10 +100,12 @@ def state(hand: int, phase: str, at: datetime) -> PublicState:
     return PublicState.model_validate({"ts": at, "hand": hand, "phase": phase})
 
 
-def write_journal(path: Path, items: list[HandResult | Alert | PublicState]) -> Path:
+def write_journal(
+    path: Path, items: list[HandResult | Alert | PublicState], *, segment_bytes: int = 64 << 20
+) -> Path:
     """A journal whose published records are ``items``, in order (each caused by a received
     record of its own, as the service writes them)."""
-    journal = open_journal(JournalFiles(path), JournalOptions(fsync=False))
+    journal = open_journal(JournalFiles(path), JournalOptions(fsync=False, segment_bytes=segment_bytes))
     journal.start(1, T0, "t1")
     for item in items:
         cause = journal.received(TOPICS.input, b"{}", T0)
