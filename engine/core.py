@@ -53,7 +53,9 @@ def advance(machine: Machine, received: Received) -> Outputs:
     key = state_key(machine)
     if alerts or key != machine.state_key:
         machine.state_key = key
-        return _outputs(Outputs, (alerts, public_of(machine, key), commands, hands))
+        # (no alert change: the alerts are those of the last public state built)
+        public = public_of(machine, key, alerts_same=not alerts)
+        return _outputs(Outputs, (alerts, public, commands, hands))
     if commands or hands:
         return _outputs(Outputs, (alerts, None, commands, hands))
     return NOTHING  # most messages: nothing to publish

@@ -230,17 +230,22 @@ def _money_fields(view: TableView) -> dict[str, object]:
     return extra
 
 
-def public_of(m: Machine, key: tuple[object, ...] | None = None) -> PublicState:
-    """The public state of ``m``; ``key``: its :func:`state_key`, if the caller has it."""
+def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same: bool = False) -> PublicState:
+    """The public state of ``m``; ``key``: its :func:`state_key`, if the caller has it;
+    ``alerts_same``: the caller knows the active alerts did not change since the last public
+    state built (then a state that differs only in its time and betting shares the rest)."""
     if key is None:
         key = state_key(m)
-    active = m.running or m.phase in ("showdown", "misdeal")
-    active_alerts = m.book.active
-    alerts, omitted = _listed(list(active_alerts.values())) if active_alerts else ([], 0)
     view = key[11]
-    return _construct(
-        PublicState,
-        {
+    last_of, last_values = _last_public[0]
+    if alerts_same and last_of[0] is m and last_of[1:] == (m.seats_known, m.profile, *key[:11]):
+        values = last_values.copy()
+        values["ts"] = m.ts
+    else:
+        active = m.running or m.phase in ("showdown", "misdeal")
+        active_alerts = m.book.active
+        alerts, omitted = _listed(list(active_alerts.values())) if active_alerts else ([], 0)
+        values = {
             "v": 1,
             "ts": m.ts,
             "hand": m.hand,
@@ -254,9 +259,17 @@ def public_of(m: Machine, key: tuple[object, ...] | None = None) -> PublicState:
             "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
-            **(_money_fields(view) if view is not None else {}),  # type: ignore[arg-type]
-        },
-    )
+        }
+        _last_public[0] = ((m, m.seats_known, m.profile, *key[:11]), values.copy())
+    if view is not None:
+        values.update(_money_fields(view))  # type: ignore[arg-type]
+    return _construct(PublicState, values)
+
+
+# The last public state's fields but the time and the betting, with what they were built from:
+# the machine (a working copy changes in place; its alerts change only in steps that publish a
+# state), whether occupancy is known, the profile and the state key but its betting.
+_last_public: list[tuple[tuple[object, ...], dict[str, object]]] = [((None,), {})]
 
 
 _RANK: Final = {"info": 0, "warning": 1, "critical": 2}

@@ -12,7 +12,7 @@ from engine.core import REBASE_EVERY, Engine, initial_state, public_state, step
 from engine.machine import Machine
 from testing.engine_oracle import CHIPS, registry, rendered
 from testing.oracle_hand import TABLE_SEATS, play_hand
-from testing.sessions import dealer_session
+from testing.sessions import continue_table, dealer_session
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry as deck_registry
 
@@ -146,3 +146,34 @@ def test_a_collection_told_in_one_total_gives_the_results_of_one_chip_at_a_time(
         assert len(forced) > len(received)
         assert results[0][0], "a hand result"
         assert results[0] == results[1]
+
+
+def test_two_engines_interleaved_give_the_outputs_of_each_alone() -> None:
+    """The public state's caches (engine.state) are shared by every engine of the process: two
+    tables fed message by message in turn (one with alerts: a noisy reader) still get their own
+    states and alerts."""
+    first, second = _with_alerts(), _chip_hands(range(3, 4))[0]
+    alone = [[_dump(o) for o in _outputs_of(*run)] for run in (first, second)]
+    engines = (Engine(first[0]), Engine(second[0]))
+    together: tuple[list[list[str]], list[list[str]]] = ([], [])
+    for n in range(max(len(first[1]), len(second[1]))):
+        for which, (_, received) in enumerate((first, second)):
+            if n < len(received):
+                together[which].append(_dump(engines[which].handle(received[n])))
+    assert any('"status":"raised"' in line for out in alone[0] for line in out)
+    assert list(together) == alone
+
+
+def _outputs_of(engine_settings: EngineSettings, received: list[Received]) -> list[Outputs]:
+    engine = Engine(engine_settings)
+    return [engine.handle(item) for item in received]
+
+
+def _with_alerts() -> tuple[EngineSettings, list[Received]]:
+    """Three hands of the virtual dealer, then a hand with a reader going offline and a
+    malformed payload (alerts raised, updated and listed in the states)."""
+    messages, dealer = dealer_session(deck_registry(), seats=9, hands=3, seed=7, noise=True)
+    table = continue_table(deck_registry(), dealer, messages, seed=7)
+    messages += table.run_all(["next_button", "blinds", f"use {dealer.ready}", "new_hand",
+                               "deal all", "status rfid-1 offline 1", "bad rfid-1 {}", "deal 3"])
+    return settings(), [to_received(m) for m in messages]
