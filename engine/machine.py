@@ -37,6 +37,7 @@ from engine.api import (
     Received,
 )
 from engine.board import BoardRules
+from engine.chips import LIFT_S
 from engine.dealing import DealRules
 from engine.devices import DeviceRules
 from engine.handling import HandlingRules
@@ -80,8 +81,9 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
                 self._chip_tag(event.uid, event.zone, event.present, value)
             else:
                 self._tag(device, event)
-        if self.chip_lift:
-            self._settle_lifted()
+        lifted = self.chip_lift
+        if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
+            self._settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
         if self.off_table:
             self._handling_timers()
         if self.half_folds:

@@ -241,15 +241,15 @@ class ResultRules(ChipRules):
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
         if self.result_sent or self.hand == 0 or self.phase == "misdeal" or not self.hand_over:
             return
+        money = self.money
+        followed = money is not None and not self.money_done and self.chips_read
+        if money is not None and followed and not money.settled:  # (remembered: the cheap test
+            return  # first, asked after every chip)
         if self._cards_out():
             return
-        money = self.money
-        if money is not None and not self.money_done and self.chips_read:
-            if not money.settled:
-                return
-            if any(self.book.active[a].code in PUSH_CODES for a in self.money_alerts.values()
-                   if a in self.book.active):
-                return  # a wrong push: the hand stays open until it is put right
+        if followed and any(self.book.active[a].code in PUSH_CODES for a in self.money_alerts.values()
+                            if a in self.book.active):
+            return  # a wrong push: the hand stays open until it is put right
         self._finish_hand()
 
     def _finish_hand(self) -> None:
