@@ -62,9 +62,12 @@ def seat_zone(seat: int) -> str:
 
 def zone_seat(zone: str) -> int | None:
     """The seat number of a seat zone, or None for board, burn, muck and aside."""
-    if zone.startswith(SEAT_PREFIX):
-        return int(zone[len(SEAT_PREFIX) :])
-    return None
+    found = _SEATS.get(zone, -1)
+    if found == -1:
+        found = int(zone[len(SEAT_PREFIX) :]) if zone.startswith(SEAT_PREFIX) else None
+        if len(_SEATS) < _ZONES_KEPT:
+            _SEATS[zone] = found
+    return found
 
 
 def bet_zone(seat: int) -> str:
@@ -107,5 +110,6 @@ def is_chip_zone(zone: str) -> bool:
 # The answers above for the zones seen so far (the engine asks them for every chip read). A
 # table has a few dozen zones; the caches stop growing at a bound whatever a device sends.
 _ZONES_KEPT: Final = 256
+_SEATS: dict[str, int | None] = {}
 _BET_SEATS: dict[str, int | None] = {}
 _CHIP_ZONES: dict[str, bool] = {}

@@ -44,6 +44,10 @@ _last_seat_cards: list[tuple[object, _Items]] = [(None, ())]
 _last_occupied: list[tuple[object, _Items]] = [(None, ())]
 
 
+# The betting's view of the last money value asked (immutable: the same value, the same view).
+_last_view: list[tuple[object, bool, TableView | None]] = [(None, False, None)]
+
+
 def state_key(m: Machine) -> tuple[object, ...]:
     """Everything the public state shows, cheap to compare: it changed iff this changed.
 
@@ -64,7 +68,13 @@ def state_key(m: Machine) -> tuple[object, ...]:
     # to_act, bets, pots and shows_first while the betting core follows the hand (the same
     # value while the money is unchanged: the betting core remembers it)
     money = m.money
-    money_view = None if money is None or m.money_done else money.table_view(m.phase == "showdown")
+    money_view = None
+    if money is not None and not m.money_done:
+        showdown = m.phase == "showdown"
+        last_money, last_showdown, money_view = _last_view[0]
+        if money is not last_money or showdown is not last_showdown:
+            money_view = money.table_view(showdown)
+            _last_view[0] = (money, showdown, money_view)
     return (
         m.hand,
         m.phase,

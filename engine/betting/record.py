@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from engine.betting.api import Action, NoBetShowsFirst, OddChip, Pot, Stakes
 from engine.betting.sizes import Frame
@@ -79,6 +79,9 @@ class HandRecord:
     raked: int = 0
     chip_mode: bool = False  # chips are read: action inputs only name what the chips show
     finished: bool = False
+    # the memos (not fields: never compared): the instance's own once it has one
+    _derived: ClassVar[dict[str, Any] | None] = None
+    _derived_kept: ClassVar[dict[str, Any] | None] = None
 
     # ------------------------------------------------------------------ construction
 
@@ -98,14 +101,14 @@ class HandRecord:
     def _memo(self) -> dict[str, Any]:
         """The answers derived from this (immutable) value so far: the machine asks the same
         queries several times per event, and again after events that left the money alone."""
-        memo: dict[str, Any] | None = self.__dict__.get(MEMO)
+        memo = self._derived  # (an attribute read: the class's None until the first answer)
         if memo is None:
             memo = self.__dict__[MEMO] = {}
         return memo
 
     def _kept(self) -> dict[str, Any]:
         """The answers that do not depend on where chips lie (see :data:`KEPT`)."""
-        kept: dict[str, Any] | None = self.__dict__.get(KEPT)
+        kept = self._derived_kept
         if kept is None:
             kept = self.__dict__[KEPT] = {}
         return kept
