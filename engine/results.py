@@ -327,9 +327,21 @@ def _seat_amount(seat: int, amount: int) -> SeatAmount:
 
 
 def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
-    return construct_valid(
-        HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
-    )
+    key = (street, seat, action, amount)
+    found = _ACTIONS.get(key)
+    if found is None:
+        if len(_ACTIONS) >= _ACTIONS_KEPT:
+            _ACTIONS.clear()
+        found = _ACTIONS[key] = construct_valid(
+            HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
+        )
+    return found
+
+
+# A hand's actions in its result (immutable): most recur from hand to hand (the posts, the
+# checks, the calls of a blind), each is built once and shared. Bounded: amounts vary without end.
+_ACTIONS: dict[tuple[str, int, str, int], HandAction] = {}
+_ACTIONS_KEPT: Final = 4096
 
 
 __all__ = ["STREET_NAMES", "ResultRules"]
