@@ -31,7 +31,9 @@ class ChipRegistry:
     def value(self, uid: str) -> int | None:
         """The value of the chip ``uid``, or None for a tag that is no chip of this table."""
         found: int | None = self._upper.get(uid)  # type: ignore[attr-defined]
-        return found if found is not None else self.by_uid.get(uid.upper())
+        if found is not None or uid.isupper():
+            return found  # (a reader's UID: upper case already, looked up as it is)
+        return self.by_uid.get(uid.upper())
 
     def __len__(self) -> int:
         return len(self.by_uid)

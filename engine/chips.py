@@ -81,7 +81,8 @@ class ChipRules(HandRules):
         if present:
             if zone in seen:
                 return
-            self._own_chips()
+            if self.chips_shared:
+                self._own_chips()
             self.chip_seen[uid] = (*seen, zone)
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
@@ -112,7 +113,8 @@ class ChipRules(HandRules):
             return
         if zone not in seen:
             return
-        self._own_chips()
+        if self.chips_shared:
+            self._own_chips()
         rest = tuple(z for z in seen if z != zone)
         if rest:
             self.chip_seen[uid] = rest
