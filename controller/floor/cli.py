@@ -36,9 +36,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"where to serve the console (default {DEFAULT_LISTEN}; port 0: any free port)")
     parser.add_argument("--db", default=DEFAULT_DATABASE, metavar="FILE",
                         help=f"SQLite file of the alert history (default {DEFAULT_DATABASE})")
+    parser.add_argument("--retain-days", type=_days, default=0, metavar="DAYS",
+                        help="remove alert changes and hand results received more than DAYS ago "
+                             "(at start, then hourly; default 0: keep everything)")
     parser.add_argument("--username", help=f"broker user name (the password from ${PASSWORD_VARIABLE})")
     parser.add_argument("--client-id", help="MQTT client id (default: tablectl-floor-ROOT-RANDOM)")
     parser.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), default="INFO")
+
+
+def _days(text: str) -> float:
+    """``--retain-days``: a number of days, 0 or more."""
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if not days >= 0 or days == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: the days must be 0 (keep everything) or more")
+    return days
 
 
 def mqtt_section(args: argparse.Namespace) -> MqttSection:
@@ -69,10 +83,11 @@ def main(args: argparse.Namespace) -> int:
             message = f"--listen {args.listen!r}: {message}"
         print(f"error: {message}", file=sys.stderr)
         return EXIT_ERROR
-    return asyncio.run(_serve(mqtt, host, port, Path(args.db), args.client_id))
+    return asyncio.run(_serve(mqtt, host, port, Path(args.db), args.client_id, args.retain_days))
 
 
-async def _serve(mqtt: MqttSection, host: str, port: int, database: Path, client_id: str | None) -> int:
+async def _serve(mqtt: MqttSection, host: str, port: int, database: Path, client_id: str | None,
+                 retain_days: float = 0) -> int:
     from controller.floor.console import FloorConsole
     from controller.floor.history import HistoryError
     from controller.web.server import WebServerError
@@ -81,13 +96,15 @@ async def _serve(mqtt: MqttSection, host: str, port: int, database: Path, client
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    console = FloorConsole(mqtt, database, client_id=client_id)
+    console = FloorConsole(mqtt, database, client_id=client_id, retain_days=retain_days)
     try:
         url = await console.start(host, port)
     except (WebServerError, HistoryError) as error:
         log.error("floor console: %s", error)
         return EXIT_ERROR
-    log.info("floor console: %s (tables under %s/ on %s, history in %s)", url, mqtt.root, mqtt.url, database)
+    kept = f"{retain_days:g} days" if retain_days else "everything"
+    log.info("floor console: %s (tables under %s/ on %s, history in %s, keeping %s)",
+             url, mqtt.root, mqtt.url, database, kept)
     try:
         await stop.wait()
     finally:

@@ -59,11 +59,12 @@ class ConsoleHealth:
 class FloorConsole:
     """Every table under ``mqtt.root``: subscribe, keep the history, serve the pages."""
 
-    def __init__(self, mqtt: MqttSection, database: Path, *, client_id: str | None = None) -> None:
+    def __init__(self, mqtt: MqttSection, database: Path, *, client_id: str | None = None,
+                 retain_days: float = 0) -> None:
         self.mqtt = mqtt
         self.root = mqtt.root
         self.board = FloorBoard()
-        self.history = AlertHistory(database)
+        self.history = AlertHistory(database, retain_days=retain_days)
         self.channel = Channel()
         self.health = ConsoleHealth()
         self.feed = FloorFeed(mqtt, self.handle, self.connection, client_id=client_id)

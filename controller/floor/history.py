@@ -15,6 +15,7 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,12 @@ log = logging.getLogger(__name__)
 
 #: Rows committed in one transaction at most.
 BATCH: Final = 1000
+#: How often the writer removes what is older than the retention (and once at start).
+PRUNE_EVERY_S: Final = 3600.0
+PRUNE: Final = (
+    "DELETE FROM alert_changes WHERE received_ms < ?",
+    "DELETE FROM hand_results WHERE received_ms < ?",
+)
 SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS alert_changes (
     n INTEGER PRIMARY KEY,
@@ -118,10 +125,16 @@ def _row(table_id: str, alert: Alert, received_ms: float) -> tuple[Any, ...]:
 
 
 class AlertHistory:
-    """Alert changes of every table, kept in ``path``."""
+    """Alert changes of every table, kept in ``path``; ``retain_days``: rows received longer
+    ago are removed (at start, then hourly); 0 keeps everything. The table PC's journal stays
+    the record; this is the floor's index of it, and a busy floor's file grows without end."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, retain_days: float = 0, clock: Callable[[], float] = time.time) -> None:
         self.path = path
+        self.retain_days = retain_days
+        self._clock = clock
+        #: Rows removed by the retention so far.
+        self.pruned = 0
         #: (statement, row) to write, a callback once what came before is written, None: stop.
         self._queue: queue.SimpleQueue[tuple[str, tuple[Any, ...]] | Callable[[], None] | None] = (
             queue.SimpleQueue()
@@ -194,9 +207,16 @@ class AlertHistory:
     def _write_loop(self) -> None:
         connection = sqlite3.connect(self.path)
         connection.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, fast commits
+        next_prune = 0.0  # monotonic: at once
         try:
             while True:
-                item = self._queue.get()
+                if self.retain_days > 0 and time.monotonic() >= next_prune:
+                    self._prune(connection)
+                    next_prune = time.monotonic() + PRUNE_EVERY_S
+                try:
+                    item = self._queue.get(timeout=PRUNE_EVERY_S if self.retain_days > 0 else None)
+                except queue.Empty:
+                    continue
                 rows: list[tuple[str, tuple[Any, ...]]] = []
                 callbacks: list[Callable[[], None]] = []
                 stop = False
@@ -221,6 +241,20 @@ class AlertHistory:
                     return
         finally:
             connection.close()
+
+    def _prune(self, connection: sqlite3.Connection) -> None:
+        """Remove the rows received more than ``retain_days`` ago."""
+        before_ms = int((self._clock() - self.retain_days * 86400) * 1000)
+        try:
+            with connection:
+                removed = sum(connection.execute(sql, (before_ms,)).rowcount for sql in PRUNE)
+        except sqlite3.Error as error:
+            log.error("alert history %s: old rows not removed: %s", self.path, error)
+            return
+        if removed:
+            self.pruned += removed
+            log.info("alert history %s: %d alert changes and hand results older than %g days removed",
+                     self.path, removed, self.retain_days)
 
     def _write(self, connection: sqlite3.Connection, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
         try:

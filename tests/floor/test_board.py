@@ -165,3 +165,35 @@ def test_a_table_first_heard_of_starts_with_its_recalled_last_hand() -> None:
     assert board.tables["t1"].to_json()["last_hand"]["hand"] == 8
     board.on_hand("t1", showdown_hand(9, T0 + timedelta(seconds=60)), 0)
     assert board.tables["t1"].to_json()["last_hand"]["hand"] == 9
+
+
+async def test_history_keeps_what_it_received_in_the_retention_and_removes_the_rest(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "floor.sqlite"
+    now = T0.timestamp() + 100 * 86400
+    old_ms, recent_ms = (now - 31 * 86400) * 1000, (now - 29 * 86400) * 1000
+    history = AlertHistory(path)  # keeps everything
+    history.open()
+    try:
+        history.record("t1", alert("1-1", "warning"), old_ms)
+        history.record("t1", alert("2-1", "warning"), recent_ms)
+        history.record_hand("t1", showdown_hand(1, T0), old_ms)
+        history.record_hand("t1", showdown_hand(2, T0 + timedelta(seconds=60)), recent_ms)
+        await history.flush()
+    finally:
+        await asyncio.to_thread(history.close)
+    assert history.pruned == 0
+    kept = AlertHistory(path, retain_days=30, clock=lambda: now)
+    with caplog.at_level(logging.INFO, logger="controller.floor.history"):
+        kept.open()  # removes at start, before what is queued next
+        try:
+            await kept.flush()
+            rows = await kept.query("t1", Filters())
+            last = kept.last_hands()
+        finally:
+            await asyncio.to_thread(kept.close)
+    assert [r["id"] for r in rows] == ["2-1"]
+    assert last["t1"].hand == 2
+    assert kept.pruned == 2
+    assert any("2 alert changes and hand results older than 30 days removed" in m for m in caplog.messages)

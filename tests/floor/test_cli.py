@@ -81,3 +81,11 @@ async def test_the_console_process_serves_the_tables_and_stops_on_sigterm(
     assert "floor console: stopped" in text
     assert "Traceback" not in text
     assert (tmp_path / "floor.sqlite").exists()
+
+
+def test_the_retention_must_be_days_zero_or_more(tmp_path: Path) -> None:
+    for days in ("-1", "soon", "nan"):
+        result = floor("--broker", "mqtt://127.0.0.1:1883", "--retain-days", days,
+                       "--db", str(tmp_path / "floor.sqlite"))
+        assert result.returncode != 0, result
+        assert "--retain-days" in result.stderr and days in result.stderr, result.stderr
