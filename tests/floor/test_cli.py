@@ -88,4 +88,5 @@ def test_the_retention_must_be_days_zero_or_more(tmp_path: Path) -> None:
         result = floor("--broker", "mqtt://127.0.0.1:1883", "--retain-days", days,
                        "--db", str(tmp_path / "floor.sqlite"))
         assert result.returncode != 0, result
-        assert "--retain-days" in result.stderr and days in result.stderr, result.stderr
+        assert "--retain-days" in result.stderr, result.stderr
+        assert days in result.stderr, result.stderr
