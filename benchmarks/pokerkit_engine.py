@@ -1,6 +1,9 @@
 """The whole engine against PokerKit: N random hands, agreement counts per structure and path.
 
-Usage: ``.venv/bin/python benchmarks/pokerkit_engine.py [--hands N] [--first SEED]``
+Usage: ``.venv/bin/python benchmarks/pokerkit_engine.py [--hands N] [--first SEED] [--straddle]``
+
+``--straddle`` plays the straddle series instead (its own seeds, no-limit and pot-limit: two in
+three hands of 3+ players have a straddle, ``play_hand(..., straddle=True)``).
 
 Each hand (testing.oracle_hand) is played in PokerKit, rendered as card reads and chip movements
 and, separately, as card reads and ``action`` inputs (testing.oracle_render), and fed to a new
@@ -28,6 +31,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=10_000, help="hands to play (default 10,000)")
     parser.add_argument("--first", type=int, default=0, help="the first hand's seed")
+    parser.add_argument("--straddle", action="store_true", help="the straddle series")
     args = parser.parse_args()
     agree: Counter[tuple[str, str]] = Counter()
     total: Counter[tuple[str, str]] = Counter()
@@ -36,9 +40,13 @@ def main() -> int:
     events = 0
     engine_s = 0.0
     start = time.perf_counter()
+    structures = ("no_limit", "pot_limit") if args.straddle else STRUCTURES
     for seed in range(args.first, args.first + args.hands):
-        hand = play_hand(seed, STRUCTURES[seed % len(STRUCTURES)])
+        hand = play_hand(seed, structures[seed % len(structures)], straddle=args.straddle)
         expected = hand.expected
+        if args.straddle:
+            kinds["straddled"] += len(hand.seats) >= 3 and any(
+                a.action == "post" and a.amount == 2 * hand.stakes.big_blind for a in expected.actions)
         kinds[expected.result] += 1
         kinds["split pot"] += any(len(p.winners) > 1 for p in expected.pots)
         kinds["side pots"] += len(expected.pots) > 1
@@ -57,8 +65,9 @@ def main() -> int:
             failures += [f"hand {seed} {path}: {p}" for p in problems[:1]]
     elapsed = time.perf_counter() - start
     last = args.first + args.hands - 1
-    print(f"hands: {args.hands} (seeds {args.first}..{last}), each fed as {', '.join(PATHS)}")
-    for structure in STRUCTURES:
+    series = " of the straddle series" if args.straddle else ""
+    print(f"hands: {args.hands}{series} (seeds {args.first}..{last}), each fed as {', '.join(PATHS)}")
+    for structure in structures:
         for path in PATHS:
             key = (structure, path)
             print(f"  {structure:12} {path:8} {agree[key]:6,} / {total[key]:,} agree")

@@ -152,10 +152,10 @@ class StakesSection(Section):
     small_blind: int = Field(default=1, ge=0, le=10_000_000)
     big_blind: int = Field(default=2, ge=1, le=10_000_000)
     ante: int = Field(default=0, ge=0, le=10_000_000, description="Each player, before the deal.")
-    rake_percent: float = Field(
-        default=0, ge=0, le=100, description="Taken from each hand that sees a flop; 0 = none."
-    )
+    rake_percent: float = Field(default=0, ge=0, le=100, description="Of each hand seeing a flop; 0 = none.")
     rake_cap: int = Field(default=0, ge=0, le=10_000_000, description="Most taken; 0 = no cap.")
+    straddle: bool = Field(default=True, description="2 x big blind by the third seat left of the "
+                           "button (3+ players, not fixed limit) is a straddle, not a wrong blind.")
 
     @model_validator(mode="after")
     def _check_blinds(self) -> StakesSection:

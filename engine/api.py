@@ -62,6 +62,7 @@ class EngineSettings:
                 ante=s.ante,
                 rake_percent=s.rake_percent,
                 rake_cap=s.rake_cap,
+                straddle=s.straddle,
             )
         return cls(
             seats=config.table.seats,

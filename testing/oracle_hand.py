@@ -56,6 +56,7 @@ __all__ = ["TABLE_SEATS", "Expected", "OracleHand", "Step", "play_hand"]
 
 TABLE_SEATS = 10
 _DECK = tuple(rank + suit for rank in "23456789TJQKA" for suit in "shdc")
+_STRADDLE_STRUCTURES: tuple[Structure, ...] = ("no_limit", "pot_limit")  # none in fixed limit
 _MAX_RAISES = 4  # per street, besides the fixed-limit cap: keeps no-limit hands short
 #: PokerKit's hand labels as the hand result names ranks.
 _RANK_NAME = {
@@ -133,10 +134,12 @@ class OracleHand:
     stacks: tuple[tuple[int, int], ...] = ()  # (seat, chips at the start of the hand)
 
 
-def play_hand(seed: int, structure: Structure | None = None) -> OracleHand:
-    """Hand number ``seed`` (the same seed, the same hand); ``structure`` None: drawn."""
-    rng = random.Random(f"oracle-{seed}")
-    drawn = rng.choice(STRUCTURES)
+def play_hand(seed: int, structure: Structure | None = None, *, straddle: bool = False) -> OracleHand:
+    """Hand number ``seed`` (the same seed, the same hand); ``structure`` None: drawn. ``straddle``:
+    another series (no-limit and pot-limit) where two in three hands of 3+ players are straddled:
+    PokerKit's ``blinds_or_straddles`` ``(sb, bb, 2 x bb)``, raised to 4 x big blind at least."""
+    rng = random.Random(f"oracle-straddle-{seed}" if straddle else f"oracle-{seed}")
+    drawn = rng.choice(_STRADDLE_STRUCTURES if straddle else STRUCTURES)
     structure = structure or drawn
     small, big = rng.choice(((1, 2), (5, 10), (25, 50), (2, 5), (100, 200)))
     ante = rng.choice((0, 0, 0, small, big // 2))
@@ -147,18 +150,20 @@ def play_hand(seed: int, structure: Structure | None = None) -> OracleHand:
     seats = tuple(sorted(rng.sample(range(1, TABLE_SEATS + 1), count)))
     button = rng.choice(seats)
     order = tuple(sorted(seats, key=lambda s: (s - button - 1) % TABLE_SEATS))
+    straddled = straddle and count >= 3 and structure != "fixed_limit" and rng.random() < 2 / 3
     # short, medium and deep stacks; every seat covers its ante and blind (a short blind is not
-    # something chips can tell from a wrong one)
+    # something chips can tell from a wrong one), and its straddle
     stacks = tuple(
-        rng.randint(ante + big + 1, ante + big * rng.choice((3, 10, 40, 100))) for _ in order
+        rng.randint(ante + big * (2 if straddled else 1) + 1, ante + big * rng.choice((3, 10, 40, 100)))
+        for _ in order
     )
     choices = rng.randrange(1 << 30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # our deck is not the one PokerKit would deal
-        hand = _play(seed, stakes, order, stacks, choices, raked=rake_percent > 0)
+        hand = _play(seed, stakes, order, stacks, choices, raked=rake_percent > 0, straddled=straddled)
         if rake_percent and not hand.raked_ok:
             unraked = replace(stakes, rake_percent=0.0, rake_cap=0)
-            hand = _play(seed, unraked, order, stacks, choices, raked=False)
+            hand = _play(seed, unraked, order, stacks, choices, raked=False, straddled=straddled)
     return OracleHand(seed, hand.stakes, seats, button, hand.steps, hand.expected,
                       tuple(sorted(zip(order, stacks, strict=True))))
 
@@ -174,8 +179,10 @@ class _Played:
     raked_ok: bool  # a one-pot showdown: PokerKit rakes it as the house does
 
 
-def _create(stakes: Stakes, stacks: tuple[int, ...], raked: bool) -> State:
-    blinds = (stakes.small_blind, stakes.big_blind)
+def _create(stakes: Stakes, stacks: tuple[int, ...], raked: bool, straddled: bool = False) -> State:
+    blinds: tuple[int, ...] = (stakes.small_blind, stakes.big_blind)
+    if straddled:
+        blinds += (2 * stakes.big_blind,)
     rake = house_rake(stakes) if raked else no_rake
     bet = stakes.big_blind
     n = len(stacks)
@@ -187,9 +194,10 @@ def _create(stakes: Stakes, stacks: tuple[int, ...], raked: bool) -> State:
     return game.create_state(AUTOMATIONS, False, stakes.ante, blinds, bet, stacks, n, rake=rake)
 
 
-def _act(state: State, rng: random.Random, raises: int, unit: int) -> None:
+def _act(state: State, rng: random.Random, raises: int, unit: int, straddle: int = 0) -> None:
     """One random legal action: fold, check or call, bet or raise (to the minimum, all in, or
-    a round amount between: chips of the table's denominations, not odd change)."""
+    a round amount between: chips of the table's denominations, not odd change). ``straddle``: the
+    smallest full raise preflop (the house's; PokerKit's after a straddle is the big blind)."""
     facing = bool(state.checking_or_calling_amount)
     draw = rng.random()
     if facing and draw < 0.25 and state.can_fold():
@@ -200,6 +208,9 @@ def _act(state: State, rng: random.Random, raises: int, unit: int) -> None:
         high = state.max_completion_betting_or_raising_to_amount
         assert low is not None
         assert high is not None
+        if straddle and state.street_index == 0:  # all in (high) may be short, as any all in
+            raised = state.completion_betting_or_raising_amount
+            low = min(high, max(low, max(state.bets) + max(straddle, raised)))
         between = rng.randint(low, high) // unit * unit
         to = rng.choice((low, low, high, between if between >= low else low))
         state.complete_bet_or_raise_to(to)
@@ -208,11 +219,11 @@ def _act(state: State, rng: random.Random, raises: int, unit: int) -> None:
 
 
 def _play(seed: int, stakes: Stakes, order: tuple[int, ...], stacks: tuple[int, ...], choices: int,
-          *, raked: bool) -> _Played:
+          *, raked: bool, straddled: bool = False) -> _Played:
     rng = random.Random(choices)
     deck = list(_DECK)
     rng.shuffle(deck)
-    state = _create(stakes, stacks, raked)
+    state = _create(stakes, stacks, raked, straddled)
     pots: list[tuple[int, tuple[int, ...]]] = []  # PokerKit's pots (amount, eligible) at showdown
     shown: set[int] = set()
     raises = 0
@@ -242,7 +253,7 @@ def _play(seed: int, stakes: Stakes, order: tuple[int, ...], stacks: tuple[int, 
             if state.street_index != street:
                 street, raises = state.street_index, 0
             before = len(state.operations)
-            _act(state, rng, raises, stakes.small_blind)
+            _act(state, rng, raises, stakes.small_blind, 2 * stakes.big_blind if straddled else 0)
             raises += isinstance(state.operations[before], CompletionBettingOrRaisingTo)
         elif state.can_push_chips():
             if not pushed:

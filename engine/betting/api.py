@@ -33,6 +33,9 @@ class Stakes:
     ante: int = 0
     rake_percent: float = 0.0
     rake_cap: int = 0  # 0: no cap
+    #: The house allows a straddle (2 x big blind by the third seat left of the button, 3+
+    #: players, no-limit and pot-limit); False: such a post is a wrong blind.
+    straddle: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,18 +205,50 @@ class ChipRules(RoundRules):
         return self._with(vacant=vacant)
 
     def _blind_seats(self) -> dict[int, int]:
-        """Seat -> the blind it posts (antes aside); empty when the order is unknown."""
+        """Seat -> the blind it posts (antes aside), a straddle posted at the deal included;
+        empty when the order is unknown."""
         if self.button is None or len(self.ring) < 2:
             return {}
         if len(self.ring) == 2:
             return {self.ring[1]: self.stakes.small_blind, self.ring[0]: self.stakes.big_blind}
-        return {self.ring[0]: self.stakes.small_blind, self.ring[1]: self.stakes.big_blind}
+        blinds = {self.ring[0]: self.stakes.small_blind, self.ring[1]: self.stakes.big_blind}
+        straddler = self._straddler()
+        if straddler is not None:
+            blinds[straddler] = 2 * self.stakes.big_blind
+        return blinds
+
+    def _straddler(self) -> int | None:
+        """The seat whose post at the deal is a straddle: the third left of the button (3+
+        players, order known) with exactly its ante and 2 x big blind in, where the house allows
+        it. Fixed limit has none: the rules count it differently (PokerKit: raises by the small
+        bet, the straddle not among the four bets; Robert's Rules: a blind raise that counts)."""
+        stakes, ring = self.stakes, self.ring
+        if not stakes.straddle or stakes.structure == "fixed_limit" or self.button is None \
+                or len(ring) < 3:
+            return None
+        seat = ring[2]
+        return seat if self.put.get(seat, 0) == stakes.ante + 2 * stakes.big_blind else None
+
+    def _preflop_start(self, blinds: dict[int, int]) -> tuple[int, int]:
+        """Where preflop's action begins (ring index) and its full raise so far: left of the big
+        blind (heads-up the button); after a straddle left of the straddler, and the straddle
+        is the big blind the minimum raise is measured by."""
+        n = len(self.ring)
+        if n < 2:
+            return 0, 0
+        if n == 2:
+            return 1, 0
+        if blinds.get(self.ring[2]) == 2 * self.stakes.big_blind:  # straddled (3+ players)
+            return 3 % n, 2 * self.stakes.big_blind
+        return 2 % n, 0
 
     def _blind_wrong(self, seat: int, posted: int, blind: int | None) -> str:
         """The sentence for a wrong blind or ante, or ''."""
         ante = self.stakes.ante
         if self.button is None:
             allowed = {ante, ante + self.stakes.small_blind, ante + self.stakes.big_blind}
+            if self.stakes.straddle and self.stakes.structure != "fixed_limit" and len(self.ring) >= 3:
+                allowed.add(ante + 2 * self.stakes.big_blind)  # a straddle, wherever it lies
             if posted in allowed or (seat in self.allin and posted < max(allowed)):
                 return ""
             return f"Seat {seat} posted {posted} before the deal; a blind or ante here is one of " \

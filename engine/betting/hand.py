@@ -345,17 +345,14 @@ class Money(PayoutRules):
         # Blinds in posting order (small then big), as the rules list them.
         blind_posts.sort(key=lambda a: self.stakes.big_blind if blinds.get(a.seat) is None
                          else blinds[a.seat])
-        top = max(put.values(), default=0)
-        opener = 0
-        if len(self.ring) >= 2:
-            opener = (1 if len(self.ring) == 2 else 2) % len(self.ring)
+        opener, full_raise = self._preflop_start(blinds)
         m = self._with(
             street_no=0,
             committed=committed,
             put=put,
             level=dict(put),
-            top=top,
-            full_raise=0,
+            top=max(put.values(), default=0),
+            full_raise=full_raise,
             raises=0,
             acted=NO_SEATS,
             cursor=opener,

@@ -100,6 +100,8 @@ def test_bad_environment_value_names_the_variable(
         (('url = "mqtt://127.0.0.1:1883"', 'url = "http://x"'), r"table.toml:\d: mqtt: .*scheme"),
         (('[decks]\nregistry = "decks.csv"\n', "[decks]\n"), r"table.toml:8: decks.registry: required"),
         (("seats = 6", "seats = 6\nprofile = \"house\""), r"table.toml:4: table.profile:"),
+        (('registry = "decks.csv"\n', 'registry = "decks.csv"\n\n[stakes]\nstraddle = "maybe"\n'),
+         r"table.toml:12: stakes.straddle:"),
     ],
 )
 def test_config_errors_name_file_line_and_key(
@@ -230,3 +232,16 @@ def test_cli_subcommands_have_help() -> None:
         result = tablectl(*args)
         assert result.returncode == 0, (args, result.stderr)
         assert "usage: tablectl" in result.stdout
+
+
+def test_the_straddle_is_allowed_unless_the_house_says_not(tmp_path: Path) -> None:
+    from engine.api import EngineSettings
+
+    for line, allowed in (("", True), ("straddle = false\n", False), ("straddle = true\n", True)):
+        text = MINIMAL + "\n[stakes]\nbig_blind = 2\n" + line
+        config = load_config(write_config(tmp_path, text))
+        assert config.stakes is not None
+        assert config.stakes.straddle is allowed
+        settings = EngineSettings.from_config(config, load_registry(tmp_path / "decks.csv"))
+        assert settings.stakes is not None
+        assert settings.stakes.straddle is allowed

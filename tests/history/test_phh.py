@@ -136,3 +136,26 @@ def test_a_journal_of_random_hands_exports_every_one(tmp_path: Path) -> None:
     for p in played:
         text = (tmp_path / "phh" / f"hand-{p.result.hand:06d}.phh").read_text(encoding="utf-8")
         assert replayed_nets(text) == p.net
+
+
+def test_a_straddle_is_exported_as_the_third_of_blinds_or_straddles_and_replays() -> None:
+    """Straddled hands the engine followed (PokerKit's straddle series, fed as action inputs):
+    PHH's ``blinds_or_straddles`` is ``[sb, bb, straddle, 0...]`` and the file replays to the
+    result's nets."""
+    from testing.engine_oracle import feed
+    from testing.oracle_hand import play_hand
+
+    straddled = 0
+    for seed in range(40):
+        hand = play_hand(seed, straddle=True)
+        (result,) = feed(hand, "actions").hands
+        s = hand.stakes
+        text = to_phh(result, Stakes(s.ante, s.small_blind, s.big_blind, s.structure))
+        posted = [a.amount for a in result.actions if a.action == "post" and a.amount > s.ante]
+        if len(result.seats) >= 3 and 2 * s.big_blind in posted:
+            straddled += 1
+            blinds = [s.small_blind, s.big_blind, 2 * s.big_blind] + [0] * (len(result.seats) - 3)
+            assert f"blinds_or_straddles = {blinds}" in text, text
+        if not result.rake:  # (a reader rakes with its own function: ``_rake`` is for it)
+            assert replayed_nets(text) == expected_nets(result), text
+    assert straddled >= 10

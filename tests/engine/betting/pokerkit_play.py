@@ -55,7 +55,7 @@ class PotLimitTexasHoldem(PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHold
 
     @classmethod
     def create_state(cls, automations: tuple[Automation, ...], ante_trimming_status: bool, ante: int,
-                     blinds: tuple[int, int], min_bet: int, stacks: tuple[int, ...], n: int) -> State:
+                     blinds: tuple[int, ...], min_bet: int, stacks: tuple[int, ...], n: int) -> State:
         game = cls(automations, ante_trimming_status, ante, blinds, min_bet)
         return game(stacks, n)
 
@@ -82,8 +82,10 @@ def _cards(rng: random.Random) -> list[str]:
     return deck
 
 
-def _create(structure: Structure, stakes: Stakes, stacks: tuple[int, ...]) -> State:
-    blinds = (stakes.small_blind, stakes.big_blind)
+def _create(structure: Structure, stakes: Stakes, stacks: tuple[int, ...], straddled: bool = False) -> State:
+    blinds: tuple[int, ...] = (stakes.small_blind, stakes.big_blind)
+    if straddled:
+        blinds += (2 * stakes.big_blind,)
     n = len(stacks)
     if structure == "fixed_limit":
         return FixedLimitTexasHoldem.create_state(
@@ -92,8 +94,9 @@ def _create(structure: Structure, stakes: Stakes, stacks: tuple[int, ...]) -> St
     return game.create_state(AUTOMATIONS, False, stakes.ante, blinds, stakes.big_blind, stacks, n)
 
 
-def _choose(rng: random.Random, state: State, aggression: float) -> None:
-    """One random legal action of the seat to act."""
+def _choose(rng: random.Random, state: State, aggression: float, straddle: int = 0) -> None:
+    """One random legal action of the seat to act (``straddle``: the least full raise preflop,
+    the house's rule; PokerKit's after a straddle is the big blind)."""
     roll = rng.random()
     if state.can_fold() and roll < 0.2:
         state.fold()
@@ -102,6 +105,9 @@ def _choose(rng: random.Random, state: State, aggression: float) -> None:
         high = state.max_completion_betting_or_raising_to_amount
         assert low is not None
         assert high is not None
+        if straddle and state.street_index == 0:  # all in (high) may be short, as any all in
+            raised = state.completion_betting_or_raising_amount
+            low = min(high, max(low, max(state.bets) + max(straddle, raised)))
         pick = rng.random()
         amount = high if pick < 0.2 else low if pick < 0.5 else rng.randint(low, high)
         state.complete_bet_or_raise_to(amount)
@@ -109,27 +115,29 @@ def _choose(rng: random.Random, state: State, aggression: float) -> None:
         state.check_or_call()
 
 
-def play(rng: random.Random, structure: Structure) -> PlayedHand:
-    """A random legal hand: 2-10 players, unequal stacks (short ones go all in), antes sometimes."""
-    n = rng.randint(2, 10)
+def play(rng: random.Random, structure: Structure, *, straddle: bool = False) -> PlayedHand:
+    """A random legal hand: 2-10 players, unequal stacks (short ones go all in), antes sometimes;
+    ``straddle``: 3-10 players, the third left of the button straddles (2 x big blind)."""
+    n = rng.randint(3 if straddle else 2, 10)
     seats = tuple(sorted(rng.sample(range(1, TABLE_SEATS + 1), n)))
     button = rng.choice(seats)
     small, big = rng.choice(((1, 2), (5, 10), (25, 50), (2, 5)))
     ante = rng.choice((0, 0, 0, 1, big // 2))
     stakes = Stakes(structure=structure, small_blind=small, big_blind=big, ante=ante)
     stacks = tuple(
-        rng.randint(ante + big + 1, ante + big * rng.choice((3, 10, 40, 100))) for _ in range(n)
+        rng.randint(ante + big * (2 if straddle else 1) + 1, ante + big * rng.choice((3, 10, 40, 100)))
+        for _ in range(n)
     )
     with warnings.catch_warnings():
         # Our deck is not PokerKit's: it warns that the cards are not the ones it would deal.
         warnings.simplefilter("ignore", UserWarning)
-        return _play(rng, structure, seats, button, stakes, stacks)
+        return _play(rng, structure, seats, button, stakes, stacks, straddle)
 
 
 def _play(rng: random.Random, structure: Structure, seats: tuple[int, ...], button: int,
-          stakes: Stakes, stacks: tuple[int, ...]) -> PlayedHand:
+          stakes: Stakes, stacks: tuple[int, ...], straddle: bool = False) -> PlayedHand:
     ring = clockwise(seats, button, TABLE_SEATS)
-    state = _create(structure, stakes, stacks)
+    state = _create(structure, stakes, stacks, straddle)
     deck = _cards(rng)
     aggression = rng.choice((0.1, 0.3, 0.5))
     hand = PlayedHand(stakes, seats, button, ring, stacks, state.operations)
@@ -147,7 +155,7 @@ def _play(rng: random.Random, structure: Structure, seats: tuple[int, ...], butt
                 hand.pots = _pots_of(state, ring)
             state.show_or_muck_hole_cards(True)
         elif state.actor_index is not None:
-            _choose(rng, state, aggression)
+            _choose(rng, state, aggression, 2 * stakes.big_blind if straddle else 0)
         else:  # pragma: no cover - PokerKit always offers one of the above while running
             raise AssertionError("PokerKit state stuck")
         hand.actor_after[len(state.operations)] = (

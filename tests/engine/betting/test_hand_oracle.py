@@ -82,6 +82,18 @@ def test_a_batch_of_random_hands_agrees_with_pokerkit(structure: Structure) -> N
     assert not failures, "\n".join(failures[:10])
 
 
+@pytest.mark.parametrize("structure", ["no_limit", "pot_limit"])
+def test_straddled_hands_agree_with_pokerkit_on_whose_turn_it_is(structure: Structure) -> None:
+    """120 straddled hands per structure (their own seeds), each fed three ways: whose turn it
+    is after every action (PokerKit's ``actor_index``), the actions, pots and winnings."""
+    failures: list[str] = []
+    for seed in range(120):
+        hand = play(random.Random(f"straddle-{structure}-{seed}"), structure, straddle=True)
+        for mode in MODES:
+            failures.extend(f"{structure} seed {seed} {mode}: {p}" for p in disagreements(hand, mode))
+    assert not failures, "\n".join(failures[:10])
+
+
 @settings(max_examples=100, deadline=None)
 @example(seed=967, structure="fixed_limit", mode="actions")  # six-way split, four odd chips a pot
 @given(seed=st.integers(0, 2**32 - 1), structure=st.sampled_from(STRUCTURES), mode=st.sampled_from(MODES))
