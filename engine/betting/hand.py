@@ -154,20 +154,6 @@ class Money(PayoutRules):
         seat: int | None = memo["shows_first"]
         return seat
 
-    def _shows_first(self) -> int | None:
-        if self.street_no < 3 and len(self.live) > 1 and not self.finished:
-            return None  # before the river nobody shows (an all-in's run-out comes first)
-        view = self._view()
-        if not view._decided() or len(view.live) < 2:
-            return None
-        if view.last_bettor is not None and view.last_bettor in view.live:
-            return view.last_bettor
-        if view.no_bet_shows_first == "last_to_check":
-            for seat in reversed(view.checked):
-                if seat in view.live:
-                    return seat
-        return next((s for s in view.ring if s in view.live), None)
-
     @property
     def decided(self) -> bool:
         """No more betting: one seat left, the last round complete, or the hand finished."""

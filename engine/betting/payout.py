@@ -38,6 +38,22 @@ class PayoutRules(ChipRules):
             )
         return decided
 
+    def _shows_first(self) -> int | None:
+        """At showdown, the seat that must show first (seed 000): the last to bet or raise on
+        the last round with betting, else the house's rule for a showdown with no bet."""
+        if self.street_no < 3 and len(self.live) > 1 and not self.finished:
+            return None  # before the river nobody shows (an all-in's run-out comes first)
+        view = self._view()
+        if not view._decided() or len(view.live) < 2:
+            return None
+        if view.last_bettor is not None and view.last_bettor in view.live:
+            return view.last_bettor
+        if view.no_bet_shows_first == "last_to_check":
+            for seat in reversed(view.checked):
+                if seat in view.live:
+                    return seat
+        return next((s for s in view.ring if s in view.live), None)
+
     def _pushes_done(self) -> bool:
         if self.pot_chips:  # (the cheap test first: asked after every chip of a push)
             return False
