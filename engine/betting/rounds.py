@@ -90,17 +90,23 @@ class RoundRules(HandRecord):
         raised = total > self.top
         top = max(self.top, total)
         ring, cursor, acted = self.ring, self.cursor, self.acted
-        if self.pending_oot is None and seat in ring:
-            acted = acted.union(self._between(seat))  # passed over: they checked
-            cursor = (ring.index(seat) + 1) % len(ring)
-        live, allin, levels = self.live, self.allin, self.level  # read once: asked every chip
         n = len(ring)
+        start, passed = cursor, 0
+        if self.pending_oot is None and seat in ring:
+            # the seats from the cursor up to this one were passed over: they checked (the
+            # ring positions cursor .. cursor + passed - 1, counted rather than listed)
+            at = ring.index(seat)
+            start, passed = (at + 1) % n, (at - cursor) % n
+        live, allin, levels = self.live, self.allin, self.level  # read once: asked every chip
         for i in range(n):
-            s = ring[(cursor + i) % n]
+            j = (start + i) % n
+            s = ring[j]
             if s not in live or s in allin:
                 continue
             level = total if s == seat else levels.get(s, 0)
-            if level < top or (s != seat and (raised or s not in acted)):
+            if level < top or (
+                s != seat and (raised or (s not in acted and (j - cursor) % n >= passed))
+            ):
                 return s
         return None
 
