@@ -62,12 +62,7 @@ def seat_zone(seat: int) -> str:
 
 def zone_seat(zone: str) -> int | None:
     """The seat number of a seat zone, or None for board, burn, muck and aside."""
-    found = _SEATS.get(zone, -1)
-    if found == -1:
-        found = int(zone[len(SEAT_PREFIX) :]) if zone.startswith(SEAT_PREFIX) else None
-        if len(_SEATS) < _ZONES_KEPT:
-            _SEATS[zone] = found
-    return found
+    return _prefixed_seat(zone, SEAT_PREFIX, _SEATS)
 
 
 def bet_zone(seat: int) -> str:
@@ -82,12 +77,7 @@ def stack_zone(seat: int) -> str:
 
 def zone_bet_seat(zone: str) -> int | None:
     """The seat of a betting-area zone (``bet:N``), or None for any other zone."""
-    found = _BET_SEATS.get(zone, -1)
-    if found == -1:
-        found = int(zone[len(BET_PREFIX) :]) if zone.startswith(BET_PREFIX) else None
-        if len(_BET_SEATS) < _ZONES_KEPT:
-            _BET_SEATS[zone] = found
-    return found
+    return _prefixed_seat(zone, BET_PREFIX, _BET_SEATS)
 
 
 def zone_stack_seat(zone: str) -> int | None:
@@ -104,6 +94,16 @@ def is_chip_zone(zone: str) -> bool:
         found = zone in CHIP_ZONES or (zone.startswith((BET_PREFIX, STACK_PREFIX)) and is_zone(zone))
         if len(_CHIP_ZONES) < _ZONES_KEPT:
             _CHIP_ZONES[zone] = found
+    return found
+
+
+def _prefixed_seat(zone: str, prefix: str, seen: dict[str, int | None]) -> int | None:
+    """The seat of ``prefix`` + N, or None; remembered in ``seen`` (see below)."""
+    found = seen.get(zone, -1)
+    if found == -1:
+        found = int(zone[len(prefix) :]) if zone.startswith(prefix) else None
+        if len(seen) < _ZONES_KEPT:
+            seen[zone] = found
     return found
 
 

@@ -196,14 +196,8 @@ class ChipRules(HandRules):
 
     def _collect(self, src: str | None, total: int) -> None:
         """Chips worth ``total`` collected off the table from betting area ``src`` (none: no run)."""
-        money = self.money
-        if src is None or money is None:
-            return
-        self.chips_read = True
-        money, verdicts = money.move(total, src, None)
-        self.money = money
-        self._verdicts(verdicts)
-        self._money_progress()
+        if src is not None:
+            self._tell_money(total, src, None)
 
     def _chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved: the betting core interprets it, if a hand is followed."""
@@ -233,13 +227,20 @@ class ChipRules(HandRules):
             elif uid in self.gathered:
                 self.gathered = {u: s for u, s in self.gathered.items() if u != uid}
             return
-        self.chips_read = True
-        money, verdicts = money.move(value, src, dst)
-        self.money = money
         if src == "pot" and dst is not None and chip_seat(dst) is not None:
             self.hand_awards |= {uid}
         elif uid in self.hand_awards and (dst is None or zone_stack_seat(dst) is not None):
             self.hand_awards -= {uid}  # collected by the winner: in play again once bet
+        self._tell_money(value, src, dst)
+
+    def _tell_money(self, value: int, src: str | None, dst: str | None) -> None:
+        """Chips worth ``value`` moved: the betting core's verdicts as alerts, and what follows."""
+        money = self.money
+        if money is None:
+            return
+        self.chips_read = True
+        money, verdicts = money.move(value, src, dst)
+        self.money = money
         self._verdicts(verdicts)
         self._money_progress()
 

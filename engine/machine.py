@@ -81,23 +81,21 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
                 self._chip_tag(event.uid, event.zone, event.present, value)
             else:
                 self._tag(device, event)
-        lifted = self.chip_lift
-        if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
-            self._settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
-        if self.off_table:
-            self._handling_timers()
-        if self.half_folds:
-            self._half_folds_due(-1)  # -1: those older than the reaction time
-        if self.hand_over and not self.result_sent:
-            self._maybe_finish()
+        self._after_apply()
 
     def _apply(self, received: Received) -> None:
         if self.chip_lift and not self._is_chip_read(received):
             # a card, a key or an action follows the chips lifted before it: they have gone
             self._settle_lifted(everything=True)
         self._apply_one(received)
-        if self.chip_lift:
-            self._settle_lifted()
+        self._after_apply()
+
+    def _after_apply(self) -> None:
+        """What time and the message's effects made due: chips lifted long enough ago, cards
+        off the table, half-done folds, the hand's result."""
+        lifted = self.chip_lift
+        if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
+            self._settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
         if self.off_table:
             self._handling_timers()
         if self.half_folds:

@@ -23,23 +23,13 @@ from tests.display.support import RECORD_TEXTS, display_config, faces_to_codes, 
 from tests.engine.scenario import registry
 from tests.service.conftest import StartService
 from tests.service.support import new_table, probe, script, until
-from tests.service.test_hands_e2e import STAKES
+from tests.service.test_hands_e2e import BLINDS_POSTED, STAKES
 
 URL_RE = re.compile(r"dealer display: (http://127\.0\.0\.1:\d+/)")
 
 #: Button 1, betting from ``action`` inputs: seat 1's first card is dealt face up (an alert of
 #: this hand, public from then on).
-DEAL = (
-    "sit 1 2 3",
-    "shuffle A",
-    "shuffle B",
-    "button 1",
-    "blinds",
-    "new_hand",
-    "action 2 post 1",
-    "action 3 post 2",
-    "deal 2 3 1:up 2 3 1",
-)
+DEAL = (*BLINDS_POSTED, "deal 2 3 1:up 2 3 1")
 #: Seat 1 folds; seats 2 and 3 check it down; seat 3 tables its hand, seat 2 mucks.
 PLAY = (
     "action 1 fold",

@@ -28,8 +28,8 @@ from tests.service.support import new_table, probe, script, write_config
 
 TABLECTL = Path(sys.executable).parent / "tablectl"
 STAKES = '\n[stakes]\nstructure = "no_limit"\nsmall_blind = 1\nbig_blind = 2\n'
-#: Button 1: seat 2 posts the small blind, seat 3 the big; seats 1 and 2 fold.
-UNCONTESTED = (
+#: Three seats, two decks checked, button 1: seat 2 posts the small blind, seat 3 the big.
+BLINDS_POSTED = (
     "sit 1 2 3",
     "shuffle A",
     "shuffle B",
@@ -38,6 +38,10 @@ UNCONTESTED = (
     "new_hand",
     "action 2 post 1",
     "action 3 post 2",
+)
+#: The blinds posted, then seats 1 and 2 fold.
+UNCONTESTED = (
+    *BLINDS_POSTED,
     "deal all",
     "action 1 fold",
     "fold 1",
