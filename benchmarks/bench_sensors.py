@@ -19,9 +19,9 @@ import aiomqtt
 from config.models import MqttSection, SensorBoardDevice
 from contract.models import KeyEvent, parse_event
 from contract.topics import Topics
+from drivers.driver import DriverOptions, stop_task
 from drivers.sensors.driver import SensorBoardDriver
 from drivers.sensors.protocol import CODEC, InputReport, KeyPress
-from drivers.session import DriverOptions, stop_task
 from simulators.sensors import SensorBoardSimulator
 from testing.mosquitto import running_mosquitto
 

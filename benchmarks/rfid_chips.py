@@ -31,9 +31,9 @@ from config.loader import load_table
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import TagEvent, parse_event
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.registry import open_driver
 from drivers.rfid.driver import RfidDriver
-from drivers.session import stop_task
 from simulators.iso15693 import inventory
 from simulators.table import SimulatedTable
 from testing.mosquitto import running_mosquitto

@@ -27,8 +27,8 @@ from config.models import MqttSection, RfidReaderDevice
 from contract.cards import is_chip_zone
 from contract.models import TagEvent, parse_event
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.rfid.driver import RfidDriver
-from drivers.session import stop_task
 from simulators.rfid import RfidReaderSimulator
 from testing.mosquitto import running_mosquitto
 

@@ -20,9 +20,10 @@ from typing import Any, Final
 
 from config.models import MqttSection
 from contract.topics import Topics
+from drivers.driver import DriverOptions
 from drivers.errors import DeviceLost, DeviceUnavailable
 from drivers.framing import Codec, Frame, FrameError, FrameStream, Message
-from drivers.session import Driver, DriverOptions
+from drivers.old_session import Driver
 from drivers.transport import Transport, open_transport
 
 #: How often ``tick`` runs when the line is quiet.

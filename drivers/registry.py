@@ -22,7 +22,7 @@ from config.models import (
     TableConfig,
 )
 from contract.topics import Topics
-from drivers.session import Driver
+from drivers.old_session import Driver
 
 
 def open_driver(device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts: Any) -> Driver:

@@ -17,10 +17,10 @@ from typing import Any
 
 from config.models import MqttSection, SerialDevice
 from contract.topics import Topics
+from drivers.driver import DriverOptions
 from drivers.errors import DeviceLost, DeviceUnavailable
 from drivers.framed import FramedDriver
 from drivers.framing import Frame, Message
-from drivers.session import DriverOptions
 
 
 class SerialDriver(FramedDriver):

@@ -9,6 +9,7 @@ from config.models import MqttSection, RfidReaderDevice
 from contract.cards import is_chip_zone
 from contract.models import DeviceCommand, SweepCommand, TagEvent
 from contract.topics import Topics
+from drivers.driver import DriverOptions
 from drivers.errors import CommandRejected
 from drivers.framing import Frame, Message
 from drivers.rfid.presence import DEFAULT_MIN_RSSI, PresenceTracker, Transition
@@ -24,7 +25,6 @@ from drivers.rfid.protocol import (
     SetSweep,
 )
 from drivers.serial_driver import SerialDriver
-from drivers.session import DriverOptions
 
 #: Sweeps timed at the start of a session before ``hold_ms`` is compared with them.
 SWEEPS_TIMED: Final = 3

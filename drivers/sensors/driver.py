@@ -17,12 +17,12 @@ from typing import Any, Final
 from config.models import MqttSection, SensorBoardDevice
 from contract.models import BuzzerCommand, DeviceCommand, FaultEvent, LampColour, LampCommand
 from contract.topics import Topics
+from drivers.driver import DriverOptions
 from drivers.errors import CommandRejected, DeviceUnavailable
 from drivers.framed import FramedDriver
 from drivers.framing import Frame
 from drivers.sensors.protocol import CODEC, BuzzerReport, InputReport, KeyAck, LampReport
 from drivers.sensors.tracker import ReportTracker, key_after
-from drivers.session import DriverOptions
 from drivers.transport.usb import usb_url
 
 #: The board reports at least every 250 ms; this much silence means it hangs.

@@ -12,10 +12,10 @@ from contract.models import (
     ShufflingEvent,
 )
 from contract.topics import Topics
+from drivers.driver import DriverOptions
 from drivers.errors import CommandRejected
 from drivers.framing import Frame, Message
 from drivers.serial_driver import SerialDriver
-from drivers.session import DriverOptions
 from drivers.shuffler.protocol import (
     CODEC,
     DECK_LABEL_MAX,

@@ -18,8 +18,8 @@ import pytest
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import TagEvent
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.rfid.driver import RfidDriver
-from drivers.session import stop_task
 from simulators.rfid import RfidReaderSimulator
 from testing.memory_link import MemoryLink
 from tests.drivers.waiting import until

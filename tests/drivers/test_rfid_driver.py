@@ -13,9 +13,9 @@ from config.models import MqttSection, RfidReaderDevice
 from contract.models import FaultEvent, SweepCommand, TagEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.rfid.driver import RfidDriver
 from drivers.rfid.protocol import ReaderErrorCode
-from drivers.session import stop_task
 from simulators.rfid import RfidReaderSimulator
 from testing.memory_link import MemoryLink
 

@@ -31,8 +31,8 @@ from contract.models import (
 )
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.driver import DriverOptions, stop_task
 from drivers.sensors.driver import SensorBoardDriver
-from drivers.session import DriverOptions, stop_task
 from simulators.sensors import Lamp, SensorBoardSimulator
 from testing.memory_link import MemoryLink
 

@@ -16,9 +16,9 @@ from config.models import MqttSection, SensorBoardDevice
 from contract.models import DeviceEvent, KeyEvent, LampCommand
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.driver import DriverOptions, stop_task
 from drivers.registry import open_driver
 from drivers.sensors.driver import SensorBoardDriver
-from drivers.session import DriverOptions, stop_task
 from simulators.sensors import SensorBoardSimulator
 from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import Received, publish, subscribed

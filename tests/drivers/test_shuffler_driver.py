@@ -14,8 +14,8 @@ from contract.cards import ALL_CARDS
 from contract.models import FaultEvent, ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.framing import Frame
-from drivers.session import stop_task
 from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.protocol import StartShuffle
 from drivers.transport.nullmodem import LineNoise

@@ -21,7 +21,7 @@ from contract.cards import ALL_CARDS
 from contract.models import ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.session import stop_task
+from drivers.driver import stop_task
 from drivers.shuffler.driver import ShufflerDriver
 from simulators.shuffler import ShufflerSimulator
 from testing.mosquitto import Mosquitto

@@ -37,8 +37,9 @@ from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.setup import DEVICE_IDS, EXAMPLE_REGISTRY, demo_config
 from controller.serving import Service
+from drivers.driver import stop_task
+from drivers.old_session import Driver
 from drivers.registry import open_driver
-from drivers.session import Driver, stop_task
 from link.client import client_id, make_client
 from link.device import DeviceLink
 from simulators.dealer import DealerSettings, VirtualDealer
