@@ -22,16 +22,20 @@ from config.models import (
     TableConfig,
 )
 from contract.topics import Topics
+from drivers.driver import Device
+from drivers.driver import Driver as NewDriver
 from drivers.old_session import Driver
 
 
-def open_driver(device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts: Any) -> Driver:
+def open_driver(
+    device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts: Any
+) -> Driver | NewDriver[Device]:
     """The driver object for ``device``; ``await driver.run()`` runs it until cancelled."""
     # Imported on use: a table without a USB board never loads pyusb, and the reverse.
     if isinstance(device, ShufflerDevice):
-        from drivers.shuffler.driver import ShufflerDriver
+        from drivers.shuffler.driver import shuffler_driver
 
-        return ShufflerDriver(device, mqtt, topics, **opts)
+        return shuffler_driver(device, mqtt, topics, **opts)
     if isinstance(device, RfidReaderDevice):
         from drivers.rfid.driver import RfidDriver
 
@@ -43,7 +47,7 @@ def open_driver(device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts:
     raise ValueError(f"device {getattr(device, 'id', '?')!r}: no driver for {device!r}")
 
 
-def open_drivers(config: TableConfig, **opts: Any) -> list[Driver]:
+def open_drivers(config: TableConfig, **opts: Any) -> list[Driver | NewDriver[Device]]:
     """Drivers of every enabled device of a table configuration."""
     topics = Topics(config.mqtt.root, config.table.id)
     return [
