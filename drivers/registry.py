@@ -37,9 +37,9 @@ def open_driver(
 
         return shuffler_driver(device, mqtt, topics, **opts)
     if isinstance(device, RfidReaderDevice):
-        from drivers.rfid.driver import RfidDriver
+        from drivers.rfid.driver import rfid_driver
 
-        return RfidDriver(device, mqtt, topics, **opts)
+        return rfid_driver(device, mqtt, topics, **opts)
     if isinstance(device, SensorBoardDevice):
         from drivers.sensors.driver import SensorBoardDriver
 
