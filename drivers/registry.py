@@ -41,9 +41,9 @@ def open_driver(
 
         return rfid_driver(device, mqtt, topics, **opts)
     if isinstance(device, SensorBoardDevice):
-        from drivers.sensors.driver import SensorBoardDriver
+        from drivers.sensors.driver import sensor_board_driver
 
-        return SensorBoardDriver(device, mqtt, topics, **opts)
+        return sensor_board_driver(device, mqtt, topics, **opts)
     raise ValueError(f"device {getattr(device, 'id', '?')!r}: no driver for {device!r}")
 
 
