@@ -105,6 +105,7 @@ class Device(Protocol):
 
 
 DeviceT_co = TypeVar("DeviceT_co", bound=Device, covariant=True)
+DeviceT = TypeVar("DeviceT", bound=Device)
 
 
 class Driver(Generic[DeviceT_co]):
@@ -153,6 +154,22 @@ class Driver(Generic[DeviceT_co]):
         self._device = device(self.session)
         #: Connections tried so far (diagnostics: a device that keeps failing shows here).
         self.connect_attempts = 0
+
+    @staticmethod
+    def for_device(
+        config: ShufflerDevice | RfidReaderDevice | SensorBoardDevice,
+        mqtt: MqttSection,
+        topics: Topics,
+        device: Callable[[DeviceSession], DeviceT],
+        *,
+        options: DriverOptions | None = None,
+        link: DriverLink | None = None,
+    ) -> Driver[DeviceT]:
+        """The driver of a configured device: its id, its ``driver`` string as its kind, and the
+        options its configuration sets (:meth:`DriverOptions.of`) unless ``options`` are given."""
+        return Driver(
+            config.id, config.driver, mqtt, topics, options or DriverOptions.of(config), device, link=link
+        )
 
     @property
     def device(self) -> DeviceT_co:

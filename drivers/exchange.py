@@ -25,9 +25,11 @@ import time
 from collections.abc import Callable
 from typing import Final, TypeVar
 
+from config.models import SerialDevice
 from drivers.errors import DeviceLost, DeviceUnavailable
 from drivers.framed_port import FramedPort
-from drivers.framing import Frame, Message
+from drivers.framing import Codec, Frame, Message
+from drivers.session import DeviceSession
 
 AnswerT = TypeVar("AnswerT")
 
@@ -56,6 +58,21 @@ class SerialExchange:
         self.request_timeout_s = request_timeout_s
         self._waiting: dict[int, asyncio.Future[Message]] = {}
         self._serving = False
+
+    @classmethod
+    def on_line(
+        cls, config: SerialDevice, codec: Codec, session: DeviceSession, *, heartbeat_s: float
+    ) -> SerialExchange:
+        """The exchange over the serial line a device's configuration names (its ``port`` URL
+        and ``baudrate``); three heartbeat periods without a frame mean the device is gone."""
+        port = FramedPort(
+            config.port,
+            codec,
+            session,
+            silence_s=3 * heartbeat_s,
+            transport_options={"baudrate": config.baudrate},
+        )
+        return cls(port)
 
     async def open(self, request: Message, answer: type[AnswerT]) -> AnswerT:
         """Open the port, send ``request`` and return the device's ``answer`` to it

@@ -21,7 +21,6 @@ from contract.topics import Topics
 from drivers.driver import Driver, DriverOptions
 from drivers.errors import CommandRejected
 from drivers.exchange import SerialExchange
-from drivers.framed_port import FramedPort
 from drivers.framing import Frame
 from drivers.rfid.presence import DEFAULT_MIN_RSSI, PresenceTracker, Transition
 from drivers.rfid.protocol import (
@@ -49,14 +48,8 @@ class RfidReader:
     ) -> None:
         self.config = config
         self.session = session
-        self.port = FramedPort(
-            config.port,
-            CODEC,
-            session,
-            silence_s=3 * HEARTBEAT_S,
-            transport_options={"baudrate": config.baudrate},
-        )
-        self.exchange = SerialExchange(self.port)
+        self.exchange = SerialExchange.on_line(config, CODEC, session, heartbeat_s=HEARTBEAT_S)
+        self.port = self.exchange.port
         self.antennas: dict[int, str] = dict(config.antennas)
         #: The sweep the reader runs (the driver's, once the reader took it).
         self.sweep: tuple[int, ...] = tuple(sorted(self.antennas))
@@ -202,12 +195,11 @@ def rfid_driver(
     min_rssi: int = DEFAULT_MIN_RSSI,
 ) -> Driver[RfidReader]:
     """The driver of an RFID reader; ``await driver.run()`` runs it until cancelled."""
-    return Driver(
-        config.id,
-        "rfid",
+    return Driver.for_device(
+        config,
         mqtt,
         topics,
-        options or DriverOptions.of(config),
         lambda session: RfidReader(config, session, min_rssi=min_rssi),
+        options=options,
         link=link,
     )

@@ -199,12 +199,11 @@ def sensor_board_driver(
     silence_s: float = SILENCE_S,
 ) -> Driver[SensorBoard]:
     """The driver of a USB sensor board; ``await driver.run()`` runs it until cancelled."""
-    return Driver(
-        config.id,
-        "sensors",
+    return Driver.for_device(
+        config,
         mqtt,
         topics,
-        options or DriverOptions.of(config),
         lambda session: SensorBoard(config, session, usb_backend=usb_backend, silence_s=silence_s),
+        options=options,
         link=link,
     )

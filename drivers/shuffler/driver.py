@@ -20,7 +20,6 @@ from contract.topics import Topics
 from drivers.driver import Driver, DriverOptions
 from drivers.errors import CommandRejected
 from drivers.exchange import SerialExchange
-from drivers.framed_port import FramedPort
 from drivers.framing import Frame
 from drivers.session import DeviceSession, DriverLink
 from drivers.shuffler.protocol import (
@@ -49,14 +48,8 @@ class Shuffler:
     def __init__(self, config: ShufflerDevice, session: DeviceSession) -> None:
         self.config = config
         self.session = session
-        self.port = FramedPort(
-            config.port,
-            CODEC,
-            session,
-            silence_s=3 * HEARTBEAT_S,
-            transport_options={"baudrate": config.baudrate},
-        )
-        self.exchange = SerialExchange(self.port)
+        self.exchange = SerialExchange.on_line(config, CODEC, session, heartbeat_s=HEARTBEAT_S)
+        self.port = self.exchange.port
         #: The machine's state as its last status report gave it.
         self.last_status: StatusReport | None = None
         self._first_status: StatusReport | None = None
@@ -135,12 +128,6 @@ def shuffler_driver(
     link: DriverLink | None = None,
 ) -> Driver[Shuffler]:
     """The driver of an automatic shuffler; ``await driver.run()`` runs it until cancelled."""
-    return Driver(
-        config.id,
-        "shuffler",
-        mqtt,
-        topics,
-        options or DriverOptions.of(config),
-        lambda session: Shuffler(config, session),
-        link=link,
+    return Driver.for_device(
+        config, mqtt, topics, lambda session: Shuffler(config, session), options=options, link=link
     )
