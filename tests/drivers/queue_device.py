@@ -26,8 +26,13 @@ class QueueDevice:
         self.sessions_started = 0
         #: Faults the device already has when a session starts (code -> text).
         self.faults_at_start: dict[str, str] = {}
+        #: True: connecting hits a bug (an exception that is no device error).
+        self.buggy_connect = False
+        self.disconnects = 0
 
     async def connect(self) -> None:
+        if self.buggy_connect:
+            raise KeyError("a bug while connecting")
         if not self.plugged:
             raise DeviceUnavailable("unplugged")
 
@@ -49,7 +54,7 @@ class QueueDevice:
             self.session.emit(KeyEvent, key=key)
 
     async def disconnect(self) -> None:
-        return None
+        self.disconnects += 1
 
     async def execute(self, command: DeviceCommand) -> None:
         if not isinstance(command, LampCommand):

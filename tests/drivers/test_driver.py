@@ -20,6 +20,7 @@ from drivers.errors import CommandRejected, DeviceLost
 from drivers.session import DeviceSession
 from testing.memory_link import MemoryLink
 from tests.drivers.queue_device import QueueDevice, queue_driver
+from tests.drivers.waiting import until
 
 
 def make(**options: object) -> tuple[Driver[QueueDevice], MemoryLink]:
@@ -122,6 +123,24 @@ async def test_a_driver_bug_is_logged_and_the_device_reopened(caplog: pytest.Log
             ("online", 2),
         ]
         assert link.statuses[2].detail == "driver error: a driver bug"
+    finally:
+        await stop_task(task)
+
+
+async def test_a_bug_while_connecting_is_logged_and_retried(caplog: pytest.LogCaptureFixture) -> None:
+    driver, link = make()
+    driver.device.buggy_connect = True
+    task = asyncio.create_task(driver.run())
+    try:
+        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+            await until(lambda: driver.connect_attempts >= 3, within=5)  # no status says it again
+        assert "dev: driver error while connecting: 'a bug while connecting'" in caplog.text
+        assert any(r.exc_info for r in caplog.records)  # with its traceback
+        assert link.state() == "offline"
+        assert driver.device.disconnects >= 2  # released after every failed attempt
+        driver.device.buggy_connect = False
+        await link.wait_for(lambda: link.state() == "online")
+        assert link.statuses[-1].session == 1
     finally:
         await stop_task(task)
 
