@@ -21,6 +21,7 @@ from typing import Final
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_UNAVAILABLE = 3
+EXIT_INTERRUPTED = 130
 
 #: Optional dependencies (import name -> the extra that installs them).
 OPTIONAL: Final = {"amqtt": "demo", "rich": "demo", "yaml": "test"}
@@ -165,13 +166,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(arguments)
-    args = parser.parse_args(arguments)
+    # A Ctrl-C at any moment, also while the subcommand's modules are still being imported (a
+    # second on a busy machine), ends with status 130 and one line, never a traceback.
     try:
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(arguments)
+        args = parser.parse_args(arguments)
         result: int = args.func(args)
     except KeyboardInterrupt:
-        return 130
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return result
 
 
