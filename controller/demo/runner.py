@@ -50,7 +50,7 @@ from controller.demo.setup import (
 )
 from controller.demo.summary import Summary, Tally
 from link.client import make_client
-from simulators.dealer import DealerSettings, Marker, VirtualDealer
+from simulators.dealer import DealerSettings, HandScript, InfeasibleMistake, Marker, VirtualDealer
 from simulators.dealer.chips import Structure, TableStakes
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,9 @@ ALERT_TIMEOUT_S: Final = 3.0
 STARTUP_TIMEOUT_S: Final = 20.0
 #: Quiet time on the broker that means the engine has caught up at the end.
 SETTLE_S: Final = 0.3
+#: The first hand's mistake at a dealer's pace, in order of preference: made while dealing the
+#: hole cards, seen within seconds of the first card.
+FIRST_MISTAKES: Final = ("exposed_card", "misdeal_exposed_early", "extra_card")
 #: How often the child processes are looked at while the dealer plays.
 SUPERVISE_S: Final = 0.2
 #: The table's configuration, written beside the journal it kept.
@@ -331,7 +334,7 @@ class DemoRun:
         dealer = VirtualDealer(decks, settings, seed=self.seed)
         played = 0
         while not self.stop.is_set() and (options.hands == 0 or played < options.hands):
-            script = dealer.next_hand()
+            script = first_hand(dealer) if played == 0 and options.speed > 0 else dealer.next_hand()
             # What the engine takes in any order is done at once, as a dealer does it (a whole
             # table swept off, a folded hand pushed to the muck, a flop turned).
             for run in batches(script.steps):
@@ -366,6 +369,21 @@ class DemoRun:
             if time.monotonic() - monitor.last_message >= SETTLE_S:
                 return
             await asyncio.sleep(0.05)
+
+
+def first_hand(dealer: VirtualDealer) -> HandScript:
+    """The first hand at a dealer's pace: with mistakes on, one early in the deal (the first
+    that can be made at this table of :data:`FIRST_MISTAKES`), so that a person watching for the
+    first time sees an alert and its remedy within the first minute, not after several hands of
+    half a minute each. Flat out (``--speed 0``) every hand is drawn, so seeded runs and their
+    figures stay as they were."""
+    if dealer.settings.mistake_rate > 0:
+        for code in FIRST_MISTAKES:
+            if code not in dealer.allowed_codes():
+                continue
+            with contextlib.suppress(InfeasibleMistake):
+                return dealer.next_hand(code)
+    return dealer.next_hand()
 
 
 def journal_folder(asked: Path | None) -> Path:
