@@ -1,0 +1,139 @@
+"""The dealer's display as the dealer sees it, at 1024x600 and 800x480, checked as a person would.
+
+Three active alerts (a misdeal, the remedy not followed after it, a device fault): the misdeal
+leads with its follow-up under it, its message, remedy and button fully on the screen; nothing
+scrolls, no word is broken inside, the alerts that do not fit are counted. Screenshots are kept
+in artifacts/screenshots/ (docs/display.md).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, expect
+
+from contract.models import Status
+from testing.browser import artefact, browser, new_page
+from testing.mosquitto import Mosquitto
+from testing.pages import page_problems
+from tests.display.support import SETUP, display_config, open_display
+from tests.engine.scenario import initial_statuses
+from tests.service.support import new_table, now, probe, running_service, script
+
+SCREENS = [(1024, 600), (800, 480)]
+
+
+async def shot(page: Page, name: str) -> None:
+    """A screenshot once the arriving alerts have stopped flashing (under two seconds)."""
+    await expect(page.locator(".alert.arrived")).to_have_count(0)
+    await page.screenshot(path=artefact(name))
+
+
+async def assert_looks_right(page: Page) -> None:
+    problems = await page_problems(page)
+    assert problems == [], problems
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS, ids=str)
+async def test_three_alerts_the_headline_with_its_follow_up_and_its_remedy_in_full(
+    mosquitto: Mosquitto, tmp_path: Path, width: int, height: int
+) -> None:
+    config = display_config(tmp_path, mosquitto.url)
+    table = new_table()
+    size = f"{width}x{height}"
+    errors: list[str] = []
+    async with (
+        running_service(config) as service,
+        probe(mosquitto.port, "t1") as p,
+        browser(width, height) as context,
+    ):
+        await p.status("online")
+        assert service.display is not None
+        page = await new_page(context, errors)
+        await open_display(page, service.display.url)
+        await p.play(initial_statuses())
+        await p.play(script(table, *SETUP, "new_hand", "deal 3"))
+        misdeal = await p.alert("misdeal_wrong_first_seat")
+        await p.play(script(table, "wait 3", "deal 4", "deal 1"))
+        follow_up = await p.alert("remedy_not_followed")
+        await p.play(script(table, "fault shuffler jam"))
+        fault = await p.alert("device_fault")
+        lead = page.locator(f'article[data-alert-id="{misdeal.id}"]')
+        await expect(lead).to_have_attribute("data-role", "lead")
+        under = page.locator(f'#headline > #follow-ups > article[data-alert-id="{follow_up.id}"]')
+        await expect(under).to_have_attribute("data-role", "follow-up")
+        await expect(page.locator("body")).to_have_class("takeover")
+        await shot(page, f"dealer-three-alerts-{size}.png")
+        for part in (lead.locator(".message"), lead.locator("ol.remedy"),
+                     lead.get_by_role("button", name="Acknowledge"), under.locator(".message")):
+            await expect(part).to_be_in_viewport(ratio=1)
+        await assert_looks_right(page)
+        shown = page.locator(f'article[data-alert-id="{fault.id}"]')
+        hidden = await page.evaluate("window.dealerDisplay.hiddenAlerts")
+        if hidden:
+            await expect(page.locator("#more")).to_have_text("+1 more alert")
+        else:
+            await expect(shown).to_be_in_viewport(ratio=1)
+
+        await lead.get_by_role("button", name="Acknowledge").click()
+        await expect(lead).to_have_attribute("data-status", "acknowledged")
+        await expect(page.locator("body")).not_to_have_class("takeover")
+        await shot(page, f"dealer-three-alerts-acknowledged-{size}.png")
+        await expect(lead.locator("ol.remedy")).to_be_in_viewport(ratio=1)
+        await expect(page.locator("#seats")).to_be_in_viewport(ratio=1)
+        await assert_looks_right(page)
+
+        # Many more alerts than fit: counted, never a scroll bar.
+        for n in range(1, 7):
+            await p.send(p.topics.device_status(f"shoe-{n}"), Status(state="fault", ts=now(), session=1))
+        await expect(page.locator("#more")).to_be_visible()
+        await shot(page, f"dealer-many-alerts-{size}.png")
+        await expect(page.locator("#more")).to_have_text(
+            f"+{await page.evaluate('window.dealerDisplay.hiddenAlerts')} more alerts"
+        )
+        await expect(lead.locator("ol.remedy")).to_be_in_viewport(ratio=1)
+        await assert_looks_right(page)
+    assert errors == []
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS, ids=str)
+async def test_a_long_table_name_whole_and_a_seat_without_cards_at_showdown_not_green(
+    mosquitto: Mosquitto, tmp_path: Path, width: int, height: int
+) -> None:
+    config = display_config(tmp_path, mosquitto.url)
+    named = config.read_text().replace('id = "t1"', 'id = "t1"\nname = "Table 12, high-limit room"')
+    config.write_text(named)
+    table = new_table()
+    size = f"{width}x{height}"
+    async with (
+        running_service(config) as service,
+        probe(mosquitto.port, "t1") as p,
+        browser(width, height) as context,
+    ):
+        await p.status("online")
+        assert service.display is not None
+        page = await new_page(context)
+        await open_display(page, service.display.url)
+        await p.play(initial_statuses())
+        await p.play(script(table, *SETUP, "new_hand", "deal all", "round", "burn", "flop", "round",
+                            "burn", "turn", "round", "burn", "river", "round", "show 3 4", "fold 2"))
+        await expect(page.locator("#phase")).to_have_text("Showdown")
+        name = page.locator("#table-name")
+        await expect(name).to_have_text("Table 12, high-limit room (t1)")
+        assert await name.evaluate("(e) => e.scrollWidth <= e.clientWidth")
+        await expect(name).to_be_in_viewport(ratio=1)
+        seat = page.locator('#seats > li[data-seat="2"]')
+        await expect(seat).to_have_attribute("data-cards", "0")
+        await expect(seat).not_to_have_class(re.compile(r"\bin-hand\b"))
+        await expect(seat.locator(".count")).to_have_text(re.compile("no cards|not in hand"))
+        await expect(page.locator('#seats > li[data-seat="3"]')).to_have_class(re.compile(r"\bin-hand\b"))
+        # The board and the facts beside it on one line.
+        tops = await page.locator("#board .card, #burns").evaluate_all(
+            "(items) => items.map((i) => { const r = i.getBoundingClientRect();"
+            " return Math.round(r.top + r.height / 2); })"
+        )
+        assert max(tops) - min(tops) <= 4, tops
+        await shot(page, f"dealer-showdown-{size}.png")
+        await assert_looks_right(page)
