@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from contract.models import Status
+from contract.models import HandResult, PotResult, Status
+from controller.display.server import DealerDisplay
+from controller.table import Outgoing
 from testing.browser import artefact, browser, new_page
 from testing.mosquitto import Mosquitto
 from testing.pages import page_problems
@@ -137,3 +139,35 @@ async def test_a_long_table_name_whole_and_a_seat_without_cards_at_showdown_not_
         assert max(tops) - min(tops) <= 4, tops
         await shot(page, f"dealer-showdown-{size}.png")
         await assert_looks_right(page)
+
+
+async def test_a_hand_over_with_its_cards_still_on_the_table_is_not_called_idle(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The engine's public state is ``idle`` once a hand's result is out, while its cards still
+    lie on the table until the dealer clears it: the page says "Hand over" then."""
+    config = display_config(tmp_path, mosquitto.url)
+    table = new_table()
+    async with running_service(config) as service, probe(mosquitto.port, "t1") as p, browser() as context:
+        await p.status("online")
+        display = service.display
+        assert isinstance(display, DealerDisplay)
+        page = await new_page(context)
+        await open_display(page, display.url)
+        await p.play(initial_statuses())
+        await p.play(script(table, *SETUP, "new_hand", "deal all", "round", "burn", "flop"))
+        await expect(page.locator("#phase")).to_have_text("Flop")
+        state = display.view.state
+        assert state is not None
+        result = HandResult(ts=now(), hand=state.hand, button=1, seats=[1, 2, 3, 4], result="uncontested",
+                            pots=[PotResult(amount=3, eligible=[2], winners=[2], shares=[])])
+        idle = state.model_copy(update={"phase": "idle"})
+        display.produced([
+            Outgoing("hand", 0, display.topics.hands, result.to_json(), retain=False),
+            Outgoing("state", 0, display.topics.state, idle.to_json(), retain=True),
+        ])
+        await expect(page.locator("#phase")).to_have_text("Hand over")
+        empty = [seat.model_copy(update={"cards": 0}) for seat in idle.seats]
+        cleared = idle.model_copy(update={"board": [], "seats": empty})
+        display.produced([Outgoing("state", 0, display.topics.state, cleared.to_json(), retain=True)])
+        await expect(page.locator("#phase")).to_have_text("Idle")

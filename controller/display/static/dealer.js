@@ -310,11 +310,19 @@ function renderTable(state, alerts) {
   }
 }
 
+// The engine's phase, but "Hand over" rather than "Idle" while the cards of a hand whose result
+// is in still lie on the table (between the award and the table cleared).
+function phaseText(state, last) {
+  const onTable = state.board.length > 0 || state.seats.some((seat) => seat.cards > 0);
+  if (state.phase === "idle" && onTable && last?.hand === state.hand) return "Hand over";
+  return PHASES[state.phase] ?? state.phase;
+}
+
 function renderBar(current) {
   const { table, state } = current;
   $("table-name").textContent = table.name ? `${table.name} (${table.id})` : `Table ${table.id}`;
   $("hand").textContent = state ? `Hand ${state.hand}` : "Hand —";
-  $("phase").textContent = state ? (PHASES[state.phase] ?? state.phase) : "—";
+  $("phase").textContent = state ? phaseText(state, current.last_hand) : "—";
   $("deck").textContent = state?.deck ? `Deck ${state.deck}` : "";
   const health = $("health");
   clear(health);
