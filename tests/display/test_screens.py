@@ -11,20 +11,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from playwright.async_api import Page, expect
 
 from contract.models import HandResult, PotResult, Status
-from controller.display.server import DealerDisplay
 from controller.table import Outgoing
-from testing.browser import artefact, browser, new_page
+from testing.browser import artefact
 from testing.mosquitto import Mosquitto
 from testing.pages import page_problems
-from tests.display.support import SETUP, display_config, open_display
-from tests.engine.scenario import initial_statuses
-from tests.service.support import new_table, now, probe, running_service, script
-
-SCREENS = [(1024, 600), (800, 480)]
+from tests.display.support import SETUP, dealer_screen, display_config
+from tests.service.support import new_table, now, script
 
 
 async def shot(page: Page, name: str) -> None:
@@ -38,24 +33,14 @@ async def assert_looks_right(page: Page) -> None:
     assert problems == [], problems
 
 
-@pytest.mark.parametrize(("width", "height"), SCREENS, ids=str)
 async def test_three_alerts_the_headline_with_its_follow_up_and_its_remedy_in_full(
-    mosquitto: Mosquitto, tmp_path: Path, width: int, height: int
+    mosquitto: Mosquitto, tmp_path: Path, screen: tuple[int, int]
 ) -> None:
-    config = display_config(tmp_path, mosquitto.url)
     table = new_table()
-    size = f"{width}x{height}"
+    size = "x".join(map(str, screen))
     errors: list[str] = []
-    async with (
-        running_service(config) as service,
-        probe(mosquitto.port, "t1") as p,
-        browser(width, height) as context,
-    ):
-        await p.status("online")
-        assert service.display is not None
-        page = await new_page(context, errors)
-        await open_display(page, service.display.url)
-        await p.play(initial_statuses())
+    config = display_config(tmp_path, mosquitto.url)
+    async with dealer_screen(config, mosquitto, *screen, errors) as (_, p, page):
         await p.play(script(table, *SETUP, "new_hand", "deal 3"))
         misdeal = await p.alert("misdeal_wrong_first_seat")
         await p.play(script(table, "wait 3", "deal 4", "deal 1"))
@@ -100,25 +85,15 @@ async def test_three_alerts_the_headline_with_its_follow_up_and_its_remedy_in_fu
     assert errors == []
 
 
-@pytest.mark.parametrize(("width", "height"), SCREENS, ids=str)
 async def test_a_long_table_name_whole_and_a_seat_without_cards_at_showdown_not_green(
-    mosquitto: Mosquitto, tmp_path: Path, width: int, height: int
+    mosquitto: Mosquitto, tmp_path: Path, screen: tuple[int, int]
 ) -> None:
     config = display_config(tmp_path, mosquitto.url)
     named = config.read_text().replace('id = "t1"', 'id = "t1"\nname = "Table 12, high-limit room"')
     config.write_text(named)
     table = new_table()
-    size = f"{width}x{height}"
-    async with (
-        running_service(config) as service,
-        probe(mosquitto.port, "t1") as p,
-        browser(width, height) as context,
-    ):
-        await p.status("online")
-        assert service.display is not None
-        page = await new_page(context)
-        await open_display(page, service.display.url)
-        await p.play(initial_statuses())
+    size = "x".join(map(str, screen))
+    async with dealer_screen(config, mosquitto, *screen) as (_, p, page):
         await p.play(script(table, *SETUP, "new_hand", "deal all", "round", "burn", "flop", "round",
                             "burn", "turn", "round", "burn", "river", "round", "show 3 4", "fold 2"))
         await expect(page.locator("#phase")).to_have_text("Showdown")
@@ -148,13 +123,7 @@ async def test_a_hand_over_with_its_cards_still_on_the_table_is_not_called_idle(
     lie on the table until the dealer clears it: the page says "Hand over" then."""
     config = display_config(tmp_path, mosquitto.url)
     table = new_table()
-    async with running_service(config) as service, probe(mosquitto.port, "t1") as p, browser() as context:
-        await p.status("online")
-        display = service.display
-        assert isinstance(display, DealerDisplay)
-        page = await new_page(context)
-        await open_display(page, display.url)
-        await p.play(initial_statuses())
+    async with dealer_screen(config, mosquitto) as (display, p, page):
         await p.play(script(table, *SETUP, "new_hand", "deal all", "round", "burn", "flop"))
         await expect(page.locator("#phase")).to_have_text("Flop")
         state = display.view.state
