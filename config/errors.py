@@ -1,4 +1,4 @@
-"""The one error type of configuration loading: a single line that names the place."""
+"""The one error type of configuration loading: each problem a single line that names the place."""
 
 from __future__ import annotations
 
@@ -6,7 +6,17 @@ from pathlib import Path
 
 
 class ConfigError(Exception):
-    """A configuration or registry problem, with a message like ``file:line: key: what``."""
+    """Configuration or registry problems, each a line like ``file:line: key: what``.
+
+    ``problems`` holds every problem found (a file with three mistakes names all three); the
+    message is those lines, one under the other."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__(*problems)
+        self.problems: tuple[str, ...] = problems
+
+    def __str__(self) -> str:
+        return "\n".join(self.problems)
 
 
 def read_text(path: Path, what: str) -> str:

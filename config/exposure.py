@@ -15,6 +15,8 @@ from pathlib import Path
 from config.loader import describe_key
 from config.models import MqttSection, TableConfig
 
+#: How the line of a refused finding ends.
+REFUSING = "; refusing to run (set [mqtt] allow_insecure = true if the house accepts it)"
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost", "ip6-loopback"})
 
 
@@ -90,13 +92,15 @@ def broker_findings(config: TableConfig) -> list[Finding]:
     return findings
 
 
-def describe(path: Path, finding: Finding) -> str:
-    """``file:line: key: what`` for a finding of the configuration in ``path``."""
+def describe(path: Path, finding: Finding, config: TableConfig | None = None) -> str:
+    """``file:line: key: what`` for a finding of the configuration in ``path`` (a device by its
+    id when ``config`` is given)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         text = ""
-    return describe_key(path, text, finding.loc, finding.what)
+    device_ids = [device.id for device in config.devices] if config is not None else []
+    return describe_key(path, text, finding.loc, finding.what, device_ids)
 
 
 def refusal(path: Path, config: TableConfig) -> str | None:
@@ -105,10 +109,7 @@ def refusal(path: Path, config: TableConfig) -> str | None:
         return None
     for finding in broker_findings(config):
         if finding.refuse:
-            return (
-                f"{describe(path, finding)}; refusing to run (set [mqtt] allow_insecure = true "
-                "if the house accepts it)"
-            )
+            return f"{describe(path, finding, config)}{REFUSING}"
     return None
 
 

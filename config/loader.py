@@ -14,16 +14,19 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import SecretStr, ValidationError
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from config.chips import ChipRegistry, load_chips
 from config.errors import ConfigError, read_text
-from config.models import Credentials, TableConfig
+from config.models import Credentials, PlacedError, TableConfig
 from config.registry import DeckRegistry, load_registry
+from contract.cards import ZONE_PATTERN
 
 ENV_PREFIX = "TABLECTL_"
 ENV_DELIMITER = "__"
@@ -108,9 +111,22 @@ def _env_name(loc: tuple[str | int, ...]) -> str | None:
     return None
 
 
-def describe_key(path: Path, text: str, loc: tuple[str | int, ...], what: str) -> str:
+def shown_key(loc: tuple[str | int, ...], device_ids: Sequence[str | None] = ()) -> str:
+    """The key a person reads: ``devices.rfid-1.baudrate`` (the device by its id, not its place
+    in the file), ``devices.2.port`` only for an entry without a usable id."""
+    parts = [str(p) for p in loc]
+    if len(loc) >= 2 and loc[0] == "devices" and isinstance(loc[1], int):
+        index = loc[1]
+        if 0 <= index < len(device_ids) and device_ids[index]:
+            parts[1] = str(device_ids[index])
+    return ".".join(parts) or "(top level)"
+
+
+def describe_key(
+    path: Path, text: str, loc: tuple[str | int, ...], what: str, device_ids: Sequence[str | None] = ()
+) -> str:
     """``file:line: key: what``, or ``file: key: what (from environment variable X)``."""
-    key = ".".join(str(p) for p in loc) or "(top level)"
+    key = shown_key(loc, device_ids)
     env = _env_name(loc)
     if env is not None:
         return f"{path}: {key}: {what} (from environment variable {env})"
@@ -119,22 +135,71 @@ def describe_key(path: Path, text: str, loc: tuple[str | int, ...], what: str) -
     return f"{where}: {key}: {what}"
 
 
-def _describe(path: Path, text: str, error: ValidationError) -> str:
-    item = error.errors(include_url=False)[0]
-    # Drop the union tag pydantic inserts for discriminated unions (devices.0.rfid.port).
-    loc = tuple(p for p in item["loc"] if p not in ("shuffler", "rfid", "sensors"))
+def _device_ids(data: dict[str, Any]) -> list[str | None]:
+    """The ``id`` of each ``[[devices]]`` entry of the raw file (None where it has none)."""
+    devices = data.get("devices")
+    if not isinstance(devices, list):
+        return []
+    return [d.get("id") if isinstance(d, dict) and isinstance(d.get("id"), str) else None for d in devices]
+
+
+def _seats(data: dict[str, Any]) -> int | None:
+    table = data.get("table")
+    seats = table.get("seats") if isinstance(table, dict) else None
+    return seats if isinstance(seats, int) and not isinstance(seats, bool) else None
+
+
+def _zone_problem(value: object, seats: int | None) -> str:
+    """What is wrong with an antenna's zone, in words (never the regular expression)."""
+    numbered = f"1..{seats}" if seats else "1..10"
+    text = str(value)
+    prefix, _, number = text.partition(":")
+    if prefix in ("seat", "bet", "stack") and number.isdigit() and seats and int(number) > seats:
+        return f"{text!r}: the table has {seats} seats ({prefix}:1 to {prefix}:{seats})"
+    return (
+        f"{text!r} is not a zone: seat:N, bet:N or stack:N (N = {numbered}), board, burn, muck, "
+        "aside, pot or rake"
+    )
+
+
+def _message(item: ErrorDetails, seats: int | None) -> str:
+    """One validation error in words a person acts on."""
+    loc = item["loc"]
     if item["type"] == "extra_forbidden":
-        what = "unknown key"
-    elif item["type"] == "missing":
-        what = "required key is missing"
-    else:
-        what = item["msg"].removeprefix("Value error, ")
-        secret = any("password" in str(p) for p in loc)  # a secret is never echoed
-        if "input" in item and not isinstance(item["input"], dict | list) and not secret:
-            what += f" (got {item['input']!r})"
-    more = len(error.errors()) - 1
-    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-    return describe_key(path, text, loc, what) + suffix
+        return "unknown key"
+    if item["type"] == "missing":
+        return "required key is missing"
+    if item["type"] == "string_pattern_mismatch":
+        pattern = str((item.get("ctx") or {}).get("pattern", ""))
+        if pattern == ZONE_PATTERN:
+            return _zone_problem(item.get("input"), seats)
+        if pattern.startswith("^sim:"):
+            return f"{item.get('input')!r}: give 'sim:PATH' (the simulated board's socket) or leave it out"
+        return f"{item.get('input')!r} is not of the form this key takes (see config/table.example.toml)"
+    what = item["msg"].removeprefix("Value error, ")
+    secret = any("password" in str(p) for p in loc)  # a secret is never echoed
+    if "input" in item and not isinstance(item["input"], dict | list) and not secret:
+        what += f" (got {item['input']!r})"
+    return what
+
+
+def _describe(path: Path, text: str, data: dict[str, Any], error: ValidationError) -> list[str]:
+    """Every validation error, one line each, naming the file, its line and the key."""
+    ids = _device_ids(data)
+    seats = _seats(data)
+    lines: list[str] = []
+    for item in error.errors(include_url=False):
+        # Drop the union tag pydantic inserts for discriminated unions (devices.0.rfid.port).
+        loc = tuple(p for p in item["loc"] if p not in ("shuffler", "rfid", "sensors"))
+        placed = (item.get("ctx") or {}).get("error")
+        found = (
+            placed.problems if isinstance(placed, PlacedError) else [(loc, _message(item, seats))]
+        )
+        for where, what in found:
+            line = describe_key(path, text, where, what, ids)
+            if line not in lines:
+                lines.append(line)
+    return lines
 
 
 def _resolve(base: Path, value: Path | None) -> Path | None:
@@ -178,7 +243,7 @@ def load_config(path: Path | str) -> TableConfig:
     try:
         settings = _TableSettings(**data)
     except ValidationError as error:
-        raise ConfigError(_describe(path, text, error)) from None
+        raise ConfigError(*_describe(path, text, data, error)) from None
     config = TableConfig.model_validate(settings.model_dump())
     base = path.parent
     decks = config.decks.model_copy(update={"registry": _resolve(base, config.decks.registry)})

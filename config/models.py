@@ -21,6 +21,18 @@ TableId = Annotated[str, _segment("table id")]
 DeviceId = Annotated[str, _segment("device id")]
 
 
+Place: TypeAlias = tuple[str | int, ...]
+
+
+class PlacedError(ValueError):
+    """Whole-configuration checks that failed, each at one key (its place as pydantic spells
+    places): the loader names every key and its line, not "(top level)"."""
+
+    def __init__(self, problems: list[tuple[Place, str]]) -> None:
+        super().__init__("; ".join(message for _, message in problems))
+        self.problems = problems
+
+
 class Section(BaseModel):
     """A configuration section: unknown keys are errors (a typo must not pass silently)."""
 
@@ -408,21 +420,26 @@ class TableConfig(Section):
 
     @model_validator(mode="after")
     def _check_devices(self) -> TableConfig:
+        problems: list[tuple[Place, str]] = []
         seen: set[str] = set()
-        for device in self.devices:
+        for index, device in enumerate(self.devices):
             if device.id in seen:
-                raise ValueError(f"device id {device.id!r} is used twice")
+                problems.append((("devices", index, "id"), f"device id {device.id!r} is used twice"))
             seen.add(device.id)
             if isinstance(device, RfidReaderDevice):
                 for antenna, zone in device.antennas.items():
+                    place = ("devices", index, "antennas", antenna)
                     seat = zone_seat(zone) or zone_bet_seat(zone) or zone_stack_seat(zone)
                     if seat is not None and seat > self.table.seats:
-                        raise ValueError(
+                        problems.append((
+                            place,
                             f"device {device.id!r} antenna {antenna} covers {zone} "
-                            f"but the table has {self.table.seats} seats"
-                        )
+                            f"but the table has {self.table.seats} seats",
+                        ))
                     if antenna < 1:
-                        raise ValueError(f"device {device.id!r}: antenna numbers start at 1")
+                        problems.append((place, f"device {device.id!r}: antenna numbers start at 1"))
+        if problems:
+            raise PlacedError(problems)
         return self
 
     def device_kinds(self) -> dict[str, str]:

@@ -48,10 +48,12 @@ class ChildProcess(abc.ABC):
         return None if self._child is None else self._child.returncode
 
     async def spawn(self, module: str, *args: str, stdout: bool = False) -> asyncio.subprocess.Process:
-        """``python -m module args`` in a session of its own, its standard input a pipe from
-        here (and its standard output too, with ``stdout``)."""
+        """``python -P -m module args`` in a session of its own, its standard input a pipe from
+        here (and its standard output too, with ``stdout``). ``-P``: the folder the program was
+        started from is not put on the child's import path, so a ``click.py`` lying there is not
+        imported in place of the library."""
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", module, *args,
+            sys.executable, "-P", "-m", module, *args,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE if stdout else None,
             start_new_session=True,

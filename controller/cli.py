@@ -21,6 +21,7 @@ from typing import Final
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_UNAVAILABLE = 3
+EXIT_INTERRUPTED = 130
 
 #: Optional dependencies (import name -> the extra that installs them).
 OPTIONAL: Final = {"amqtt": "demo", "rich": "demo", "yaml": "test"}
@@ -84,38 +85,18 @@ def _unavailable(reason: str) -> Callable[[argparse.Namespace], int]:
 
 
 def config_check(args: argparse.Namespace) -> int:
-    """Validate a configuration file and its deck registry; warn about an exposed broker."""
-    from config.errors import ConfigError
-    from config.exposure import broker_findings, describe, secret_file_findings
-    from config.loader import load_table
+    """Validate a configuration and its registries: every error, warnings, exit 1 on an error
+    (:mod:`config.check`)."""
+    from config.check import check
 
-    path = Path(args.file)
-    try:
-        config, registry = load_table(path)
-    except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
+    report = check(Path(args.file))
+    for line in report.errors:
+        print(f"error: {line}", file=sys.stderr)
+    for line in report.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    if not report.ok:
         return EXIT_ERROR
-    for finding in broker_findings(config) + secret_file_findings(config):
-        print(f"warning: {describe(path, finding)}", file=sys.stderr)
-    decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
-    devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
-    game = ""
-    if config.chips is not None:
-        from config.loader import table_chips
-
-        chips = table_chips(config, registry)
-        game += f"; chips {len(chips) if chips is not None else 0}"
-    if config.stakes is not None:
-        stakes = config.stakes
-        game += (
-            f"; stakes {stakes.structure} {stakes.small_blind}/{stakes.big_blind}"
-            + (f" ante {stakes.ante}" if stakes.ante else "")
-            + (f" rake {stakes.rake_percent:g}%" if stakes.rake_percent else "")
-        )
-    print(
-        f"{args.file}: ok: table {config.table.id}, {config.table.seats} seats, "
-        f"profile {config.table.profile}; decks {decks}{game}; devices {devices}"
-    )
+    print(report.summary)
     return EXIT_OK
 
 
@@ -185,13 +166,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(arguments)
-    args = parser.parse_args(arguments)
+    # A Ctrl-C at any moment, also while the subcommand's modules are still being imported (a
+    # second on a busy machine), ends with status 130 and one line, never a traceback.
     try:
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(arguments)
+        args = parser.parse_args(arguments)
         result: int = args.func(args)
     except KeyboardInterrupt:
-        return 130
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return result
 
 

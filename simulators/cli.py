@@ -15,13 +15,15 @@ import contextlib
 import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 from config.errors import ConfigError
 from config.loader import load_config
 from config.models import TableConfig
+from config.writer import render_toml
 from simulators.table import SimulatedTable
 
+#: The first line of the written configuration.
+WRITTEN = "Written by tablectl simulate: the devices point at running simulators."
 EXIT_OK = 0
 EXIT_ERROR = 1
 
@@ -80,7 +82,7 @@ async def _run(config: TableConfig, args: argparse.Namespace) -> int:
         for line in table.describe():
             print(f"  {line}", flush=True)
         if args.write_config:
-            await asyncio.to_thread(_write, Path(args.write_config), render_toml(table.config))
+            await asyncio.to_thread(_write, Path(args.write_config), render_toml(table.config, WRITTEN))
             print(f"wrote {args.write_config}: tablectl run --config {args.write_config}", flush=True)
         print("running; Ctrl-C to stop", flush=True)
         await stop.wait()
@@ -90,54 +92,3 @@ async def _run(config: TableConfig, args: argparse.Namespace) -> int:
 
 def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
-
-
-# ---- a small TOML writer for the configuration (the standard library only reads TOML)
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
-
-
-def _table(lines: list[str], header: str, data: dict[str, Any]) -> None:
-    lines.append(header)
-    nested: list[tuple[str, dict[str, Any]]] = []
-    for key, value in data.items():
-        if value is None:
-            continue
-        if isinstance(value, dict):
-            nested.append((key, value))
-        else:
-            lines.append(f"{key} = {_value(value)}")
-    name = header.strip("[]")
-    for key, value in nested:
-        _table(lines, f"[{name}.{key}]", value)
-    lines.append("")
-
-
-def render_toml(config: TableConfig) -> str:
-    """The configuration as TOML that :func:`config.loader.load_config` reads back."""
-    data = config.model_dump(mode="json", exclude_none=True)
-    # Absolute paths: the written file may live anywhere (relative ones are read relative to it).
-    data["decks"]["registry"] = str(config.decks.registry.resolve())
-    data["journal"]["path"] = str(config.journal.path.resolve())
-    # Never write a secret into a file: the service reads it from TABLECTL_MQTT__PASSWORD, or
-    # from the password files the configuration names (kept, as absolute paths).
-    data["mqtt"].pop("password", None)
-    for device in data.get("devices", []):
-        if "mqtt" in device:
-            device["mqtt"].pop("password", None)
-    lines = ["# Written by tablectl simulate: the devices point at running simulators.", ""]
-    for section in ("table", "mqtt", "decks", "journal", "display", "logging"):
-        if section in data:
-            _table(lines, f"[{section}]", data[section])
-    for device in data.get("devices", []):
-        _table(lines, "[[devices]]", device)
-    return "\n".join(lines)

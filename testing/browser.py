@@ -31,8 +31,8 @@ ARGS: Final = (
     "--autoplay-policy=no-user-gesture-required",  # as on the kiosk: the alert sound plays
 )
 REPO: Final = Path(__file__).resolve().parents[1]
-#: Screenshots the tests keep (ignored by git: var/).
-ARTEFACTS: Final = REPO / "var" / "artefacts"
+#: Screenshots the tests keep, CI artefacts (ignored by git; docs/display.md, "Tests").
+ARTEFACTS: Final = REPO / "artifacts" / "screenshots"
 
 
 def chromium_path() -> str:

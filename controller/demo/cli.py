@@ -7,6 +7,7 @@ import asyncio
 import logging
 import signal
 import sys
+from pathlib import Path
 from typing import Final
 
 from rich.console import Console, RenderableType
@@ -17,7 +18,7 @@ from config.errors import ConfigError
 from controller.broker import BrokerError
 from controller.demo.pages import DEALER_PORT, FLOOR_PORT, Pages, PagesError, open_in_browser
 from controller.demo.rig import RigError
-from controller.demo.runner import DemoError, DemoOptions, DemoRun
+from controller.demo.runner import CONFIG_NAME, ChildDied, DemoError, DemoOptions, DemoRun
 from controller.demo.summary import Summary
 from controller.demo.view import Header, render
 
@@ -74,6 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a table without chip reading: betting shown by the keypad only")
     parser.add_argument("--noise", type=_rate, default=0.0,
                         help="share of RFID reads the reader misses (default 0)")
+    parser.add_argument("--journal", type=Path, metavar="DIR",
+                        help="keep the journal (and the table's table.toml) in DIR, a new or empty "
+                        "folder (default: a new folder under the temporary directory, printed)")
     parser.add_argument("--json", action="store_true",
                         help="print the summary as one JSON object on the last line")
     parser.add_argument("--no-view", action="store_true", help="no live terminal view")
@@ -108,6 +112,7 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
         web=args.web,
         chips=not args.no_chips,
         structure=args.structure,
+        journal=args.journal,
     )
 
 
@@ -143,6 +148,13 @@ def print_summary(summary: Summary, console: Console) -> None:
         console.print(f"other alerts (devices): {others}")
     for note in summary.notes:
         console.print(f"note: {note}")
+    if summary.journal is not None:
+        config = Path(summary.journal) / CONFIG_NAME
+        console.print(
+            f"journal kept in {summary.journal}; its hands: tablectl history --config {config} "
+            f"(history show N, history export --phh DIR, journal verify: the same --config)",
+            highlight=False, soft_wrap=True,
+        )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -184,6 +196,8 @@ async def _run(options: DemoOptions, console: Console, show_view: bool) -> tuple
     stop = asyncio.Event()
     try:
         return await _run_until(options, console, show_view, stop)
+    except ChildDied:
+        raise
     except DemoError:
         if stop.is_set():
             raise _StoppedEarly from None

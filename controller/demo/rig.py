@@ -40,6 +40,8 @@ class Rig:
     board: BoardApi
     device_ids: tuple[str, ...]
     config: TableConfig
+    #: The drivers' child process (the demo fails when it dies).
+    drivers: ServiceProcess
 
 
 async def start_rig(
@@ -76,6 +78,7 @@ async def start_rig(
         board=table.sensors,
         device_ids=tuple(d.id for d in config.devices if d.enabled),
         config=config,
+        drivers=drivers,
     )
 
 

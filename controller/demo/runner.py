@@ -13,6 +13,8 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -25,9 +27,11 @@ import aiomqtt
 
 from config.models import MqttSection, TableConfig, parse_listen
 from config.registry import load_registry
+from config.writer import render_toml
 from contract.models import Alert, Profile
 from contract.topics import Topics
 from controller.broker_process import BrokerProcess
+from controller.child_process import ChildProcess
 from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.pages import Pages, listen_addresses, start_floor
@@ -46,7 +50,7 @@ from controller.demo.setup import (
 )
 from controller.demo.summary import Summary, Tally
 from link.client import make_client
-from simulators.dealer import DealerSettings, Marker, VirtualDealer
+from simulators.dealer import DealerSettings, HandScript, InfeasibleMistake, Marker, VirtualDealer
 from simulators.dealer.chips import Structure, TableStakes
 
 log = logging.getLogger(__name__)
@@ -59,10 +63,25 @@ ALERT_TIMEOUT_S: Final = 3.0
 STARTUP_TIMEOUT_S: Final = 20.0
 #: Quiet time on the broker that means the engine has caught up at the end.
 SETTLE_S: Final = 0.3
+#: The first hand's mistake at a dealer's pace, in order of preference: made while dealing the
+#: hole cards, seen within seconds of the first card.
+FIRST_MISTAKES: Final = ("exposed_card", "misdeal_exposed_early", "extra_card")
+#: How often the child processes are looked at while the dealer plays.
+SUPERVISE_S: Final = 0.2
+#: The table's configuration, written beside the journal it kept.
+CONFIG_NAME: Final = "table.toml"
+KEPT_CONFIG: Final = (
+    "Written by tablectl demo: its table, for tablectl history / journal verify --config THIS FILE "
+    "(the devices were simulators)."
+)
 
 
 class DemoError(RuntimeError):
     """The demo could not start (broker unreachable, a device never online, ...)."""
+
+
+class ChildDied(DemoError):
+    """One of the demo's child processes (broker, drivers, engine service) died."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +102,7 @@ class DemoOptions:
     web: bool = False  # the pages on fixed ports (controller.demo.pages), opened in a browser
     chips: bool = True  # the table reads chips and the dealer bets with them
     structure: Structure | None = None  # None: from the seed (controller.demo.setup)
+    journal: Path | None = None  # where the journal is kept (None: a new folder, printed)
 
 
 class DemoRun:
@@ -113,8 +133,29 @@ class DemoRun:
             demo_stakes(self.seed, options.structure) if options.chips else None
         )
         self.chip_values: dict[str, int] | None = None
+        #: Where the journal and the table's configuration are kept (once :meth:`run` made it).
+        self.journal_dir: Path | None = None
+        #: Why the demo stopped when a child process died (None: it did not).
+        self.died: str | None = None
+        self._children: list[ChildProcess] = []
 
     async def run(self) -> Summary:
+        """Play, then the summary; a :class:`DemoError` when the demo cannot start or one of
+        its child processes dies. A journal folder the demo made for nothing (no hand played)
+        is removed again."""
+        made = self.options.journal is None
+        self.journal_dir = journal_folder(self.options.journal)
+        try:
+            summary = await self._run(self.journal_dir)
+        except BaseException:
+            if made and self.tally.hands == 0:
+                shutil.rmtree(self.journal_dir, ignore_errors=True)
+            raise
+        if self.died is not None:
+            raise ChildDied(self.died)
+        return summary
+
+    async def _run(self, journal_dir: Path) -> Summary:
         started = time.monotonic()
         async with AsyncExitStack() as stack:
             url = await self._broker(stack)
@@ -122,7 +163,7 @@ class DemoRun:
             dealer_listen, floor_listen = listen_addresses(self.options.web)
             chips_path = None
             if self.stakes is not None:
-                chips_path, self.chip_values = write_chip_registry(workdir)
+                chips_path, self.chip_values = write_chip_registry(journal_dir)
             config = demo_config(
                 seats=self.options.seats,
                 profile=self.options.profile,
@@ -133,7 +174,11 @@ class DemoRun:
                 display_listen=dealer_listen,
                 stakes=self.stakes,
                 chips_registry=chips_path,
+                journal_dir=journal_dir,
             )
+            # The table's configuration beside its journal: tablectl history, journal verify
+            # and export work on it after the demo (docs/demo.md).
+            (journal_dir / CONFIG_NAME).write_text(render_toml(config, KEPT_CONFIG), encoding="utf-8")
             registry = load_registry(EXAMPLE_REGISTRY)
             topics = Topics(config.mqtt.root, config.table.id)
             monitor = await self._monitor(stack, url, topics)
@@ -142,10 +187,16 @@ class DemoRun:
                 stack, config, speed=self.options.speed, seed=self.seed, noise=self.options.noise,
                 log_level=log_level,
             )
+            self._children.append(rig.drivers)
             # Drivers first: the engine then starts from their retained ``online`` statuses.
             await self._wait_online(monitor, rig.device_ids, controller=False)
             controller = await start_controller(stack, rig.config, log_level=log_level)
+            self._children.append(controller)
             await self._wait_online(monitor, (), controller=True, service=controller)
+            # From here on a child that dies stops the demo (the supervisor goes first when
+            # the stack unwinds: the children's own stops are no deaths).
+            supervisor = asyncio.create_task(self._supervise(), name="demo-supervisor")
+            stack.push_async_callback(_cancel, supervisor)
             dealer_page = _dealer_page(rig.config)
             self.pages = await start_floor(stack, dealer_page, url, workdir, floor_listen,
                                            config.table.id)
@@ -176,6 +227,7 @@ class DemoRun:
         return Summary.from_tally(
             self.tally, seed=self.seed, profile=self.options.profile, broker=self.broker_url,
             game=_game(self.stakes),
+            journal=str(journal_dir),
         )
 
     # ------------------------------------------------------------------ set-up
@@ -184,8 +236,31 @@ class DemoRun:
         if self.options.broker is not None:
             return self.options.broker
         broker = await stack.enter_async_context(BrokerProcess())
+        self._children.append(broker)
         self.broker_url = broker.url
         return broker.url
+
+    def _dead_child(self) -> str | None:
+        """Why the demo must stop: a child process that exited while it should run."""
+        for child in self._children:
+            status = child.exited
+            if status is None:
+                continue
+            how = f"exit status {status}" if status >= 0 else f"killed by {signal.Signals(-status).name}"
+            return (
+                f"the {child.what} (process {child.pid}) stopped unexpectedly ({how}); the demo "
+                "stopped too (its log is above)"
+            )
+        return None
+
+    async def _supervise(self) -> None:
+        """Watch the children while the dealer plays; a death stops the dealer at once."""
+        while self.died is None:
+            self.died = self._dead_child()
+            if self.died is not None:
+                self.stop.set()  # the demo's exit line says why
+                return
+            await asyncio.sleep(SUPERVISE_S)
 
     async def _monitor(self, stack: AsyncExitStack, url: str, topics: Topics) -> Monitor:
         client = make_client(MqttSection(url=url), f"tablectl-demo-monitor-{secrets.token_hex(4)}")
@@ -208,21 +283,30 @@ class DemoRun:
         controller: bool,
         service: ServiceProcess | None = None,
     ) -> None:
+        """Until what was just started is online. A Ctrl-C meanwhile does not cut it short: a
+        child stopped while its MQTT clients connect or subscribe leaves aiomqtt's tasks and
+        sockets behind (tracebacks at its exit), so the demo stops once they are online, a
+        second or two later, with :class:`DemoError` ("stopped during start-up")."""
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
             if service is not None and service.exited is not None:
                 # It logged why (a display port taken, a journal that cannot be opened, ...).
                 raise DemoError("the engine service stopped during start-up (see the log above)")
+            dead = self._dead_child()
+            if dead is not None:
+                raise ChildDied(dead.replace("stopped unexpectedly", "stopped during start-up"))
             view = monitor.view
             waiting = [d for d in devices if (s := view.devices.get(d)) is None or s.state != "online"]
             if controller and (view.controller is None or view.controller.state != "online"):
                 waiting.append("controller")
             if not waiting:
+                if self.stop.is_set():
+                    raise DemoError("stopped during start-up")
                 return
             if time.monotonic() > deadline:
+                if self.stop.is_set():
+                    raise DemoError("stopped during start-up")
                 raise DemoError(f"not online after {STARTUP_TIMEOUT_S:g} s: {', '.join(waiting)}")
-            if self.stop.is_set():
-                raise DemoError("stopped during start-up")
             await asyncio.sleep(0.05)
 
     def _on_alert(self, alert: Alert, arrived: float) -> None:
@@ -250,7 +334,7 @@ class DemoRun:
         dealer = VirtualDealer(decks, settings, seed=self.seed)
         played = 0
         while not self.stop.is_set() and (options.hands == 0 or played < options.hands):
-            script = dealer.next_hand()
+            script = first_hand(dealer) if played == 0 and options.speed > 0 else dealer.next_hand()
             # What the engine takes in any order is done at once, as a dealer does it (a whole
             # table swept off, a folded hand pushed to the muck, a flop turned).
             for run in batches(script.steps):
@@ -285,6 +369,40 @@ class DemoRun:
             if time.monotonic() - monitor.last_message >= SETTLE_S:
                 return
             await asyncio.sleep(0.05)
+
+
+def first_hand(dealer: VirtualDealer) -> HandScript:
+    """The first hand at a dealer's pace: with mistakes on, one early in the deal (the first
+    that can be made at this table of :data:`FIRST_MISTAKES`), so that a person watching for the
+    first time sees an alert and its remedy within the first minute, not after several hands of
+    half a minute each. Flat out (``--speed 0``) every hand is drawn, so seeded runs and their
+    figures stay as they were."""
+    if dealer.settings.mistake_rate > 0:
+        for code in FIRST_MISTAKES:
+            if code not in dealer.allowed_codes():
+                continue
+            with contextlib.suppress(InfeasibleMistake):
+                return dealer.next_hand(code)
+    return dealer.next_hand()
+
+
+def journal_folder(asked: Path | None) -> Path:
+    """The folder the demo keeps its journal in: ``asked`` (made if missing; one that already
+    holds a journal is refused, since the engine would recover that table, not start a new one),
+    or a new folder under the system's temporary directory."""
+    if asked is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        return Path(tempfile.mkdtemp(prefix=f"tablectl-demo-{stamp}-"))
+    try:
+        asked.mkdir(parents=True, exist_ok=True)
+        taken = sorted(p.name for p in asked.iterdir() if p.name.startswith("journal"))
+    except OSError as error:
+        raise DemoError(f"--journal {asked}: {error.strerror or error}") from None
+    if taken:
+        raise DemoError(
+            f"--journal {asked}: already holds a journal ({taken[0]}): give a new or empty folder"
+        )
+    return asked
 
 
 def _dealer_page(config: TableConfig) -> str:

@@ -1,4 +1,4 @@
-"""The demo table's configuration: one table, three simulated devices, a journal in a temp dir."""
+"""The demo table's configuration: one table, its simulated devices, a journal kept for the user."""
 
 from __future__ import annotations
 
@@ -97,6 +97,7 @@ def demo_config(
     display_listen: str | None = None,
     stakes: TableStakes | None = None,
     chips_registry: Path | None = None,
+    journal_dir: Path | None = None,
 ) -> TableConfig:
     """The configuration of the demo table.
 
@@ -104,7 +105,7 @@ def demo_config(
     with a dealer who never pauses; at a real pace the example table's timings are used.
     ``display_listen`` (``host:port``) serves the dealer's display. With ``stakes`` and
     ``chips_registry`` the table reads chips (a betting area per seat, the pot, the rake) and
-    the engine follows the betting.
+    the engine follows the betting. The journal goes to ``journal_dir`` (default: ``workdir``).
     """
     pace = "fast" if fast else "paced"
     with_chips = stakes is not None and chips_registry is not None
@@ -123,7 +124,7 @@ def demo_config(
             "keepalive": 30,
         },
         "decks": {"registry": str(EXAMPLE_REGISTRY)},
-        "journal": {"path": str(workdir / "journal.jsonl"), "fsync": False},
+        "journal": {"path": str((journal_dir or workdir) / "journal.jsonl"), "fsync": False},
         "display": {"alert_history": 12, "lamp": True, "buzzer_ms": 300, "listen": display_listen},
         "logging": {"level": "WARNING"},
         "devices": [

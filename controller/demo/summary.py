@@ -57,6 +57,7 @@ class Summary:
     broker: str | None = None
     game: str | None = None  # the stakes played, e.g. "no_limit 1/2, rake 5 % cap 3"
     notes: tuple[str, ...] = ()
+    journal: str | None = None  # the folder of the journal and its table.toml
 
     @classmethod
     def from_tally(
@@ -67,6 +68,7 @@ class Summary:
         profile: str | None = None,
         broker: str | None = None,
         game: str | None = None,
+        journal: str | None = None,
     ) -> Summary:
         true_positives = sum(tally.detected.values())
         raised_total = true_positives + sum(tally.unexpected.values())
@@ -95,6 +97,7 @@ class Summary:
             broker=broker,
             game=game,
             notes=tuple(tally.notes),
+            journal=journal,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -118,6 +121,7 @@ class Summary:
             "unexpected": self.unexpected,
             "other_alerts": self.other_alerts,
             "notes": list(self.notes),
+            "journal": self.journal,
         }
 
     def as_json(self) -> str:

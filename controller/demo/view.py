@@ -1,13 +1,17 @@
 """The live terminal view of the demo (rich): the table, the alert feed with remedies, devices.
 
 It shows only what any screen at the table may show: seat card *counts*, the board, burns, the
-public alerts and device status. Hole cards are never drawn.
+public alerts and device status. Hole cards are never drawn. A legend under the seats says what
+the marks mean; the alert feed has one row per alert (its latest status) with its remedy; the
+header's hand is the table box's (the engine's hand number), the hands played are counted apart;
+cards are written as on the pages (``10♦``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -33,9 +37,17 @@ class Header:
     hands: int  # 0: until Ctrl-C
 
 
+#: What the marks under the seats mean (shown under them).
+LEGEND: Final = (
+    "▮ a card at the seat (the count, never its face)   · seated, no card   — empty seat\n"
+    "D button   ▶ to act   numbers under the seats: chips bet this round"
+)
+
+
 def card_text(card: str, symbols: bool = True) -> Text:
+    """``10♦`` (the pages' notation: a ten is 10), red for hearts and diamonds."""
     rank, suit = card[0], card[1]
-    shown = f"{rank}{_SUITS[suit]}" if symbols else card
+    shown = f"{'10' if rank == 'T' else rank}{_SUITS[suit]}" if symbols else card
     return Text(shown, style="red" if suit in _RED else "bold")
 
 
@@ -68,6 +80,7 @@ def _table_panel(state: PublicState | None, seats: int) -> Panel:
     grid.add_row(*row_cards)
     if bets:
         grid.add_row(*row_bets)
+    legend = Text(LEGEND, style="dim")
     board = Text("board ")
     for card in state.board:
         board.append_text(card_text(card))
@@ -78,7 +91,7 @@ def _table_panel(state: PublicState | None, seats: int) -> Panel:
         f"hand {state.hand}   phase {state.phase}   deck {state.deck or '—'}   burns {state.burns}"
         + ("" if state.tracking else "   NOT TRACKING (reader offline)"),
     )
-    return Panel(Group(grid, Text(""), board, _money_line(state), line), title="table")
+    return Panel(Group(grid, legend, Text(""), board, _money_line(state), line), title="table")
 
 
 def _money_line(state: PublicState) -> Text:
@@ -98,6 +111,22 @@ def _money_line(state: PublicState) -> Text:
     return text
 
 
+_STATUS_STYLE: Final = {"raised": "bold", "acknowledged": "yellow", "resolved": "dim"}
+
+
+def latest_alerts(changes: Iterable[Alert]) -> list[tuple[Alert, tuple[str, ...]]]:
+    """One entry per alert, newest change first: its latest change and its remedy (a later
+    change, acknowledged or resolved, may carry none; the raised one's is kept)."""
+    latest: dict[str, Alert] = {}
+    remedies: dict[str, tuple[str, ...]] = {}
+    for alert in changes:
+        latest.pop(alert.id, None)  # the newest change goes to the end
+        latest[alert.id] = alert
+        if alert.remedy:
+            remedies[alert.id] = tuple(alert.remedy)
+    return [(alert, remedies.get(alert.id, ())) for alert in reversed(latest.values())]
+
+
 def _alert_rows(alerts: Iterable[Alert], limit: int) -> Table:
     table = Table(expand=True, show_edge=False, pad_edge=False)
     table.add_column("hand", justify="right", width=5)
@@ -105,16 +134,16 @@ def _alert_rows(alerts: Iterable[Alert], limit: int) -> Table:
     table.add_column("seat", justify="right", width=4)
     table.add_column("status", width=12)
     table.add_column("message and remedy", ratio=1)
-    recent = list(alerts)[-limit:]
-    for alert in reversed(recent):
-        what = Text(alert.message)
-        if alert.remedy and alert.status == "raised":
-            what.append("\n→ " + "\n→ ".join(alert.remedy), style="dim")
+    for alert, remedy in latest_alerts(alerts)[:limit]:
+        resolved = alert.status == "resolved"
+        what = Text(alert.message, style="dim" if resolved else "")
+        if remedy:
+            what.append("\n→ " + "\n→ ".join(remedy), style="dim")
         table.add_row(
             str(alert.hand),
-            Text(alert.code, style=_SEVERITY_STYLE.get(alert.severity, "")),
+            Text(alert.code, style="dim" if resolved else _SEVERITY_STYLE.get(alert.severity, "")),
             str(alert.seat or ""),
-            alert.status,
+            Text(alert.status, style=_STATUS_STYLE.get(alert.status, "")),
             what,
         )
     return table
@@ -134,9 +163,11 @@ def _devices(devices: dict[str, Status], controller: Status | None) -> Text:
 
 def render(view: TableView, tally: Tally, header: Header, seats: int) -> RenderableType:
     """The whole screen, from what the monitor saw and what the runner counted."""
-    hands = f"{tally.hands}/{header.hands}" if header.hands else f"{tally.hands}"
+    # The hand is the engine's (as in the table box); the hands the dealer has played apart.
+    hand = f"hand {view.state.hand}, " if view.state is not None else ""
+    played = f"{tally.hands}/{header.hands}" if header.hands else f"{tally.hands}"
     title = Text(
-        f"tablectl demo — table {header.table}, profile {header.profile}, hand {hands}, "
+        f"tablectl demo — table {header.table}, profile {header.profile}, {hand}played {played}, "
         f"speed {header.speed:g}, broker {header.broker}   (Ctrl-C stops)",
         style="bold",
     )
@@ -149,6 +180,6 @@ def render(view: TableView, tally: Tally, header: Header, seats: int) -> Rendera
     return Group(
         title,
         _table_panel(view.state, seats),
-        Panel(_alert_rows(view.alerts, 8), title="alerts (newest first)"),
+        Panel(_alert_rows(view.alerts, 8), title="alerts (newest first, each with its latest status)"),
         Panel(Group(_devices(view.devices, view.controller), score), title="devices and score"),
     )

@@ -18,6 +18,8 @@ from contract.models import Alert, HandResult, PublicState, Status
 SEVERITY_ORDER: Final = {"critical": 0, "warning": 1, "info": 2}
 #: Hands whose alert changes are kept for the "last hand" view.
 KEPT_HANDS: Final = 4
+#: Codes that follow up another alert (its remedy was not followed): shown under that alert.
+FOLLOW_UP_CODES: Final = frozenset({"remedy_not_followed"})
 
 
 def alert_json(alert: Alert) -> dict[str, Any]:
@@ -44,6 +46,55 @@ def sorted_alerts(alerts: list[Alert]) -> list[Alert]:
         alerts,
         key=lambda a: (SEVERITY_ORDER.get(a.severity, 3), a.status == "acknowledged", -order[a.id]),
     )
+
+
+def _lead_of(follow_up: Alert, earlier: list[Alert]) -> Alert | None:
+    """The alert a follow-up belongs to (the contract links them by no field): among the active
+    alerts of its hand raised before it, the newest about its seat, else the newest critical,
+    else the newest."""
+    same_hand = [a for a in earlier if a.hand == follow_up.hand and a.code not in FOLLOW_UP_CODES]
+    for fits in (
+        lambda a: follow_up.seat is not None and a.seat == follow_up.seat,
+        lambda a: a.severity == "critical",
+        lambda a: True,
+    ):
+        found = [a for a in same_hand if fits(a)]
+        if found:
+            return found[-1]
+    return None
+
+
+def alert_groups(alerts: list[Alert]) -> list[dict[str, Any]]:
+    """The active alerts as groups, the headline first: each alert with the follow-ups that
+    belong to it (``remedy_not_followed`` under the misdeal it follows up), so that a dealer who
+    did not follow a remedy sees what happened first and the follow-ups under it, not above it.
+
+    ``alerts`` in the order they were raised. Groups are ordered as single alerts are (most
+    severe, then any unacknowledged, then newest), a group counting as its most severe and
+    newest member: ``{"lead": id, "follow_ups": [ids, oldest first]}``."""
+    follow_ups: dict[str, list[Alert]] = {}
+    leads: list[Alert] = []
+    for index, alert in enumerate(alerts):
+        lead = _lead_of(alert, alerts[:index]) if alert.code in FOLLOW_UP_CODES else None
+        if lead is None:
+            leads.append(alert)
+            follow_ups.setdefault(alert.id, [])
+        else:
+            follow_ups.setdefault(lead.id, []).append(alert)
+    order = {alert.id: index for index, alert in enumerate(alerts)}
+
+    def key(lead: Alert) -> tuple[int, bool, int]:
+        members = [lead, *follow_ups[lead.id]]
+        return (
+            min(SEVERITY_ORDER.get(a.severity, 3) for a in members),
+            all(a.status == "acknowledged" for a in members),
+            -max(order[a.id] for a in members),
+        )
+
+    return [
+        {"lead": lead.id, "follow_ups": [a.id for a in follow_ups[lead.id]]}
+        for lead in sorted(leads, key=key)
+    ]
 
 
 def state_json(state: PublicState) -> dict[str, Any]:
@@ -166,6 +217,7 @@ class DealerView:
             "devices": devices,
             "state": state_json(self.state) if self.state is not None else None,
             "alerts": [alert_json(a) for a in self.active()],
+            "groups": alert_groups(list(self.alerts.values())),
             "last_hand": hand_json(self.last_hand, self.hand_alerts.of(self.last_hand.hand))
             if self.last_hand is not None
             else None,

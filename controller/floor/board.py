@@ -1,9 +1,11 @@
 """The floor's picture of every table (pure: no I/O, no clock; times are given).
 
 Each table is known from its retained ``controller/status`` and ``state`` and from its alert
-changes. A table's *attention rank* orders the floor: an unacknowledged critical alert first,
-then a controller that is not online, then acknowledged critical alerts, unacknowledged
-warnings, a hand not tracked or a device in trouble, acknowledged warnings, information, quiet.
+changes. A table's *attention rank* orders the floor so that a supervisor sees first the tables
+that need him: a critical alert (unacknowledged first), then an unacknowledged warning, then a
+controller that is not online, a hand not tracked or a device in trouble, acknowledged warnings,
+information, quiet. The ranks fall into the *groups* the overview shows under their headings
+(:data:`GROUPS`).
 """
 
 from __future__ import annotations
@@ -17,13 +19,23 @@ from controller.display.view import alert_json, hand_brief, sorted_alerts
 
 #: Attention levels, most urgent first: (rank, label).
 CRITICAL: Final = (0, "critical")
-OFFLINE: Final = (1, "offline")
-CRITICAL_ACKNOWLEDGED: Final = (2, "critical acknowledged")
-WARNING: Final = (3, "warning")
+CRITICAL_ACKNOWLEDGED: Final = (1, "critical acknowledged")
+WARNING: Final = (2, "warning")
+OFFLINE: Final = (3, "offline")
 DEVICES: Final = (4, "devices")
 WARNING_ACKNOWLEDGED: Final = (5, "warning acknowledged")
 INFO: Final = (6, "info")
 QUIET: Final = (7, "ok")
+#: The overview's groups, in order, by attention rank: (group, the ranks in it).
+GROUPS: Final = (
+    ("critical", (0, 1)),
+    ("warning", (2,)),
+    ("offline", (3,)),
+    ("devices", (4,)),
+    ("handled", (5, 6)),
+    ("quiet", (7,)),
+)
+_GROUP_OF_RANK: Final = {rank: group for group, ranks in GROUPS for rank in ranks}
 DEVICE_CODES: Final = ("device_offline", "device_fault", "bad_payload")
 
 
@@ -57,12 +69,12 @@ class TableSummary:
 
         if having("critical", acknowledged=False):
             return CRITICAL
-        if self.controller is None or self.controller.state != "online":
-            return OFFLINE
         if having("critical", acknowledged=True):
             return CRITICAL_ACKNOWLEDGED
         if having("warning", acknowledged=False):
             return WARNING
+        if self.controller is None or self.controller.state != "online":
+            return OFFLINE
         if (self.state is not None and not self.state.tracking) or any(
             a.code in DEVICE_CODES for a in active
         ):
@@ -85,6 +97,7 @@ class TableSummary:
             "kind": "table",
             "id": self.id,
             "attention": label,
+            "group": _GROUP_OF_RANK[rank],
             "rank": [rank, -len(active)],
             "controller": None
             if controller is None

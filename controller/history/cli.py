@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from config.errors import ConfigError
 from config.loader import load_config
 from config.models import TableConfig
-from controller.history.phh import Stakes, file_name, to_phh, voided_note
+from controller.history.phh import NO_STAKES, Stakes, file_name, to_phh, unwritable, voided_note
 from controller.history.query import Filters, HandEntry, History, read_history
 from controller.history.render import detail, entry_json, listing
 from controller.journal.export import Bound, parse_bound
@@ -134,6 +134,8 @@ def stakes_of(config: TableConfig) -> Stakes:
 class Exported:
     played: int = 0
     voided: int = 0
+    #: Played hands PHH cannot carry (why, one line each): not written.
+    skipped: list[str] = field(default_factory=list)
 
 
 def _inside(entry: HandEntry, start: Bound | None, end: Bound | None) -> bool:
@@ -170,6 +172,9 @@ def export_phh(
         if entry.voided:
             text = voided_note(result, entry.alerts)
             counts.voided += 1
+        elif (why := unwritable(result)) is not None:
+            counts.skipped.append(why)
+            continue
         else:
             text = to_phh(result, stakes, table=table)
             counts.played += 1
@@ -180,6 +185,9 @@ def export_phh(
 def _export(history: History, config: TableConfig, args: argparse.Namespace) -> int:
     if not args.phh:
         raise ValueError("history export needs --phh DIR")
+    if config.stakes is None:
+        print(f"error: {NO_STAKES.format(table=config.table.id)}", file=sys.stderr)
+        return EXIT_ERROR
     start = parse_bound(args.start) if args.start else None
     end = parse_bound(args.end) if args.end else None
     try:
@@ -189,8 +197,11 @@ def _export(history: History, config: TableConfig, args: argparse.Namespace) -> 
     except OSError as error:
         print(f"error: {error.filename or args.phh}: {error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
+    for why in counts.skipped:
+        print(f"warning: {why}: not written", file=sys.stderr)
     print(
-        f"{counts.played} hands written as PHH, {counts.voided} voided hands as notes, to {args.phh}",
+        f"{counts.played} hands written as PHH, {counts.voided} voided hands as notes, to {args.phh}"
+        + (f"; {len(counts.skipped)} not written (above)" if counts.skipped else ""),
         file=sys.stderr,
     )
     return EXIT_OK

@@ -18,6 +18,11 @@ What a result does not say is chosen so that a replay is exact:
 
 A voided hand (misdeal, fouled deck) was never played: it is written as a plain-text note
 (:func:`voided_note`, ``.txt``), not as a PHH file.
+
+PHH cannot carry a hand without blinds (or antes): PokerKit refuses such a file ("No antes,
+blinds, straddles..."). A table without ``[stakes]`` follows no betting, so its results have no
+posts: the export refuses it as a whole (:data:`NO_STAKES`), and skips, naming it, any other hand
+whose result shows no post (:func:`unwritable`).
 """
 
 from __future__ import annotations
@@ -37,6 +42,12 @@ DEEP: Final = 1_000_000_000
 NO_LIMIT: Final = "NT"
 FIXED_LIMIT: Final = "FT"
 _STREETS: Final = ("preflop", "flop", "turn", "river")
+#: Why a table without ``[stakes]`` cannot be exported as PHH (``{table}``: its id).
+NO_STAKES: Final = (
+    "table {table} has no [stakes]: its hands carry no blinds and no bets, which every PHH file "
+    "needs (PokerKit refuses one without them); nothing written. Add [stakes] to follow the "
+    "betting (docs/game.md); tablectl history show HAND prints a hand as it is"
+)
 _BOARD_OF_STREET: Final = {"flop": (0, 3), "turn": (3, 4), "river": (4, 5)}
 
 
@@ -118,6 +129,13 @@ def _showdown_order(players: list[int], folded: set[int], opener: int | None) ->
     start = players.index(opener) if opener in players else 0
     turned = players[start:] + players[:start]
     return [s for s in turned if s not in folded]
+
+
+def unwritable(result: HandResult) -> str | None:
+    """Why a played hand cannot be a PHH file (no blind or ante was posted), or None."""
+    if any(action.action == "post" and action.amount > 0 for action in result.actions):
+        return None
+    return f"hand {result.hand}: no blind or ante was posted, which PHH needs"
 
 
 def to_phh(result: HandResult, stakes: Stakes | None = None, *, table: str | None = None) -> str:

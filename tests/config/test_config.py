@@ -148,7 +148,7 @@ def test_device_errors_point_into_the_array_of_tables(tmp_path: Path) -> None:
         '\n[[devices]]\nid = "rfid-1"\ndriver = "rfid"\nport = "/dev/ttyACM0"\nhold_mss = 3\n'
         "[devices.antennas]\n1 = \"seat:1\"\n"
     )
-    with pytest.raises(ConfigError, match=r"table.toml:20: devices.1.hold_mss: unknown key"):
+    with pytest.raises(ConfigError, match=r"table.toml:20: devices.rfid-1.hold_mss: unknown key"):
         load_config(write_config(tmp_path, text))
 
 

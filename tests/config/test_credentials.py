@@ -129,11 +129,22 @@ def test_plain_or_anonymous_broker_on_the_network_is_refused_naming_file_and_key
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0].startswith(f"error: {path}:6: mqtt.url: plain-text")
-    # config check accepts the file but warns about both problems.
-    assert tablectl(["config", "check", str(path)]) == 0
+    # config check refuses what run refuses, in the same words, and names both problems.
+    assert tablectl(["config", "check", str(path)]) == 1
+    out = capsys.readouterr()
+    errors = out.err.strip().splitlines()
+    assert errors[0] == f"error: {line}"
+    assert len(errors) == 2
+    assert all(e.startswith(f"error: {path}:6: mqtt.url:") for e in errors)
+    assert all(e.endswith("if the house accepts it)") for e in errors)
+    assert "ok" not in out.out
+    # With allow_insecure both run and config check accept it: the problems stay warnings.
+    allowed = write(tmp_path, BASE.replace('url = "URL"', 'url = "URL"\nallow_insecure = true'),
+                    url="mqtt://0.0.0.0:1883")
+    assert tablectl(["config", "check", str(allowed)]) == 0
     warnings = capsys.readouterr().err.strip().splitlines()
     assert len(warnings) == 2
-    assert all(w.startswith(f"warning: {path}:6: mqtt.url:") for w in warnings)
+    assert all(w.startswith(f"warning: {allowed}:6: mqtt.url:") for w in warnings)
 
 
 def test_tls_with_credentials_or_an_explicit_allow_runs(tmp_path: Path) -> None:
@@ -162,7 +173,7 @@ def test_config_check_warns_about_shared_identities_and_open_secret_files(
     path = write(tmp_path, text)
     assert tablectl(["config", "check", str(path)]) == 0
     warnings = capsys.readouterr().err
-    assert "devices.0.id: device shuffler connects as c, the controller" in warnings
+    assert "devices.shuffler.id: device shuffler connects as c, the controller" in warnings
     assert "mqtt.password_file: " in warnings
     assert "readable by others (mode 0644" in warnings
     assert SECRET not in warnings

@@ -54,7 +54,7 @@ async def test_the_demo_prints_both_addresses_and_serves_its_table(tmp_path: Pat
             await expect(page.locator("#health")).to_contain_text("controller online")
             await expect(page.locator("#seats > li")).to_have_count(9)
             await page.goto(floor)
-            await expect(page.locator('#grid > li[data-table="demo"]')).to_have_count(1)
+            await expect(page.locator('#grid li[data-table="demo"]')).to_have_count(1)
             await page.screenshot(path=artefact("demo-floor.png"))
         tables = await asyncio.to_thread(get_json, floor + "api/tables")
         assert [t["id"] for t in tables["tables"]] == ["demo"]

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import UTC, datetime
 
 from rich.console import Console
 
+from config.registry import load_registry
 from contract.models import Alert, PotState, PublicState, SeatAmount, SeatState, Status
 from controller.demo.monitor import TableView
+from controller.demo.runner import FIRST_MISTAKES, first_hand
 from controller.demo.scoring import Scorer
+from controller.demo.setup import EXAMPLE_REGISTRY, demo_stakes
 from controller.demo.summary import Summary, Tally, percentile
 from controller.demo.view import Header, render
+from simulators.dealer import DealerSettings, VirtualDealer
 
 TS = datetime(2026, 11, 30, 21, 0, tzinfo=UTC)
 
@@ -81,9 +86,11 @@ def test_the_view_shows_the_table_alerts_and_devices() -> None:
     console = Console(record=True, width=110, color_system=None)
     console.print(render(view, tally, Header("t1", "roberts", "embedded", 0, 200), seats=9))
     text = console.export_text()
-    assert "hand 7/200" not in text  # the header counts hands played (6), the state the hand
-    assert "hand 6/200" in text
-    assert "A♥ T♦ 2♣" in text
+    # The header's hand is the table box's; the hands played are counted apart.
+    assert "table demo" not in text
+    assert "profile roberts, hand 7, played 6/200" in text
+    assert "hand 7   phase flop" in text
+    assert "A♥ 10♦ 2♣" in text
     assert "phase flop" in text
     assert "deck B" in text
     assert "burns 1" in text
@@ -92,6 +99,42 @@ def test_the_view_shows_the_table_alerts_and_devices() -> None:
     assert "rfid-1 online (session 2)" in text
     assert "controller online" in text
     assert "mistakes injected 1" in text
+    # The legend of the marks under the seats.
+    assert "▮ a card at the seat (the count, never its face)" in text
+    assert "· seated, no card" in text
+    assert "— empty seat" in text
+    assert "numbers under the seats: chips bet this round" in text
+
+
+def test_the_feed_has_one_row_per_alert_with_its_latest_status_and_its_remedy() -> None:
+    view = TableView()
+    raised = _alert("exposed_card")
+    view.alerts.append(raised)
+    view.alerts.append(_alert("premature_flop"))
+    later = {"remedy": [], "ts": TS}
+    view.alerts.append(raised.model_copy(update={"status": "acknowledged", **later}))
+    view.alerts.append(raised.model_copy(update={"status": "resolved", **later}))
+    console = Console(record=True, width=110, color_system=None)
+    console.print(render(view, Tally(), Header("t1", "roberts", "embedded", 1, 0), seats=9))
+    text = console.export_text()
+    rows = re.findall(r"│\s+7 │ (\w+)\s+│\s+3 │ (\w+)", text)
+    # Newest change first, each alert once with its latest status, the raised one's remedy kept.
+    assert rows == [("exposed_card", "resolved"), ("premature_flop", "raised")]
+    assert text.count("→ Do the first thing.") == 2
+
+
+def test_the_first_hand_at_a_dealers_pace_makes_its_mistake_while_dealing() -> None:
+    decks = load_registry(EXAMPLE_REGISTRY).decks
+    for seed in range(8):
+        settings = DealerSettings(seats=9, mistake_rate=0.2, stakes=demo_stakes(seed))
+        script = first_hand(VirtualDealer(decks, settings, seed=seed))
+        marked = [i for i, step in enumerate(script.steps) if step.mistake is not None]
+        assert marked, seed
+        assert script.steps[marked[0]].mistake in FIRST_MISTAKES
+        # Within the hole cards: before the first board card (the pauses before it: seconds).
+        assert sum(step.pause_s for step in script.steps[: marked[0]]) < 40, seed
+    legal = first_hand(VirtualDealer(decks, DealerSettings(seats=9, mistake_rate=0.0), seed=1))
+    assert all(step.mistake is None for step in legal.steps)
 
 
 def test_the_view_shows_bets_pots_who_acts_and_who_shows_first() -> None:

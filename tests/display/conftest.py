@@ -10,6 +10,13 @@ from playwright.async_api import BrowserContext
 from testing.browser import browser
 
 
+@pytest.fixture(params=[(1024, 600), (800, 480)], ids=lambda size: f"{size[0]}x{size[1]}")
+def screen(request: pytest.FixtureRequest) -> tuple[int, int]:
+    """The dealer's touchscreens: (width, height) of a 7-10" and of a 5" one."""
+    size: tuple[int, int] = request.param
+    return size
+
+
 @pytest.fixture
 async def chromium() -> AsyncIterator[BrowserContext]:
     """Debian's Chromium, headless, 1024x600 (the 7-10" touchscreen)."""

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Final
 
 from playwright.async_api import Page
 
-from tests.service.support import write_config
+from controller.display.server import DealerDisplay
+from testing.browser import browser, new_page
+from testing.mosquitto import Mosquitto
+from tests.engine.scenario import initial_statuses
+from tests.service.support import Probe, probe, running_service, write_config
 
 #: A card as the pages draw it (rank, suit symbol) or as a code.
 CARD_FACE_RE: Final = re.compile(r"(10|[AKQJ2-9])([♠♥♦♣])")
@@ -46,6 +52,25 @@ async def open_display(page: Page, url: str) -> None:
     """Load the dealer's page and wait for its first picture of the table."""
     await page.goto(url)
     await page.wait_for_function("window.dealerDisplay && window.dealerDisplay.views > 0")
+
+
+@contextlib.asynccontextmanager
+async def dealer_screen(
+    config: Path, broker: Mosquitto, width: int = 1024, height: int = 600, errors: list[str] | None = None
+) -> AsyncIterator[tuple[DealerDisplay, Probe, Page]]:
+    """``tablectl run``'s service on ``config`` with its dealer's page open in Chromium at
+    ``width`` x ``height``, the devices online: (the display, a probe on the broker, the page)."""
+    async with (
+        running_service(config) as service,
+        probe(broker.port, "t1") as p,
+        browser(width, height) as context,
+    ):
+        await p.status("online")
+        assert isinstance(service.display, DealerDisplay)
+        page = await new_page(context, errors)
+        await open_display(page, service.display.url)
+        await p.play(initial_statuses())
+        yield service.display, p, page
 
 
 # Every text the page ever showed, recorded from the first paint (a MutationObserver), so that

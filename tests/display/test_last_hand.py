@@ -87,7 +87,7 @@ async def test_the_last_hand_opens_street_by_street_with_its_alerts(
         display.produced([Outgoing("hand", 0, display.topics.hands, result.to_json(), retain=False)])
 
         summary = page.locator("#last-hand")
-        await expect(summary).to_have_text(f"Last hand {exposed.hand}: showdown — seat 4 34")
+        await expect(summary).to_have_text(f"Last hand {exposed.hand}: showdown — seat 4 wins 34")
         await summary.click()
         detail = page.locator("#last-hand-detail article.hand")
         await expect(detail).to_be_visible()
@@ -101,7 +101,7 @@ async def test_the_last_hand_opens_street_by_street_with_its_alerts(
         await expect(shown).to_have_count(1)
         assert faces_to_codes(await shown.inner_text()) == set(seat_cards[4])
         await expect(detail.locator(".pots li.pot")).to_have_text(
-            "Main pot 34 (eligible 2 4): won by 4 — seat 4 34"
+            "Main pot 34 (seats 2, 4 eligible): seat 4 wins 34"
         )
         await expect(detail.locator('.alert-changes li[data-code="exposed_card"]').first).to_contain_text(
             "exposed_card seat 3 raised"

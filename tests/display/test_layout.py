@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from testing.browser import artefact, browser, new_page
+from testing.browser import artefact
 from testing.mosquitto import Mosquitto
-from tests.display.support import SETUP, display_config, open_display
-from tests.engine.scenario import initial_statuses
-from tests.service.support import new_table, probe, running_service, script
+from tests.display.support import SETUP, dealer_screen, display_config
+from tests.service.support import new_table, script
 
 SCREENS = [(1024, 600), (800, 480)]
 
@@ -41,16 +40,7 @@ async def test_critical_alert_fills_the_screen_legibly_and_nothing_overflows(
     table = new_table()
     size = f"{width}x{height}"
     errors: list[str] = []
-    async with (
-        running_service(config) as service,
-        probe(mosquitto.port, "t1") as p,
-        browser(width, height) as context,
-    ):
-        await p.status("online")
-        assert service.display is not None
-        page = await new_page(context, errors)
-        await open_display(page, service.display.url)
-        await p.play(initial_statuses())
+    async with dealer_screen(config, mosquitto, width, height, errors) as (_, p, page):
         await p.play(script(table, *SETUP, "deal all", "round"))
         # The widest board there is: tens ("10♦") first, from what is left in the stub.
         stub = table.stubs[table.deck]

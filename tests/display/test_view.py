@@ -158,3 +158,46 @@ async def test_the_display_applies_a_burst_of_outputs_once_with_the_newest_state
     display.received("holdem/t1/dev/rfid-1/status", offline)
     display.received("holdem/t1/dev/rfid-1/status", b"not json")  # the engine reports it; no crash
     assert json.loads(display.current())["devices"][0]["state"] == "offline"
+
+
+def coded(alert_id: str, code: str, severity: str, seat: int | None = None, status: str = "raised") -> Alert:
+    return alert(alert_id, severity, status, seat).model_copy(update={"code": code})
+
+
+def test_follow_ups_go_under_the_alert_they_follow_up_which_leads() -> None:
+    misdeal = coded("3-1", "misdeal_extra_cards", "warning", seat=3)
+    exposed = coded("3-2", "exposed_card", "warning", seat=5)
+    played_on = coded("3-3", "remedy_not_followed", "warning")
+    replaced = coded("3-4", "remedy_not_followed", "warning", seat=5)
+    view = DealerView(table="t1", seats=9)
+    view.on_state(state(misdeal, exposed, played_on, replaced))
+    groups = view.to_json()["groups"]
+    # The follow-up about seat 5 goes under seat 5's alert; the one without a seat under the
+    # newest alert of its hand left (no critical): the exposed card. Newest group first.
+    assert groups == [
+        {"lead": "3-2", "follow_ups": ["3-3", "3-4"]},
+        {"lead": "3-1", "follow_ups": []},
+    ]
+    # A critical misdeal: the follow-up without a seat belongs to it, and it leads.
+    critical = coded("3-1", "misdeal_wrong_first_seat", "critical")
+    view.on_state(state(critical, exposed, played_on))
+    assert view.to_json()["groups"] == [
+        {"lead": "3-1", "follow_ups": ["3-3"]},
+        {"lead": "3-2", "follow_ups": []},
+    ]
+    # The alert followed up resolved: its follow-up stands alone.
+    view.on_state(state(played_on))
+    assert view.to_json()["groups"] == [{"lead": "3-3", "follow_ups": []}]
+
+
+def test_groups_are_ordered_as_alerts_are() -> None:
+    acknowledged = coded("3-1", "misdeal_wrong_first_seat", "critical", status="acknowledged")
+    warning = coded("3-2", "exposed_card", "warning", seat=4)
+    fresh = coded("3-3", "remedy_not_followed", "warning", seat=4)
+    view = DealerView(table="t1", seats=9)
+    view.on_state(state(acknowledged, warning, fresh))
+    assert [g["lead"] for g in view.to_json()["groups"]] == ["3-1", "3-2"]
+    info = coded("3-4", "board_claim_forfeited", "info", seat=2)
+    unacknowledged = coded("3-5", "misdeal_exposed_early", "critical")
+    view.on_state(state(acknowledged, warning, fresh, info, unacknowledged))
+    assert [g["lead"] for g in view.to_json()["groups"]] == ["3-5", "3-1", "3-2", "3-4"]

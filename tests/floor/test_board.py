@@ -59,7 +59,12 @@ def test_the_floor_is_ordered_by_what_needs_attention() -> None:
     board.on_alert("info", alert("1", "info"), 0)
     board.on_state("untracked", PublicState(ts=T0, hand=1, phase="preflop", tracking=False), 0)
     assert [t.id for t in board.ordered()] == [
-        "crit", "down", "crit-ack", "warn", "untracked", "warn-ack", "info", "quiet",
+        "crit", "crit-ack", "warn", "down", "untracked", "warn-ack", "info", "quiet",
+    ]
+    groups = [board.tables[t].to_json()["group"] for t in
+              ("crit", "crit-ack", "warn", "down", "untracked", "warn-ack", "info", "quiet")]
+    assert groups == [
+        "critical", "critical", "warning", "offline", "devices", "handled", "handled", "quiet",
     ]
     worst = board.tables["crit"].to_json()
     assert worst["attention"] == "critical"

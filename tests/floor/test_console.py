@@ -20,6 +20,7 @@ from testing.tables import FakeTable
 from tests.service.support import until
 
 TABLES = 50
+OFFLINE = 5  # a table with no alert whose controller is offline
 
 
 def worst_of(index: int) -> Severity | None:
@@ -37,7 +38,7 @@ async def test_fifty_tables_each_with_its_worst_alert_and_a_table_s_history(
 ) -> None:
     tables = [FakeTable(f"t{index:02d}") for index in range(TABLES)]
     for index, table in enumerate(tables):
-        await publish(publisher, table.status("offline" if index == 7 else "online"), retain=True)
+        await publish(publisher, table.status("offline" if index == OFFLINE else "online"), retain=True)
         worst = worst_of(index)
         if worst is not None:
             if worst != "info":
@@ -48,25 +49,33 @@ async def test_fifty_tables_each_with_its_worst_alert_and_a_table_s_history(
     async with browser(1280, 800) as context:
         page = await new_page(context, errors)
         await page.goto(console.url)
-        tiles = page.locator("#grid > li")
+        tiles = page.locator("#grid li[data-table]")
         await expect(tiles).to_have_count(TABLES)
         for index, table in enumerate(tables):
-            tile = page.locator(f'#grid > li[data-table="{table.id}"]')
+            tile = page.locator(f'#grid li[data-table="{table.id}"]')
             worst = worst_of(index)
             if worst is None:
                 await expect(tile.locator(".worst")).to_have_text(
-                    "No active alerts." if index != 7 else ""
+                    "No active alerts." if index != OFFLINE else ""
                 )
                 continue
             expected = next(a for a in table.alerts.values() if a.severity == worst)
             await expect(tile.locator(".worst")).to_contain_text(expected.message)
             await expect(tile.locator(".worst")).to_contain_text(expected.code)
-        # The floor is sorted by what needs attention: every critical table first.
+        # The floor is sorted by what needs attention: every critical table first, then the
+        # warnings, then the table offline, in groups under their headings.
         order = await tiles.evaluate_all("(items) => items.map((i) => i.dataset.attention)")
         criticals = sum(1 for i in range(TABLES) if worst_of(i) == "critical")
+        warnings = sum(1 for i in range(TABLES) if worst_of(i) == "warning")
         assert order[:criticals] == ["critical"] * criticals
-        assert order[criticals] == "offline"
+        assert order[criticals:criticals + warnings] == ["warning"] * warnings
+        assert order[criticals + warnings] == "offline"
         assert order[-1] == "ok"
+        groups = page.locator("#grid section.group:not([hidden]) h2")
+        await expect(groups).to_have_text([
+            f"Critical {criticals} tables", f"Warning {warnings} tables", "Offline 1 table",
+            "Acknowledged or information 10 tables", f"Quiet {TABLES - criticals - warnings - 11} tables",
+        ])
         await expect(page.locator("#summary")).to_contain_text(f"{TABLES} tables")
         await page.screenshot(path=artefact("floor-grid.png"))
 
@@ -74,7 +83,7 @@ async def test_fifty_tables_each_with_its_worst_alert_and_a_table_s_history(
         target = tables[3]
         first_alert = next(a for a in target.alerts.values() if a.severity == "critical")
         await publish(publisher, target.alert("critical", "acknowledged", alert_id=first_alert.id))
-        await page.locator(f'#grid > li[data-table="{target.id}"] a').click()
+        await page.locator(f'#grid li[data-table="{target.id}"] a').click()
         await expect(page).to_have_url(console.url + f"tables/{target.id}")
         rows = page.locator("#history tbody tr")
         await expect(rows).to_have_count(3)  # info raised, critical raised, critical acknowledged
@@ -137,19 +146,21 @@ async def test_a_bad_payload_is_counted_and_shown_and_a_cleared_table_leaves(
     async with browser(1024, 600) as context:
         page = await new_page(context)
         await page.goto(console.url)
-        await expect(page.locator("#grid > li")).to_have_count(1)
+        await expect(page.locator("#grid li[data-table]")).to_have_count(1)
         await publisher.publish(table.topics.alerts, b'{"id": "1-1"}', qos=1)
         banner = page.locator("#banners")
         await expect(banner).to_contain_text("1 message rejected")
         await expect(banner).to_contain_text(table.topics.alerts)
         await publisher.publish(table.topics.controller_status, b"", qos=1, retain=True)
-        await expect(page.locator("#grid > li")).to_have_count(0)
+        await expect(page.locator("#grid li[data-table]")).to_have_count(0)
     assert console.health.rejected == 1
 
 
 async def test_the_history_api_filters_and_names_a_bad_parameter(
     console: FloorConsole, publisher: aiomqtt.Client
 ) -> None:
+    # Subscribed first: alert changes are not retained, one published before would be missed.
+    await until(lambda: console.health.connected, what="the console subscribed")
     table = FakeTable("t4")
     await publish(publisher, table.status(), retain=True)
     raised = table.alert("warning")

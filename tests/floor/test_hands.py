@@ -61,7 +61,7 @@ async def test_a_table_s_hands_listed_and_one_opened_in_full(
         await expect(hands).to_have_count(3)
         await expect(hands.first).to_have_attribute("data-hand", "9")  # newest first
         await expect(hands.first).to_have_class("voided")
-        await expect(hands.nth(2)).to_contain_text("Hand 7: showdown — seat 3 78")
+        await expect(hands.nth(2)).to_contain_text("Hand 7: showdown — seat 3 wins 78")
         await expect(hands.nth(2)).to_contain_text("alerts exposed_card")
         await expect(page.locator("#last-hand")).to_have_text("Hand 9: voided (misdeal)")
 
@@ -133,7 +133,7 @@ async def test_a_restarted_console_shows_the_table_s_last_hand_at_once(
             page = await new_page(context, errors)
             await page.goto(second.url + "tables/t1")
             await expect(page.locator("#hands > li")).to_have_count(2)
-            await expect(page.locator("#last-hand")).to_have_text("Hand 8: uncontested — seat 4 8")
+            await expect(page.locator("#last-hand")).to_have_text("Hand 8: uncontested — seat 4 wins 8")
     finally:
         await second.stop()
     assert errors == []

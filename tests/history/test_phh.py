@@ -5,18 +5,28 @@ uncalled chips returned to it)."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
 from pokerkit import HandHistory
 
-from contract.models import HandResult
+from contract.models import Alert, HandResult, PublicState
 from controller.history.cli import export_phh
 from controller.history.phh import Stakes, player_order, to_phh
 from controller.history.query import read_history
 from controller.journal import JournalFiles
 from tests.history.pokerkit_hands import play
-from tests.history.support import HIDDEN, T0, sample_journal, showdown_hand, uncontested_hand, write_journal
+from tests.history.support import (
+    HIDDEN,
+    T0,
+    misdeal_hand,
+    sample_journal,
+    showdown_hand,
+    uncontested_hand,
+    write_journal,
+)
 
 #: Random hands PokerKit plays, exported and replayed (2 to 10 players, antes, all-ins, side
 #: pots, splits, showdowns with mucked hands, hands won uncontested).
@@ -159,3 +169,54 @@ def test_a_straddle_is_exported_as_the_third_of_blinds_or_straddles_and_replays(
         if not result.rake:  # (a reader rakes with its own function: ``_rake`` is for it)
             assert replayed_nets(text) == expected_nets(result), text
     assert straddled >= 10
+
+
+def _table_config(tmp_path: Path, journal: Path, stakes: str = "") -> Path:
+    path = tmp_path / "t1.toml"
+    path.write_text(
+        '[table]\nid = "t1"\nseats = 10\n\n[decks]\nregistry = "decks.csv"\n\n'
+        f'[journal]\npath = "{journal.name}"\n{stakes}',
+        encoding="utf-8",
+    )
+    (tmp_path / "decks.csv").write_text("uid,deck,card\n", encoding="utf-8")
+    return path
+
+
+def _export(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "history", "export", "--phh", str(out),
+         "--config", str(config)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+
+
+def test_a_table_without_stakes_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    journal = write_journal(tmp_path / "journal.jsonl", [_no_posts(showdown_hand())])
+    out = tmp_path / "phh"
+    result = _export(_table_config(tmp_path, journal), out)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: table t1 has no [stakes]: its hands carry no blinds and no bets, which every PHH "
+        "file needs (PokerKit refuses one without them); nothing written. Add [stakes] to follow "
+        "the betting (docs/game.md); tablectl history show HAND prints a hand as it is"
+    )
+    assert not out.exists()
+
+
+def test_a_hand_without_blinds_is_named_and_not_written_the_others_are(tmp_path: Path) -> None:
+    hands: list[HandResult | Alert | PublicState] = [
+        showdown_hand(7), _no_posts(uncontested_hand(8)), misdeal_hand(9)
+    ]
+    journal = write_journal(tmp_path / "journal.jsonl", hands)
+    out = tmp_path / "phh"
+    result = _export(_table_config(tmp_path, journal, "\n[stakes]\nsmall_blind = 1\nbig_blind = 2\n"), out)
+    assert result.returncode == 0, result.stderr
+    assert "warning: hand 8: no blind or ante was posted, which PHH needs: not written" in result.stderr
+    assert "1 hands written as PHH, 1 voided hands as notes" in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hand-000007.phh", "hand-000009.voided.txt"]
+    HandHistory.loads((out / "hand-000007.phh").read_text(encoding="utf-8"))
+
+
+def _no_posts(result: HandResult) -> HandResult:
+    """The hand as a table without [stakes] publishes it: no blind posted."""
+    return result.model_copy(update={"actions": [a for a in result.actions if a.action != "post"]})

@@ -11,9 +11,12 @@ const PHASES = {
   turn: "Turn", river: "River", showdown: "Showdown", misdeal: "Misdeal",
 };
 const SEVERITY = { critical: "Critical", warning: "Warning", info: "Info" };
+const FLASH_MS = 1850;
 
 // Read by tests and by the kiosk's watchdog: what the page has done so far.
-const page = (window.dealerDisplay = { connected: false, views: 0, beeps: 0, flashes: 0 });
+const page = (window.dealerDisplay = {
+  connected: false, views: 0, beeps: 0, flashes: 0, hiddenAlerts: 0, omitted: 0,
+});
 let view = null;
 const seen = new Set(); // alert ids already shown: a new one flashes and sounds
 let primed = false; // the first picture after loading shows what is there without a fanfare
@@ -77,19 +80,22 @@ function alertArticle(alert) {
   const button = el("button", "ack", "Acknowledge");
   button.type = "button";
   button.addEventListener("click", () => acknowledge(alert.id, article));
-  actions.append(button, el("span", "acked", "Acknowledged"));
-  article.append(head, el("p", "message"), el("ol", "remedy"), el("p", "rule muted"), actions,
-    el("p", "error"));
+  // The rule beside the button: one line less above the alerts under it.
+  actions.append(button, el("span", "acked", "Acknowledged"), el("span", "rule muted"));
+  article.append(head, el("p", "message"), el("ol", "remedy"), actions, el("p", "error"));
   article.querySelector(".error").setAttribute("role", "alert");
   return article;
 }
 
-function fillAlert(article, alert) {
-  article.className = `alert sev-${alert.severity} status-${alert.status}` +
+// How an alert is shown (``role``): the headline in full ("lead"), a "follow-up" under it, the
+// others one row each ("compact").
+function fillAlert(article, alert, role) {
+  article.className = `alert sev-${alert.severity} status-${alert.status} ${role}` +
     (article.classList.contains("arrived") ? " arrived" : "");
   article.dataset.severity = alert.severity;
   article.dataset.status = alert.status;
   article.dataset.code = alert.code;
+  article.dataset.role = role;
   article.querySelector(".severity").textContent = SEVERITY[alert.severity] ?? alert.severity;
   article.querySelector(".code").textContent = alert.code;
   const where = [];
@@ -113,35 +119,150 @@ function fillAlert(article, alert) {
   article.querySelector(".acked").hidden = !acknowledged;
 }
 
-function renderAlerts(alerts) {
-  const box = $("alerts");
-  const existing = new Map([...box.children].map((child) => [child.dataset.alertId, child]));
+// The groups of the picture (each alert with its follow-ups, the headline first); a picture
+// without them (an older controller) is one group per alert, in its order.
+function groupsOf(current) {
+  if (Array.isArray(current.groups)) return current.groups;
+  return current.alerts.map((alert) => ({ lead: alert.id, follow_ups: [] }));
+}
+
+function renderAlerts(current) {
+  const alerts = current.alerts;
+  const byId = new Map(alerts.map((alert) => [alert.id, alert]));
+  const existing = new Map([...document.querySelectorAll("#alerts article.alert")]
+    .map((article) => [article.dataset.alertId, article]));
   let fanfare = null;
-  alerts.forEach((alert, index) => {
+  const place = (alert, role, container, index) => {
     let article = existing.get(alert.id);
     if (!article) {
       article = alertArticle(alert);
       if (primed && !seen.has(alert.id)) {
         article.classList.add("arrived");
-        article.addEventListener("animationend", () => article.classList.remove("arrived"),
-          { once: true });
+        // Four flashes of 0.45 s; by time, not animationend: one counted under "+N more" is
+        // not displayed, so its animation never ends.
+        setTimeout(() => article.classList.remove("arrived"), FLASH_MS);
         page.flashes += 1;
         fanfare = fanfare === "critical" ? fanfare : alert.severity;
       }
     }
     existing.delete(alert.id);
     seen.add(alert.id);
-    fillAlert(article, alert);
-    if (box.children[index] !== article) box.insertBefore(article, box.children[index] ?? null);
+    fillAlert(article, alert, role);
+    if (container.children[index] !== article) container.insertBefore(article, container.children[index] ?? null);
+    return article;
+  };
+  const groups = groupsOf(current).filter((group) => byId.has(group.lead));
+  const headline = $("headline");
+  const under = $("follow-ups");
+  const others = $("others");
+  let lead = null;
+  let row = 0;
+  groups.forEach((group, index) => {
+    const followUps = group.follow_ups.filter((id) => byId.has(id)).map((id) => byId.get(id));
+    if (index === 0) {
+      // The headline in full, its follow-ups under it.
+      lead = place(byId.get(group.lead), "lead", headline, 0);
+      followUps.forEach((alert, position) => place(alert, "follow-up", under, position));
+      for (const child of [...under.children].slice(followUps.length)) child.remove();
+    } else {
+      // Another alert and its follow-ups: one row each, in that order.
+      for (const alert of [byId.get(group.lead), ...followUps]) place(alert, "compact", others, row++);
+    }
   });
+  if (!groups.length) clear(under);
+  // "+N more" sits in the headline's row of buttons: it takes no line of its own.
+  const more = $("more");
+  const slot = lead ? lead.querySelector(".actions") : $("alerts");
+  if (more.parentElement !== slot) slot.append(more);
   for (const gone of existing.values()) gone.remove();
+  for (const child of [...headline.children]) if (child !== lead && child !== under) child.remove();
+  headline.append(under); // always after the lead
+  for (const child of [...others.children].slice(row)) child.remove();
   if (fanfare !== null) beep(fanfare === "critical");
   const takeover = alerts.some((a) => a.severity === "critical" && a.status !== "acknowledged");
   document.body.classList.toggle("takeover", takeover);
   document.body.classList.toggle("quiet", alerts.length === 0);
+  page.omitted = current.state?.alerts_omitted ?? 0;
+  fit();
 }
 
+// Never more alerts than fit without scrolling: the follow-ups and the other alerts that would
+// overflow the room left to the alerts are hidden, the least severe and last first, and counted
+// ("+2 more alerts", with the alerts the state itself left out). The headline alert itself is
+// always shown whole.
+const RANK = { critical: 0, warning: 1, info: 2 };
+
+function fit() {
+  const box = $("alerts");
+  const more = $("more");
+  const items = [...$("follow-ups").children, ...$("others").children];
+  for (const item of items) item.classList.remove("overflow");
+  more.hidden = true;
+  page.hiddenAlerts = 0;
+  delete document.body.dataset.fit;
+  if (document.body.classList.contains("quiet")) return;
+  const limit = () => box.getBoundingClientRect().bottom -
+    parseFloat(getComputedStyle(box).paddingBottom) + 0.5;
+  const fits = () => {
+    const bottom = limit();
+    return items.every((item) => item.classList.contains("overflow") ||
+      item.getBoundingClientRect().bottom <= bottom) &&
+      (more.hidden || more.getBoundingClientRect().bottom <= bottom);
+  };
+  if (fits() && !page.omitted) return;
+  // Not all of them fit: the headline in smaller (still large) type first, then count.
+  document.body.dataset.fit = "tight";
+  if (fits() && !page.omitted) return;
+  // The headline alone does not fit above the table (a small screen, banners): the alert
+  // first, the table gives way.
+  const lead = $("headline").querySelector("article.alert");
+  if (lead && lead.getBoundingClientRect().bottom > limit()) document.body.dataset.fit = "cramped";
+  more.hidden = false; // it takes its room: what fits is measured with it
+  // The most severe (then the first) shown first, each as long as it fits; a smaller one
+  // further down may still fit where a bigger one did not.
+  const order = items.map((item, index) => [RANK[item.dataset.severity] ?? 3, index, item])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, , item]) => item);
+  for (const item of order) item.classList.add("overflow");
+  let hidden = order.length;
+  for (const item of order) {
+    item.classList.remove("overflow");
+    if (fits()) hidden -= 1;
+    else item.classList.add("overflow");
+  }
+  const counted = hidden + page.omitted;
+  page.hiddenAlerts = counted;
+  more.textContent = `+${counted} more alert${counted === 1 ? "" : "s"}`;
+  more.hidden = counted === 0;
+}
+window.addEventListener("resize", () => { if (view) fit(); });
+
+// The list of every active alert, opened by the dealer from "+N more": it scrolls.
+function openAllAlerts() {
+  const list = $("all-alerts-list");
+  clear(list);
+  for (const alert of view?.alerts ?? []) {
+    const row = el("article", `alert compact sev-${alert.severity} status-${alert.status}`);
+    const head = el("header", "alert-head");
+    head.append(el("span", `pill sev-${alert.severity}`, SEVERITY[alert.severity] ?? alert.severity),
+      el("span", "code muted", alert.code),
+      el("span", "", alert.seat !== null ? `Seat ${alert.seat}` : (alert.device ? `Device ${alert.device}` : "")),
+      el("span", "", alert.status));
+    row.append(head, el("p", "message", alert.message));
+    list.append(row);
+  }
+  $("all-alerts").showModal();
+}
+$("more").addEventListener("click", openAllAlerts);
+$("all-alerts-close").addEventListener("click", () => {
+  $("all-alerts").close();
+  clear($("all-alerts-list"));
+});
+
 // ---- the table ---------------------------------------------------------------------------
+// Seats dealt in are green while they hold cards (and while the deal brings them); a seat left
+// with no card (mucked at showdown) is not.
+const DEALING = new Set(["shuffled", "dealing"]);
+
 function renderTable(state, alerts) {
   const seats = $("seats");
   clear(seats);
@@ -156,11 +277,12 @@ function renderTable(state, alerts) {
   const alerted = new Set(alerts.filter((a) => a.seat !== null).map((a) => a.seat));
   for (const seat of state.seats) {
     const item = el("li", "seat");
+    const live = seat.in_hand && (seat.cards > 0 || DEALING.has(state.phase));
     item.dataset.seat = seat.seat;
     item.dataset.inHand = seat.in_hand;
     item.dataset.cards = seat.cards;
-    item.classList.toggle("empty", !seat.occupied);
-    item.classList.toggle("in-hand", seat.in_hand);
+    item.classList.toggle("empty", !seat.occupied && !seat.cards);
+    item.classList.toggle("in-hand", live);
     item.classList.toggle("to-act", state.to_act === seat.seat);
     item.classList.toggle("has-alert", alerted.has(seat.seat));
     item.append(el("span", "seat-no", String(seat.seat)));
@@ -173,10 +295,9 @@ function renderTable(state, alerts) {
     for (let i = 0; i < Math.min(seat.cards, 6); i += 1) backs.append(el("i", "back"));
     item.append(backs);
     let count = "empty";
-    if (seat.occupied || seat.cards) {
-      count = seat.cards === 1 ? "1 card" : `${seat.cards} cards`;
-      if (!seat.in_hand && !seat.cards) count = "not in hand";
-    }
+    if (seat.cards) count = seat.cards === 1 ? "1 card" : `${seat.cards} cards`;
+    else if (seat.in_hand) count = live ? "0 cards" : "no cards";
+    else if (seat.occupied) count = "not in hand";
     item.append(el("span", "count", count));
     const spoken = [`Seat ${seat.seat}`, seat.in_hand ? "in the hand" : (seat.occupied ? "not in the hand" : "empty"),
       `${seat.cards} cards`];
@@ -189,11 +310,19 @@ function renderTable(state, alerts) {
   }
 }
 
+// The engine's phase, but "Hand over" rather than "Idle" while the cards of a hand whose result
+// is in still lie on the table (between the award and the table cleared).
+function phaseText(state, last) {
+  const onTable = state.board.length > 0 || state.seats.some((seat) => seat.cards > 0);
+  if (state.phase === "idle" && onTable && last?.hand === state.hand) return "Hand over";
+  return PHASES[state.phase] ?? state.phase;
+}
+
 function renderBar(current) {
   const { table, state } = current;
   $("table-name").textContent = table.name ? `${table.name} (${table.id})` : `Table ${table.id}`;
   $("hand").textContent = state ? `Hand ${state.hand}` : "Hand —";
-  $("phase").textContent = state ? (PHASES[state.phase] ?? state.phase) : "—";
+  $("phase").textContent = state ? phaseText(state, current.last_hand) : "—";
   $("deck").textContent = state?.deck ? `Deck ${state.deck}` : "";
   const health = $("health");
   clear(health);
@@ -215,11 +344,11 @@ function renderBanners(current) {
     add("critical", `Controller ${current.controller.state}${detail}.`);
   }
   if (!current) return;
-  for (const device of current.devices) {
-    if (device.state === "offline" || device.state === "fault") {
-      const detail = device.detail ? ` (${device.detail})` : "";
-      add("critical", `Device ${device.id} ${device.state}${detail}.`);
-    }
+  // The devices in trouble on one line (each has its alert too): the alerts keep their room.
+  const down = current.devices.filter((d) => d.state === "offline" || d.state === "fault");
+  if (down.length) {
+    add("critical", down.map((device) => `Device ${device.id} ${device.state}` +
+      (device.detail && down.length === 1 ? ` (${device.detail})` : "")).join("; ") + ".");
   }
   if (current.state && current.state.tracking === false) {
     add("warning", "The hand is not being tracked while a reader is offline.");
@@ -246,9 +375,9 @@ function render() {
   renderBanners(view);
   if (!view) return;
   renderBar(view);
-  renderAlerts(view.alerts);
   renderTable(view.state, view.alerts);
   renderLastHand(view.last_hand);
+  renderAlerts(view); // last: what fits is measured with the table drawn
   primed = true;
 }
 

@@ -1,25 +1,77 @@
-// The floor grid: every table, what needs attention first, live.
-import { clear, connect, el } from "/common/live.js";
+// The floor overview: every table, grouped by what it needs (critical, warning, offline, device
+// trouble, acknowledged, quiet), the most urgent first within each group, live; filters by group
+// and by table id, kept in the address (?hide=quiet&table=t1) so that a view can be linked.
+import { clear, connect, el, plural } from "/common/live.js";
 
 const $ = (id) => document.getElementById(id);
 const PHASES = {
   idle: "Idle", shuffled: "Shuffled", dealing: "Dealing", preflop: "Pre-flop", flop: "Flop",
   turn: "Turn", river: "River", showdown: "Showdown", misdeal: "Misdeal",
 };
+// The groups in the order the floor shows them (controller/floor/board.py's GROUPS); the quiet
+// tables as small chips, so that hundreds of them take little room below the others.
+const GROUPS = [
+  ["critical", "Critical"], ["warning", "Warning"], ["offline", "Offline"],
+  ["devices", "Devices or tracking"], ["handled", "Acknowledged or information"], ["quiet", "Quiet"],
+];
 const tables = new Map(); // id -> summary
 const tiles = new Map(); // id -> <li>
+const sections = new Map(); // group -> { section, list, count, button }
 let consoleState = null;
 let connected = false;
 const page = (window.floorConsole = { updates: 0, connected: false });
 
+// ---- filters (in the address: a view can be linked and survives a reload) ---------------------
+const params = new URLSearchParams(location.search);
+const hidden = new Set((params.get("hide") ?? "").split(",").filter(Boolean));
+$("search").value = params.get("table") ?? "";
+
+function saveFilters() {
+  const query = new URLSearchParams();
+  if (hidden.size) query.set("hide", [...hidden].join(","));
+  if ($("search").value) query.set("table", $("search").value);
+  const search = query.toString();
+  history.replaceState(null, "", search ? `?${search}` : location.pathname);
+}
+
+for (const [group, title] of GROUPS) {
+  const section = el("section", `group group-${group}`);
+  section.dataset.group = group;
+  const heading = el("h2");
+  const count = el("span", "group-count");
+  heading.append(el("span", "group-name", title), " ", count);
+  const list = el("ol", group === "quiet" ? "tiles chips" : "tiles");
+  list.setAttribute("aria-label", title);
+  section.append(heading, list);
+  $("grid").append(section);
+  const button = el("button", `group-filter group-${group}`);
+  button.type = "button";
+  button.dataset.group = group;
+  button.append(el("span", "", title), " ", el("span", "n", "0"));
+  button.addEventListener("click", () => {
+    if (hidden.has(group)) hidden.delete(group);
+    else hidden.add(group);
+    saveFilters();
+    render();
+  });
+  $("group-filters").append(button);
+  sections.set(group, { section, list, count, button });
+}
+$("search").addEventListener("input", () => {
+  saveFilters();
+  render();
+});
+
+// ---- tiles ---------------------------------------------------------------------------------
 function tile(summary) {
   const item = el("li");
   item.dataset.table = summary.id;
   const link = el("a", "tile");
   link.href = `/tables/${encodeURIComponent(summary.id)}`;
+  // One line: the id, the hand and phase, the controller's state when it is not online.
   const head = el("div", "tile-head");
-  head.append(el("span", "tile-name", summary.id), el("span", "pill status"));
-  link.append(head, el("p", "facts muted"), el("p", "counts"), el("p", "worst"));
+  head.append(el("span", "tile-name", summary.id), el("span", "facts muted"), el("span", "pill status"));
+  link.append(head, el("p", "counts"), el("p", "worst"));
   item.append(link);
   return item;
 }
@@ -27,8 +79,10 @@ function tile(summary) {
 function fill(item, summary) {
   const link = item.firstChild;
   const attention = summary.attention.replace(/ /g, "-");
-  link.className = `tile attention-${attention}`;
+  const group = summary.group ?? "quiet";
+  link.className = `tile attention-${attention}${group === "quiet" ? " chip" : ""}`;
   item.dataset.attention = summary.attention;
+  item.dataset.group = group;
   const state = summary.controller?.state ?? "unknown";
   const status = link.querySelector(".status");
   status.className = `pill status state-${state}`;
@@ -40,17 +94,26 @@ function fill(item, summary) {
   link.querySelector(".facts").textContent = facts.join(" · ") || "no state yet";
   const counts = link.querySelector(".counts");
   clear(counts);
-  for (const severity of ["critical", "warning", "info"]) {
+  for (const [severity, one, many] of [["critical", "critical", "critical"], ["warning", "warning", "warnings"],
+    ["info", "info", "info"]]) {
     const count = summary.counts[severity];
-    if (count) counts.append(el("span", `pill sev-${severity}`, `${count} ${severity}`));
+    if (count) counts.append(el("span", `pill sev-${severity}`, `${count} ${count === 1 ? one : many}`));
   }
   const worst = link.querySelector(".worst");
   clear(worst);
+  link.title = "";
   if (summary.worst) {
     const w = summary.worst;
     worst.className = `worst sev-${w.severity}`;
-    worst.append(el("span", "code", w.code), document.createTextNode(
-      `${w.seat !== null ? ` seat ${w.seat}` : ""}${w.status === "acknowledged" ? " (acknowledged)" : ""}: ${w.message}`));
+    const where = w.seat !== null ? `Seat ${w.seat}` : (w.device ? `Device ${w.device}` : "");
+    const head = el("span", "worst-head");
+    head.append(el("span", "code", w.code));
+    if (w.status === "acknowledged") counts.append(el("span", "pill acked", "acknowledged"));
+    const message = el("span", "worst-message");
+    if (where) message.append(el("span", "where", where), " — ");
+    message.append(w.message);
+    worst.append(head, message);
+    link.title = `${w.code}: ${w.message}`;
   } else {
     worst.className = "worst muted";
     worst.textContent = state === "online" ? "No active alerts." : (summary.controller?.detail ?? "");
@@ -70,12 +133,32 @@ function render() {
   scheduled = true;
   requestAnimationFrame(() => {
     scheduled = false;
-    const grid = $("grid");
+    const wanted = $("search").value.trim().toLowerCase();
     const ordered = [...tables.values()].sort(compare);
-    ordered.forEach((summary, index) => {
+    const placed = new Map(GROUPS.map(([group]) => [group, 0]));
+    const shown = new Map(GROUPS.map(([group]) => [group, 0]));
+    for (const summary of ordered) {
+      const group = sections.has(summary.group) ? summary.group : "quiet";
+      const { list } = sections.get(group);
       const item = tiles.get(summary.id);
-      if (grid.children[index] !== item) grid.insertBefore(item, grid.children[index] ?? null);
-    });
+      const index = placed.get(group);
+      if (list.children[index] !== item) list.insertBefore(item, list.children[index] ?? null);
+      placed.set(group, index + 1);
+      const match = !wanted || summary.id.toLowerCase().includes(wanted);
+      item.hidden = !match;
+      if (match) shown.set(group, shown.get(group) + 1);
+    }
+    for (const [group, { section, list, count, button }] of sections) {
+      // Tiles that moved to another group have left this list by insertBefore already.
+      const n = placed.get(group);
+      while (list.children.length > n) list.lastChild.remove();
+      const visible = shown.get(group);
+      count.textContent = visible === n ? plural(n, "table") : `${visible} of ${plural(n, "table")}`;
+      section.hidden = n === 0 || hidden.has(group) || visible === 0;
+      button.querySelector(".n").textContent = String(n);
+      button.setAttribute("aria-pressed", String(!hidden.has(group)));
+      button.hidden = n === 0;
+    }
     $("empty").hidden = tables.size > 0;
     renderHeader();
   });
@@ -94,12 +177,13 @@ function renderHeader() {
   }
   if (consoleState?.rejected) {
     banners.append(el("p", "banner sev-warning",
-      `${consoleState.rejected} message${consoleState.rejected === 1 ? "" : "s"} rejected; last: ${consoleState.last_rejected}`));
+      `${plural(consoleState.rejected, "message")} rejected; last: ${consoleState.last_rejected}`));
   }
   if (!consoleState) return;
   const c = consoleState.counts;
-  $("summary").textContent = `${consoleState.tables} tables · ${c.critical} critical · ` +
-    `${c.warning} warning · ${c.offline} offline · root ${consoleState.root}`;
+  $("summary").textContent = `${plural(consoleState.tables, "table")} · ` +
+    `${plural(c.critical, "critical alert")} · ${plural(c.warning, "warning")} · ` +
+    `${c.offline} offline · root ${consoleState.root}`;
 }
 
 connect("/events", {

@@ -1,8 +1,9 @@
 // A table's page on the floor console: status, device health, active alerts, the alert history
 // (from the console's SQLite, filtered by code, severity and time), its hands (a list, and one
-// hand in full on a click), all live.
+// hand in full in a panel beside it on a click, linkable as #hand-12), all live.
+import { cardsElement } from "/common/cards.js";
 import { handElement, handSummary } from "/common/hand.js";
-import { clear, connect, el } from "/common/live.js";
+import { clear, connect, el, plural } from "/common/live.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/")[2] ?? "");
@@ -10,7 +11,9 @@ const PHASES = {
   idle: "Idle", shuffled: "Shuffled", dealing: "Dealing", preflop: "Pre-flop", flop: "Flop",
   turn: "Turn", river: "River", showdown: "Showdown", misdeal: "Misdeal",
 };
-const page = (window.tablePage = { historyLoads: 0, liveRows: 0, summary: null, handLoads: 0 });
+const page = (window.tablePage = {
+  historyLoads: 0, liveRows: 0, summary: null, handLoads: 0, shownHand: null,
+});
 let historyLoaded = false;
 const pendingLive = [];
 
@@ -75,18 +78,45 @@ function renderSummary(summary) {
 // ---- hands ------------------------------------------------------------------------------------
 let shownLast = null;
 
+const HAND_HASH = /^#hand-(\d+)$/;
+
 async function showHand(number) {
   const detail = $("hand-detail");
+  const panel = $("hand-panel");
+  $("hand-panel-title").textContent = `Hand ${number}`;
+  const link = $("hand-link");
+  link.href = `#hand-${number}`;
+  link.textContent = `${location.origin}${location.pathname}#hand-${number}`;
+  panel.hidden = false;
+  for (const item of $("hands").children) item.classList.toggle("selected", item.dataset.hand === String(number));
   try {
     const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/hands/${number}`);
     const body = await response.json();
     if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
     detail.replaceChildren(handElement(body));
-    for (const item of $("hands").children) item.classList.toggle("selected", item.dataset.hand === String(number));
   } catch (failure) {
     detail.replaceChildren(el("p", "note", `Hand ${number} not available: ${failure.message}`));
   }
+  page.shownHand = number;
 }
+
+function closeHand() {
+  $("hand-panel").hidden = true;
+  clear($("hand-detail"));
+  page.shownHand = null;
+  for (const item of $("hands").children) item.classList.remove("selected");
+  if (HAND_HASH.test(location.hash)) history.replaceState(null, "", location.pathname + location.search);
+}
+
+// The address says which hand is open: a click sets it, a link or Back opens it.
+function followHash() {
+  const found = HAND_HASH.exec(location.hash);
+  if (found) showHand(Number(found[1]));
+  else if (!$("hand-panel").hidden) closeHand();
+}
+window.addEventListener("hashchange", followHash);
+$("hand-close").addEventListener("click", closeHand);
+document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeHand(); });
 
 async function loadHands() {
   const note = $("hands-note");
@@ -99,16 +129,22 @@ async function loadHands() {
     for (const hand of body.hands) {
       const item = el("li", hand.voided ? "voided" : "");
       item.dataset.hand = hand.hand;
+      item.classList.toggle("selected", page.shownHand === hand.hand);
       const codes = [...new Set(hand.alerts.map((a) => a.code))];
       const button = el("button", "hand-link", handSummary(hand));
       button.type = "button";
-      button.addEventListener("click", () => showHand(hand.hand));
-      item.append(button, el("span", "muted",
-        ` ${new Date(hand.ts).toLocaleTimeString()}` + (hand.board.length ? ` · board ${hand.board.join(" ")}` : "") +
-        (codes.length ? ` · alerts ${codes.join(", ")}` : "")));
+      button.addEventListener("click", () => {
+        if (location.hash === `#hand-${hand.hand}`) showHand(hand.hand);
+        else location.hash = `hand-${hand.hand}`;
+      });
+      item.append(button, el("span", "when", new Date(hand.ts).toLocaleTimeString()));
+      if (hand.board.length) item.append(cardsElement(hand.board));
+      if (codes.length) item.append(el("span", "alert-codes", `alerts ${codes.join(", ")}`));
       list.append(item);
     }
-    note.textContent = body.hands.length ? `The last ${body.hands.length} hands, newest first.` : "No hand yet.";
+    note.textContent = body.hands.length
+      ? `The last ${plural(body.hands.length, "hand")}, newest first; a click opens one beside the list.`
+      : "No hand yet.";
     page.handLoads += 1;
   } catch (failure) {
     note.textContent = `Hands not available: ${failure.message}`;
@@ -146,9 +182,10 @@ function historyRow(row, fresh) {
   const stamp = el("time", "", new Date(row.ts).toLocaleString());
   stamp.dateTime = row.ts;
   time.append(stamp);
-  tr.append(time, el("td", "", String(row.hand)), el("td", "", row.code), el("td", "", row.severity),
-    el("td", "", row.seat === null ? "" : String(row.seat)), el("td", "", row.status),
-    el("td", "", row.message));
+  time.className = "time";
+  tr.append(time, el("td", "hand-no", String(row.hand)), el("td", "code", row.code),
+    el("td", "severity", row.severity), el("td", "seat", row.seat === null ? "" : String(row.seat)),
+    el("td", "status", row.status), el("td", "message", row.message));
   return tr;
 }
 
@@ -170,14 +207,23 @@ async function loadHistory() {
     const tbody = $("history").tBodies[0];
     clear(tbody);
     for (const row of body.rows) tbody.append(historyRow(row, false));
-    note.textContent = body.rows.length ? `${body.rows.length} changes, newest first.` : "No alert change matches.";
-    if (body.error) note.textContent += ` History not saved: ${body.error}`;
+    historyError = body.error;
+    countRows();
     page.historyLoads += 1;
     historyLoaded = true;
     for (const row of pendingLive.splice(0)) addLive(row);
   } catch (failure) {
     note.textContent = `History not available: ${failure.message}`;
   }
+}
+
+let historyError = null;
+
+function countRows() {
+  const rows = $("history").tBodies[0].rows.length;
+  const note = $("history-note");
+  note.textContent = rows ? `${plural(rows, "change")}, newest first.` : "No alert change matches.";
+  if (historyError) note.textContent += ` History not saved: ${historyError}`;
 }
 
 function addLive(row) {
@@ -187,6 +233,7 @@ function addLive(row) {
   if ([...tbody.rows].some((tr) => tr.dataset.key === rowKey(row))) return;
   tbody.insertBefore(historyRow(row, true), tbody.firstChild);
   page.liveRows += 1;
+  countRows();
 }
 
 form.addEventListener("change", loadHistory);
@@ -210,3 +257,4 @@ connect(`/tables/${encodeURIComponent(tableId)}/events`, {
 });
 loadHistory();
 loadHands();
+followHash(); // opened from a link to a hand

@@ -21,11 +21,16 @@ function actionText(action, put) {
 }
 
 const seatsText = (seats) => seats.join(" ") || "—";
+/** "seats 2, 4" / "seat 4" / "no seat" */
+const seatList = (seats) => seats.length ? `seat${seats.length === 1 ? "" : "s"} ${seats.join(", ")}` : "no seat";
+/** "seat 4 wins 34, seat 2 wins 17" */
+const wins = (shares) => shares.map((s) => `seat ${s.seat} wins ${s.amount}`).join(", ");
 
-/** The one-line summary: "Hand 12: showdown — seat 3 78" (``label`` in place of "Hand"). */
+/** The one-line summary: "Hand 12: showdown — seat 3 wins 78, rake 3" (``label`` in place of
+ * "Hand"). */
 export function handSummary(hand, label = "Hand") {
   const outcome = hand.voided ? `voided (${hand.result})` : hand.result;
-  const awarded = hand.awarded.map((a) => `seat ${a.seat} ${a.amount}`).join(", ");
+  const awarded = wins(hand.awarded);
   return `${label} ${hand.hand}: ${outcome}` + (awarded ? ` — ${awarded}` : "") +
     (hand.rake ? `, rake ${hand.rake}` : "");
 }
@@ -84,14 +89,14 @@ export function handElement(hand) {
     const pots = el("ul", "pots");
     hand.pots.forEach((pot, index) => {
       const name = index === 0 ? "Main pot" : `Side pot ${index}`;
-      const shares = pot.shares.map((s) => `seat ${s.seat} ${s.amount}`).join(", ");
+      const shares = wins(pot.shares);
       pots.append(el("li", "pot",
-        `${name} ${pot.amount} (eligible ${seatsText(pot.eligible)}): won by ${seatsText(pot.winners)}` +
-        (shares ? ` — ${shares}` : "")));
+        `${name} ${pot.amount} (${seatList(pot.eligible)} eligible): ` +
+        (shares || `won by ${seatList(pot.winners)}`)));
     });
     if (hand.rake) pots.append(el("li", "rake", `Rake ${hand.rake}`));
-    const pushed = hand.awarded.map((a) => `seat ${a.seat} ${a.amount}`).join(", ") || "nothing";
-    pots.append(el("li", "pushed", `Pushed: ${pushed}`));
+    const pushed = hand.awarded.map((a) => `${a.amount} to seat ${a.seat}`).join(", ");
+    pots.append(el("li", "pushed", pushed ? `Pushed: ${pushed}` : "Nothing pushed"));
     award.append(el("h4", "", "Award"), pots);
     article.append(award);
   }

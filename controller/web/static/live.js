@@ -35,3 +35,8 @@ export function el(tag, className = "", text = "") {
   if (text) element.textContent = text;
   return element;
 }
+
+/** "1 table", "2 tables" (``many``: the plural when it is not ``one`` + "s"). */
+export function plural(count, one, many = `${one}s`) {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,79 @@
+"""``tablectl config check FILE``: everything wrong with a table's configuration, one line each.
+
+It refuses what ``tablectl run`` refuses (a broker reachable from the network in the clear or
+without credentials, unless ``[mqtt] allow_insecure``), names every validation error (a device by
+its id: ``devices.rfid-1.baudrate``), and reports the antenna map's gaps (a seat no antenna
+covers is an error, a seat two antennas cover a warning: :mod:`config.coverage`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from config.coverage import coverage
+from config.errors import ConfigError
+from config.exposure import REFUSING, broker_findings, describe, refusal, secret_file_findings
+from config.loader import load_table, table_chips
+from config.models import TableConfig
+from config.registry import DeckRegistry
+
+
+@dataclass
+class Report:
+    """What ``config check`` prints: ``errors`` and ``warnings`` (standard error), ``summary``
+    (standard output, only when there is no error)."""
+
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def check(path: Path) -> Report:
+    """Check the configuration in ``path`` and its registries."""
+    report = Report()
+    try:
+        config, registry = load_table(path)
+    except ConfigError as error:
+        report.errors += error.problems
+        return report
+    # What ``tablectl run`` refuses, in the very words it stops with (every such finding).
+    refused = refusal(path, config) is not None
+    for finding in broker_findings(config):
+        line = describe(path, finding, config)
+        if refused and finding.refuse:
+            report.errors.append(line + REFUSING)
+        else:
+            report.warnings.append(line)
+    found = coverage(config)
+    report.errors += [describe(path, finding, config) for finding in found.errors]
+    report.warnings += [
+        describe(path, finding, config) for finding in secret_file_findings(config) + found.warnings
+    ]
+    if report.ok:
+        report.summary = f"{path}: ok: {_summary(config, registry)}"
+    return report
+
+
+def _summary(config: TableConfig, registry: DeckRegistry) -> str:
+    decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
+    devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
+    game = ""
+    if config.chips is not None:
+        chips = table_chips(config, registry)
+        game += f"; chips {len(chips) if chips is not None else 0}"
+    if config.stakes is not None:
+        stakes = config.stakes
+        game += (
+            f"; stakes {stakes.structure} {stakes.small_blind}/{stakes.big_blind}"
+            + (f" ante {stakes.ante}" if stakes.ante else "")
+            + (f" rake {stakes.rake_percent:g}%" if stakes.rake_percent else "")
+        )
+    return (
+        f"table {config.table.id}, {config.table.seats} seats, profile {config.table.profile}; "
+        f"decks {decks}{game}; devices {devices}"
+    )
