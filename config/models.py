@@ -32,6 +32,13 @@ class TableSection(Section):
     seats: int = Field(ge=2, le=10, description="Seats are numbered 1..seats, clockwise.")
     profile: Profile = "roberts"
     name: str | None = None
+    area: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="The area (pit) of the card room the table is in: carried in the controller's "
+        "status, the floor groups its tables by it.",
+    )
     odd_chip: Literal["first_shown", "left_of_button"] = Field(
         default="first_shown",
         description="Split pots: seed 001 gives the odd chip to the first player to show (default); "
