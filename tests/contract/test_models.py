@@ -203,7 +203,8 @@ def test_the_dealer_and_the_area_are_on_the_wire_only_when_known() -> None:
     assert b"dealer" not in result.to_json()
     badged = result.model_copy(update={"dealer": "D-1042"})
     assert m.parse_hand("holdem/t1/hands", badged.to_json()).dealer == "D-1042"
-    status = m.parse_status("holdem/t1/controller/status", f'{{"state": "online", "ts": "{ts}", "session": 2}}')
+    online = f'{{"state": "online", "ts": "{ts}", "session": 2}}'
+    status = m.parse_status("holdem/t1/controller/status", online)
     assert status.area is None
     assert b"area" not in status.to_json()
     pit = m.parse_status(
