@@ -14,7 +14,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from controller.display.view import hand_json
-from controller.floor.history import Filters
+from controller.floor.store import Filters
 from controller.web.channel import event_stream
 
 if TYPE_CHECKING:

@@ -77,6 +77,8 @@ ALERT_COLUMNS: Final = (
 )
 _ALERT_SELECT: Final = ", ".join(ALERT_COLUMNS)
 HOUR_MS: Final = 3_600_000
+#: Recorders of one floor at once, at most (each holds a slot, hence an MQTT session).
+SLOTS: Final = 64
 
 
 class StoreError(RuntimeError):
@@ -128,6 +130,11 @@ class Database(Protocol):
 
     async def reachable(self) -> bool:
         """Whether it answers now (reconnecting if it must)."""
+
+    async def claim(self, name: str, prefer: int | None = None) -> int:
+        """The lowest free slot of ``name`` (``prefer`` first), held by this process until it
+        closes the database or dies: recorders number their sessions by it (StoreError when
+        none of ``SLOTS`` is free, DatabaseUnavailable)."""
 
     @property
     def schema_version(self) -> int: ...

@@ -14,12 +14,21 @@ at ERROR with its table and why, and the batch counts as written (retrying it co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import zlib
 from collections.abc import Sequence
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from controller.floor.store import DatabaseUnavailable, Migration, Statement, StoreError, check_version
+from controller.floor.store import (
+    SLOTS,
+    DatabaseUnavailable,
+    Migration,
+    Statement,
+    StoreError,
+    check_version,
+)
 
 try:
     import psycopg
@@ -137,6 +146,8 @@ class PostgresDatabase:
         self._write_lock = asyncio.Lock()
         self._read_lock = asyncio.Lock()
         self._version = 0
+        #: The connection holding this process's slot (an advisory lock), and its number.
+        self._slot: tuple[int, psycopg.AsyncConnection[Any]] | None = None
 
     @property
     def schema_version(self) -> int:
@@ -200,7 +211,9 @@ class PostgresDatabase:
         return known
 
     async def close(self) -> None:
-        for connection in (self._writer, self._reader):
+        slot = self._slot[1] if self._slot is not None else None
+        self._slot = None
+        for connection in (self._writer, self._reader, slot):
             if connection is not None:
                 try:
                     await connection.close()
@@ -292,6 +305,36 @@ class PostgresDatabase:
         except DatabaseUnavailable:
             return False
         return True
+
+
+    async def claim(self, name: str, prefer: int | None = None) -> int:
+        """A slot is a session-level advisory lock (``pg_try_advisory_lock(KEY(name), n)``) on a
+        connection of its own: it goes with that connection (this process's death, the
+        database's restart), and is claimed again, ``prefer`` first, after an outage."""
+        assert psycopg is not None
+        if self._slot is not None:
+            number, connection = self._slot
+            try:
+                await connection.execute("SELECT 1")
+                return number
+            except psycopg.Error:
+                self._slot = None
+                with contextlib.suppress(Exception):
+                    await connection.close()
+        key = zlib.crc32(name.encode()) & 0x7FFFFFFF
+        order = ([prefer] if prefer is not None else []) + list(range(SLOTS))
+        try:
+            connection = await self._connect(autocommit=True)
+            for number in order:
+                cursor = await connection.execute("SELECT pg_try_advisory_lock(%s, %s)", (key, number))
+                row = await cursor.fetchone()
+                if row is not None and row[0]:
+                    self._slot = (number, connection)
+                    return number
+        except psycopg.Error as error:
+            raise DatabaseUnavailable(_first_line(error)) from None
+        await connection.close()
+        raise StoreError(f"floor store {self.name}: all {SLOTS} {name} slots are taken")
 
 
 def _first_line(error: Exception) -> str:

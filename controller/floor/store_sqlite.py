@@ -9,6 +9,8 @@ versions were recorded (a file of that time is taken as version 1 and migrated o
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -16,7 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
-from controller.floor.store import DatabaseUnavailable, Migration, Statement, StoreError, check_version
+from controller.floor.store import (
+    SLOTS,
+    DatabaseUnavailable,
+    Migration,
+    Statement,
+    StoreError,
+    check_version,
+)
 
 _T = TypeVar("_T")
 
@@ -117,6 +126,8 @@ class SqliteDatabase:
         self._writing = ThreadPoolExecutor(1, thread_name_prefix="floor-sqlite-write")
         self._reading = ThreadPoolExecutor(1, thread_name_prefix="floor-sqlite-read")
         self._version = 0
+        #: The slot this process holds: its number and its lock file (open, locked).
+        self._slot: tuple[int, int] | None = None
 
     @property
     def schema_version(self) -> int:
@@ -150,7 +161,9 @@ class SqliteDatabase:
         connection.execute("BEGIN IMMEDIATE")  # one migrating process at a time
         try:
             connection.execute(SCHEMA_MIGRATIONS)
-            (found,) = connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
+            (found,) = connection.execute(
+                "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
+            ).fetchone()
             check_version(int(found), known, f"floor store {self.path}")
             for migration in MIGRATIONS:
                 if migration.version <= found:
@@ -178,6 +191,9 @@ class SqliteDatabase:
                 self._reader.close()
                 self._reader = None
 
+        if self._slot is not None:
+            os.close(self._slot[1])  # the lock goes with the descriptor
+            self._slot = None
         await self._run(self._writing, close_writer)
         await self._run(self._reading, close_reader)
         self._writing.shutdown(wait=False)
@@ -215,3 +231,24 @@ class SqliteDatabase:
 
     async def reachable(self) -> bool:
         return self._writer is not None
+
+    async def claim(self, name: str, prefer: int | None = None) -> int:
+        """A slot is a lock file beside the database (``floor.sqlite.NAME-3.lock``), locked with
+        ``flock`` while this process holds it."""
+        if self._slot is not None:
+            return self._slot[0]
+        order = ([prefer] if prefer is not None else []) + list(range(SLOTS))
+        for number in order:
+            path = self.path.with_name(f"{self.path.name}.{name}-{number}.lock")
+            try:
+                descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError as error:
+                raise DatabaseUnavailable(f"{path}: {error.strerror or error}") from None
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(descriptor)
+                continue
+            self._slot = (number, descriptor)
+            return number
+        raise StoreError(f"floor store {self.path}: all {SLOTS} {name} slots are taken")
