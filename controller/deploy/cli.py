@@ -30,7 +30,10 @@ def _default_executable() -> Path | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", "-c", required=True, help="the table configuration (TOML)")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--config", "-c", help="the table configuration (TOML)")
+    what.add_argument("--floor", metavar="FLOOR.toml",
+                      help="the floor at scale instead: its NATS nodes, tables, consoles, database")
     parser.add_argument("--out", "-o", required=True, help="directory to render into (created 0700)")
     parser.add_argument(
         "--executable",
@@ -53,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.floor is not None:
+        return _floor(args)
     config_path = Path(args.config).absolute()
     try:
         config, _ = load_table(config_path)
@@ -81,6 +86,30 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {out}: {error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
     print(f"table {config.table.id}: rendered into {out} (file -> where it goes, owner, mode):")
+    sys.stdout.write(manifest(rendered.artefacts))
+    for note in rendered.notes:
+        print(f"note: {note}")
+    return EXIT_OK
+
+
+def _floor(args: argparse.Namespace) -> int:
+    """``--floor FLOOR.toml``: the cluster's node configurations, the tables' bridges, the
+    database's roles and schema, the consoles' environment (``controller.deploy.floor``)."""
+    from controller.deploy.artefacts import write_all
+    from controller.deploy.floor import load_floor, render_floor
+
+    out = Path(args.out)
+    try:
+        floor = load_floor(Path(args.floor))
+        rendered = render_floor(floor, out, rotate=args.rotate)
+        write_all(out, rendered.artefacts)
+    except DeployError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as error:
+        print(f"error: {out}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"floor {floor.floor.cluster}: rendered into {out} (file -> where it goes, owner, mode):")
     sys.stdout.write(manifest(rendered.artefacts))
     for note in rendered.notes:
         print(f"note: {note}")

@@ -56,6 +56,8 @@ def _add_brokers(parser: argparse.ArgumentParser, *, required: bool) -> None:
                              "separated: the nodes of one cluster, taken in turn when one is lost")
     parser.add_argument("--root", default="holdem", help="topic root of the tables (default holdem)")
     parser.add_argument("--username", help=f"broker user name (the password from ${PASSWORD_VARIABLE})")
+    parser.add_argument("--ca-file", metavar="FILE",
+                        help="the CA that signed the brokers' certificates (mqtts://; default: the system's)")
     parser.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), default="INFO")
 
 
@@ -153,9 +155,10 @@ def mqtt_sections(args: argparse.Namespace) -> list[MqttSection]:
     found = []
     for url in urls:
         try:
-            mqtt = MqttSection.model_validate(
-                {"url": url, "root": args.root, "username": args.username, "password": password}
-            )
+            mqtt = MqttSection.model_validate({
+                "url": url, "root": args.root, "username": args.username, "password": password,
+                "tls": {"ca_file": args.ca_file} if getattr(args, "ca_file", None) else None,
+            })
         except ValidationError as error:
             problem = error.errors(include_url=False)[0]
             place = ".".join(str(p) for p in problem["loc"])
