@@ -46,7 +46,8 @@ class NatsNode:
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"nats-server {self.name} exited with {self.process.returncode}:\n{self.log}")
+                code = self.process.returncode
+                raise RuntimeError(f"nats-server {self.name} exited with {code}:\n{self.log}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.mqtt_port), 0.2):
                 return
             time.sleep(0.05)

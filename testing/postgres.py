@@ -45,13 +45,13 @@ def with_database(url: str, database: str) -> str:
 
 def create_database(admin_url: str, name: str) -> str:
     with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]  # a generated name
+        connection.execute(f'CREATE DATABASE "{name}"')
     return with_database(admin_url, name)
 
 
 def drop_database(admin_url: str, name: str) -> None:
     with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextlib.contextmanager

@@ -154,7 +154,8 @@ def table_pcs(floor: Floor, directory: Path) -> Iterator[list[TablePc]]:
                 source = source_config(home, port, extra="\n" + floor_toml, table=table)
                 out = home / "out"
                 (out / "secrets").mkdir(parents=True, mode=0o700)
-                shutil.copyfile(floor.out / "secrets" / f"{table}-bridge", out / "secrets" / f"{table}-bridge")
+                secret = f"secrets/{table}-bridge"
+                shutil.copyfile(floor.out / secret, out / secret)
                 deployment = Deployment(source, out, etc, port)
                 deployment.render()
                 deployment.start_broker()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import aiomqtt
 import pytest
@@ -57,7 +56,8 @@ async def test_a_table_publishes_only_its_own_public_topics_and_reads_nothing(fl
             # It may read nothing: not dev/#, not even the public topics.
             for topic in ("holdem/t1/dev/#", "holdem/#", "#", "holdem/t1/alerts"):
                 granted = await bridge.subscribe(topic, qos=1)
-                assert [int(code.value if hasattr(code, "value") else code) for code in granted] == [128], topic
+                codes = [int(code.value if hasattr(code, "value") else code) for code in granted]
+                assert codes == [128], topic
             forbidden = [
                 t2.alert("critical"),                                # another table's topic
                 ("holdem/t1/input", b'{"v":1,"ts":"2026-11-30T20:00:00Z","type":"key","key":"ack"}'),
