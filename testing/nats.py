@@ -61,10 +61,13 @@ class NatsNode:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
-    def healthy(self) -> bool:
-        """``/healthz``: the node is up and its JetStream current."""
+    def healthy(self, *, streams_only: bool = False) -> bool:
+        """``/healthz``: the node is up and its JetStream current (with ``streams_only``: its
+        meta group and streams, not every consumer)."""
+        query = "?js-server-only=true" if streams_only else ""
+        url = f"http://127.0.0.1:{self.monitor_port}/healthz{query}"
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.monitor_port}/healthz", timeout=2) as answer:
+            with urllib.request.urlopen(url, timeout=2) as answer:
                 return bool(json.load(answer).get("status") == "ok")
         except (OSError, ValueError):
             return False

@@ -16,9 +16,8 @@ import os
 import pwd
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,7 +78,7 @@ def pg_binary(name: str) -> str:
 
 @dataclass
 class PrivatePostgres:
-    """A PostgreSQL cluster in ``workdir`` on a free port; ``stop``/``start``/``kill`` it at will."""
+    """A PostgreSQL cluster on a free port; ``stop`` (``immediate``: as a crash) and ``start`` it."""
 
     workdir: Path
     port: int = 0
@@ -88,8 +87,11 @@ class PrivatePostgres:
     def __post_init__(self) -> None:
         if not self.port:
             self.port = free_port()
-        self.data = self.workdir / "pgdata"
-        self.log = self.workdir / "postgres.log"
+        # As root, the server runs as ``user``, who cannot enter pytest's private directories:
+        # its files go to a directory of /tmp of its own (removed by ``remove``).
+        self.home = Path(tempfile.mkdtemp(prefix="tablectl-pg-")) if os.geteuid() == 0 else self.workdir
+        self.data = self.home / "pgdata"
+        self.log = self.home / "postgres.log"
 
     @property
     def url(self) -> str:
@@ -102,20 +104,20 @@ class PrivatePostgres:
             kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
         return subprocess.run(  # type: ignore[call-overload, no-any-return]
             list(command), capture_output=True, text=True, timeout=60, check=check,
-            cwd=self.workdir, **kwargs,
+            cwd=self.home, **kwargs,
         )
 
     def init(self) -> None:
-        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.home.mkdir(parents=True, exist_ok=True)
         if os.geteuid() == 0:
             entry = pwd.getpwnam(self.user)
-            os.chown(self.workdir, entry.pw_uid, entry.pw_gid)
+            os.chown(self.home, entry.pw_uid, entry.pw_gid)
         self._run(pg_binary("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "--no-sync", "-E", "UTF8")
         with (self.data / "postgresql.conf").open("a") as conf:
             conf.write(
                 f"listen_addresses = '127.0.0.1'\nport = {self.port}\n"
-                f"unix_socket_directories = '{self.workdir}'\nfsync = on\n"
+                f"unix_socket_directories = '{self.home}'\nfsync = on\n"
                 "max_connections = 50\nshared_buffers = 32MB\n"
             )
 
@@ -137,17 +139,14 @@ class PrivatePostgres:
     def stop(self, mode: str = "fast") -> None:
         self._run(pg_binary("pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
 
-    def kill(self) -> None:
-        """SIGKILL the postmaster (its children end with it); recovery replays the WAL at start."""
-        pid_file = self.data / "postmaster.pid"
-        with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
-            os.kill(int(pid_file.read_text().splitlines()[0]), signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) != 0:
-                    return
-            time.sleep(0.05)
+    def remove(self) -> None:
+        """Stop it and remove its files (its log is copied to ``workdir`` first)."""
+        self.stop("immediate")
+        with contextlib.suppress(OSError):
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.log, self.workdir / "postgres.log")
+        if self.home != self.workdir:
+            shutil.rmtree(self.home, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -158,4 +157,4 @@ def private_postgres(workdir: Path) -> Iterator[PrivatePostgres]:
     try:
         yield server
     finally:
-        server.stop("immediate")
+        server.remove()

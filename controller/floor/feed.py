@@ -41,11 +41,11 @@ def where(mqtt: MqttSection) -> str:
 class Brokers:
     """The brokers of one floor, in turn: ``current`` until it fails, then the next."""
 
-    def __init__(self, brokers: Sequence[MqttSection]) -> None:
+    def __init__(self, brokers: Sequence[MqttSection], *, first: int = 0) -> None:
         if not brokers:
             raise ValueError("no broker")
         self.all = list(brokers)
-        self._index = 0
+        self._index = first % len(self.all)
         self._failed_in_a_row = 0
         self.backoff = Backoff(0.2, 5.0)
 
@@ -95,13 +95,17 @@ class FloorFeed:
         connection: Connection,
         *,
         client_id: str | None = None,
+        filters: Sequence[str] | None = None,
+        qos: int = 1,
+        first: int = 0,
     ) -> None:
-        self.brokers = Brokers([brokers] if isinstance(brokers, MqttSection) else brokers)
+        self.brokers = Brokers([brokers] if isinstance(brokers, MqttSection) else brokers, first=first)
         self.mqtt = self.brokers.current
         self.handle = handle
         self.connection = connection
         self.client_id = client_id or floor_client_id(self.mqtt.root)
-        self.filters = floor_filters(self.mqtt.root)
+        self.filters = tuple(filters) if filters is not None else floor_filters(self.mqtt.root)
+        self.qos = qos
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -109,7 +113,7 @@ class FloorFeed:
             client = make_client(mqtt, self.client_id)
             try:
                 async with client:
-                    await client.subscribe([(topic, 1) for topic in self.filters])
+                    await client.subscribe([(topic, self.qos) for topic in self.filters])
                     log.info("floor: connected to %s, subscribed to %s", where(mqtt), ", ".join(self.filters))
                     self.brokers.connected()
                     self.connection(True, None)

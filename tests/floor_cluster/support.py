@@ -93,7 +93,7 @@ class Floor:
 def running_floor(directory: Path, tables: list[str], *, allow_input: bool = False) -> Iterator[Floor]:
     """Render the floor for ``tables`` and run its three nodes (stopped on exit)."""
     certs_dir = directory / "certs"
-    certs_dir.mkdir()
+    certs_dir.mkdir(parents=True)
     ca = make_ca(certs_dir, "house-ca")
     ports = node_ports(3)
     certs = {p.name: make_server_cert(certs_dir, ca, p.name, client_auth=True) for p in ports}
