@@ -203,7 +203,8 @@ async def test_a_postgresql_store_that_cannot_be_reached_names_it_without_its_pa
     from testing.mosquitto import free_port
 
     url = f"postgresql://floor:s3cret@127.0.0.1:{free_port()}/floor"
-    with pytest.raises(StoreError, match=r"floor store postgresql://floor:\*\*\*@127\.0\.0\.1:\d+/floor: ") as caught:
+    shown = r"floor store postgresql://floor:\*\*\*@127\.0\.0\.1:\d+/floor: "
+    with pytest.raises(StoreError, match=shown) as caught:
         await store_for(url).open()
     assert "s3cret" not in str(caught.value)
 
@@ -251,7 +252,8 @@ async def test_the_schema_is_migrated_once_and_a_newer_one_refused(store_url: st
             db.execute("INSERT INTO schema_migrations VALUES (?, 'from the future', 0)", (known + 1,))
     else:
         with psycopg.connect(store_url, autocommit=True) as db:
-            versions = [row[0] for row in db.execute("SELECT version FROM floor.schema_migrations ORDER BY 1")]
+            found = db.execute("SELECT version FROM floor.schema_migrations ORDER BY 1")
+            versions = [row[0] for row in found]
             db.execute("INSERT INTO floor.schema_migrations (version, description) VALUES (%s, 'later')",
                        (known + 1,))
     assert versions == list(range(1, known + 1))
@@ -260,7 +262,9 @@ async def test_the_schema_is_migrated_once_and_a_newer_one_refused(store_url: st
         await store_for(store_url).open()
 
 
-async def test_a_sqlite_history_of_before_the_migrations_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
+async def test_a_sqlite_history_of_before_the_migrations_is_migrated_and_keeps_its_rows(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "floor.sqlite"
     with sqlite3.connect(path) as db:  # the history as the console kept it before
         for statement in SQLITE_MIGRATIONS[0].statements:
@@ -279,7 +283,8 @@ async def test_a_sqlite_history_of_before_the_migrations_is_migrated_and_keeps_i
     store = store_for(str(path))
     await store.open()
     try:
-        assert [(h["table"], h["dealer"]) for h in await store.find_hands(HandQuery(seat=2))] == [("t1", "D-9")]
+        seat_2 = await store.find_hands(HandQuery(seat=2))
+        assert [(h["table"], h["dealer"]) for h in seat_2] == [("t1", "D-9")]
         assert [h["hand"] for h in await store.find_hands(HandQuery(dealer="D-9"))] == [7]
         (old,) = await store.find_alerts(AlertQuery())
         assert (old["table"], old["id"], old["remedy"]) == ("t1", "7-1", ["step"])

@@ -96,9 +96,9 @@ class Tables:
         try:
             for pc, client in zip(self.pcs, clients, strict=True):
                 area = f"pit {1 + TABLES.index(pc.table) % 2}"
-                status = Status(state="online", ts=START, session=1, area=area)
+                online = Status(state="online", ts=START, session=1, area=area)
                 topic = f"holdem/{pc.table}/controller/status"
-                await client.publish(topic, status.to_json(), qos=1, retain=True)
+                await client.publish(topic, online.to_json(), qos=1, retain=True)
             for number in range(1, rounds + 1):
                 started = time.monotonic()
                 if number in events:
