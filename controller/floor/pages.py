@@ -140,8 +140,11 @@ def floor_app(console: FloorConsole) -> Starlette:
             return JSONResponse({"error": "no such hand"}, status_code=404)
         return JSONResponse(hand_json(*found), headers=NO_CACHE)
 
+    from controller.floor.questions import question_routes
+
     return Starlette(
         routes=[
+            *question_routes(console),
             Route("/", grid),
             Route("/events", grid_events),
             Route("/tables/{table_id}", table_page),
