@@ -44,9 +44,9 @@ async def test_the_questions_across_tables_and_the_report(
     await until(lambda: console.health.connected, what="the console subscribed")
     minute = timedelta(minutes=1)
     for table, area in (("t1", "pit 1"), ("t2", "pit 1"), ("t3", "pit 2")):
-        status = Status(state="online", ts=T0, session=1, area=area)
+        online = Status(state="online", ts=T0, session=1, area=area)
         topic = Topics("holdem", table).controller_status
-        await publisher.publish(topic, status.to_json(), qos=1, retain=True)
+        await publisher.publish(topic, online.to_json(), qos=1, retain=True)
     t1, t2 = Topics("holdem", "t1"), Topics("holdem", "t2")
     await publisher.publish(t1.alerts, alert(7, "exposed_card", T0 + minute, seat=2).to_json(), qos=1)
     for topics, result in (
