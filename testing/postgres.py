@@ -158,3 +158,40 @@ def private_postgres(workdir: Path) -> Iterator[PrivatePostgres]:
         yield server
     finally:
         server.remove()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m testing.postgres start|stop STATE``: a private server for ``scripts/test`` when
+    the machine runs none it can use; ``start`` prints its URL, ``STATE`` remembers where it is."""
+    import json
+    import sys
+
+    if len(argv) != 2 or argv[0] not in ("start", "stop"):
+        print("usage: python -m testing.postgres start|stop STATE_FILE", file=sys.stderr)
+        return 2
+    action, state = argv[0], Path(argv[1])
+    if action == "start":
+        state.parent.mkdir(parents=True, exist_ok=True)
+        server = PrivatePostgres(state.parent / "test-postgres")
+        server.init()
+        server.start()
+        state.write_text(json.dumps({"home": str(server.home), "port": server.port}), encoding="utf-8")
+        print(server.url)
+        return 0
+    try:
+        found = json.loads(state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    server = PrivatePostgres(state.parent / "test-postgres", port=int(found["port"]))
+    shutil.rmtree(server.home, ignore_errors=True)
+    server.home = Path(found["home"])
+    server.data, server.log = server.home / "pgdata", server.home / "postgres.log"
+    server.remove()
+    state.unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
