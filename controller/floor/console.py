@@ -102,7 +102,12 @@ class FloorConsole:
         )
         self.channel = Channel()
         self.health = ConsoleHealth()
-        self.feed = FloorFeed(brokers, self.handle, self.connection, client_id=client_id)
+        # The live view at QoS 1 where it records (its own SQLite history, as always); else at
+        # QoS 0: on a NATS cluster plain routing, no JetStream consumer to create at every
+        # (re)connection, so the view is back at once after a node's death (the retained topics
+        # give the whole floor again, the recorder's session keeps the history whole).
+        self.feed = FloorFeed(brokers, self.handle, self.connection, client_id=client_id,
+                              qos=1 if record == "live" else 0)
         self.url = ""
         self._changes = 0
         self._dirty: set[str] = set()

@@ -134,12 +134,13 @@ class TablePc:
 
 
 @contextlib.contextmanager
-def table_pcs(floor: Floor, directory: Path) -> Iterator[list[TablePc]]:
-    """Every table of the floor deployed with the floor's [deploy.floor] and bridge secret."""
+def table_pcs(floor: Floor, directory: Path, tables: list[str] | None = None) -> Iterator[list[TablePc]]:
+    """Every table of the floor (or ``tables``) deployed with the floor's [deploy.floor] and its
+    bridge secret."""
     pcs: list[TablePc] = []
     with install_dir() as etc_root:
         try:
-            for table in floor.tables:
+            for table in floor.tables if tables is None else tables:
                 home = directory / f"pc-{table}"
                 home.mkdir()
                 etc = etc_root / table
