@@ -346,6 +346,13 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
     print(figures("console lag (grid stream), whole run", [lag for _, lag in lags]))
     before_kill = [lag for received, lag in lags if killed_at - 10 <= received < killed_at]
     print(figures("console lag, 10 s before the kill", before_kill))
+    windows = []
+    for start in range(0, int(elapsed - args.kill_at), 5):
+        window = [lag for received, lag in lags if start <= received - killed_at < start + 5]
+        if window:
+            p50, p99 = statistics.median(window) * 1000, percentile(window, 0.99) * 1000
+            windows.append(f"{start}-{start + 5} s: {len(window)}, {p50:.0f}, {p99:.0f} ms")
+    print("after the kill, per 5 s (updates, p50, p99): " + "; ".join(windows))
     back = recovery(lags, killed_at)
     print("back within p50 <= 100 ms and p99 <= 1 s: "
           + ("never in the run" if back is None else f"{back:.0f} s after the kill"))
