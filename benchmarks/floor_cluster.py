@@ -131,7 +131,7 @@ class TablePlayer:
 
     def state(self, phase: str) -> bytes:
         return PublicState(
-            ts=now(), hand=self.hand, phase=phase, button=1,  # type: ignore[arg-type]
+            ts=now(), hand=self.hand, phase=phase, button=1,
             seats=[SeatState(seat=s, occupied=True, in_hand=True, cards=2) for s in range(1, 7)],
             profile="roberts",
         ).to_json()
