@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
 import secrets
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -111,7 +111,7 @@ def test_rendering_again_keeps_the_secrets_and_a_bad_file_is_one_line(
     assert (out / "secrets" / "t1-bridge").read_text() != before
     bad = tmp_path / "bad.toml"
     bad.write_text(toml.read_text().replace('ids = ["t1"', 'ids = ["t.1"'))
-    done = subprocess.run([str(Path(os.sys.executable).parent / "tablectl"), "deploy", "--floor", str(bad),
+    done = subprocess.run([str(Path(sys.executable).parent / "tablectl"), "deploy", "--floor", str(bad),
                            "--out", str(tmp_path / "bad-out")], capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert done.stderr.strip().count("\n") == 0
