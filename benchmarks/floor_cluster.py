@@ -357,10 +357,12 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
     print("back within p50 <= 100 ms and p99 <= 1 s: "
           + ("never in the run" if back is None else f"{back:.0f} s after the kill"))
     hz = os.sysconf("SC_CLK_TCK")
-    shares = ", ".join(
-        f"{name} {(after[name] - before[name]) / hz / elapsed * 100:.0f}%" if after[name] else f"{name} killed"
-        for name in pids
-    )
+    def share(name: str) -> str:
+        if not after[name]:
+            return f"{name} killed"
+        return f"{name} {(after[name] - before[name]) / hz / elapsed * 100:.0f}%"
+
+    shares = ", ".join(share(name) for name in pids)
     print(f"CPU (share of one core): {shares}")
     print(f"console log: {len(warnings)} warnings" + "".join(f"\n  {w[:200]}" for w in warnings[:8]))
 
