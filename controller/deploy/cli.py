@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from config.errors import ConfigError
 from config.loader import load_table
+from config.models import TableConfig
 from controller.deploy.artefacts import DeployError, manifest
 from controller.deploy.mosquitto import BrokerPaths
-from controller.deploy.render import Options, render, write
+from controller.deploy.render import Options, Rendered, render, write
+
+if TYPE_CHECKING:
+    from controller.deploy.floor import FloorRendered
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -76,16 +81,26 @@ def main(args: argparse.Namespace) -> int:
         broker=BrokerPaths(Path(args.mosquitto_dir).absolute(), Path(args.broker_state_dir).absolute()),
         rotate=args.rotate,
     )
+    return _written(out, lambda: _table(config, options, out), f"table {config.table.id}")
+
+
+def _table(config: TableConfig, options: Options, out: Path) -> Rendered:
+    rendered = render(config, options)
+    write(rendered, out)
+    return rendered
+
+
+def _written(out: Path, produce: Callable[[], Rendered | FloorRendered], what: str) -> int:
+    """Render and write (``produce``), then print the manifest and the notes; one line per error."""
     try:
-        rendered = render(config, options)
-        write(rendered, out)
+        rendered = produce()
     except DeployError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as error:
         print(f"error: {out}: {error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"table {config.table.id}: rendered into {out} (file -> where it goes, owner, mode):")
+    print(f"{what}: rendered into {out} (file -> where it goes, owner, mode):")
     sys.stdout.write(manifest(rendered.artefacts))
     for note in rendered.notes:
         print(f"note: {note}")
@@ -101,16 +116,13 @@ def _floor(args: argparse.Namespace) -> int:
     out = Path(args.out)
     try:
         floor = load_floor(Path(args.floor))
-        rendered = render_floor(floor, out, rotate=args.rotate)
-        write_all(out, rendered.artefacts)
     except DeployError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except OSError as error:
-        print(f"error: {out}: {error.strerror or error}", file=sys.stderr)
-        return EXIT_ERROR
-    print(f"floor {floor.floor.cluster}: rendered into {out} (file -> where it goes, owner, mode):")
-    sys.stdout.write(manifest(rendered.artefacts))
-    for note in rendered.notes:
-        print(f"note: {note}")
-    return EXIT_OK
+
+    def produce() -> FloorRendered:
+        rendered = render_floor(floor, out, rotate=args.rotate)
+        write_all(out, rendered.artefacts)
+        return rendered
+
+    return _written(out, produce, f"floor {floor.floor.cluster}")

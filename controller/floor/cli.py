@@ -140,7 +140,7 @@ def time_ms(option: str, text: str | None) -> int | None:
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(f"{option} {text!r}: not an ISO 8601 time (2026-11-30T20:00:00Z)") from None
+        raise ValueError(f"{option}: {text!r} is not an ISO 8601 time (2026-11-30T20:00:00Z)") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return int(when.timestamp() * 1000)

@@ -3,7 +3,6 @@ table's hands and one hand in full."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -33,15 +32,12 @@ class BadParameter(ValueError):
 
 
 def _time_ms(name: str, text: str | None) -> int | None:
-    if not text:
-        return None
+    from controller.floor.cli import time_ms
+
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadParameter(f"{name}: {text!r} is not an ISO 8601 time") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp() * 1000)
+        return time_ms(name, text)
+    except ValueError as error:
+        raise BadParameter(str(error)) from None
 
 
 def filters_of(request: Request) -> Filters:
