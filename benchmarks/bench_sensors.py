@@ -19,9 +19,9 @@ import aiomqtt
 from config.models import MqttSection, SensorBoardDevice
 from contract.models import KeyEvent, parse_event
 from contract.topics import Topics
-from drivers.sensors.driver import SensorBoardDriver
+from drivers.driver import DriverOptions, stop_task
+from drivers.sensors.driver import sensor_board_driver
 from drivers.sensors.protocol import CODEC, InputReport, KeyPress
-from drivers.session import DriverOptions, stop_task
 from simulators.sensors import SensorBoardSimulator
 from testing.mosquitto import running_mosquitto
 
@@ -61,7 +61,7 @@ async def bench_latency(presses: int, remote: bool) -> None:
             fields["backend"] = board.serve(Path(tmp) / "board.sock")
         device = SensorBoardDevice.model_validate(fields)
         topics = Topics("holdem", "bench")
-        driver = SensorBoardDriver(
+        driver = sensor_board_driver(
             device,
             MqttSection(url=broker.url),
             topics,
@@ -106,7 +106,7 @@ async def bench_idle_cpu(poll_ms: int, seconds: float) -> None:
         device = SensorBoardDevice(
             id="sensors", driver="sensors", vendor_id=VID, product_id=PID, poll_ms=poll_ms
         )
-        driver = SensorBoardDriver(
+        driver = sensor_board_driver(
             device, MqttSection(url=broker.url), Topics("holdem", "idle"), usb_backend=board.backend
         )
         task = asyncio.create_task(driver.run())

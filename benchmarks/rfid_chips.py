@@ -31,9 +31,9 @@ from config.loader import load_table
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import TagEvent, parse_event
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.registry import open_driver
-from drivers.rfid.driver import RfidDriver
-from drivers.session import stop_task
+from drivers.rfid.driver import RfidReader
 from simulators.iso15693 import inventory
 from simulators.table import SimulatedTable
 from testing.mosquitto import running_mosquitto
@@ -133,7 +133,7 @@ async def _run(port: int) -> None:
 
         collector = asyncio.create_task(collect())
         driver = open_driver(table.config.devices[0], table.config.mqtt, topics)
-        assert isinstance(driver, RfidDriver)
+        assert isinstance(driver.device, RfidReader)
         task = asyncio.create_task(driver.run())
         try:
             await wait(lambda: driver.online, within=10)
@@ -150,8 +150,8 @@ async def _run(port: int) -> None:
                 print(f"card, 300 chips on {what:17s}: placed -> present  {summary(placed)}")
                 print(f"card, 300 chips on {what:17s}: removed -> absent  {summary(removed)}")
             print(
-                f"  (K = {driver.tracker.missed_dwells_to_leave} missed sweeps to leave, "
-                f"estimated miss rate {driver.tracker.miss_rate:.3f}, hold {reader.hold_ms} ms)"
+                f"  (K = {driver.device.tracker.missed_dwells_to_leave} missed sweeps to leave, "
+                f"estimated miss rate {driver.device.tracker.miss_rate:.3f}, hold {reader.hold_ms} ms)"
             )
         finally:
             await stop_task(task)

@@ -27,8 +27,8 @@ from config.models import MqttSection, RfidReaderDevice
 from contract.cards import is_chip_zone
 from contract.models import TagEvent, parse_event
 from contract.topics import Topics
-from drivers.rfid.driver import RfidDriver
-from drivers.session import stop_task
+from drivers.driver import stop_task
+from drivers.rfid.driver import rfid_driver
 from simulators.rfid import RfidReaderSimulator
 from testing.mosquitto import running_mosquitto
 
@@ -53,7 +53,7 @@ async def _run(port: int, miss_rate: float) -> None:
     )
     await sim.start()
     topics = Topics("holdem", f"bench{int(miss_rate * 100)}")
-    driver = RfidDriver(
+    driver = rfid_driver(
         device.model_copy(update={"port": sim.port}),
         MqttSection(url=f"mqtt://127.0.0.1:{port}"),
         topics,
@@ -95,7 +95,7 @@ async def _run(port: int, miss_rate: float) -> None:
     await sim.close()
     print(f"miss rate {miss_rate:.0%}: placed -> tag present  {_quantiles(arrive)}  ({CARDS} cards)")
     print(f"miss rate {miss_rate:.0%}: removed -> tag absent  {_quantiles(leave)}  (10 cards, "
-          f"K = {driver.tracker.missed_dwells_to_leave} missed sweeps, hold {device.hold_ms} ms)")
+          f"K = {driver.device.tracker.missed_dwells_to_leave} missed sweeps, hold {device.hold_ms} ms)")
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ It fills the same role as :class:`link.device.DeviceLink` (the ``DriverLink`` pr
 needs neither a pty nor a broker::
 
     link = MemoryLink("shuffler")
-    driver = ShufflerDriver(device, MqttSection(), topics, link=link)
+    driver = shuffler_driver(device, MqttSection(), topics, link=link)   # drivers.shuffler.driver
     ...
     await link.wait_for(lambda: link.last_status.state == "online")
     link.command(ShuffleCommand(ts=utc_now(), deck="A"))

@@ -1,8 +1,13 @@
-"""The shuffler driver: shuffle commands in, ``shuffling`` / ``shuffle_complete`` / ``fault`` out."""
+"""The shuffler's driver: shuffle commands in, ``shuffling`` / ``shuffle_complete`` / ``fault`` out.
+
+:class:`Shuffler` is the shuffler's part of its :class:`~drivers.driver.Driver`: a serial line
+(:class:`~drivers.framed_port.FramedPort` with the shuffler's codec, silent for three heartbeats
+means gone) and its :class:`~drivers.exchange.SerialExchange` (``GetStatus`` answered by a
+``StatusReport`` opens it; ``StartShuffle`` is answered by Ack or Nak). :func:`shuffler_driver`
+makes the driver the registry opens for ``driver = "shuffler"``.
+"""
 
 from __future__ import annotations
-
-from typing import Any
 
 from config.models import MqttSection, ShufflerDevice
 from contract.models import (
@@ -12,10 +17,11 @@ from contract.models import (
     ShufflingEvent,
 )
 from contract.topics import Topics
+from drivers.driver import Driver, DriverOptions
 from drivers.errors import CommandRejected
-from drivers.framing import Frame, Message
-from drivers.serial_driver import SerialDriver
-from drivers.session import DriverOptions
+from drivers.exchange import SerialExchange
+from drivers.framing import Frame
+from drivers.session import DeviceSession, DriverLink
 from drivers.shuffler.protocol import (
     CODEC,
     DECK_LABEL_MAX,
@@ -36,59 +42,51 @@ _FAULT_TEXT = {
 }
 
 
-class ShufflerDriver(SerialDriver):
-    """Drives an automatic shuffler with deck check over a serial port."""
+class Shuffler:
+    """An automatic shuffler with deck check on a serial line, for one driver's session."""
 
-    kind = "shuffler"
-    codec = CODEC
-    #: Three heartbeat periods without a frame: the shuffler is gone.
-    silence_s = 3 * HEARTBEAT_S
-
-    def __init__(
-        self,
-        device: ShufflerDevice,
-        mqtt: MqttSection,
-        topics: Topics,
-        options: DriverOptions | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(device, mqtt, topics, options, **kwargs)
-        self._first_status: StatusReport | None = None
+    def __init__(self, config: ShufflerDevice, session: DeviceSession) -> None:
+        self.config = config
+        self.session = session
+        self.exchange = SerialExchange.on_line(config, CODEC, session, heartbeat_s=HEARTBEAT_S)
+        self.port = self.exchange.port
+        #: The machine's state as its last status report gave it.
         self.last_status: StatusReport | None = None
+        self._first_status: StatusReport | None = None
 
-    def handshake_request(self) -> Message:
-        return GetStatus()
+    async def connect(self) -> None:
+        self._first_status = await self.exchange.open(GetStatus(), StatusReport)
 
-    def is_handshake_reply(self, message: Message) -> bool:
-        return isinstance(message, StatusReport)
-
-    async def on_handshake(self, message: Message) -> None:
-        assert isinstance(message, StatusReport)
-        self._first_status = message
-
-    def on_session_start(self) -> None:
+    def session_started(self) -> None:
         # Faults the machine already had when we connected belong to the new session.
         if self._first_status is not None:
             self._apply_status(self._first_status)
             self._first_status = None
 
-    def _apply_status(self, status: StatusReport) -> None:
-        self.last_status = status
-        for code, active in ((FaultCode.JAM, status.jammed), (FaultCode.DOOR_OPEN, status.door_open)):
-            self._set_fault(code, active)
+    async def serve(self) -> None:
+        await self.exchange.serve(self._on_frame, self.session.tick_faults)
 
-    def _set_fault(self, code: FaultCode, active: bool) -> None:
-        if active:
-            self.raise_fault(code.contract_code, _FAULT_TEXT[code])
-        else:
-            self.clear_fault(code.contract_code)
+    async def disconnect(self) -> None:
+        await self.exchange.close()
 
-    def handle(self, frame: Frame) -> None:
+    async def execute(self, command: DeviceCommand) -> None:
+        if not isinstance(command, ShuffleCommand):
+            raise CommandRejected(f"the shuffler does not execute {command.cmd!r}")
+        deck = command.deck or ""
+        if len(deck) > DECK_LABEL_MAX or not deck.isascii():
+            raise CommandRejected(f"deck label {deck!r}: at most {DECK_LABEL_MAX} ASCII characters")
+        reply = await self.exchange.request(StartShuffle(deck))
+        if isinstance(reply, Nak):
+            raise CommandRejected(f"the shuffler refused to start: {reply.reason.name.lower()}")
+
+    # ------------------------------------------------------------------ frames -> events
+
+    def _on_frame(self, frame: Frame) -> None:
         message = frame.message
         if isinstance(message, Shuffling):
-            self.emit(ShufflingEvent, deck=message.deck or None)
+            self.session.emit(ShufflingEvent, deck=message.deck or None)
         elif isinstance(message, ShuffleComplete):
-            self.emit(
+            self.session.emit(
                 ShuffleCompleteEvent,
                 deck=message.deck or None,
                 count=message.count,
@@ -96,9 +94,9 @@ class ShufflerDriver(SerialDriver):
                 missing=list(message.missing),
                 duplicates=list(message.duplicates),
             )
-            self.log.info(
+            self.session.log.info(
                 "%s: shuffle complete, deck %s, %d cards, check %s",
-                self.device_id,
+                self.session.device_id,
                 message.deck or "?",
                 message.count,
                 "ok" if message.ok else "FAILED",
@@ -107,14 +105,29 @@ class ShufflerDriver(SerialDriver):
             self._set_fault(message.code, message.active)
         elif isinstance(message, StatusReport):
             self._apply_status(message)
-        # Heartbeats only prove the machine is there (FramedDriver notes every frame).
+        # Heartbeats only prove the machine is there (the port notes every frame).
 
-    async def execute(self, command: DeviceCommand) -> None:
-        if not isinstance(command, ShuffleCommand):
-            raise CommandRejected(f"the shuffler does not execute {command.cmd!r}")
-        deck = command.deck or ""
-        if len(deck) > DECK_LABEL_MAX or not deck.isascii():
-            raise CommandRejected(f"deck label {deck!r}: at most {DECK_LABEL_MAX} ASCII characters")
-        reply = await self.request(StartShuffle(deck))
-        if isinstance(reply, Nak):
-            raise CommandRejected(f"the shuffler refused to start: {reply.reason.name.lower()}")
+    def _apply_status(self, status: StatusReport) -> None:
+        self.last_status = status
+        for code, active in ((FaultCode.JAM, status.jammed), (FaultCode.DOOR_OPEN, status.door_open)):
+            self._set_fault(code, active)
+
+    def _set_fault(self, code: FaultCode, active: bool) -> None:
+        if active:
+            self.session.raise_fault(code.contract_code, _FAULT_TEXT[code])
+        else:
+            self.session.clear_fault(code.contract_code)
+
+
+def shuffler_driver(
+    config: ShufflerDevice,
+    mqtt: MqttSection,
+    topics: Topics,
+    options: DriverOptions | None = None,
+    *,
+    link: DriverLink | None = None,
+) -> Driver[Shuffler]:
+    """The driver of an automatic shuffler; ``await driver.run()`` runs it until cancelled."""
+    return Driver.for_device(
+        config, mqtt, topics, lambda session: Shuffler(config, session), options=options, link=link
+    )

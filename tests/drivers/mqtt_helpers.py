@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import aiomqtt
 
 from contract.models import DeviceEvent, Status, parse_event, parse_status
-from drivers.session import Driver, stop_task
+from drivers.driver import Device, Driver, stop_task
 
 
 @dataclass
@@ -67,7 +67,7 @@ async def publish(port: int, topic: str, payload: bytes, retain: bool = False) -
 
 
 @contextlib.asynccontextmanager
-async def driver_online(driver: Driver, port: int) -> AsyncIterator[Received]:
+async def driver_online(driver: Driver[Device], port: int) -> AsyncIterator[Received]:
     """Run ``driver`` until it is online and connected to the broker; stop it on exit.
 
     Yields what its status and event topics carry from before it started.

@@ -10,13 +10,13 @@ import sys
 
 from config.models import MqttSection, ShufflerDevice
 from contract.topics import Topics
-from drivers.shuffler.driver import ShufflerDriver
+from drivers.shuffler.driver import shuffler_driver
 
 
 def main(argv: list[str]) -> int:
     port, url, table = argv
     device = ShufflerDevice(id="shuffler", driver="shuffler", port=port, reconnect_max_s=0.2)
-    driver = ShufflerDriver(device, MqttSection(url=url), Topics("holdem", table))
+    driver = shuffler_driver(device, MqttSection(url=url), Topics("holdem", table))
     asyncio.run(driver.run())
     return 0
 

@@ -13,24 +13,22 @@ from config.models import MqttSection
 from contract.models import LampCommand
 from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.session import DriverOptions, stop_task
+from drivers.driver import Driver, DriverOptions, stop_task
 from link.aiomqtt_adapter import socket_of
 from link.client import make_client
 from link.device import DeviceLink
 from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import publish, subscribed
-from tests.drivers.queue_device import QueueDevice
+from tests.drivers.queue_device import QueueDevice, queue_driver
 
 
-def make(url: str, table: str, **options: object) -> tuple[QueueDevice, Topics]:
+def make(url: str, table: str, **options: object) -> tuple[Driver[QueueDevice], Topics]:
     topics = Topics("holdem", table)
-    driver = QueueDevice(
-        "dev", MqttSection(url=url), topics, DriverOptions(**options)  # type: ignore[arg-type]
-    )
+    driver = queue_driver(MqttSection(url=url), topics, DriverOptions(**options))  # type: ignore[arg-type]
     return driver, topics
 
 
-async def until_ready(driver: QueueDevice) -> None:
+async def until_ready(driver: Driver[QueueDevice]) -> None:
     """Device online and the link subscribed with the current session's will."""
     for _ in range(250):
         if driver.online and driver.broker_ready.is_set():
@@ -45,8 +43,8 @@ async def test_events_status_clean_offline_and_sessions_across_restarts(mosquitt
     async with subscribed(mosquitto.port, status, events) as got:
         task = asyncio.create_task(driver.run())
         await got.wait_for(lambda: any(s.state == "online" for s in got.statuses(status)))
-        driver.presses.put_nowait("new_hand")
-        driver.presses.put_nowait("ack")
+        driver.device.presses.put_nowait("new_hand")
+        driver.device.presses.put_nowait("ack")
         await got.wait_for(lambda: len(got.on(events)) == 2)
         assert [e.seq for e in got.events(events)] == [1, 2]
         first_session = got.statuses(status)[-1].session
@@ -73,8 +71,8 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
     try:
         await until_ready(driver)
         await asyncio.to_thread(mosquitto.stop)
-        driver.presses.put_nowait("new_hand")
-        driver.presses.put_nowait("ack")
+        driver.device.presses.put_nowait("new_hand")
+        driver.device.presses.put_nowait("ack")
         assert isinstance(driver.link, DeviceLink)
         for _ in range(50):
             if len(driver.link.outbox) >= 2:
@@ -93,10 +91,10 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
             assert got.statuses(topics.device_status("dev"))[-1].seq == 2
             await publish(mosquitto.port, cmd, LampCommand(ts=utc_now(), colour="red").to_json())
             for _ in range(100):
-                if driver.executed:
+                if driver.device.executed:
                     break
                 await asyncio.sleep(0.02)
-            assert [c.colour for c in driver.executed if isinstance(c, LampCommand)] == ["red"]
+            assert [c.colour for c in driver.device.executed if isinstance(c, LampCommand)] == ["red"]
     finally:
         await stop_task(task)
 
@@ -112,13 +110,13 @@ async def test_outbox_overflow_drops_events_with_an_error_never_the_status(
     with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
         task = asyncio.create_task(driver.run())
         for key in ("new_hand", "ack", "misdeal", "exposed", "all_in"):
-            driver.presses.put_nowait(key)
+            driver.device.presses.put_nowait(key)
         for _ in range(100):
-            if driver.seq == 5:
+            if driver.session.seq == 5:
                 break
             await asyncio.sleep(0.02)
         await stop_task(task)
-    assert driver.session == 2
+    assert driver.session.number == 2
     assert driver.link.dropped == 2  # the first two events
     assert len(driver.link.outbox) == 4  # three events and the online status
     assert driver.link.outbox.status_pending

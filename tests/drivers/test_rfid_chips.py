@@ -18,8 +18,8 @@ import pytest
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import TagEvent
 from contract.topics import Topics
-from drivers.rfid.driver import RfidDriver
-from drivers.session import stop_task
+from drivers.driver import Driver, stop_task
+from drivers.rfid.driver import RfidReader, rfid_driver
 from simulators.rfid import RfidReaderSimulator
 from testing.memory_link import MemoryLink
 from tests.drivers.waiting import until
@@ -37,7 +37,7 @@ def chips(count: int, first: int = 1) -> list[str]:
 @dataclass
 class Rig:
     sim: RfidReaderSimulator
-    driver: RfidDriver
+    driver: Driver[RfidReader]
     link: MemoryLink
 
     def tags(self) -> list[TagEvent]:
@@ -77,7 +77,7 @@ async def rig(request: pytest.FixtureRequest) -> AsyncIterator[Rig]:
         reconnect_max_s=0.2,
     )
     link = MemoryLink("rfid-1", log=logging.getLogger("drivers.rfid"))
-    driver = RfidDriver(device, MqttSection(), Topics("holdem", "tc1"), link=link)
+    driver = rfid_driver(device, MqttSection(), Topics("holdem", "tc1"), link=link)
     task = asyncio.create_task(driver.run())
     try:
         await link.wait_for(lambda: link.state() == "online")
@@ -100,7 +100,7 @@ async def test_three_hundred_chips_on_one_antenna_are_present_and_stay(rig: Rig)
     # nothing leaves, nothing is reported twice.
     await rig.sweeps(12)
     if rig.sim.corrupt_rate:  # and some pages were lost on the line
-        await until(lambda: rig.driver.tracker.broken_dwells >= 2)
+        await until(lambda: rig.driver.device.tracker.broken_dwells >= 2)
     tags = rig.tags()
     assert all(e.present for e in tags), [(e.uid, e.zone) for e in tags if not e.present]
     assert len(tags) == 301

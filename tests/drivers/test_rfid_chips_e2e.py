@@ -16,8 +16,8 @@ from config.loader import load_table
 from config.models import MqttSection, RfidReaderDevice
 from contract.models import TagEvent
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.registry import open_driver
-from drivers.session import stop_task
 from simulators.table import SimulatedTable
 from testing.memory_link import MemoryLink
 from testing.mosquitto import Mosquitto

@@ -13,9 +13,9 @@ from config.models import MqttSection, RfidReaderDevice
 from contract.models import FaultEvent, SweepCommand, TagEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.rfid.driver import RfidDriver
+from drivers.driver import Driver, stop_task
+from drivers.rfid.driver import RfidReader, rfid_driver
 from drivers.rfid.protocol import ReaderErrorCode
-from drivers.session import stop_task
 from simulators.rfid import RfidReaderSimulator
 from testing.memory_link import MemoryLink
 
@@ -26,7 +26,7 @@ ANTENNAS = {1: "seat:1", 2: "seat:2", 3: "seat:3", 4: "board", 5: "muck"}
 @dataclass
 class Rig:
     sim: RfidReaderSimulator
-    driver: RfidDriver
+    driver: Driver[RfidReader]
     link: MemoryLink
 
     def tags(self) -> list[TagEvent]:
@@ -57,7 +57,7 @@ async def rig(request: pytest.FixtureRequest) -> AsyncIterator[Rig]:
         reconnect_max_s=0.2,
     )
     link = MemoryLink("rfid-1", log=logging.getLogger("drivers.rfid"))
-    driver = RfidDriver(device, MqttSection(), topics, link=link)
+    driver = rfid_driver(device, MqttSection(), topics, link=link)
     task = asyncio.create_task(driver.run())
     try:
         await link.wait_for(lambda: link.state() == "online")
@@ -180,19 +180,19 @@ async def _timed_sweeps(hold_ms: int, caplog: pytest.LogCaptureFixture) -> list[
         id="rfid-9", driver="rfid", port=sim.port, antennas=ANTENNAS, hold_ms=hold_ms, dwell_ms=10
     )
     link = MemoryLink("rfid-9", log=logging.getLogger("drivers.rfid"))
-    driver = RfidDriver(device, MqttSection(), Topics("holdem", "tr9"), link=link)
+    driver = rfid_driver(device, MqttSection(), Topics("holdem", "tr9"), link=link)
     task = asyncio.create_task(driver.run())
     try:
         with caplog.at_level(logging.WARNING, logger="drivers.rfid"):
             # No tag lies there, so nothing is published: poll until the sweeps are timed.
             async with asyncio.timeout(5):
-                while driver._sweeps_timed is None:  # noqa: ASYNC110
+                while driver.device.sweep_s is None:  # noqa: ASYNC110
                     await asyncio.sleep(0.01)
     finally:
         await stop_task(task)
         await sim.close()
-    assert driver._sweeps_timed is not None
-    assert 0.045 <= driver._sweeps_timed <= 0.2  # 5 x 10 ms, and what the loop adds
+    assert driver.device.sweep_s is not None
+    assert 0.045 <= driver.device.sweep_s <= 0.2  # 5 x 10 ms, and what the loop adds
     return [r.getMessage() for r in caplog.records if "hold_ms" in r.getMessage()]
 
 

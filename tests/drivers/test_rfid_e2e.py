@@ -16,7 +16,8 @@ from config.models import MqttSection, RfidReaderDevice
 from contract.models import SweepCommand, TagEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.rfid.driver import RfidDriver
+from drivers.driver import Driver
+from drivers.rfid.driver import RfidReader, rfid_driver
 from simulators.rfid import RfidReaderSimulator
 from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import Received, driver_online, publish
@@ -28,7 +29,7 @@ ANTENNAS = {1: "seat:1", 2: "seat:2", 3: "seat:3", 4: "board", 5: "muck"}
 @dataclass
 class Rig:
     sim: RfidReaderSimulator
-    driver: RfidDriver
+    driver: Driver[RfidReader]
     got: Received
     topics: Topics
     port: int
@@ -68,7 +69,7 @@ async def rig(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> AsyncIter
         fault_window_s=0.5,
         reconnect_max_s=0.2,
     )
-    driver = RfidDriver(device, MqttSection(url=mosquitto.url), topics)
+    driver = rfid_driver(device, MqttSection(url=mosquitto.url), topics)
     async with driver_online(driver, mosquitto.port) as got:
         yield Rig(sim, driver, got, topics, mosquitto.port)
     await sim.close()

@@ -31,8 +31,8 @@ from contract.models import (
 )
 from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.sensors.driver import SensorBoardDriver
-from drivers.session import DriverOptions, stop_task
+from drivers.driver import Driver, DriverOptions, stop_task
+from drivers.sensors.driver import SensorBoard, sensor_board_driver
 from simulators.sensors import Lamp, SensorBoardSimulator
 from testing.memory_link import MemoryLink
 
@@ -89,9 +89,9 @@ def make_driver(
     *,
     in_process: bool = True,
     **kwargs: Any,
-) -> tuple[SensorBoardDriver, MemoryLink]:
+) -> tuple[Driver[SensorBoard], MemoryLink]:
     link = MemoryLink("sensors", log=logging.getLogger("drivers.sensors"))
-    driver = SensorBoardDriver(
+    driver = sensor_board_driver(
         device or board_config(),
         MqttSection(),
         Topics("holdem", "sb"),
@@ -109,7 +109,7 @@ async def running(
     device: SensorBoardDevice | None = None,
     in_process: bool = True,
     options: DriverOptions = OPTIONS,
-) -> AsyncIterator[tuple[Harness, SensorBoardDriver]]:
+) -> AsyncIterator[tuple[Harness, Driver[SensorBoard]]]:
     board = board or SensorBoardSimulator(VID, PID)
     driver, link = make_driver(board, device, options, in_process=in_process)
     harness = Harness(link, board)
@@ -177,10 +177,10 @@ async def test_a_press_is_acknowledged_to_the_board_only_once_the_broker_has_its
         board.press("new_hand")
         await h.wait_keys(1)
         key = next(e for e in h.events() if isinstance(e, KeyEvent))
-        assert key.session == driver.session
+        assert key.session == driver.session.number
         # The board resends the press every 50 ms; after several more reports it still holds it.
-        seen = driver.frames_received
-        await asyncio.wait_for(_until(lambda: driver.frames_received >= seen + 4), 5)
+        seen = driver.device.port.frames_received
+        await asyncio.wait_for(_until(lambda: driver.device.port.frames_received >= seen + 4), 5)
         assert board.pending_keys == 1
         assert h.keys() == [("new_hand", None)]  # resent by the board, published once
         link.acknowledge()  # PUBACK
@@ -264,7 +264,7 @@ async def test_unplug_replug_new_session_nothing_lost_lamp_restored() -> None:
         assert any(isinstance(e, SeatEvent) and e.seat == 6 and e.occupied for e in new_session)
         assert ("misdeal", None) in [(e.key, e.seat) for e in new_session if isinstance(e, KeyEvent)]
         await asyncio.wait_for(_until(lambda: h.board.lamp == Lamp("amber")), 5)
-        assert driver.session == first + 1
+        assert driver.session.number == first + 1
 
 
 async def test_burst_of_corrupt_reports_raises_a_fault() -> None:
@@ -287,7 +287,7 @@ async def test_driver_reaches_a_board_served_on_a_socket_by_url(tmp_path: Path) 
     try:
         device = board_config(backend=spec, serial_number="SB-42")
         async with running(board, device, in_process=False) as (h, driver):
-            assert driver.transport_url == spec  # sim:PATH, through pyusb
+            assert driver.device.port.url == spec  # sim:PATH, through pyusb
             h.board.set_blind(1, True)
             h.board.press("declare_board", 4)
             await h.wait_keys(1)
@@ -349,7 +349,7 @@ async def test_many_presses_amid_corrupt_reports_arrive_once_each_in_order() -> 
         await asyncio.wait_for(_until(lambda: board.pending_keys == 0), 5)  # all acknowledged
         assert [e for e in harness.events() if isinstance(e, FaultEvent)] == []
         assert harness.keys() == pressed
-        assert driver.stream.corrupt >= 1
+        assert driver.device.port.stream.corrupt >= 1
     finally:
         await stop_task(task)
 
@@ -360,14 +360,14 @@ async def test_a_board_that_stops_reporting_is_dropped_and_reopened() -> None:
     task = asyncio.create_task(driver.run())
     try:
         await link.wait_for(lambda: link.state() == "online")
-        session = driver.session
+        session = driver.session.number
         board.freeze()
         await link.wait_for(lambda: link.state() == "offline")
         attempts = driver.connect_attempts
         # Still hung: the reopened board answers nothing, so no session opens.
         await asyncio.wait_for(_until(lambda: driver.connect_attempts >= attempts + 2), 5)
         assert link.state() == "offline"
-        assert driver.session == session
+        assert driver.session.number == session
         board.freeze(False)
         await link.wait_for(lambda: link.state() == "online")
         assert link.statuses[-1].session == session + 1

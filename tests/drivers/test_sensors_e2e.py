@@ -16,9 +16,9 @@ from config.models import MqttSection, SensorBoardDevice
 from contract.models import DeviceEvent, KeyEvent, LampCommand
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.driver import DriverOptions, stop_task
 from drivers.registry import open_driver
-from drivers.sensors.driver import SensorBoardDriver
-from drivers.session import DriverOptions, stop_task
+from drivers.sensors.driver import SensorBoard, sensor_board_driver
 from simulators.sensors import SensorBoardSimulator
 from testing.mosquitto import Mosquitto
 from tests.drivers.mqtt_helpers import Received, publish, subscribed
@@ -80,7 +80,7 @@ async def test_presses_while_the_broker_is_away_stay_on_the_board_until_it_has_t
 ) -> None:
     topics = Topics("holdem", "sb11")
     board = SensorBoardSimulator(VID, PID)
-    driver = SensorBoardDriver(
+    driver = sensor_board_driver(
         board_config(), MqttSection(url=mosquitto.url), topics, OPTIONS, usb_backend=board.backend
     )
     task = asyncio.create_task(driver.run())
@@ -91,8 +91,8 @@ async def test_presses_while_the_broker_is_away_stay_on_the_board_until_it_has_t
         board.press("exposed", 3)
         # Read and published, but the broker does not have them: the board keeps them queued.
         await asyncio.wait_for(_until(lambda: driver.emitted >= 3), 5)  # button, two keys
-        seen = driver.frames_received
-        await asyncio.wait_for(_until(lambda: driver.frames_received >= seen + 4), 5)
+        seen = driver.device.port.frames_received
+        await asyncio.wait_for(_until(lambda: driver.device.port.frames_received >= seen + 4), 5)
         assert board.pending_keys == 2
         await asyncio.to_thread(mosquitto.start)
         async with subscribed(mosquitto.port, topics.device_event("sensors")) as got:
@@ -139,7 +139,7 @@ async def test_driver_and_board_in_separate_processes(mosquitto: Mosquitto, tmp_
         topics = Topics("holdem", "sb13")
         # The production path: the registry opens the driver the configuration names.
         driver = open_driver(device, MqttSection(url=mosquitto.url), topics, options=OPTIONS)
-        assert isinstance(driver, SensorBoardDriver)
+        assert isinstance(driver.device, SensorBoard)
         harness = Harness(Received(), topics)  # the board lives in the other process
         async with subscribed(mosquitto.port, harness.events_topic, harness.status_topic) as got:
             harness.got = got

@@ -1,271 +1,173 @@
-"""The device session of the driver base, with a tiny in-memory device and no broker."""
+"""The device session on its own: numbering, events and their ring, faults, the status.
+
+No device and no task: the session is driven call by call, its link is a
+:class:`testing.memory_link.MemoryLink` and its clock a counter the test moves.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import logging
-import time
 from pathlib import Path
 
 import pytest
 
-from config.models import MqttSection
-from contract.models import FaultEvent, LampCommand, ResendCommand, ShuffleCommand, Status
+from contract.models import FaultEvent, KeyEvent, ResendCommand, Status
 from contract.timestamps import utc_now
-from contract.topics import Topics
-from drivers.errors import DeviceLost
-from drivers.session import DriverOptions, stop_task
+from drivers.session import DeviceSession
 from testing.memory_link import MemoryLink
-from tests.drivers.queue_device import QueueDevice
+
+LOG = logging.getLogger("drivers.testdev")
 
 
-def make(**options: object) -> tuple[QueueDevice, MemoryLink]:
-    link = MemoryLink(
-        "dev",
-        previous=options.pop("previous", None),  # type: ignore[arg-type]
-        command_limit=int(options.get("command_limit", 100)),  # type: ignore[call-overload]
-        log=logging.getLogger("drivers.testdev"),
-    )
-    driver = QueueDevice(
-        "dev",
-        MqttSection(),
-        Topics("holdem", "t"),
-        DriverOptions(reconnect_max_s=0.05, **options),  # type: ignore[arg-type]
-        link=link,
-    )
-    return driver, link
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-async def test_sessions_number_events_and_restart_seq_after_a_replug() -> None:
-    driver, link = make()
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        driver.presses.put_nowait("new_hand")
-        driver.presses.put_nowait("ack")
-        await link.wait_for(lambda: len(link.events) == 2)
-        assert [(e.seq, getattr(e, "key", None)) for e in link.events] == [(1, "new_hand"), (2, "ack")]
-        first = link.statuses[-1].session
-        # Unplug, replug: offline, then online with the next session; seq starts again.
-        driver.plugged = False
-        driver.presses.put_nowait(None)
-        await link.wait_for(lambda: link.state() == "offline")
-        assert link.statuses[-1].detail == "device lost: unplugged"
-        driver.plugged = True
-        await link.wait_for(lambda: link.state() == "online")
-        assert link.statuses[-1].session == first + 1
-        driver.presses.put_nowait("misdeal")
-        await link.wait_for(lambda: len(link.events) == 3)
-        assert link.events[-1].seq == 1
-    finally:
-        await stop_task(task)
+def make(
+    *, previous: Status | None = None, clock: Clock | None = None, **settings: object
+) -> tuple[DeviceSession, MemoryLink]:
+    link = MemoryLink("dev", previous=previous, log=LOG)
+    session = DeviceSession("dev", link, LOG, clock=clock or Clock(), **settings)  # type: ignore[arg-type]
+    return session, link
 
 
-async def test_sessions_continue_from_the_previous_status() -> None:
+def test_each_session_numbers_its_events_from_one() -> None:
+    session, link = make()
+    session.publish_status(detail="device not available: unplugged")
+    session.begin()
+    session.publish_status()
+    first = [session.emit(KeyEvent, key="new_hand"), session.emit(KeyEvent, key="ack")]
+    session.end()
+    session.publish_status(detail="device lost: unplugged")
+    session.begin()
+    session.publish_status()
+    again = session.emit(KeyEvent, key="misdeal")
+    assert [(e.session, e.seq) for e in first] == [(1, 1), (1, 2)]
+    assert (again.session, again.seq) == (2, 1)
+    assert [(e.session, e.seq) for e in link.events] == [(1, 1), (1, 2), (2, 1)]
+    assert [(s.state, s.session, s.detail) for s in link.statuses] == [
+        ("offline", 0, "device not available: unplugged"),
+        ("online", 1, None),
+        ("offline", 1, "device lost: unplugged"),
+        ("online", 2, None),
+    ]
+    assert (session.emitted, session.seq, session.online) == (3, 1, True)
+
+
+def test_a_status_is_published_only_when_it_changes() -> None:
+    session, link = make()
+    # Every failed reconnect says why; the retained status says it once per session.
+    session.publish_status(detail="device not available: no such port")
+    session.publish_status(detail="device not available: no such port")
+    session.publish_status(detail="device not available: permission denied")
+    session.begin()
+    session.publish_status()
+    session.publish_status()
+    session.raise_fault("jam", "jammed")
+    session.publish_status()
+    assert [(s.state, s.session, s.detail) for s in link.statuses] == [
+        ("offline", 0, "device not available: no such port"),
+        ("online", 1, None),
+        ("fault", 1, "jam: jammed"),
+    ]
+
+
+def test_an_error_burst_is_one_fault_until_its_window_is_quiet() -> None:
+    clock = Clock()
+    session, link = make(clock=clock, fault_errors=3, fault_window_s=1.0)
+    session.begin()
+    session.publish_status()
+    session.report_error("crc_errors", "corrupt frame: CRC mismatch")
+    clock.now += 2.0  # this one falls out of the window
+    session.report_error("crc_errors", "corrupt frame: CRC mismatch")
+    session.report_error("crc_errors", "corrupt frame: CRC mismatch")
+    assert link.state() == "online"
+    session.report_error("crc_errors", "corrupt frame: CRC mismatch")
+    session.report_error("crc_errors", "corrupt frame: CRC mismatch")
+    assert link.state() == "fault"
+    assert session.faults == {"crc_errors": "3 errors within 1 s: corrupt frame: CRC mismatch"}
+    faults = [e for e in link.events if isinstance(e, FaultEvent)]
+    assert [(f.code, f.seq) for f in faults] == [("crc_errors", 1)]
+    session.tick_faults()  # the window still holds the burst
+    assert link.state() == "fault"
+    clock.now += 1.5
+    session.tick_faults()
+    assert link.state() == "online"
+    assert session.faults == {}
+
+
+def test_a_declared_fault_is_raised_once_and_cleared_by_its_code() -> None:
+    session, link = make()
+    session.begin()
+    session.publish_status()
+    session.raise_fault("jam", "the shuffler is jammed")
+    session.raise_fault("jam", "the shuffler is jammed")
+    session.raise_fault("door_open", "the door is open")
+    assert [getattr(e, "code", None) for e in link.events] == ["jam", "door_open"]
+    assert link.statuses[-1].detail == "jam: the shuffler is jammed; door_open: the door is open"
+    session.clear_fault("jam")
+    assert (link.state(), link.statuses[-1].detail) == ("fault", "door_open: the door is open")
+    session.clear_fault("door_open")
+    assert link.state() == "online"
+    # A fault raised while no session is open is no event; the next session starts without it.
+    session.end()
+    session.raise_fault("jam", "the shuffler is jammed")
+    assert len(link.events) == 2
+    session.begin()
+    session.publish_status()
+    assert (link.state(), session.faults) == ("online", {})
+
+
+def test_a_resend_publishes_what_the_ring_holds_unchanged_and_names_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    session, link = make(resend_buffer=4)
+    session.begin()
+    sent = [session.emit(KeyEvent, key="ack") for _ in range(5)]
+    session.end()  # no device needed
+    session.resend("test/cmd", ResendCommand(ts=utc_now(), session=1, from_seq=3, to_seq=4))
+    assert link.events[5:] == [link.events[2], link.events[3]]
+    assert [e.seq for e in link.events[5:]] == [3, 4]
+    with caplog.at_level(logging.WARNING, logger="drivers.testdev"):
+        session.resend("test/cmd", ResendCommand(ts=utc_now(), session=1, from_seq=1, to_seq=2))
+    assert [e.seq for e in link.events[7:]] == [2]  # seq 1 has left the ring
+    assert "test/cmd: resend of session 1 events 1 to 2: 1 no longer held (the ring keeps 4)" in caplog.text
+    # Another session's numbers are not this one's.
+    session.resend("test/cmd", ResendCommand(ts=utc_now(), session=2, from_seq=1, to_seq=5))
+    assert len(link.events) == 8
+    assert (session.emitted, session.resent) == (5, 3)
+    assert sent[4].ts == link.events[4].ts
+
+
+async def test_sessions_continue_from_the_status_left_on_the_broker() -> None:
     previous = Status(state="offline", ts=utc_now(), session=41, detail="driver gone")
-    driver, link = make(previous=previous)
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        assert link.statuses[-1].session == 42
-    finally:
-        await stop_task(task)
+    session, _ = make(previous=previous)
+    await session.continue_from_broker(0.1)
+    session.begin()
+    assert session.number == 42
+    # A status older than what the session already counted does not turn it back.
+    older, _ = make(previous=Status(state="offline", ts=utc_now(), session=3))
+    older.number = 7
+    await older.continue_from_broker(0.1)
+    assert older.number == 7
 
 
-async def test_error_burst_raises_one_fault_then_clears_when_quiet() -> None:
-    driver, link = make(fault_errors=3, fault_window_s=0.3)
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        for _ in range(5):
-            driver.presses.put_nowait("corrupt")
-        await link.wait_for(lambda: link.state() == "fault")
-        assert [(e.type, getattr(e, "code", None)) for e in link.events] == [("fault", "crc_errors")]
-        assert "3 errors within 0.3 s" in (link.statuses[-1].detail or "")
-        await asyncio.sleep(0.4)  # the window goes quiet
-        driver.tick_faults()
-        await link.wait_for(lambda: link.state() == "online")
-        assert len(link.of_type(FaultEvent)) == 1
-    finally:
-        await stop_task(task)
-
-
-async def test_a_driver_bug_is_logged_and_the_device_reopened(caplog: pytest.LogCaptureFixture) -> None:
-    driver, link = make()
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
-            driver.presses.put_nowait("bug")
-            await link.wait_for(lambda: link.statuses[-1].session == 2)
-        assert "a driver bug" in caplog.text
-        assert [(s.state, s.session) for s in link.statuses] == [
-            ("offline", 0),  # the driver started; its device had not answered yet
-            ("online", 1),
-            ("offline", 1),
-            ("online", 2),
-        ]
-        assert link.statuses[2].detail == "driver error: a driver bug"
-    finally:
-        await stop_task(task)
-
-
-async def test_commands_run_one_at_a_time_in_order() -> None:
-    driver, link = make()
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        driver.slow.clear()  # the first command hangs until released
-        for colour in ("red", "amber", "green"):
-            link.command(LampCommand(ts=utc_now(), colour=colour))
-        for _ in range(100):
-            if driver.started:
-                break
-            await asyncio.sleep(0.01)
-        # The first hangs in the device: the others wait their turn.
-        assert [c.colour for c in driver.started if isinstance(c, LampCommand)] == ["red"]
-        assert len(link.commands) == 2
-        driver.slow.set()
-        for _ in range(100):
-            if len(driver.executed) == 3:
-                break
-            await asyncio.sleep(0.01)
-        assert [c.colour for c in driver.executed if isinstance(c, LampCommand)] == [
-            "red",
-            "amber",
-            "green",
-        ]
-    finally:
-        await stop_task(task)
-
-
-async def test_bad_commands_are_logged_with_the_topic(caplog: pytest.LogCaptureFixture) -> None:
-    driver, link = make()
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
-            link.raw_command(b'{"cmd": "lamp", "colour": "purple"}')
-            link.command(ShuffleCommand(ts=utc_now()))
-            link.command(LampCommand(ts=utc_now(), colour="red"))  # a marker: processed after
-            for _ in range(100):
-                if driver.executed:
-                    break
-                await asyncio.sleep(0.01)
-        messages = [r.getMessage() for r in caplog.records]
-        assert any("malformed" in m and link.cmd_topic in m for m in messages)
-        assert any("rejected 'shuffle'" in m and "lamp only" in m for m in messages)
-        assert len(driver.executed) == 1
-    finally:
-        await stop_task(task)
-
-
-async def test_commands_while_offline_and_beyond_the_queue_are_rejected_not_lost_silently(
-    caplog: pytest.LogCaptureFixture,
+def test_the_state_file_numbers_sessions_without_a_broker(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    driver, link = make(command_limit=2)
-    driver.plugged = False
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "offline")
-        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
-            link.command(LampCommand(ts=utc_now(), colour="red"))
-            for _ in range(100):
-                if "device offline" in caplog.text:
-                    break
-                await asyncio.sleep(0.01)
-        assert "cannot execute 'lamp': device offline" in caplog.text
-        # A device that hangs on a command: the queue holds two more, the fourth is rejected.
-        driver.plugged = True
-        await link.wait_for(lambda: link.state() == "online")
-        driver.slow.clear()
-        with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
-            for _ in range(4):
-                link.command(LampCommand(ts=utc_now(), colour="green"))
-            assert "2 commands already wait" in caplog.text
-        driver.slow.set()
-    finally:
-        await stop_task(task)
-
-
-async def test_state_file_numbers_sessions_without_a_broker(tmp_path: Path) -> None:
     state = tmp_path / "dev.session"
+    session, _ = make(state_file=state)
+    assert not session.continue_from_state_file()  # no file yet
     state.write_text("41\n")
-    driver, link = make(state_file=state)
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        assert driver.session == 42
-        assert state.read_text().strip() == "42"
-    finally:
-        await stop_task(task)
-
-
-async def test_events_name_their_session_and_a_resend_publishes_them_again_unchanged(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    driver, link = make(resend_buffer=4)
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: link.state() == "online")
-        session = driver.session
-        for key in ("new_hand", "round_complete", "all_in", "exposed", "ack"):
-            driver.presses.put_nowait(key)
-        await link.wait_for(lambda: len(link.events) == 5)
-        assert {e.session for e in link.events} == {session}
-        first = list(link.events)
-        # Unplugged: the device is gone, its ring buffer is not.
-        driver.plugged = False
-        driver.presses.put_nowait(None)
-        await link.wait_for(lambda: link.state() == "offline")
-        link.command(ResendCommand(ts=utc_now(), session=session, from_seq=3, to_seq=4))
-        await link.wait_for(lambda: len(link.events) == 7)
-        assert link.events[5:] == first[2:4]  # the same payloads: seq, ts and all
-        # Seq 1 has left the ring (it keeps 4): what is still held is sent, the rest is named.
-        with caplog.at_level(logging.WARNING, logger="drivers.testdev"):
-            link.command(ResendCommand(ts=utc_now(), session=session, from_seq=1, to_seq=2))
-            await link.wait_for(lambda: len(link.events) == 8)
-            await link.wait_for(lambda: "no longer held" in caplog.text)
-        assert link.events[7] == first[1]
-        assert f"resend of session {session} events 1 to 2: 1 no longer held" in caplog.text
-        assert driver.emitted == 5
-    finally:
-        await stop_task(task)
-
-
-class FailsAtOnce(QueueDevice):
-    """A device that answers, then breaks at once (a flaky cable, a firmware crash loop)."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
-        self.connected_at: list[float] = []
-
-    async def connect(self) -> None:
-        self.connected_at.append(time.monotonic())
-
-    async def serve(self) -> None:
-        raise DeviceLost("gone again")
-
-
-async def test_a_device_failing_right_after_connecting_is_retried_with_growing_delays() -> None:
-    link = MemoryLink("dev", log=logging.getLogger("drivers.testdev"))
-    driver = FailsAtOnce(
-        "dev",
-        MqttSection(),
-        Topics("holdem", "t"),
-        DriverOptions(reconnect_max_s=0.8, stable_session_s=5.0),
-        link=link,
-    )
-    task = asyncio.create_task(driver.run())
-    try:
-        await link.wait_for(lambda: len(driver.connected_at) >= 5, within=10)
-    finally:
-        await stop_task(task)
-    at = driver.connected_at
-    gaps = [later - earlier for earlier, later in itertools.pairwise(at)][:4]
-    # 0.1, 0.2, 0.4, 0.8 s: doubling up to reconnect_max_s, not a tight loop
-    assert [round(g, 1) >= want for g, want in zip(gaps, (0.1, 0.2, 0.4, 0.8), strict=True)] == [
-        True
-    ] * 4
-    assert [s.session for s in link.statuses if s.state == "online"][:5] == [1, 2, 3, 4, 5]
+    assert session.continue_from_state_file()
+    session.begin()
+    assert (session.number, state.read_text()) == (42, "42\n")
+    state.write_text("forty-two\n")
+    broken, _ = make(state_file=state)
+    with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
+        assert not broken.continue_from_state_file()
+    assert f"dev: state file {state} does not hold a session number" in caplog.text

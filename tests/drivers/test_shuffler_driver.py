@@ -14,9 +14,9 @@ from contract.cards import ALL_CARDS
 from contract.models import FaultEvent, ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.driver import Driver, stop_task
 from drivers.framing import Frame
-from drivers.session import stop_task
-from drivers.shuffler.driver import ShufflerDriver
+from drivers.shuffler.driver import Shuffler, shuffler_driver
 from drivers.shuffler.protocol import StartShuffle
 from drivers.transport.nullmodem import LineNoise
 from simulators.shuffler import ShufflerSimulator
@@ -26,7 +26,7 @@ from testing.memory_link import MemoryLink
 @dataclass
 class Rig:
     sim: ShufflerSimulator
-    driver: ShufflerDriver
+    driver: Driver[Shuffler]
     link: MemoryLink
 
     def state(self) -> str | None:
@@ -35,12 +35,12 @@ class Rig:
 
 async def start(
     line: LineNoise | None = None, heartbeat_s: float = 0.5
-) -> tuple[ShufflerSimulator, ShufflerDriver, MemoryLink]:
+) -> tuple[ShufflerSimulator, Driver[Shuffler], MemoryLink]:
     sim = ShufflerSimulator(shuffle_s=0.2, cable="nullmodem", line=line, heartbeat_s=heartbeat_s)
     await sim.start()
     device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port, reconnect_max_s=0.2)
     link = MemoryLink("shuffler", log=logging.getLogger("drivers.shuffler"))
-    driver = ShufflerDriver(device, MqttSection(), Topics("holdem", "ts"), link=link)
+    driver = shuffler_driver(device, MqttSection(), Topics("holdem", "ts"), link=link)
     return sim, driver, link
 
 
@@ -73,12 +73,12 @@ class WatchingShuffler(ShufflerSimulator):
     """The simulator, noting whether the driver already waited for the reply to each command
     when the command's bytes reached the device (a zero-delay cable answers within the write)."""
 
-    driver: ShufflerDriver | None = None
+    driver: Driver[Shuffler] | None = None
     waited_before_arrival: list[bool]
 
     def _handle(self, frame: Frame) -> None:
         if isinstance(frame.message, StartShuffle) and self.driver is not None:
-            self.waited_before_arrival.append(frame.seq in self.driver._waiting)
+            self.waited_before_arrival.append(self.driver.device.exchange.awaits_reply(frame.seq))
         super()._handle(frame)
 
 
@@ -90,7 +90,7 @@ async def test_a_request_waits_for_its_reply_before_its_bytes_leave(
     await sim.start()
     device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port, reconnect_max_s=0.2)
     link = MemoryLink("shuffler", log=logging.getLogger("drivers.shuffler"))
-    driver = sim.driver = ShufflerDriver(device, MqttSection(), Topics("holdem", "ts"), link=link)
+    driver = sim.driver = shuffler_driver(device, MqttSection(), Topics("holdem", "ts"), link=link)
     task = asyncio.create_task(driver.run())
     try:
         await link.wait_for(lambda: link.state() == "online")
@@ -173,7 +173,7 @@ async def test_unplug_replug_new_session_and_no_event_lost(rig: Rig) -> None:
 
 
 async def test_silent_device_is_offline_after_heartbeat_loss(rig: Rig) -> None:
-    rig.driver.silence_s = 0.3  # three heartbeats of a faster machine (1.5 s at the real pace)
+    rig.driver.device.port.silence_s = 0.3  # three heartbeats of a faster machine (1.5 s at the real pace)
     rig.sim.heartbeat_s = 60.0  # the machine goes silent without closing the line
     await rig.link.wait_for(lambda: rig.state() == "offline", within=5.0)
     assert "no frame for 0.3 s (heartbeat lost)" in (rig.link.statuses[-1].detail or "")
@@ -188,7 +188,7 @@ async def test_a_line_that_splits_and_delays_every_byte_loses_nothing() -> None:
         sim.press_start()
         await link.wait_for(lambda: len(link.events) == 2)
         assert [e.type for e in link.events] == ["shuffling", "shuffle_complete"]
-        assert driver.stream.corrupt == 0
+        assert driver.device.port.stream.corrupt == 0
     finally:
         await stop_task(task)
         await sim.close()
@@ -202,7 +202,7 @@ async def test_a_line_that_corrupts_and_drops_frames_only_costs_those_frames() -
     try:
         await link.wait_for(lambda: link.state() == "online", within=10)
         await asyncio.sleep(1.0)
-        assert driver.stream.corrupt >= 1
+        assert driver.device.port.stream.corrupt >= 1
         assert link.state() == "online"
         assert link.events == []  # no damaged frame became an event
     finally:

@@ -21,8 +21,8 @@ from contract.cards import ALL_CARDS
 from contract.models import ShuffleCommand, ShuffleCompleteEvent, ShufflingEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
-from drivers.session import stop_task
-from drivers.shuffler.driver import ShufflerDriver
+from drivers.driver import Driver, stop_task
+from drivers.shuffler.driver import Shuffler, shuffler_driver
 from simulators.shuffler import ShufflerSimulator
 from testing.mosquitto import Mosquitto
 from tests.conftest import REPO
@@ -32,7 +32,7 @@ from tests.drivers.mqtt_helpers import Received, driver_online, publish, subscri
 @dataclass
 class Rig:
     sim: ShufflerSimulator
-    driver: ShufflerDriver
+    driver: Driver[Shuffler]
     got: Received
     topics: Topics
     port: int
@@ -56,7 +56,7 @@ async def rig(mosquitto: Mosquitto) -> AsyncIterator[Rig]:
     await sim.start()
     topics = Topics("holdem", "ts1")
     device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port, reconnect_max_s=0.2)
-    driver = ShufflerDriver(device, MqttSection(url=mosquitto.url), topics)
+    driver = shuffler_driver(device, MqttSection(url=mosquitto.url), topics)
     async with driver_online(driver, mosquitto.port) as got:
         yield Rig(sim, driver, got, topics, mosquitto.port)
     await sim.close()
@@ -104,7 +104,7 @@ async def test_sessions_keep_growing_after_a_replug_and_a_crash(
             assert got.statuses(status)[-1].session == online()[1]  # the will names session 2
             # A restarted driver numbers on from there: never a session number twice.
             device = ShufflerDevice(id="shuffler", driver="shuffler", port=sim.port)
-            driver = ShufflerDriver(device, MqttSection(url=mosquitto.url), topics)
+            driver = shuffler_driver(device, MqttSection(url=mosquitto.url), topics)
             task = asyncio.create_task(driver.run())
             await got.wait_for(lambda: len(online()) == 3, within=10)
             await stop_task(task)

@@ -16,8 +16,8 @@ from contract.cards import ALL_CARDS
 from contract.models import KeyEvent, ShuffleCommand, ShuffleCompleteEvent, TagEvent
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from drivers.driver import stop_task
 from drivers.registry import open_driver, open_drivers
-from drivers.session import stop_task
 from simulators.table import SimulatedTable
 from testing.mosquitto import Mosquitto
 from tests.conftest import EXAMPLE_CONFIG, REPO

@@ -37,8 +37,8 @@ from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.setup import DEVICE_IDS, EXAMPLE_REGISTRY, demo_config
 from controller.serving import Service
+from drivers.driver import Device, Driver, stop_task
 from drivers.registry import open_driver
-from drivers.session import Driver, stop_task
 from link.client import client_id, make_client
 from link.device import DeviceLink
 from simulators.dealer import DealerSettings, VirtualDealer
@@ -106,7 +106,7 @@ class Controller:
 async def killer(
     broker: Mosquitto,
     controller: Controller,
-    drivers: list[Driver],
+    drivers: list[Driver[Device]],
     rng: random.Random,
     kills: list[float],
     done: asyncio.Event,
@@ -150,7 +150,7 @@ async def deal(hands: TableHands, dealer: VirtualDealer, after: asyncio.Event) -
     return played
 
 
-async def caught_up(controller: Controller, drivers: list[Driver]) -> bool:
+async def caught_up(controller: Controller, drivers: list[Driver[Device]]) -> bool:
     deadline = time.monotonic() + CATCH_UP_S
     while time.monotonic() < deadline:
         machine = controller.engine_machine
@@ -160,7 +160,7 @@ async def caught_up(controller: Controller, drivers: list[Driver]) -> bool:
     return False
 
 
-def describe(controller: Controller, drivers: list[Driver], alerts: list[str]) -> str:
+def describe(controller: Controller, drivers: list[Driver[Device]], alerts: list[str]) -> str:
     machine = controller.engine_machine
     return (
         f"taken {machine.dev_taken}, emitted {({d.device_id: d.emitted for d in drivers})}, "
