@@ -77,6 +77,17 @@ async def pause(stop: asyncio.Event, seconds: float) -> None:
             await asyncio.wait_for(stop.wait(), seconds)
 
 
+async def subscribe(client: aiomqtt.Client, filters: Sequence[str], qos: int) -> None:
+    """Subscribe to every filter; a filter the broker refuses (SUBACK failure, as a NATS node
+    answers while it cannot create the subscription's consumer) is a failed connection: the
+    caller takes the next broker rather than sit there subscribed to nothing."""
+    granted = await client.subscribe([(topic, qos) for topic in filters])
+    codes = [code if isinstance(code, int) else int(code.value) for code in (granted or [])]
+    refused = [topic for topic, code in zip(filters, codes, strict=False) if code >= 0x80]
+    if refused:
+        raise aiomqtt.MqttError(f"subscription refused by the broker: {', '.join(refused)}")
+
+
 def payload_bytes(message: aiomqtt.Message) -> bytes:
     payload = message.payload
     if isinstance(payload, bytes | bytearray):
@@ -113,7 +124,7 @@ class FloorFeed:
             client = make_client(mqtt, self.client_id)
             try:
                 async with client:
-                    await client.subscribe([(topic, self.qos) for topic in self.filters])
+                    await subscribe(client, self.filters, self.qos)
                     log.info("floor: connected to %s, subscribed to %s", where(mqtt), ", ".join(self.filters))
                     self.brokers.connected()
                     self.connection(True, None)

@@ -43,7 +43,15 @@ import aiomqtt
 from config.models import MqttSection
 from contract.models import PayloadError, parse_alert, parse_hand, parse_status
 from contract.topics import check_segment, parse_floor_topic
-from controller.floor.feed import Brokers, FloorFeed, floor_client_id, pause, payload_bytes, where
+from controller.floor.feed import (
+    Brokers,
+    FloorFeed,
+    floor_client_id,
+    pause,
+    payload_bytes,
+    subscribe,
+    where,
+)
 from controller.floor.store import DatabaseUnavailable, FloorStore
 from link.aiomqtt_adapter import acknowledge, arrived_on, connection_tagged_queue, enable_manual_acks
 from link.client import make_client
@@ -244,7 +252,7 @@ class Recorder:
         subscribe, and go on until stopped, the connection lost or the store failing."""
         receiver = asyncio.create_task(self._receive(client, number), name="floor-recorder-receive")
         try:
-            await client.subscribe([(topic, 1) for topic in self.filters])
+            await subscribe(client, self.filters, 1)
             log.info("floor recorder: %s on %s, subscribed to %s", self.health.client_id,
                      self.health.broker, ", ".join(self.filters))
             waits = [asyncio.create_task(stop.wait()), asyncio.create_task(self._store_failed.wait())]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import aiomqtt
 import pytest
@@ -103,3 +104,34 @@ async def test_wrong_and_missing_credentials_are_refused(floor: Floor) -> None:
     with pytest.raises(aiomqtt.MqttError):
         async with aiomqtt.Client("127.0.0.1", port, tls_context=floor.tls(), timeout=10):
             pass
+
+
+async def test_a_recorder_refused_its_subscriptions_says_so_instead_of_sitting_there(
+    floor: Floor, tmp_path: Path
+) -> None:
+    """With a table's credentials (which may read nothing) the recorder's SUBSCRIBE is refused:
+    it counts as a failed connection, said in its health, and the next node is tried."""
+    from config.models import MqttSection
+    from controller.floor.recorder import Recorder
+    from controller.floor.store import store_for
+
+    brokers = [
+        MqttSection.model_validate({
+            "url": f"mqtts://127.0.0.1:{node.mqtt_port}", "username": "t1-bridge",
+            "password": floor.secret("t1-bridge"), "tls": {"ca_file": str(floor.ca.cert)},
+        })
+        for node in floor.cluster.nodes
+    ]
+    store = store_for(str(tmp_path / "floor.sqlite"))
+    await store.open()
+    recorder = Recorder(brokers, store, client_id="acl-test-recorder", witness=False)
+    stop = asyncio.Event()
+    task = asyncio.create_task(recorder.run(stop))
+    try:
+        await until(lambda: "subscription refused" in (recorder.health.detail or ""), within=30,
+                    what="the refusal in the recorder's health")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+        await store.close()
+    assert not recorder.health.connected
