@@ -44,6 +44,13 @@ class TableSection(Section):
     seats: int = Field(ge=2, le=10, description="Seats are numbered 1..seats, clockwise.")
     profile: Profile = "roberts"
     name: str | None = None
+    area: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="The area (pit) of the card room the table is in: carried in the controller's "
+        "status, the floor groups its tables by it.",
+    )
     odd_chip: Literal["first_shown", "left_of_button"] = Field(
         default="first_shown",
         description="Split pots: seed 001 gives the odd chip to the first player to show (default); "
@@ -366,7 +373,10 @@ class LanListenerSection(Section):
 class FloorBridgeSection(Section):
     """The bridge from the table PC's broker to the floor broker (public topics only, TLS)."""
 
-    url: str = Field(description="mqtts://host:port of the floor broker.")
+    url: str = Field(
+        description="mqtts://host:port of the floor broker; several, comma separated: the nodes of "
+        "one cluster (the bridge takes them in turn when one is lost)."
+    )
     ca_file: TargetPath = Field(description="The CA that signed the floor broker's certificate.")
     cert_file: TargetPath | None = None
     key_file: TargetPath | None = None
@@ -377,20 +387,34 @@ class FloorBridgeSection(Section):
 
     @model_validator(mode="after")
     def _check(self) -> FloorBridgeSection:
-        parts = urlsplit(self.url)
-        if parts.scheme != "mqtts" or not parts.hostname:
-            raise ValueError(f"url {self.url!r}: the floor is reached over TLS only (mqtts://host:port)")
+        for url in self.urls:
+            parts = urlsplit(url)
+            if parts.scheme != "mqtts" or not parts.hostname:
+                raise ValueError(f"url {url!r}: the floor is reached over TLS only (mqtts://host:port)")
+            try:
+                parts.port  # noqa: B018 - raises on a bad port
+            except ValueError:
+                raise ValueError(f"url {url!r} has a bad port") from None
         if (self.cert_file is None) != (self.key_file is None):
             raise ValueError("cert_file and key_file go together")
         return self
 
     @property
+    def urls(self) -> list[str]:
+        return [url.strip() for url in self.url.split(",") if url.strip()] or [self.url]
+
+    @property
+    def addresses(self) -> list[tuple[str, int]]:
+        """(host, port) of each node, in the order given."""
+        return [(urlsplit(url).hostname or "", urlsplit(url).port or 8883) for url in self.urls]
+
+    @property
     def host(self) -> str:
-        return urlsplit(self.url).hostname or ""
+        return self.addresses[0][0]
 
     @property
     def port(self) -> int:
-        return urlsplit(self.url).port or 8883
+        return self.addresses[0][1]
 
 
 class DeploySection(Section):

@@ -50,6 +50,9 @@ MAX_DECK: Final = 64
 MAX_CODE: Final = 64
 MAX_TEXT: Final = 1024
 MAX_MESSAGE: Final = 1000
+#: A table's area (pit) and a dealer's badge: short labels.
+MAX_AREA: Final = 64
+MAX_DEALER: Final = 64
 MAX_REMEDY_STEPS: Final = 16
 #: Alerts listed in the retained state (the most severe and most recent; the rest are counted).
 MAX_STATE_ALERTS: Final = 16
@@ -264,6 +267,13 @@ class Status(WireModel):
         description="Extension: the seq of the publisher's last event of this session when the "
         "status was published (0: none yet); every event up to it was published before it, so "
         "that events lost on the way show at once, also at the end of a session.",
+    )
+    # Only on the wire when given (the controller's status of a table configured with one).
+    area: Annotated[str, Field(min_length=1, max_length=MAX_AREA)] | None = Field(
+        default=None,
+        description="Extension (controller/status): the area (pit) of the card room the table is "
+        "in, from [table] area; the floor groups its tables by it.",
+        exclude_if=_absent,
     )
 
 
@@ -481,6 +491,12 @@ class HandResult(WireModel):
     )
     showdown: list[ShownHand] = Field(default_factory=list, max_length=10)
     profile: Profile | None = Field(default=None, description="Extension: the rules profile.")
+    # Only on the wire when known: results without it stay what they were.
+    dealer: Annotated[str, Field(min_length=1, max_length=MAX_DEALER)] | None = Field(
+        default=None,
+        description="Extension: the badge of the dealer who dealt the hand, when known.",
+        exclude_if=_absent,
+    )
 
 
 # --------------------------------------------------------------------------------------------

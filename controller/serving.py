@@ -118,7 +118,13 @@ class Service:
         return not self.outbox and self._publishing == 0 and self.acks.settled()
 
     def _status(self, state: StatusState, detail: str | None = None) -> Status:
-        return Status(state=state, ts=utc_now(), session=self.controller.session, detail=detail)
+        return Status(
+            state=state,
+            ts=utc_now(),
+            session=self.controller.session,
+            detail=detail,
+            area=self.config.table.area,
+        )
 
     async def run(self) -> int:
         """Recover from the journal, then serve until ``stop`` is set."""

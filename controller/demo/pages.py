@@ -63,14 +63,14 @@ async def start_floor(
     """Start the floor console for the demo's broker; it stops when ``stack`` unwinds."""
     from config.models import parse_listen
     from controller.floor.console import FloorConsole
-    from controller.floor.history import HistoryError
+    from controller.floor.store import StoreError
     from controller.web.server import WebServerError
 
     host, port = parse_listen(listen)
     console = FloorConsole(MqttSection(url=broker_url), workdir / "floor.sqlite")
     try:
         await console.start(host, port)
-    except (WebServerError, HistoryError) as error:
+    except (WebServerError, StoreError) as error:
         raise PagesError(f"floor console: {error}") from None
     stack.push_async_callback(console.stop)
     return Pages(dealer=dealer, floor=console.url, table=f"{console.url}tables/{table}")

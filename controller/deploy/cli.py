@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from config.errors import ConfigError
 from config.loader import load_table
+from config.models import TableConfig
 from controller.deploy.artefacts import DeployError, manifest
 from controller.deploy.mosquitto import BrokerPaths
-from controller.deploy.render import Options, render, write
+from controller.deploy.render import Options, Rendered, render, write
+
+if TYPE_CHECKING:
+    from controller.deploy.floor import FloorRendered
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -30,7 +35,10 @@ def _default_executable() -> Path | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", "-c", required=True, help="the table configuration (TOML)")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--config", "-c", help="the table configuration (TOML)")
+    what.add_argument("--floor", metavar="FLOOR.toml",
+                      help="the floor at scale instead: its NATS nodes, tables, consoles, database")
     parser.add_argument("--out", "-o", required=True, help="directory to render into (created 0700)")
     parser.add_argument(
         "--executable",
@@ -53,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.floor is not None:
+        return _floor(args)
     config_path = Path(args.config).absolute()
     try:
         config, _ = load_table(config_path)
@@ -71,17 +81,48 @@ def main(args: argparse.Namespace) -> int:
         broker=BrokerPaths(Path(args.mosquitto_dir).absolute(), Path(args.broker_state_dir).absolute()),
         rotate=args.rotate,
     )
+    return _written(out, lambda: _table(config, options, out), f"table {config.table.id}")
+
+
+def _table(config: TableConfig, options: Options, out: Path) -> Rendered:
+    rendered = render(config, options)
+    write(rendered, out)
+    return rendered
+
+
+def _written(out: Path, produce: Callable[[], Rendered | FloorRendered], what: str) -> int:
+    """Render and write (``produce``), then print the manifest and the notes; one line per error."""
     try:
-        rendered = render(config, options)
-        write(rendered, out)
+        rendered = produce()
     except DeployError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as error:
         print(f"error: {out}: {error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"table {config.table.id}: rendered into {out} (file -> where it goes, owner, mode):")
+    print(f"{what}: rendered into {out} (file -> where it goes, owner, mode):")
     sys.stdout.write(manifest(rendered.artefacts))
     for note in rendered.notes:
         print(f"note: {note}")
     return EXIT_OK
+
+
+def _floor(args: argparse.Namespace) -> int:
+    """``--floor FLOOR.toml``: the cluster's node configurations, the tables' bridges, the
+    database's roles and schema, the consoles' environment (``controller.deploy.floor``)."""
+    from controller.deploy.artefacts import write_all
+    from controller.deploy.floor import load_floor, render_floor
+
+    out = Path(args.out)
+    try:
+        floor = load_floor(Path(args.floor))
+    except DeployError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+
+    def produce() -> FloorRendered:
+        rendered = render_floor(floor, out, rotate=args.rotate)
+        write_all(out, rendered.artefacts)
+        return rendered
+
+    return _written(out, produce, f"floor {floor.floor.cluster}")

@@ -18,6 +18,7 @@ from config.exposure import is_loopback
 from config.models import FloorBridgeSection, LanListenerSection, TableConfig
 from contract.topics import Topics
 from controller.deploy.artefacts import DeployError
+from controller.deploy.bridge import BridgeSpec, bridge_section, public_topics
 from controller.deploy.identities import Identity
 from controller.deploy.passwords import password_file
 
@@ -57,11 +58,6 @@ class BrokerPaths:
     @property
     def acl(self) -> Path:
         return self.config_dir / "tablectl.acl"
-
-
-def public_topics(topics: Topics) -> list[str]:
-    """What may leave the table PC: never a tag UID, never a hole card not tabled face up."""
-    return [topics.alerts, topics.state, topics.hands, topics.controller_status]
 
 
 def loopback_port(config: TableConfig) -> int:
@@ -142,36 +138,18 @@ def _lan_listener(lan: LanListenerSection | None) -> str:
 def _bridge(config: TableConfig, floor: FloorBridgeSection | None, secret: str | None) -> str:
     if floor is None or secret is None:
         return "\n# No bridge to the floor ([deploy.floor] not configured).\n"
-    topics = Topics(config.mqtt.root, config.table.id)
-    table = config.table.id
-    lines = [
-        "",
-        "# --- The bridge to the floor broker ----------------------------------------------------",
-        "# Out: the public topics only (dev/# never leaves this PC); in: nothing, or the floor's",
-        "# dealer inputs when the house allows acknowledgement from the floor.",
-        f"connection tablectl-{table}-floor",
-        f"address {floor.host}:{floor.port}",
-        "bridge_protocol_version mqttv311",
-        f"bridge_cafile {floor.ca_file}",
-        "bridge_insecure false",
-        "bridge_tls_version tlsv1.2",
-    ]
-    if floor.cert_file is not None and floor.key_file is not None:
-        lines += [f"bridge_certfile {floor.cert_file}", f"bridge_keyfile {floor.key_file}"]
-    lines += [
-        f"remote_clientid tablectl-{table}-bridge",
-        f"remote_username {table}-bridge",
-        f"remote_password {secret}",
-        "cleansession false",
-        "start_type automatic",
-        "restart_timeout 2 60",
-        "notifications true",
-        "notifications_local_only true",
-    ]
-    lines += [f"topic {topic} out 1" for topic in public_topics(topics)]
-    if floor.allow_input:
-        lines.append(f"topic {topics.input} in 1")
-    return "\n".join(lines) + "\n"
+    return bridge_section(
+        BridgeSpec(
+            table=config.table.id,
+            root=config.mqtt.root,
+            addresses=tuple(floor.addresses),
+            ca_file=floor.ca_file,
+            password=secret,
+            allow_input=floor.allow_input,
+            cert_file=floor.cert_file,
+            key_file=floor.key_file,
+        )
+    )
 
 
 def _human(size: int) -> str:

@@ -107,6 +107,8 @@ class TableSummary:
                 "session": controller.session,
                 "ts": controller.ts.isoformat().replace("+00:00", "Z"),
             },
+            # The pit the table's controller says it is in ([table] area), or None.
+            "area": controller.area if controller is not None else None,
             "hand": state.hand if state is not None else None,
             "phase": state.phase if state is not None else None,
             "deck": state.deck if state is not None else None,

@@ -1,9 +1,17 @@
-"""The floor console: the board of every table, its alert history, the pages, live updates.
+"""The floor console: the board of every table, its history, the pages, live updates.
 
 :class:`FloorConsole` runs in any asyncio program (``tablectl floor``, the demo): ``start()``
-opens the history, serves the pages and subscribes; ``stop()`` undoes it. Messages update the
-:class:`FloorBoard` at once; the tables they changed are pushed to the open pages at most every
-``PUSH_S`` (one summary per table however many messages arrived).
+opens the store, serves the pages and subscribes; ``stop()`` undoes it. Messages of the live feed
+(no session: the retained topics give the whole floor at once) update the :class:`FloorBoard` at
+once; the tables they changed are pushed to the open pages at most every ``PUSH_S`` (one summary
+per table however many messages arrived).
+
+What goes into the history depends on the store (``record``): with a SQLite file of its own
+(``live``, the default there) the console records what its live feed receives, as it always did;
+with a PostgreSQL store shared by the floor (``session``, the default there) it runs a
+:class:`~controller.floor.recorder.Recorder`, which takes the tables' messages from a persistent
+session and acknowledges each once stored; ``none`` records nothing (a console that only reads).
+No console holds anything another needs: killing one leaves the others serving.
 """
 
 from __future__ import annotations
@@ -12,11 +20,10 @@ import asyncio
 import contextlib
 import json
 import logging
-import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeAlias
 
 from config.models import MqttSection
 from contract.models import (
@@ -29,7 +36,8 @@ from contract.models import (
 from contract.topics import parse_floor_topic
 from controller.floor.board import FloorBoard, iso
 from controller.floor.feed import FloorFeed
-from controller.floor.history import AlertHistory, HistoryError, change_json
+from controller.floor.recorder import Recorder
+from controller.floor.store import FloorStore, StoreError, change_json, store_for
 from controller.web.channel import Channel
 from controller.web.server import WebServer
 
@@ -37,6 +45,10 @@ log = logging.getLogger(__name__)
 
 #: Changed tables are pushed to the pages this often at most (their lag budget is 1 s).
 PUSH_S: Final = 0.05
+
+#: Who records the history: the live feed (a console's own SQLite file), a recorder's persistent
+#: session (a shared PostgreSQL store), or nobody.
+Recording: TypeAlias = Literal["live", "session", "none"]
 
 
 def compact(data: dict[str, Any]) -> str:
@@ -57,57 +69,90 @@ class ConsoleHealth:
 
 
 class FloorConsole:
-    """Every table under ``mqtt.root``: subscribe, keep the history, serve the pages."""
+    """Every table under ``mqtt.root``: subscribe, keep the history, serve the pages.
 
-    def __init__(self, mqtt: MqttSection, database: Path, *, client_id: str | None = None,
-                 retain_days: float = 0) -> None:
-        self.mqtt = mqtt
-        self.root = mqtt.root
+    ``mqtt``: one broker or the nodes of one cluster (taken in turn when one is lost); ``store``:
+    a store, or the ``--store`` naming one (a SQLite path or ``postgresql://...``); ``record``:
+    see the module docstring (None: ``live`` for SQLite, ``session`` for PostgreSQL)."""
+
+    def __init__(
+        self,
+        mqtt: MqttSection | Sequence[MqttSection],
+        store: FloorStore | Path | str,
+        *,
+        client_id: str | None = None,
+        retain_days: float = 0,
+        record: Recording | None = None,
+        recorder_id: str | None = None,
+    ) -> None:
+        brokers = [mqtt] if isinstance(mqtt, MqttSection) else list(mqtt)
+        self.mqtt = brokers[0]
+        self.root = self.mqtt.root
         self.board = FloorBoard()
-        self.history = AlertHistory(database, retain_days=retain_days)
+        if not isinstance(store, FloorStore):
+            store = store_for(str(store), retain_days=retain_days)
+        self.store = store
+        #: The pages' name for the store.
+        self.history = self.store
+        if record is None:
+            record = "session" if self.store.database.kind == "postgresql" else "live"
+        self.recording: Recording = record
+        self.recorder = (
+            Recorder(brokers, self.store, client_id=recorder_id) if record == "session" else None
+        )
         self.channel = Channel()
         self.health = ConsoleHealth()
-        self.feed = FloorFeed(mqtt, self.handle, self.connection, client_id=client_id)
+        # The live view at QoS 1 where it records (its own SQLite history, as always); else at
+        # QoS 0: on a NATS cluster plain routing, no JetStream consumer to create at every
+        # (re)connection, so the view is back at once after a node's death (the retained topics
+        # give the whole floor again, the recorder's session keeps the history whole).
+        self.feed = FloorFeed(brokers, self.handle, self.connection, client_id=client_id,
+                              qos=1 if record == "live" else 0)
         self.url = ""
         self._changes = 0
         self._dirty: set[str] = set()
         self._push_at: asyncio.TimerHandle | None = None
         self._stop = asyncio.Event()
         self._feeding: asyncio.Task[None] | None = None
+        self._recording: asyncio.Task[None] | None = None
         self._server: WebServer | None = None
 
     # ------------------------------------------------------------------ lifetime
 
     async def start(self, host: str, port: int) -> str:
-        """Open the history, serve on ``host:port`` and subscribe; returns the console's URL."""
+        """Open the store, serve on ``host:port`` and subscribe; returns the console's URL
+        (StoreError, WebServerError)."""
         from controller.floor.pages import floor_app
 
-        self.history.open()
+        await self.store.open()
         try:
-            self.board.recalled = await asyncio.to_thread(self.history.last_hands)
-        except (sqlite3.Error, HistoryError) as error:
+            self.board.recalled = await self.store.last_hands()
+        except StoreError as error:
             # Only the "last hand" lines are at stake: the console starts without them.
-            log.warning("floor: the tables' last hands not read from %s: %s", self.history.path, error)
+            log.warning("floor: the tables' last hands not read from %s: %s", self.store.name, error)
         self._server = WebServer(floor_app(self))
         try:
             self.url = await self._server.start(host, port)
         except Exception:
-            self.history.close()
+            await self.store.close()
             raise
         self._feeding = asyncio.create_task(self.feed.run(self._stop), name="floor-feed")
+        if self.recorder is not None:
+            self._recording = asyncio.create_task(self.recorder.run(self._stop), name="floor-recorder")
         return self.url
 
     async def stop(self) -> None:
         self._stop.set()
-        if self._feeding is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._feeding, 5)
+        for task in (self._feeding, self._recording):
+            if task is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(task, 5)
         if self._push_at is not None:
             self._push_at.cancel()
         self.channel.close()
         if self._server is not None:
             await self._server.stop()
-        await asyncio.to_thread(self.history.close)
+        await self.store.close()
 
     # ------------------------------------------------------------------ messages
 
@@ -128,20 +173,26 @@ class FloorConsole:
             return
         try:
             if kind == "controller/status":
-                self.board.on_status(table, parse_status(topic, payload), received_ms)
+                status = parse_status(topic, payload)
+                self.board.on_status(table, status, received_ms)
+                if self.recording == "live":
+                    self.store.record_status(table, status, received_ms)
             elif kind == "state":
                 for alert in self.board.on_state(table, parse_state(topic, payload), received_ms):
-                    self.history.record(table, alert, received_ms)
+                    if self.recording == "live":
+                        self.store.record(table, alert, received_ms)
             elif kind == "alerts":
                 alert = parse_alert(topic, payload)
                 self.board.on_alert(table, alert, received_ms)
-                self.history.record(table, alert, received_ms)
+                if self.recording == "live":
+                    self.store.record(table, alert, received_ms)
                 self._changes += 1
                 self.channel.publish(f"change:{table}:{self._changes}", compact(change_json(table, alert)))
             else:
                 result = parse_hand(topic, payload)
                 self.board.on_hand(table, result, received_ms)
-                self.history.record_hand(table, result, received_ms)
+                if self.recording == "live":
+                    self.store.record_hand(table, result, received_ms)
         except PayloadError as error:
             self._rejected(topic, error)
             return
@@ -201,7 +252,10 @@ class FloorConsole:
             "messages": health.messages,
             "rejected": health.rejected,
             "last_rejected": health.last_rejected,
-            "history_error": self.history.error,
+            "history_error": self.store.error,
+            "store": self.store.database.kind,
+            "recording": self.recording,
+            "recorder": self.recorder.health.to_json() if self.recorder is not None else None,
         }
 
     def snapshot(self, table: str | None = None) -> Iterable[tuple[str, str]]:

@@ -1,4 +1,11 @@
-"""The floor console's MQTT subscription: public topics of every table, reconnecting with backoff."""
+"""The floor's MQTT connections: the brokers of one floor, taken in turn when one is lost.
+
+``--broker URL[,URL...]`` names one broker, or the nodes of one cluster (NATS with its MQTT
+gateway: sessions and retained messages are the cluster's, any node serves them). :class:`Brokers`
+says which to try next: the next one in the list after a failure, round and round, waiting (with
+backoff) only once every node failed in a row. :class:`FloorFeed` is the console's live view:
+public topics of every table, no session (the retained topics give the whole floor again).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import aiomqtt
 
@@ -27,50 +34,111 @@ def floor_client_id(root: str) -> str:
     return f"tablectl-floor-{root.replace('/', '-')}-{secrets.token_hex(4)}"
 
 
+def where(mqtt: MqttSection) -> str:
+    return f"{mqtt.host}:{mqtt.port}"
+
+
+class Brokers:
+    """The brokers of one floor, in turn: ``current`` until it fails, then the next."""
+
+    def __init__(self, brokers: Sequence[MqttSection], *, first: int = 0) -> None:
+        if not brokers:
+            raise ValueError("no broker")
+        self.all = list(brokers)
+        self._index = first % len(self.all)
+        self._failed_in_a_row = 0
+        self.backoff = Backoff(0.2, 5.0)
+
+    @property
+    def current(self) -> MqttSection:
+        return self.all[self._index]
+
+    def connected(self) -> None:
+        self._failed_in_a_row = 0
+        self.backoff.reset()
+
+    def failed(self) -> float:
+        """The current broker failed: move to the next; the delay before trying it (none while
+        some node of the round has not been tried)."""
+        self._index = (self._index + 1) % len(self.all)
+        self._failed_in_a_row += 1
+        if self._failed_in_a_row % len(self.all):
+            return 0.0
+        return self.backoff.next()
+
+    def describe(self) -> str:
+        return ", ".join(where(b) for b in self.all)
+
+
+async def pause(stop: asyncio.Event, seconds: float) -> None:
+    """Wait ``seconds`` unless ``stop`` is set first."""
+    if seconds > 0:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), seconds)
+
+
+async def subscribe(client: aiomqtt.Client, filters: Sequence[str], qos: int) -> None:
+    """Subscribe to every filter; a filter the broker refuses (SUBACK failure, as a NATS node
+    answers while it cannot create the subscription's consumer) is a failed connection: the
+    caller takes the next broker rather than sit there subscribed to nothing."""
+    granted = await client.subscribe([(topic, qos) for topic in filters])
+    codes = [code if isinstance(code, int) else int(code.value) for code in (granted or [])]
+    refused = [topic for topic, code in zip(filters, codes, strict=False) if code >= 0x80]
+    if refused:
+        raise aiomqtt.MqttError(f"subscription refused by the broker: {', '.join(refused)}")
+
+
+def payload_bytes(message: aiomqtt.Message) -> bytes:
+    payload = message.payload
+    if isinstance(payload, bytes | bytearray):
+        return bytes(payload)
+    return b"" if payload is None else str(payload).encode()
+
+
 class FloorFeed:
     """Subscribes to ``floor_filters(root)`` and hands every message to ``handle(topic, payload,
     received_ms)``; ``connection(up, why)`` hears when the broker connection comes and goes."""
 
     def __init__(
-        self, mqtt: MqttSection, handle: Handle, connection: Connection, *, client_id: str | None = None
+        self,
+        brokers: MqttSection | Sequence[MqttSection],
+        handle: Handle,
+        connection: Connection,
+        *,
+        client_id: str | None = None,
+        filters: Sequence[str] | None = None,
+        qos: int = 1,
+        first: int = 0,
     ) -> None:
-        self.mqtt = mqtt
+        self.brokers = Brokers([brokers] if isinstance(brokers, MqttSection) else brokers, first=first)
+        self.mqtt = self.brokers.current
         self.handle = handle
         self.connection = connection
-        self.client_id = client_id or floor_client_id(mqtt.root)
-        self.filters = floor_filters(mqtt.root)
+        self.client_id = client_id or floor_client_id(self.mqtt.root)
+        self.filters = tuple(filters) if filters is not None else floor_filters(self.mqtt.root)
+        self.qos = qos
 
     async def run(self, stop: asyncio.Event) -> None:
-        client = make_client(self.mqtt, self.client_id)
-        backoff = Backoff()
         while not stop.is_set():
+            mqtt = self.brokers.current
+            client = make_client(mqtt, self.client_id)
             try:
                 async with client:
-                    await client.subscribe([(topic, 1) for topic in self.filters])
-                    log.info(
-                        "floor: connected to %s:%d, subscribed to %s",
-                        self.mqtt.host, self.mqtt.port, ", ".join(self.filters),
-                    )
-                    backoff.reset()
+                    await subscribe(client, self.filters, self.qos)
+                    log.info("floor: connected to %s, subscribed to %s", where(mqtt), ", ".join(self.filters))
+                    self.brokers.connected()
                     self.connection(True, None)
                     await self._receive(client, stop)
                     return
             except aiomqtt.MqttError as error:
-                log.warning("floor: broker %s:%d: %s", self.mqtt.host, self.mqtt.port, error)
-                self.connection(False, f"no broker connection: {error}")
-            delay = backoff.next()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), delay)
+                log.warning("floor: broker %s: %s", where(mqtt), error)
+                self.connection(False, f"no broker connection ({where(mqtt)}): {error}")
+            await pause(stop, self.brokers.failed())
 
     async def _receive(self, client: aiomqtt.Client, stop: asyncio.Event) -> None:
         async def receive() -> None:
             async for message in client.messages:
-                payload = message.payload
-                if isinstance(payload, bytes | bytearray):
-                    data = bytes(payload)
-                else:
-                    data = b"" if payload is None else str(payload).encode()
-                self.handle(str(message.topic), data, time.time() * 1000)
+                self.handle(str(message.topic), payload_bytes(message), time.time() * 1000)
 
         receiver = asyncio.create_task(receive())
         stopper = asyncio.create_task(stop.wait())

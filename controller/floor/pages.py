@@ -3,7 +3,6 @@ table's hands and one hand in full."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -14,7 +13,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from controller.display.view import hand_json
-from controller.floor.history import Filters
+from controller.floor.store import Filters
 from controller.web.channel import event_stream
 
 if TYPE_CHECKING:
@@ -33,15 +32,12 @@ class BadParameter(ValueError):
 
 
 def _time_ms(name: str, text: str | None) -> int | None:
-    if not text:
-        return None
+    from controller.floor.cli import time_ms
+
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadParameter(f"{name}: {text!r} is not an ISO 8601 time") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp() * 1000)
+        return time_ms(name, text)
+    except ValueError as error:
+        raise BadParameter(str(error)) from None
 
 
 def filters_of(request: Request) -> Filters:
@@ -140,8 +136,11 @@ def floor_app(console: FloorConsole) -> Starlette:
             return JSONResponse({"error": "no such hand"}, status_code=404)
         return JSONResponse(hand_json(*found), headers=NO_CACHE)
 
+    from controller.floor.questions import question_routes
+
     return Starlette(
         routes=[
+            *question_routes(console),
             Route("/", grid),
             Route("/events", grid_events),
             Route("/tables/{table_id}", table_page),

@@ -194,3 +194,25 @@ def test_chip_zones_and_hand_results_follow_the_contract() -> None:
     result = parse_hand("holdem/t1/hands", payload)
     assert result.pots[0].shares[0].amount == 18
     assert result.showdown[0].cards == ["Ah", "Ac"]
+
+
+def test_the_dealer_and_the_area_are_on_the_wire_only_when_known() -> None:
+    ts = "2026-11-29T23:59:18.120Z"
+    result = m.parse_hand("holdem/t1/hands", f'{{"ts": "{ts}", "hand": 3, "result": "uncontested"}}')
+    assert result.dealer is None
+    assert b"dealer" not in result.to_json()
+    badged = result.model_copy(update={"dealer": "D-1042"})
+    assert m.parse_hand("holdem/t1/hands", badged.to_json()).dealer == "D-1042"
+    online = f'{{"state": "online", "ts": "{ts}", "session": 2}}'
+    status = m.parse_status("holdem/t1/controller/status", online)
+    assert status.area is None
+    assert b"area" not in status.to_json()
+    pit = m.parse_status(
+        "holdem/t1/controller/status",
+        f'{{"state": "online", "ts": "{ts}", "session": 2, "area": "pit 3"}}',
+    )
+    assert pit.area == "pit 3"
+    assert b'"area":"pit 3"' in pit.to_json()
+    for bad in ('"dealer": ""', f'"dealer": "{"x" * 65}"'):
+        with pytest.raises(m.PayloadError, match="dealer"):
+            m.parse_hand("holdem/t1/hands", f'{{"ts": "{ts}", "hand": 3, "result": "uncontested", {bad}}}')

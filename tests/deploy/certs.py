@@ -28,12 +28,16 @@ def make_ca(directory: Path, name: str) -> Authority:
     return Authority(cert, key)
 
 
-def make_server_cert(directory: Path, ca: Authority, name: str) -> tuple[Path, Path]:
-    """A server certificate for 127.0.0.1 and localhost, signed by ``ca``: (cert, key)."""
+def make_server_cert(
+    directory: Path, ca: Authority, name: str, *, client_auth: bool = False
+) -> tuple[Path, Path]:
+    """A server certificate for 127.0.0.1 and localhost, signed by ``ca``: (cert, key); with
+    ``client_auth`` it may also prove a client (a NATS node on its routes to the others)."""
     cert, key, request = directory / f"{name}.crt", directory / f"{name}.key", directory / f"{name}.csr"
     extensions = directory / f"{name}.ext"
     extensions.write_text(
-        "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n"
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+        f"extendedKeyUsage=serverAuth{',clientAuth' if client_auth else ''}\n"
         "basicConstraints=CA:FALSE\n"
     )
     _openssl(

@@ -1,8 +1,9 @@
-"""Fixtures of the floor console tests: the console in this process, a publisher of tables."""
+"""Fixtures of the floor console tests: the console in this process, a publisher of tables, a
+PostgreSQL database of the test's own."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import aiomqtt
@@ -11,6 +12,7 @@ import pytest
 from config.models import MqttSection
 from controller.floor.console import FloorConsole
 from testing.mosquitto import Mosquitto
+from testing.postgres import temporary_database
 
 
 @pytest.fixture
@@ -29,3 +31,10 @@ async def publisher(mosquitto: Mosquitto) -> AsyncIterator[aiomqtt.Client]:
     """A client that publishes what the tables' controllers would."""
     async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="floor-test-tables") as client:
         yield client
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A database of this test's own on the machine's PostgreSQL (dropped afterwards)."""
+    with temporary_database() as url:
+        yield url

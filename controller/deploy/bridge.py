@@ -1,0 +1,107 @@
+"""The table PC's bridge to the floor: one mosquitto ``connection`` section, to one floor broker
+or to every node of a floor cluster.
+
+Both renderings write it with this function: the table's (``tablectl deploy --config``, from
+``[deploy.floor]``) and the floor's (``tablectl deploy --floor``, one per table), so that what a
+floor administrator hands over is what the table PC runs.
+
+The bridge is an ordinary MQTT 3.1.1 client of the floor (NATS's MQTT gateway speaks nothing
+else; ``try_private false``: no mosquitto-only bridge handshake) with a persistent session
+(``cleansession false``) at QoS 1, so that what the table publishes while the floor link is down
+waits in the table PC's broker and follows once it is back. With several nodes the bridge takes
+them in turn (``round_robin true``: they are equals; each table lists them from a different
+first node, so that the tables spread over the cluster). Reconnecting is tuned so that losing a
+node costs seconds: the next node is tried after ``RESTART_BASE_S`` (mosquitto's default is 5 s
+rising to 30 s, and a 55 s gap was measured with it), and a node that stops answering without
+closing the connection is found dead after 1.5 x ``KEEPALIVE_S``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from contract.topics import Topics
+
+#: First delay before reconnecting (seconds), and the most it backs off to.
+RESTART_BASE_S: Final = 1
+RESTART_CAP_S: Final = 10
+#: The bridge's keepalive at the floor (seconds).
+KEEPALIVE_S: Final = 10
+
+
+@dataclass(frozen=True)
+class BridgeSpec:
+    """What one table's bridge needs."""
+
+    table: str
+    root: str
+    #: (host, port) of the floor broker or of each node, in the order to try them.
+    addresses: tuple[tuple[str, int], ...]
+    ca_file: Path
+    password: str
+    allow_input: bool = False
+    cert_file: Path | None = None
+    key_file: Path | None = None
+
+    @property
+    def username(self) -> str:
+        return bridge_user(self.table)
+
+
+def bridge_user(table: str) -> str:
+    """The bridge's user name at the floor."""
+    return f"{table}-bridge"
+
+
+def public_topics(topics: Topics) -> list[str]:
+    """What may leave the table PC: never a tag UID, never a hole card not tabled face up."""
+    return [topics.alerts, topics.state, topics.hands, topics.controller_status]
+
+
+def bridge_section(spec: BridgeSpec) -> str:
+    """The ``connection`` section of the table PC's mosquitto.conf (it holds the password)."""
+    topics = Topics(spec.root, spec.table)
+    several = len(spec.addresses) > 1
+    lines = [
+        "",
+        "# --- The bridge to the floor --------------------------------------------------------------",
+        "# Out: the public topics only (dev/# never leaves this PC); in: nothing, or the floor's",
+        "# dealer inputs when the house allows acknowledgement from the floor.",
+        f"connection tablectl-{spec.table}-floor",
+        "addresses " + " ".join(f"{host}:{port}" for host, port in spec.addresses),
+    ]
+    if several:
+        lines += [
+            "# The nodes of one cluster are equals: on a lost connection the next one is tried, and",
+            "# the bridge stays there (the session is the cluster's, any node resumes it).",
+            "round_robin true",
+        ]
+    lines += [
+        "bridge_protocol_version mqttv311",
+        "try_private false",
+        f"bridge_cafile {spec.ca_file}",
+        "bridge_insecure false",
+        "bridge_tls_version tlsv1.2",
+    ]
+    if spec.cert_file is not None and spec.key_file is not None:
+        lines += [f"bridge_certfile {spec.cert_file}", f"bridge_keyfile {spec.key_file}"]
+    lines += [
+        f"remote_clientid tablectl-{spec.table}-bridge",
+        f"remote_username {spec.username}",
+        f"remote_password {spec.password}",
+        "cleansession false",
+        "start_type automatic",
+        f"# Losing the floor (a node) costs seconds: retry after {RESTART_BASE_S} s, backing off to "
+        f"{RESTART_CAP_S} s;",
+        f"# a node that stops answering is found dead within {KEEPALIVE_S * 3 // 2} s.",
+        f"restart_timeout {RESTART_BASE_S} {RESTART_CAP_S}",
+        f"keepalive_interval {KEEPALIVE_S}",
+        "notifications true",
+        "notifications_local_only true",
+    ]
+    lines += [f"topic {topic} out 1" for topic in public_topics(topics)]
+    if spec.allow_input:
+        lines.append(f"topic {topics.input} in 1")
+    return "\n".join(lines) + "\n"
