@@ -15,6 +15,8 @@ Evidence model, in short (docs/engine.md has the long form):
 
 from __future__ import annotations
 
+from typing import Final
+
 from contract.cards import RANKS, is_chip_zone, zone_seat
 from contract.models import (
     ActionInput,
@@ -43,6 +45,9 @@ from engine.devices import DeviceRules
 from engine.handling import HandlingRules
 from engine.memory import BOARD_AT
 from engine.results import ResultRules
+
+#: Actions kept between hands for the coming one (a hand's result lists at most 4,096).
+COMING_LIMIT: Final = 4096
 
 
 class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
@@ -176,7 +181,14 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._action(item)
 
     def _action(self, item: ActionInput) -> None:
-        if not (self.running or self.phase == "misdeal"):
+        if not self.running and (self.phase != "misdeal" or item.action == "post"):
+            # Between the previous hand's end (or its misdeal) and the deal: the coming hand's
+            # (contract: keys are optional, a table without a keypad posts before the first card)
+            coming = (*self.coming, item)
+            if len(coming) > COMING_LIMIT:
+                coming = coming[1:]
+                self._too_many_coming()
+            self.coming = coming
             return
         self.actions += ((self.rounds_done, item.seat, item.action),)
         redeal = self.redeal
@@ -199,6 +211,22 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if item.action == "fold":
             self.folded |= {item.seat}
             self._check_one_left()
+
+    def _too_many_coming(self) -> None:
+        """More actions between hands than a hand has: the oldest are not kept (said once a
+        hand, as a ``bad_payload`` on the inputs)."""
+        message = (
+            f"More than {COMING_LIMIT} actions arrived between hands: only the latest "
+            f"{COMING_LIMIT} are kept for the coming hand."
+        )
+        if self.book.find("bad_payload", "coming-actions") is None:
+            self._raise("bad_payload", message, scope="hand", key="coming-actions")
+
+    def _start_hand(self, *, by_key: bool) -> None:
+        super()._start_hand(by_key=by_key)
+        coming, self.coming = self.coming, ()
+        for item in coming:  # the posts and actions that came before it, in their order
+            self._action(item)
 
     def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
         if key == "ack":

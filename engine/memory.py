@@ -113,6 +113,9 @@ class Memory:
         self.cards_changed = False
         self.hand = 0
         self.phase: Phase = "idle"
+        #: Action inputs received between hands (after the last hand's end or misdeal, before
+        #: the next one starts): the coming hand's, given to it when it starts.
+        self.coming: tuple[ActionInput, ...] = ()
         self.state_key: object = None
         self._reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
