@@ -53,11 +53,20 @@ class BoardRules(HandRules):
         first_of_street = live_before in (0, 3, 4)
         if first_of_street and street == 1:
             self._flop_prerequisites()
-        if self.extra_burn_r is not None:
+        extra_burn = self.extra_burn_r
+        if extra_burn is not None and extra_burn.returned is None:
             self._not_followed(
                 "extra-burn",
                 "A board card was dealt while both burn cards were still in the burn.",
                 ("Put one burn card back on the deck: it is the next burn.",),
+            )
+        elif extra_burn is not None and uid == extra_burn.returned:
+            self.extra_burn_r = None  # the alert stays open until the hand is over
+            self._not_followed(
+                "returned-burn",
+                "The burn card put back on the deck was turned on the board instead of being "
+                "the next burn.",
+                ("The burn card put back on the deck is the next burn.",),
             )
         if redeal is not None and self._redeal_card(redeal, uid, street):
             return
@@ -73,7 +82,9 @@ class BoardRules(HandRules):
                 f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
                 ("Complete the betting before dealing the street.",),
             )
-            self.redeal = None  # the alert stays open until the hand is over
+            # premature again: the same remedy, under the same alert (the rest of this street
+            # is part of it, not a new premature street)
+            self._premature(uid, street, redeal.alert)
         elif street == 4 or (premature and first_of_street and street >= 2 and self.street_burns == 0):
             self._too_many(uid, street - 1)
         elif premature:
@@ -85,6 +96,7 @@ class BoardRules(HandRules):
                     f"The {STREET_NAMES[street]} was dealt again without a burn card.",
                     ("Burn one card, then deal the street.",),
                 )
+                self.redeal = None  # the alert stays open until the hand is over
             else:
                 self._missing_burn(uid, street)
         self._street_progress()
@@ -170,10 +182,13 @@ class BoardRules(HandRules):
             return True
         return False
 
-    def _premature(self, uid: str, street: int) -> None:
+    def _premature(self, uid: str, street: int, alert: str | None = None) -> None:
+        """A street turned before its betting round was complete (``alert``: the one already
+        raised, for a street dealt prematurely again)."""
         name = STREET_NAMES[street]
         code = f"premature_{name}"
-        alert = self._raise(code, f"The {name} was turned before the betting round was complete.")
+        if alert is None:
+            alert = self._raise(code, f"The {name} was turned before the betting round was complete.")
         if street == 1:
             taken = frozenset(u for u in self.board if u not in self._taken())
             self.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
@@ -264,12 +279,16 @@ class BoardRules(HandRules):
             # the flop says whether the remedy was followed.
             self._count_burn(street)
             return
-        if self.expected_burn is not None:
-            expected, self.expected_burn = self.expected_burn, None
-            if uid != expected:
+        returned = self.extra_burn_r
+        if returned is not None and returned.returned is not None:
+            self.extra_burn_r = None
+            if uid == returned.returned:
+                self.book.resolve(returned.alert, self.ts)  # the remedy carried out
+            else:  # the alert stays open until the hand is over
                 self._not_followed(
                     "returned-burn",
-                    "The burn card put back on the deck was not used as the next burn.",
+                    f"The {STREET_NAMES[min(street, 3)]} was burned with another card: the burn "
+                    "card put back on the deck is the next burn.",
                     ("The burn card put back on the deck is the next burn.",),
                 )
             self.street_burns += 1

@@ -15,6 +15,7 @@ Evidence model, in short (docs/engine.md has the long form):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from contract.cards import RANKS, is_chip_zone, zone_seat
@@ -43,7 +44,6 @@ from engine.chips import LIFT_S
 from engine.dealing import DealRules
 from engine.devices import DeviceRules
 from engine.handling import HandlingRules
-from engine.memory import BOARD_AT
 from engine.results import ResultRules
 
 #: Actions kept between hands for the coming one (a hand's result lists at most 4,096).
@@ -379,14 +379,9 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._own_cards()
             del self.zone[uid]
             self.street_burns = max(0, self.street_burns - 1)
-            street = self.extra_burn_r.street
-            self.book.resolve(self.extra_burn_r.alert, self.ts)
-            self.extra_burn_r = None
-            if len(self._live_board()) > BOARD_AT[street - 1]:
-                # found after the street was dealt: the card put back is the next burn (RR)
-                self.expected_burn = uid
-            # before the street: back on the deck, the street's cards are those that would
-            # have come, the card put back among them
+            # back on the deck, it is the next burn (RR; TDA 38), before the street's cards or
+            # after them: the alert stays open until it is burned (engine.board)
+            self.extra_burn_r = replace(self.extra_burn_r, returned=uid)
         elif zone == "board" and self.phase in ("river", "showdown") and self._board_cleared():
             # The river was out and the board has been cleared: the hand is over.
             if self.phase == "river":

@@ -173,7 +173,6 @@ class Memory:
         self.exposed_r: ExposedRemedy | None = None
         self.extra_r: ExtraCardRemedy | None = None
         self.extra_burn_r: ExtraBurnRemedy | None = None
-        self.expected_burn: str | None = None
         self.blinds_r: tuple[BlindsRemedy, ...] = ()
         self.button_r: ButtonRemedy | None = None
         #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.
