@@ -82,21 +82,27 @@ class BoardRules(HandRules):
                 f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
                 ("Complete the betting before dealing the street.",),
             )
-            # premature again: the same remedy, under the same alert (the rest of this street
-            # is part of it, not a new premature street)
-            self._premature(uid, street, redeal.alert)
+            if redeal.code.startswith("premature_"):
+                # premature again: the same remedy, under the same alert (the rest of this
+                # street is part of it, not a new premature street)
+                self._premature(uid, street, redeal.alert)
+            else:
+                self.redeal = None  # the alert stays open until the hand is over
         elif street == 4 or (premature and first_of_street and street >= 2 and self.street_burns == 0):
             self._too_many(uid, street - 1)
         elif premature:
             self._premature(uid, street)
         elif first_of_street and self.street_burns == 0 and street not in self.burn_waived:
-            if redeal is not None and redeal.street == street and redeal.code == "missing_burn":
+            redealt = redeal is not None and redeal.street == street
+            if redeal is not None and redealt and redeal.code in ("missing_burn", "premature_turn"):
+                # (RR premature turn: what would have been the river is burned and turned)
                 self._not_followed(
                     f"burn-{street}",
                     f"The {STREET_NAMES[street]} was dealt again without a burn card.",
                     ("Burn one card, then deal the street.",),
                 )
-                self.redeal = None  # the alert stays open until the hand is over
+                if redeal.code == "missing_burn":
+                    self.redeal = None  # the alert stays open until the hand is over
             else:
                 self._missing_burn(uid, street)
         self._street_progress()
