@@ -379,9 +379,14 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             self._own_cards()
             del self.zone[uid]
             self.street_burns = max(0, self.street_burns - 1)
-            # back on the deck, it is the next burn (RR; TDA 38), before the street's cards or
-            # after them: the alert stays open until it is burned (engine.board)
-            self.extra_burn_r = replace(self.extra_burn_r, returned=uid)
+            if self.extra_burn_r.street >= 3:
+                # the river's: no burn comes after it, putting it back is the whole remedy
+                self.book.resolve(self.extra_burn_r.alert, self.ts)
+                self.extra_burn_r = None
+            else:
+                # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
+                # or after them: the alert stays open until it is burned (engine.board)
+                self.extra_burn_r = replace(self.extra_burn_r, returned=uid)
         elif zone == "board" and self.phase in ("river", "showdown") and self._board_cleared():
             # The river was out and the board has been cleared: the hand is over.
             if self.phase == "river":

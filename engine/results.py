@@ -243,6 +243,8 @@ class ResultRules(ChipRules):
 
     def _resume(self) -> None:
         self.result_sent = True  # events of the hand were lost: no result is made up
+        # and what its pushes were found to be is forgotten with it (no remedy is judged)
+        self.book.resolve_scope("money", self.ts)
         super()._resume()
 
     # -- the hand's end ------------------------------------------------------------------------
