@@ -409,6 +409,13 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if seat is not None:
             self._arrive_seat(uid, seat, old, face_up)
         elif new == "board":
+            if old == "burn" and f"burn:{uid}" in self.handling_alerts:
+                # burn_face_up: "the card stays the burn" (it is never a board card)
+                self._not_followed(
+                    "burn-face-up",
+                    "The burn card read face up was turned on the board: it stays the burn.",
+                    ("Put it back in the burn; deal the board card from the deck.",),
+                )
             self._arrive_board(uid)
         elif new == "burn":
             self._arrive_burn(uid, old)
