@@ -286,6 +286,21 @@ class BoardRules(HandRules):
             self._count_burn(street)
             return
         returned = self.extra_burn_r
+        if returned is not None and returned.returned is not None and returned.street == street:
+            # burned for the street it was put back from: two burns for it again (the alert
+            # stays open until the hand is over)
+            self.extra_burn_r = None
+            if uid == returned.returned:
+                self._not_followed(
+                    "returned-burn-again",
+                    f"The burn card put back on the deck was burned again for the "
+                    f"{STREET_NAMES[min(street, 3)]}: it is the next street's burn.",
+                    ("The burn card put back on the deck is the next street's burn.",),
+                )
+                self.street_burns += 1
+            else:
+                self._count_burn(street)  # another second burn: extra_burn again
+            return
         if returned is not None and returned.returned is not None:
             self.extra_burn_r = None
             if uid == returned.returned:
