@@ -36,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 from engine.alerts import AlertBook
 from engine.api import EngineSettings
 from engine.machine import Machine
-from engine.state import EngineState, new_state
+from engine.state import EngineState, PublicCache, new_state
 
 #: The layout of :func:`state_to_data`'s output; raise it whenever a field of the machine or of
 #: a data class it holds changes meaning, is added, removed or renamed.
@@ -276,7 +276,7 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
     for name, value in book_values.items():
         setattr(book, name, value)
     machine.book = book
-    return EngineState(machine)
+    return EngineState(machine, PublicCache())
 
 
 def _check_kind(where: str, value: object, fresh: object) -> None:
