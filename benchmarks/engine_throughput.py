@@ -15,7 +15,7 @@ hundreds of chip reads), each fed to an engine with the chip registry and the ha
 
 ``--against REV``: the same benchmark on the code of git revision ``REV`` (a temporary git
 worktree), side by side: two worker processes, one per tree, each with its own corpus built by
-its own code, timed in turns (this tree, then REV, ``--repeat`` times) so that the other load of
+its own code, timed in turns (``--repeat`` times, each going first every other turn) so that the other load of
 a shared machine falls on both alike; the best run of each and their ratio (this tree's rate
 over REV's: above 1.0 is faster) are printed. The worktree is removed afterwards.
 """
@@ -211,8 +211,8 @@ def _against(args: argparse.Namespace) -> int:
     sides: list[_Side] = []
     try:
         sides = [_Side("this tree", ROOT, args), _Side(revision[:12], other, args)]
-        for _ in range(args.repeat):
-            for side in sides:
+        for turn in range(args.repeat):
+            for side in sides if turn % 2 == 0 else sides[::-1]:  # (neither always goes first)
                 side.run()
     finally:
         for side in sides:

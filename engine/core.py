@@ -20,8 +20,6 @@ def initial_state(settings: EngineSettings) -> EngineState:
     return new_state(settings)
 
 
-#: Outputs from all four fields, without the named tuple's keyword-handling ``__new__``.
-_outputs: Final = tuple.__new__
 #: What most messages produce (outputs are immutable: one value serves them all).
 NOTHING: Final = Outputs((), None)
 
@@ -56,9 +54,9 @@ def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs
         machine.state_key = key
         # (no alert change: the alerts are those of the last public state built)
         public = public_of(machine, key, alerts_same=not alerts, cache=cache)
-        return _outputs(Outputs, (alerts, public, commands, hands))
+        return Outputs(alerts, public, commands, hands)
     if commands or hands:
-        return _outputs(Outputs, (alerts, None, commands, hands))
+        return Outputs(alerts, None, commands, hands)
     return NOTHING  # most messages: nothing to publish
 
 

@@ -30,7 +30,7 @@ class DealRules(HandRules):
         return True
 
     def _arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
-        self._own_cards()
+        self._cards_change()
         self.seat_cards[seat] = (*self.seat_cards.get(seat, ()), uid)
         if not face_up:
             self.dealt_down |= {uid}

@@ -124,7 +124,7 @@ class DeviceRules(SequenceRules):
             card = registry.lookup(uid)
             if card is not None and card.deck == deck:
                 self._leave(uid, zone)
-                self._own_cards()
+                self._cards_change()
                 del self.zone[uid]
 
     def _other_deck(self, deck: str | None) -> str | None:

@@ -259,7 +259,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             if face_up and self.zone.get(uid) == zone:
                 self._face_up(uid, zone, arriving=False)
             return  # the same tag reported twice is one card
-        self._own_cards()
+        self._cards_change()
         self.present[uid] = (*zones, zone)
         if not self._genuine(uid, zone):
             return
@@ -296,7 +296,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if not zones or zone not in zones:
             return
         rest = tuple(z for z in zones if z != zone)
-        self._own_cards()
+        self._cards_change()
         if rest:
             self.present[uid] = rest
         else:
@@ -344,11 +344,11 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         redeal = self.redeal
         if zone == "board" and redeal is not None and uid in redeal.taken:
             self._leave(uid, zone)
-            self._own_cards()
+            self._cards_change()
             del self.zone[uid]
         elif zone == "burn" and self.extra_burn_r is not None and self.extra_burn_r.returned is None:
             self._leave(uid, zone)
-            self._own_cards()
+            self._cards_change()
             del self.zone[uid]
             self.street_burns = max(0, self.street_burns - 1)
             street = self.extra_burn_r.street
@@ -376,7 +376,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             return
         if old is not None:
             self._leave(uid, old)
-        self._own_cards()
+        self._cards_change()
         self.zone[uid] = new
         if seat is not None:
             self._arrive_seat(uid, seat, old, face_up)

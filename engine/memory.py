@@ -1,8 +1,7 @@
 """What the engine knows about the table and the hand, and the helpers every rule uses.
 
-Every container inside is either replaced when it changes, or copied by :meth:`Memory.copy`, or
-(the card and chip dicts, which most steps leave alone) copied before the step's first change to
-it; every value in them is immutable, so a copy is cheap and the previous state never changes.
+Every container inside is either replaced when it changes or copied by :meth:`Memory.copy`; every
+value in them is immutable, so a copy is cheap and the previous state never changes.
 """
 
 from __future__ import annotations
@@ -106,9 +105,6 @@ class Memory:
         self.zone: dict[str, str] = {}
         self.present: dict[str, tuple[str, ...]] = {}
         self.seat_cards: dict[int, tuple[str, ...]] = {}
-        #: The three card dicts (zone, present, seat_cards) are still the previous state's: they
-        #: are copied before the step's first change (most steps change no card).
-        self.cards_shared = False
         #: The card dicts changed in this step (the public state's change check reads it).
         self.cards_changed = False
         self.hand = 0
@@ -127,9 +123,6 @@ class Memory:
         self.chip_seen: dict[str, tuple[str, ...]] = {}
         self.chip_at: dict[str, str] = {}
         self.chip_lift: dict[str, tuple[str, datetime]] = {}
-        #: The three chip dicts are still the previous state's (engine.chips copies them before
-        #: the step's first change).
-        self.chips_shared = False
         self.award_chips: frozenset[str] = frozenset()
         #: chips gathered from a betting area into the pot before the betting core began (antes
         #: the dealer collects before the deal): chip -> the seat that put it in
@@ -218,9 +211,13 @@ class Memory:
         new.hands_out = []
         new.dev_seq = self.dev_seq.copy()
         new.dev_taken = self.dev_taken.copy()
-        new.cards_shared = True
+        new.zone = self.zone.copy()
+        new.present = self.present.copy()
+        new.seat_cards = self.seat_cards.copy()
         new.cards_changed = False
-        new.chips_shared = True
+        new.chip_seen = self.chip_seen.copy()
+        new.chip_at = self.chip_at.copy()
+        new.chip_lift = self.chip_lift.copy()
         return new
 
     def begin_step(self) -> None:
@@ -228,14 +225,9 @@ class Memory:
         holds). The lists of the last step's outputs were emptied when it ended."""
         self.cards_changed = False
 
-    def _own_cards(self) -> None:
-        """Copy the card dicts before this step's first change to them (see ``cards_shared``)."""
+    def _cards_change(self) -> None:
+        """The card dicts are about to change in this step (see ``cards_changed``)."""
         self.cards_changed = True
-        if self.cards_shared:
-            self.zone = self.zone.copy()
-            self.present = self.present.copy()
-            self.seat_cards = self.seat_cards.copy()
-            self.cards_shared = False
 
     @property
     def running(self) -> bool:
@@ -366,7 +358,7 @@ class Memory:
     def _leave(self, uid: str, zone: str) -> None:
         seat = zone_seat(zone)
         if seat is not None:
-            self._own_cards()
+            self._cards_change()
             self.seat_cards[seat] = tuple(u for u in self.seat_cards.get(seat, ()) if u != uid)
         elif zone == "board":
             self.board = tuple(u for u in self.board if u != uid)

@@ -59,12 +59,12 @@ def _plain(value: object) -> object:
         return "settings"
     names = list(getattr(value, "__dict__", {})) or list(getattr(type(value), "__slots__", ()))
     return (type(value).__name__,
-            [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _COPY_FLAGS])
+            [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _STEP_FLAGS])
 
 
-#: Copy-on-write bookkeeping, not what the engine knows: whether a container is still shared
-#: with a frozen state depends on when the holder last froze one (a checkpoint does).
-_COPY_FLAGS = frozenset({"cards_shared", "cards_changed", "chips_shared", "owned"})
+#: Bookkeeping of one step, not what the engine knows: whether the cards changed in the last
+#: step depends on when the holder last froze a state (a checkpoint does).
+_STEP_FLAGS = frozenset({"cards_changed"})
 
 
 def _outputs(outputs: Outputs) -> object:
