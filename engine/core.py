@@ -45,7 +45,7 @@ def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs
         machine.book.changes = []
     if machine.commands:
         commands = tuple(machine.commands)
-        machine.commands = []
+        machine.commands.clear()  # (the list the machine's concerns append to)
     if machine.hands_out:
         hands = tuple(machine.hands_out)
         machine.hands_out = []

@@ -43,6 +43,7 @@ from engine.devices import DeviceRules
 from engine.handling import HandlingRules
 from engine.memory import BOARD_AT
 from engine.results import ResultRules
+from engine.seqtrack import received_ts
 
 
 class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
@@ -52,7 +53,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         """Take one received message; alert changes accumulate in ``self.book.changes``,
         device commands in ``self.commands``. While a gap is being filled the message waits
         (engine.gapfill), and is applied in its place once the gap is closed."""
-        if self.held:
+        if self.device_seqs.held:
             self._hold(received)
         elif type(received) is DeviceEventReceived and type(received.event) is TagEvent:
             self._apply_tag(received.device, received.event, received)
@@ -70,11 +71,14 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         ts = self.ts = event.ts
         if ts > self.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
             self.clock = ts
-        taken = self._sequence(device, event)
+        sequences = self.sequences
+        taken = sequences.take(device, event, self.clock)
+        if sequences.findings:
+            self._sequence_findings()
         if taken is None:
-            self.held = (*self.held, received)  # it shows a gap: it waits for the fill
+            sequences.wait(received)  # it shows a gap: it waits for the fill
         elif taken:
-            self.dev_taken[device] = self.dev_taken.get(device, 0) + 1
+            sequences.counted(device)
             if value is not None and device in self.readers:
                 if ts > self.read_ts:  # noqa: PLR1730 - (as above)
                     self.read_ts = ts
@@ -82,6 +86,21 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             else:
                 self._tag(device, event)
         self._after_apply()
+
+    def _hold(self, received: Received) -> None:
+        """While gaps are open (engine.sequences): the message waits; once they are closed,
+        what waited is applied in its order, until one opens a new gap (the rest waits again)."""
+        self.ts = received_ts(received)
+        self.clock = max(self.clock, self.ts)
+        sequences = self.sequences
+        released = sequences.hold(received, self.clock)
+        if sequences.findings:
+            self._sequence_findings()
+        for index, item in enumerate(released):
+            self._apply(item)
+            if self.device_seqs.gaps:
+                sequences.hold_back(released[index + 1 :], self.clock)
+                return
 
     def _apply(self, received: Received) -> None:
         if self.chip_lift and not self._is_chip_read(received):
@@ -114,20 +133,25 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if isinstance(received, DeviceEventReceived):
             self.ts = received.event.ts
             self.clock = max(self.clock, self.ts)
-            taken = self._sequence(received.device, received.event)
+            sequences = self.sequences
+            taken = sequences.take(received.device, received.event, self.clock)
+            if sequences.findings:
+                self._sequence_findings()
             if taken is None:
-                self.held = (*self.held, received)  # it shows a gap: it waits for the fill
+                sequences.wait(received)  # it shows a gap: it waits for the fill
             elif taken:
-                device = received.device
-                self.dev_taken[device] = self.dev_taken.get(device, 0) + 1
-                self._device_event(device, received.event)
+                sequences.counted(received.device)
+                self._device_event(received.device, received.event)
         elif isinstance(received, DeviceStatusReceived):
             self.ts = received.status.ts
             newer = self.ts > self.clock
             self.clock = max(self.clock, self.ts)
             device, status = received.device, received.status
-            if self._status_gap(device, status) or self._reconnected(device, status, newer):
-                self.held = (*self.held, received)  # what it announces is coming: it waits
+            sequences = self.sequences
+            if sequences.status_gap(device, status, self.clock) or sequences.reconnected(
+                device, status, newer, self.dev_state.get(device), self.clock
+            ):
+                sequences.wait(received)  # what it announces is coming: it waits
             else:
                 self._status(device, status)
         elif isinstance(received, InputReceived):

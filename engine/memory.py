@@ -7,7 +7,7 @@ value in them is immutable, so a copy is cheap and the previous state never chan
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Final, Self
 
 from contract.cards import zone_seat
@@ -27,14 +27,13 @@ from engine.remedies import (
     ExtraBurnRemedy,
     ExtraCardRemedy,
 )
+from engine.seqtrack import EPOCH
+from engine.sequences import Sequences, SequenceState
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
-    from engine.api import Received
     from engine.betting.hand import Money
-    from engine.seqtrack import Gap, SeqTrack
 
-EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
 STREET_NAMES: Final = ("preflop", "flop", "turn", "river")
 #: Live board cards once a street is complete: flop 3, turn 4, river 5.
@@ -65,25 +64,12 @@ class Memory:
         #: not): what the gap fill measures its waits on.
         self.clock = EPOCH
         self.book = AlertBook(settings.profile)
-        # devices
-        self.dev_seq: dict[str, SeqTrack] = {}
-        #: The track of each device's previous session (replaced, not updated, when it changes).
-        self.dev_prev: dict[str, SeqTrack] = {}
-        #: Events taken per device, every session (copied for each step): exactly-once checks.
-        self.dev_taken: dict[str, int] = {}
-        self.dev_session: dict[str, int] = {}
-        #: Gap fill (engine.gapfill): missing events asked for again, and the messages held
-        #: meanwhile, in the order they arrived.
-        self.gaps: tuple[Gap, ...] = ()
-        self.held: tuple[Received, ...] = ()
-        #: While holding: the highest seq each (device, session) has among what is taken,
-        #: held or asked for (a held event beyond it shows a gap at once).
-        self.hold_next: dict[tuple[str, int], int] = {}
-        #: When the hold began (event time), and the devices heard from since.
-        self.hold_since = EPOCH
-        self.checked_in: frozenset[str] = frozenset()
-        #: Device commands produced by the current step (the core resets it for each step).
+        #: Device commands produced by the current step (the core empties it after each step).
         self.commands: list[tuple[str, DeviceCommand]] = []
+        # devices: their sequence numbers and the gap fill (engine.sequences: the state, and
+        # the concern that follows it, which is rebuilt around a copy's state)
+        self.device_seqs = SequenceState()
+        self.sequences: Sequences
         #: Events were lost this hand: it is not tracked until the next hand begins.
         self.untracked = False
         self.dev_state: dict[str, str] = {}
@@ -131,6 +117,7 @@ class Memory:
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
+        self.attach_concerns()
 
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None
@@ -209,8 +196,8 @@ class Memory:
         new.book = self.book.copy()
         new.commands = []
         new.hands_out = []
-        new.dev_seq = self.dev_seq.copy()
-        new.dev_taken = self.dev_taken.copy()
+        new.device_seqs = self.device_seqs.copy()
+        new.attach_concerns()
         new.zone = self.zone.copy()
         new.present = self.present.copy()
         new.seat_cards = self.seat_cards.copy()
@@ -219,6 +206,14 @@ class Memory:
         new.chip_at = self.chip_at.copy()
         new.chip_lift = self.chip_lift.copy()
         return new
+
+    #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
+    CONCERNS: Final = frozenset({"sequences"})
+
+    def attach_concerns(self) -> None:
+        """Build the concern objects around this machine's state parts (a new machine, a copy,
+        a state restored from data)."""
+        self.sequences = Sequences(self.device_seqs, self.commands)
 
     def begin_step(self) -> None:
         """Start a step on this working copy in place (engine.core.Engine: a copy nobody else

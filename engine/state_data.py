@@ -220,7 +220,10 @@ def engine_codec() -> Codec:
 
 
 def _stored_fields(machine: Machine) -> list[str]:
-    return [n for n in vars(machine) if n not in _FROM_SETTINGS and n not in _STEP_OUTPUTS]
+    return [
+        n for n in vars(machine)
+        if n not in _FROM_SETTINGS and n not in _STEP_OUTPUTS and n not in Machine.CONCERNS
+    ]
 
 
 def state_to_data(state: EngineState, codec: Codec | None = None) -> dict[str, Any]:
@@ -276,6 +279,7 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
     for name, value in book_values.items():
         setattr(book, name, value)
     machine.book = book
+    machine.attach_concerns()
     return EngineState(machine, PublicCache())
 
 
