@@ -52,7 +52,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
     def handle(self, received: Received) -> None:
         """Take one received message; alert changes accumulate in ``self.book.changes``,
         device commands in ``self.commands``. While a gap is being filled the message waits
-        (engine.gapfill), and is applied in its place once the gap is closed."""
+        (engine.sequences), and is applied in its place once the gap is closed."""
         if self.device_seqs.held:
             self._hold(received)
         elif type(received) is DeviceEventReceived and type(received.event) is TagEvent:
