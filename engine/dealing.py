@@ -303,7 +303,7 @@ class DealRules(HandRules):
         seat = zone_seat(zone)
         if seat is None:
             if zone == "burn" and not arriving:
-                self._burn_face_up(uid)
+                self.handling.burn_face_up(uid)
             return
         self.face_up |= {uid}
         self._card_face_up(seat)

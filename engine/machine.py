@@ -40,13 +40,12 @@ from engine.board import BoardRules
 from engine.chips import LIFT_S
 from engine.dealing import DealRules
 from engine.devices import DeviceRules
-from engine.handling import HandlingRules
 from engine.memory import BOARD_AT
 from engine.results import ResultRules
 from engine.seqtrack import received_ts
 
 
-class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
+class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def handle(self, received: Received) -> None:
@@ -115,10 +114,11 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         lifted = self.chip_lift
         if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
             self._settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
-        if self.off_table:
-            self._handling_timers()
-        if self.half_folds:
-            self._half_folds_due(-1)  # -1: those older than the reaction time
+        handling = self.handling_state
+        if handling.off_table:
+            self.handling.timers()
+        if handling.half_folds:
+            self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
 
@@ -289,8 +289,8 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             return
         current = self.zone.get(uid)
         if current == zone:
-            if self.off_table:
-                self._card_read(uid)
+            if self.handling_state.off_table:
+                self.handling.card_read(uid)
             if face_up:
                 self._face_up(uid, zone, arriving=False)
             return
@@ -364,7 +364,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
 
     def _lifted(self, uid: str, zone: str) -> None:
         """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
-        self._card_lifted(uid, zone)
+        self.handling.card_lifted(uid, zone)
         redeal = self.redeal
         if zone == "board" and redeal is not None and uid in redeal.taken:
             self._leave(uid, zone)
@@ -409,12 +409,12 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         elif new == "burn":
             self._arrive_burn(uid, old)
             if face_up:
-                self._burn_face_up(uid)
+                self.handling.burn_face_up(uid)
         elif new == "muck" and old is not None:
             self._arrive_muck(uid, old)
             seat_left = zone_seat(old)
             if seat_left is not None:
-                self._muck_arrival(seat_left)
+                self.handling.muck_arrival(seat_left)
 
     def _river_actions_done(self) -> None:
         """With action inputs, the river's last action ends the betting: showdown."""

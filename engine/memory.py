@@ -19,6 +19,7 @@ from engine.api import (
     EngineSettings,
 )
 from engine.catalogue import CATALOGUE
+from engine.handling import Handling, HandlingState
 from engine.remedies import (
     BlindsRemedy,
     BoardRedeal,
@@ -96,6 +97,8 @@ class Memory:
         self.hand = 0
         self.phase: Phase = "idle"
         self.state_key: object = None
+        self.handling_state = HandlingState()
+        self.handling: Handling
         self._reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
         self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
@@ -183,9 +186,7 @@ class Memory:
         self.showdown_reached = False
         self.unknown_chips: frozenset[str] = frozenset()
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
-        self.half_folds: dict[int, datetime] = {}  # seat -> when its first card was mucked
-        self.off_table: dict[str, datetime] = {}
-        self.handling_alerts: dict[str, str] = {}
+        self.handling_state.reset()
 
     def copy(self) -> Self:
         """A working copy for the next step: containers copied, immutable values shared."""
@@ -197,6 +198,7 @@ class Memory:
         new.commands = []
         new.hands_out = []
         new.device_seqs = self.device_seqs.copy()
+        new.handling_state = self.handling_state.copy()
         new.attach_concerns()
         new.zone = self.zone.copy()
         new.present = self.present.copy()
@@ -208,12 +210,13 @@ class Memory:
         return new
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
-    CONCERNS: Final = frozenset({"sequences"})
+    CONCERNS: Final = frozenset({"sequences", "handling"})
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
         a state restored from data)."""
         self.sequences = Sequences(self.device_seqs, self.commands)
+        self.handling = Handling(self.handling_state, self)
 
     def begin_step(self) -> None:
         """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
@@ -253,12 +256,6 @@ class Memory:
 
     def _card_face_up(self, seat: int) -> None:
         """A hole card of ``seat`` was read face up."""
-
-    def _burn_face_up(self, uid: str) -> None:
-        """A burn card read face up (engine.handling)."""
-
-    def _half_folds_due(self, seat: int | None) -> None:
-        """The game moved on: judge the folds left half done (engine.handling)."""
 
     def _finish_hand(self) -> None:
         """Publish the hand's result now (engine.results)."""

@@ -29,6 +29,7 @@ from controller.alerts_out import DealerSignals
 from controller.checkpoint import CheckpointError, Snapshot
 from engine.api import EngineSettings, Outputs, Received
 from engine.core import Engine
+from engine.machine import Machine
 from engine.state_data import STATE_VERSION
 from testing.engine_oracle import CHIPS, rendered
 from testing.engine_oracle import registry as oracle_registry
@@ -59,12 +60,13 @@ def _plain(value: object) -> object:
         return "settings"
     names = list(getattr(value, "__dict__", {})) or list(getattr(type(value), "__slots__", ()))
     return (type(value).__name__,
-            [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _STEP_FLAGS])
+            [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _NOT_KNOWN])
 
 
-#: Bookkeeping of one step, not what the engine knows: whether the cards changed in the last
-#: step depends on when the holder last froze a state (a checkpoint does).
-_STEP_FLAGS = frozenset({"cards_changed"})
+#: Not what the engine knows: bookkeeping of one step (whether the cards changed in the last
+#: step depends on when the holder last froze a state, as a checkpoint does) and the concern
+#: objects, which hold the machine's parts (and the machine) rather than state of their own.
+_NOT_KNOWN = frozenset({"cards_changed"}) | Machine.CONCERNS
 
 
 def _outputs(outputs: Outputs) -> object:
