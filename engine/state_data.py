@@ -77,6 +77,15 @@ def _data_classes(modules: Iterable[str]) -> dict[str, type]:
     return found
 
 
+def _ordered(items: set[Any] | frozenset[Any]) -> list[Any]:
+    """A set's items in a fixed order where they have one (a set's own order depends on how it
+    was built: the same state gives the same data)."""
+    try:
+        return sorted(items)
+    except TypeError:  # (items of mixed or unordered types: as they come)
+        return list(items)
+
+
 def _our_modules() -> list[str]:
     return sorted(n for n in list(sys.modules) if n.startswith(("engine.", "contract.")))
 
@@ -101,9 +110,9 @@ class Codec:
         if kind is list:
             return {"L": [self.dump(v) for v in value]}
         if kind is frozenset:
-            return {"F": [self.dump(v) for v in value]}
+            return {"F": [self.dump(v) for v in _ordered(value)]}
         if kind is set:
-            return {"S": [self.dump(v) for v in value]}
+            return {"S": [self.dump(v) for v in _ordered(value)]}
         if kind is dict:
             return {"D": [[self.dump(k), self.dump(v)] for k, v in value.items()]}
         if kind is datetime:
