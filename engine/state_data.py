@@ -50,6 +50,10 @@ _STEP_OUTPUTS: Final = frozenset({"commands", "hands_out"})
 _BOOK_FIELDS: Final = ("active", "meta", "counter")
 
 
+#: The values JSON holds as they are.
+_PLAIN: Final = frozenset({str, int, bool, float, type(None)})
+
+
 class StateDataError(ValueError):
     """Data that is not a state this engine can use (the message says where and why)."""
 
@@ -102,9 +106,9 @@ class Codec:
 
     def dump(self, value: Any) -> Any:
         """``value`` as plain, JSON-ready data; TypeError for a value the codec does not know."""
-        if value is None or isinstance(value, bool | int | float | str):
-            return value
         kind = type(value)
+        if kind in _PLAIN:
+            return value
         if kind is tuple:
             return [self.dump(v) for v in value]
         if kind is list:
