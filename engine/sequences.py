@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final, NamedTuple, TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from contract.models import MAX_RESEND, DeviceCommand, DeviceEvent, ResendCommand, Status
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Received
@@ -112,11 +112,6 @@ class SequenceState:
         )
 
 
-#: A SeqTrack from all its fields, without the named tuple's keyword-handling ``__new__``
-#: (once per event).
-_track: Final = tuple.__new__
-
-
 class Sequences:
     """The sequence policy and the gap fill over one :class:`SequenceState` (module docstring).
 
@@ -138,10 +133,10 @@ class Sequences:
         seq, session = event.seq, event.session
         tracks = self.state.tracks
         track = tracks.get(device)
-        if track is not None and seq == track[0] + 1 and session == track[5] and not track[2]:
-            # the next one of the session followed (the hot path: one tuple, no lookups)
-            tracks[device] = _track(
-                SeqTrack, (seq, ((track[1] << 1) | 1) & SEQ_MASK, 0, 0, track[4], session, None)
+        if track is not None and seq == track.high + 1 and session == track.session and not track.run:
+            # the next one of the session followed (nearly every event)
+            tracks[device] = SeqTrack(
+                seq, ((track.seen << 1) | 1) & SEQ_MASK, 0, 0, track.far, session, None
             )
             return True
         if session is None:
