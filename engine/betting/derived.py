@@ -2,9 +2,10 @@
 derived from: the last answer of each query, outside the state (never part of it, never
 serialised).
 
-Why: the engine asks the same queries of each new money value (whose turn, the uncalled part,
-the award), and most chip moves only change where chips lie: the betting part is the same
-object and so is the answer. The state's parts are immutable, so the same object always gives
+Why: the engine asks the same queries of each new money value (whose turn, the uncalled part),
+and most chip moves only change where chips lie: the betting part is the same object and so is
+the answer. Each use is kept only where it is worth 5 % or more of the engine's rate with chips
+(``benchmarks/betting_derived.py``). The state's parts are immutable, so the same object always gives
 the same answer. One entry per query, a tuple read and replaced whole (consistent when engines
 run in several threads); engines that interleave only ask again.
 """
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 
 class LastAnswer(Generic[T]):
@@ -26,12 +28,13 @@ class LastAnswer(Generic[T]):
         self._last: tuple[object, object, object, object, T] | None = None
 
     def get(self, first: object, second: object, third: object, fourth: object,
-            compute: Callable[[], T]) -> T:
-        """The answer for these objects (compared by identity): the last one, or computed."""
+            compute: Callable[[A], T], argument: A) -> T:
+        """The answer for these objects (compared by identity): the last one, or
+        ``compute(argument)``."""
         last = self._last
         if last is not None and last[0] is first and last[1] is second and last[2] is third \
                 and last[3] is fourth:
             return last[4]
-        answer = compute()
+        answer = compute(argument)
         self._last = (first, second, third, fourth, answer)
         return answer

@@ -40,7 +40,6 @@ from engine.betting.api import (
     Verdicts,
 )
 from engine.betting.award import rank_of, rankable
-from engine.betting.derived import LastAnswer
 from engine.betting.record import Betting, HandState, Seating
 from engine.betting.zones import (
     BEFORE_DEAL,
@@ -158,10 +157,16 @@ class Money:
     def run_out(self) -> bool:
         """No more betting is possible: the board is run out."""
         h = self.state
-        if h.betting.street_no < 0:
+        b = h.betting
+        able = b.live - b.allin
+        # Settling the pending action changes neither the street, the seats in, those all in
+        # nor ``closed``: the settled view is needed only for the last test, rarely.
+        if b.street_no < 0 or len(b.live) < 2 or len(able) > 1:
             return False
-        # asked after every chip: a sweep's or a push's chips leave the betting as it is
-        return _last_run_out.get(h.seating, h.betting, None, None, lambda: _run_out(h))
+        if b.closed:
+            return True
+        view = rounds.settled_view(h)
+        return not any(rounds.needs(view, s) for s in able)
 
     @property
     def shows_first(self) -> int | None:
@@ -438,23 +443,6 @@ class Money:
             showdown=showdown,
         )
         return Money(h), tuple(out), outcome
-
-
-_last_run_out: LastAnswer[bool] = LastAnswer()
-
-
-def _run_out(h: HandState) -> bool:
-    """No more betting is possible (the betting begun)."""
-    b = h.betting
-    able = b.live - b.allin
-    # Settling the pending action changes neither the street, the seats in, those all in nor
-    # ``closed``: the settled view is needed only for the last test, rarely.
-    if len(b.live) < 2 or len(able) > 1:
-        return False
-    if b.closed:
-        return True
-    view = rounds.settled_view(h)
-    return not any(rounds.needs(view, s) for s in able)
 
 
 def _rake(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kind: str | None,

@@ -10,7 +10,6 @@ from typing import Any
 from engine.betting.api import OddChip, PotAward, Raise, Stakes, Verdict, Verdicts
 from engine.betting.award import award, check_push, rake_for
 from engine.betting.chip_moves import check_uncalled, give_back
-from engine.betting.derived import LastAnswer
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import HandState
 from engine.betting.rounds import anyone_owes, contributions, settle, settled_view, uncalled_due
@@ -22,13 +21,7 @@ def decided(h: HandState) -> bool:
     b = h.betting
     if h.finished or (b.street_no >= 0 and len(b.live) <= 1):
         return True
-    if b.street_no != 3 or b.pending is not None:
-        return False
-    # asked several times for every chip of the push, which leaves the betting as it is
-    return _last_river_done.get(b, None, None, None, lambda: not anyone_owes(h))
-
-
-_last_river_done: LastAnswer[bool] = LastAnswer()
+    return b.street_no == 3 and b.pending is None and not anyone_owes(h)
 
 
 def shows_first(h: HandState) -> int | None:
@@ -36,14 +29,6 @@ def shows_first(h: HandState) -> int | None:
     last round with betting, else the house's rule for a showdown with no bet."""
     if h.betting.street_no < 3 and len(h.betting.live) > 1 and not h.finished:
         return None  # before the river nobody shows (an all-in's run-out comes first)
-    # asked for every new money value at showdown, while the pot is pushed
-    return _last_shows_first.get(h.seating, h.betting, h.finished, None, lambda: _shows_first(h))
-
-
-_last_shows_first: LastAnswer[int | None] = LastAnswer()
-
-
-def _shows_first(h: HandState) -> int | None:
     v = settled_view(h)
     b = v.betting
     if not decided(v) or len(b.live) < 2:
@@ -68,14 +53,6 @@ def pushes_done(h: HandState) -> bool:
 
 def awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     """Each pot's winners and shares as the hands shown say, and the rake."""
-    # asked for every chip of a push (which leaves the betting, the board and the hands shown)
-    return _last_awards.get(h.seating, h.betting, h.shown, h.board, lambda: _awards(h))
-
-
-_last_awards: LastAnswer[tuple[tuple[PotAward, ...], int]] = LastAnswer()
-
-
-def _awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     seating = h.seating
     button = seating.button if seating.button is not None else (seating.ring[-1] if seating.ring else 0)
     shown = h.shown if len(h.board) >= 3 else ()  # no board: no ranks yet

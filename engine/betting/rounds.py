@@ -73,7 +73,7 @@ def next_to_act(h: HandState) -> int | None:
 def to_act_now(h: HandState) -> int | None:
     """The seat expected to act next (as if a pending action were settled)."""
     # asked for every new money value: a sweep's or a push's chips leave the betting as it is
-    return _last_to_act.get(h.seating, h.betting, h.finished, None, lambda: _to_act_now(h))
+    return _last_to_act.get(h.seating, h.betting, h.finished, None, _to_act_now, h)
 
 
 _last_to_act: LastAnswer[int | None] = LastAnswer()
@@ -323,7 +323,7 @@ def current_pots(h: HandState) -> tuple[Pot, ...]:
 def uncalled_due(h: HandState) -> tuple[int, int] | None:
     """The uncalled chips (seat, amount) once the round is complete, else None."""
     # asked after most chips of a sweep or a push, which leave the betting as it is
-    return _last_due.get(h.seating, h.betting, None, None, lambda: _uncalled_due(h))
+    return _last_due.get(h.seating, h.betting, None, None, _uncalled_due, h)
 
 
 _last_due: LastAnswer[tuple[int, int] | None] = LastAnswer()

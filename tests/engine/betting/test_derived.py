@@ -14,14 +14,14 @@ def test_the_same_objects_give_the_remembered_answer() -> None:
 
     last: LastAnswer[int] = LastAnswer()
     a, b = (1, 2), frozenset({3})
-    assert last.get(a, b, None, None, lambda: answer(7)) == 7
-    assert last.get(a, b, None, None, lambda: answer(8)) == 7
+    assert last.get(a, b, None, None, answer, 7) == 7
+    assert last.get(a, b, None, None, answer, 8) == 7
     assert calls == [7]
 
 
 def test_an_equal_but_other_object_is_asked_again() -> None:
     last: LastAnswer[str] = LastAnswer()
     first, second = {"seat": 1}, {"seat": 1}  # equal, not the same object
-    assert last.get(first, None, None, None, lambda: "first") == "first"
-    assert last.get(second, None, None, None, lambda: "second") == "second"
-    assert last.get(first, None, None, None, lambda: "again") == "again"  # one entry only
+    assert last.get(first, None, None, None, str, "first") == "first"
+    assert last.get(second, None, None, None, str, "second") == "second"
+    assert last.get(first, None, None, None, str, "again") == "again"  # one entry only
