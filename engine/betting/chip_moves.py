@@ -55,19 +55,19 @@ def chips_in(h: HandState, seat: int, amount: int, out: list[Verdict], *, zone: 
         h = settle(h, out)
     if seat in h.betting.frames:
         # A remedy: the bet or raise is completed (or made more) in front of the dealer.
-        h = h.bet(put=add_count(h.betting.put, seat, amount))
+        h = h.with_betting(put=add_count(h.betting.put, seat, amount))
         return rejudge(h, seat, out)
     if h.betting.pending is None:
-        h = h.bet(pending=seat, pending_oot=None)
+        h = h.with_betting(pending=seat, pending_oot=None)
         if h.seating.button is not None and someone_owes_before(h, seat):
-            h = out_of_turn(h, seat, out).bet(pending=seat, pending_oot=seat)
+            h = out_of_turn(h, seat, out).with_betting(pending=seat, pending_oot=seat)
     b = h.betting
-    h = h.bet(put=add_count(b.put, seat, amount))
+    h = h.with_betting(put=add_count(b.put, seat, amount))
     b = h.betting
     if seat in b.back and b.put.get(seat, 0) >= b.back[seat]:
         key = f"back:{seat}:{b.street_no}"
         out.append(Clear(key))
-        h = h.bet(back={s: v for s, v in b.back.items() if s != seat})
+        h = h.with_betting(back={s: v for s, v in b.back.items() if s != seat})
         h = h.with_(open_keys=h.open_keys - {key})
     return h
 
@@ -75,7 +75,7 @@ def chips_in(h: HandState, seat: int, amount: int, out: list[Verdict], *, zone: 
 def stack_emptied(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     """Where stacks are read, a stack emptied into the betting area is an all in."""
     if seat in h.stack_read and not h.stack.get(seat) and seat not in h.betting.allin:
-        return mark_all_in(h.bet(allin=h.betting.allin | {seat}), seat, out)
+        return mark_all_in(h.with_betting(allin=h.betting.allin | {seat}), seat, out)
     return h
 
 
@@ -91,7 +91,7 @@ def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandS
     if due is not None and due[0] == seat:
         # The uncalled part goes back to its owner: not a take-back.
         return check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=False), out)
-    h = h.bet(put=add_count(h.betting.put, seat, -amount))
+    h = h.with_betting(put=add_count(h.betting.put, seat, -amount))
     if seat in h.betting.frames:
         return rejudge(h, seat, out)  # a remedy: reduced to the limit, or to a call
     key = f"back:{seat}:{h.betting.street_no}"
@@ -99,7 +99,7 @@ def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandS
     out.append(Raise(key, "chips_taken_back", seat,
                      f"Seat {seat} took {restore - h.betting.put.get(seat, 0)} back from its betting "
                      f"area: chips released stay; put them back ({restore} in front)."))
-    h = h.bet(back={**h.betting.back, seat: restore})
+    h = h.with_betting(back={**h.betting.back, seat: restore})
     return h.with_(open_keys=h.open_keys | {key})
 
 
@@ -147,8 +147,9 @@ def give_back(h: HandState, seat: int, back: int, *, from_pot: bool) -> HandStat
         if from_pot:
             h = h.with_(swept=add_count(h.swept, seat, -back))
         level = add_count(b.level, seat, -back)
-        return h.bet(put=add_count(b.put, seat, -back), level=level, top=max(level.values(), default=0))
-    return h.bet(committed=add_count(b.committed, seat, -back))
+        return h.with_betting(put=add_count(b.put, seat, -back), level=level,
+                              top=max(level.values(), default=0))
+    return h.with_betting(committed=add_count(b.committed, seat, -back))
 
 
 def check_uncalled(h: HandState, out: list[Verdict]) -> HandState:
@@ -183,7 +184,7 @@ def before_deal(h: HandState, amount: int, src_kind: str | None, src_seat: int,
         h = h.with_(zone=add_count(zone, src_seat, -amount),
                     betting=h.betting.with_(put=add_count(put, src_seat, -amount)))
     elif dst_kind == "pot" and src_kind == "stack":
-        h = h.bet(put=add_count(put, src_seat, amount))  # an ante straight into the pot
+        h = h.with_betting(put=add_count(put, src_seat, amount))  # an ante straight into the pot
     return h
 
 

@@ -296,14 +296,14 @@ class Money:
             h = m.state
             out.extend(verdicts)
         elif name == "all_in" and seat in h.betting.live:
-            h = h.bet(allin=h.betting.allin | {seat})  # the input's amount follows
+            h = h.with_betting(allin=h.betting.allin | {seat})  # the input's amount follows
         if h.chip_mode:
             # The chips tell the amounts; the input names what they cannot show.
             if name == "check":
                 h = rounds.check_in_turn(rounds.settle(h, out), seat, out)
             return Money(h), tuple(out)
         if h.betting.street_no == BEFORE_DEAL:
-            return Money(h.bet(put=add_count(h.betting.put, seat, amount))), tuple(out)
+            return Money(h.with_betting(put=add_count(h.betting.put, seat, amount))), tuple(out)
         if name == "check" or amount <= 0:
             h = rounds.check_in_turn(rounds.settle(h, out), seat, out)
             return Money(h), tuple(out)
@@ -359,7 +359,7 @@ class Money:
             ),
             open_keys=h.open_keys | {v.key for v in out if isinstance(v, Raise)},
         )
-        h = h.bet(closed=rounds.nobody_to_act(h))
+        h = h.with_betting(closed=rounds.nobody_to_act(h))
         return Money(h), tuple(out)
 
     def fold(self, seat: int) -> tuple[Money, Verdicts]:
@@ -370,11 +370,11 @@ class Money:
         h = rounds.settle(self.state, out)
         if payout.decided(h) and len(h.betting.live) > 1:
             # A hand mucked at showdown: it loses its claim; no betting action to record.
-            return Money(h.bet(live=h.betting.live - {seat})), tuple(out)
+            return Money(h.with_betting(live=h.betting.live - {seat})), tuple(out)
         if h.betting.street_no >= 0 and h.seating.button is not None:
             h = rounds.advance_to(h, seat, infer=not rounds.someone_owes_before(h, seat))
         b = h.betting
-        h = h.bet(live=b.live - {seat},
+        h = h.with_betting(live=b.live - {seat},
                   history=(*b.history, Action(STREETS[max(0, b.street_no)], seat, "fold", 0)))
         return Money(rounds.after_action(h, out)), tuple(out)
 
@@ -396,7 +396,7 @@ class Money:
         if seat not in b.live or seat in b.allin:
             return self, ()
         out: list[Verdict] = []
-        h = self.state.bet(allin=b.allin | {seat})
+        h = self.state.with_betting(allin=b.allin | {seat})
         h = rounds.after_action(rounds.mark_all_in(h, seat, out, latest=not tabled), out)
         return Money(h), tuple(out)
 
@@ -410,10 +410,10 @@ class Money:
             return (Money(h) if board else self), ()
         out: list[Verdict] = []
         h = rounds.end_round(h, out)
-        h = h.bet(street_no=street, top=0, full_raise=0, raises=0, acted=NO_SEATS, cursor=0,
+        h = h.with_betting(street_no=street, top=0, full_raise=0, raises=0, acted=NO_SEATS, cursor=0,
                   checked=(), frames={}, oot={}, back={})
         closed = rounds.nobody_to_act(h)
-        h = h.bet(closed=closed) if closed else h.bet(closed=closed, last_bettor=None)
+        h = h.with_betting(closed=closed) if closed else h.with_betting(closed=closed, last_bettor=None)
         return Money(h), tuple(out)
 
     def table(self, seat: int, cards: tuple[str, str], board: tuple[str, ...]) -> tuple[Money, Verdicts]:

@@ -124,7 +124,7 @@ class HandState:
         copy: HandState = _copy_with(self, changes)
         return copy
 
-    def bet(self, **changes: Any) -> HandState:
+    def with_betting(self, **changes: Any) -> HandState:
         """A copy with ``changes`` to the betting."""
         copy: HandState = _copy_with(self, {"betting": _copy_with(self.betting, changes)})
         return copy

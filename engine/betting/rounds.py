@@ -139,13 +139,13 @@ def advance_to(h: HandState, seat: int, *, infer: bool) -> HandState:
     for skipped in between(h, seat):
         if needs(h, skipped):
             h = record_check(h, skipped)
-    return h.bet(cursor=(ring.index(seat) + 1) % len(ring))
+    return h.with_betting(cursor=(ring.index(seat) + 1) % len(ring))
 
 
 def record_check(h: HandState, seat: int) -> HandState:
     """``seat`` checked."""
     b = h.betting
-    return h.bet(
+    return h.with_betting(
         acted=b.acted | {seat},
         checked=(*b.checked, seat),
         history=(*b.history, Action(STREETS[b.street_no], seat, "check", 0)),
@@ -171,7 +171,7 @@ def out_of_turn(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     out.append(Raise(key, "action_out_of_turn", seat,
                      f"Seat {seat} acted out of turn: seat {skipped} acts first; seat {seat}'s "
                      "chips stay and are binding if the action to it does not change."))
-    h = h.bet(oot={**h.betting.oot, seat: skipped})
+    h = h.with_betting(oot={**h.betting.oot, seat: skipped})
     return h.with_(open_keys=h.open_keys | {key})
 
 
@@ -189,7 +189,7 @@ def settle(h: HandState, out: list[Verdict], *, query: bool = False) -> HandStat
     if seat is None:
         return h
     in_turn = h.betting.pending_oot is None
-    h = h.bet(pending=None, pending_oot=None)
+    h = h.with_betting(pending=None, pending_oot=None)
     total = h.betting.put.get(seat, 0)
     if total == h.betting.level.get(seat, 0):
         return h
@@ -199,7 +199,7 @@ def settle(h: HandState, out: list[Verdict], *, query: bool = False) -> HandStat
     if not query and frame.before < total < frame.top and seat not in h.betting.allin:
         # Chips that fall short of a call, the action gone on: an all in for less (the rules
         # know no short call; nothing else says so where no key is pressed, no stack read).
-        h = h.bet(allin=h.betting.allin | {seat})
+        h = h.with_betting(allin=h.betting.allin | {seat})
     return apply(h, seat, frame, total, len(h.betting.history), out)
 
 
@@ -255,7 +255,7 @@ def after_action(h: HandState, out: list[Verdict]) -> HandState:
         if skipped not in h.betting.live or not owes(h, skipped):
             key = f"oot:{seat}:{street_no}"
             out.append(Clear(key))
-            h = h.bet(oot={s: v for s, v in h.betting.oot.items() if s != seat})
+            h = h.with_betting(oot={s: v for s, v in h.betting.oot.items() if s != seat})
             h = h.with_(open_keys=h.open_keys - {key})
     key = f"sweep:{street_no}"
     if key in h.open_keys and not anyone_owes(h):
@@ -281,7 +281,8 @@ def mark_all_in(h: HandState, seat: int, out: list[Verdict], *, latest: bool = T
     if last is not None and last.seat == seat and last.amount > 0 and b.street_no >= 0 \
             and (last.street == STREETS[b.street_no] or not latest) \
             and last.action in ("call", "bet", "raise"):
-        return h.bet(history=(*history[:index], replace(last, action="all_in"), *history[index + 1:]))
+        named = replace(last, action="all_in")
+        return h.with_betting(history=(*history[:index], named, *history[index + 1:]))
     return h
 
 
@@ -298,7 +299,7 @@ def end_round(h: HandState, out: list[Verdict]) -> HandState:
             if needs(h, seat) and not owes(h, seat):
                 h = record_check(h, seat)
     pots = current_pots(h)
-    h = h.bet(committed=contributions(h), put={}, level={}, top=0, full_raise=0, raises=0,
+    h = h.with_betting(committed=contributions(h), put={}, level={}, top=0, full_raise=0, raises=0,
               acted=NO_SEATS, closed=True)
     return h.with_(swept={}, pots=pots)
 
