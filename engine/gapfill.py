@@ -7,7 +7,9 @@ message and every message received after it, from every device, noting the gaps 
 shows. A driver's status said again after it reconnected to the broker starts the same hold.
 Once every gap is filled and every device followed has been heard from (or ``SETTLE`` has
 passed), the held messages are applied in their order (:func:`engine.seqtrack.release_order`).
-What is still missing after ``GAP_WAIT`` (or once ``HOLD_LIMIT`` messages wait) is lost.
+What is still missing after ``[table] gap_wait_s`` (``GAP_WAIT`` by default; or once
+``HOLD_LIMIT`` messages wait) is lost. Events that name no session are followed in the session
+of the device's status: a status naming a seq beyond them is a gap all the same.
 
 Time here is event time: the latest ``ts`` of what arrived (a resent event carries its old
 ``ts``, so the clock is the latest, not the last); the engine reads no clock.
@@ -21,7 +23,6 @@ from contract.models import MAX_RESEND, ResendCommand, Status
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Received
 from engine.memory import Memory
 from engine.seqtrack import (
-    GAP_WAIT,
     HOLD_LIMIT,
     RESEND_EVERY,
     SEQ_AHEAD,
@@ -80,9 +81,14 @@ class GapFillRules(Memory):
         the caller holds the status."""
         seq, session = status.seq, status.session
         track = self.dev_seq.get(device)
-        if seq is None or track is None or track.session is None:
+        if seq is None or track is None:
             return False
-        if session == track.session:
+        if track.session is None:
+            # events that name no session: followed in the session of the status before
+            if self.dev_session.get(device) != session:
+                return False
+            high = track.high
+        elif session == track.session:
             high = track.high
         elif 0 < session - track.session <= SESSION_AHEAD:
             high = 0  # a new session: its events 1 to seq came before this status
@@ -118,7 +124,7 @@ class GapFillRules(Memory):
         for gap in self.gaps:
             if len(gap.got) == gap.high - gap.low + 1:
                 continue  # filled
-            if now - gap.opened >= GAP_WAIT or len(self.held) >= HOLD_LIMIT:
+            if now - gap.opened >= self.gap_wait or len(self.held) >= HOLD_LIMIT:
                 self._give_up(gap)
                 gave_up = True
                 continue
@@ -157,8 +163,13 @@ class GapFillRules(Memory):
             upto = seq
             seq += 1
             limit = SEQ_AHEAD
-        elif isinstance(received, DeviceEventReceived) and received.event.session is not None:
-            device, seq, session = received.device, received.event.seq, received.event.session
+        elif isinstance(received, DeviceEventReceived) and (
+            received.event.session is not None or received.device in self.dev_session
+        ):
+            # (an event that names no session belongs to the session of its device's status)
+            device, seq = received.device, received.event.seq
+            named = received.event.session
+            session = named if named is not None else self.dev_session[device]
             upto = seq
             gaps = list(self.gaps)
             for index, gap in enumerate(gaps):
@@ -196,7 +207,7 @@ class GapFillRules(Memory):
             # the gap is at the start of a session not followed yet: follow it from here
             self.dev_prev = {**self.dev_prev, device: track}
             track = SeqTrack(0, 0, session=gap.session)
-        if track is not None and track.session == gap.session:
+        if track is not None and track.session in (gap.session, None):
             self.dev_seq[device] = given_up(track, gap.high, missing)
         elif prev is not None and prev.session == gap.session:
             self.dev_prev = {**self.dev_prev, device: given_up(prev, gap.high, missing)}

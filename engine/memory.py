@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.api import Received
     from engine.betting.hand import Money
+    from engine.kinds import Learnt
     from engine.seqtrack import Gap, SeqTrack
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -73,6 +74,12 @@ class Memory:
         #: Events taken per device, every session (copied for each step): exactly-once checks.
         self.dev_taken: dict[str, int] = {}
         self.dev_session: dict[str, int] = {}
+        #: Who may say what (engine.kinds): the kind each undeclared device showed in its
+        #: session, and the messages refused so far per alert (replaced, not updated).
+        self.dev_kind: dict[str, Learnt] = {}
+        self.refused: dict[str, int] = {}
+        #: The highest dealer input seq taken per source ("": inputs that name none).
+        self.input_seq: dict[str, int] = {}
         #: Gap fill (engine.gapfill): missing events asked for again, and the messages held
         #: meanwhile, in the order they arrived.
         self.gaps: tuple[Gap, ...] = ()
@@ -122,6 +129,8 @@ class Memory:
         #: Event time of the last critical alert: the dealer's reaction time runs from it.
         self.critical_at: datetime | None = None
         self.reaction = timedelta(seconds=settings.reaction_s)
+        #: Events shown missing and not come again this long (event time) are lost.
+        self.gap_wait = timedelta(seconds=settings.gap_wait_s)
         # chips (engine.chips): where each chip tag is read, where it is, chips read nowhere
         # since (zone, event time), chips pushed to winners of earlier hands, unknown tags
         self.chip_seen: dict[str, tuple[str, ...]] = {}
@@ -201,6 +210,8 @@ class Memory:
         self.tabled: tuple[int, ...] = ()  # hands tabled to the betting core, in that order
         self.result_sent = False
         self.showdown_reached = False
+        #: Events or dealer inputs of this hand were lost: its result says so.
+        self.evidence_missing = False
         self.unknown_chips: frozenset[str] = frozenset()
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
         self.half_folds: dict[int, datetime] = {}  # seat -> when its first card was mucked

@@ -204,4 +204,5 @@ class SequenceRules(GapFillRules):
         else:
             self.book.update(existing, self.ts, message=message)
         self.untracked = True
+        self.evidence_missing = True
         self._update_tracking()
