@@ -531,6 +531,13 @@ class TableConfig(Section):
                         ))
                     if antenna < 1:
                         problems.append((place, f"device {device.id!r}: antenna numbers start at 1"))
+        if self.table.declared_devices_only and not self.devices:
+            problems.append((
+                ("table", "declared_devices_only"),
+                "declared_devices_only = true but [[devices]] declares no device: every device's "
+                "messages would be refused (declare each, by id and driver, with enabled = false "
+                "where its driver runs elsewhere)",
+            ))
         if problems:
             raise PlacedError(problems)
         return self

@@ -112,6 +112,9 @@ def test_the_rendered_configuration_keeps_the_file_and_adds_identities(tmp_path:
         data = tomllib.loads(text)
         assert data["devices"][1]["antennas"] == {"1": "seat:1", "2": "board"}
         assert "password" not in data["mqtt"]
+        # The engine listens to the declared devices only (the broker lets no other publish).
+        assert config.table.declared_devices_only
+        assert data["table"]["declared_devices_only"] is True
 
 
 def test_the_broker_sets_no_limit_on_messages_in_flight(tmp_path: Path) -> None:
