@@ -40,7 +40,3 @@ def learns(learnt: Learnt | None, session: int | None) -> bool:
         return False
     return learnt.session is None or session > learnt.session
 
-
-def kind_of(event_type: str) -> str | None:
-    """The kind that sends ``event_type`` (None: any kind may)."""
-    return EVENT_KIND.get(event_type)
