@@ -4,14 +4,16 @@ mosquitto (issue 20, points 2 and 7): each test is a row of the issue's table th
 - a sensor board's ``tag`` on its own topic was taken as a card read (seat 2 went from 2 cards
   to 3, a misdeal was raised): now ``bad_payload`` naming the board, no card moved;
 - with ``declared_devices_only`` a device the configuration does not declare is refused;
-- a stream whose last events are lost (its status names a seq beyond them, nothing fills it)
-  went by with no alert: now one alert names the device and the seqs after ``gap_wait_s``, and
-  the hand's result says it was followed with evidence missing;
+- a stream whose last events are lost (its status names a seq beyond them, nothing fills it;
+  also as it happened: a stock broker dropping the end of the controller's queue, 500 of
+  1,500) went by with no alert: now one alert names the device and the seqs after
+  ``gap_wait_s``, and the hand's result says it was followed with evidence missing;
 - a dealer input lost on the way was never seen: with ``seq`` it is told, and the result marked.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -28,7 +30,7 @@ from contract.models import (
 from testing.mosquitto import Mosquitto
 from testing.script import START, Table
 from tests.service.conftest import StartService
-from tests.service.support import Probe, new_table, probe, script, write_config
+from tests.service.support import Probe, new_table, now, probe, script, write_config
 
 SETUP = ("sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds")
 DECLARED = (
@@ -185,3 +187,43 @@ async def test_a_lost_dealer_input_is_told_and_the_result_marked(
         result = await hand_result(p, after=mark)
         assert result.hand == 1
         assert result.evidence_missing
+
+
+async def test_a_stock_broker_dropping_the_end_of_a_queue_is_told_when_the_status_says_how_far(
+    tmp_path: Path, mosquitto: Mosquitto, start_service: StartService
+) -> None:
+    """The issue's row as it happened: the controller away, a stock broker keeps 1,000 events
+    for it and drops the rest; the publisher (no ring buffer, events without a session) then
+    says in its status how far its events went. Its last events never come: told, with seqs."""
+    broker = mosquitto
+    broker.extra_conf = "max_queued_messages 1000\n"  # mosquitto's stock limit (the last wins)
+    broker.restart(down_s=0.1)
+    config = configure(tmp_path, broker, "gap_wait_s = 2.0\n")
+    service = start_service(config)
+    async with probe(broker.port, "t1") as p:
+        await p.status("online")
+        t0 = now()
+        await p.send(p.topics.device_status("sensors"), Status(state="online", ts=t0, session=1))
+        for seq in (1, 2, 3):
+            event = SeatEvent(seq=seq, ts=t0, seat=9, occupied=seq % 2 == 0)
+            await p.send(p.topics.device_event("sensors"), event)
+        await state_where(p, lambda s: s.seats[8].occupied is False)
+        service.stop()  # a restart, an upgrade: the broker queues for the controller
+        for seq in range(4, 1501):
+            event = SeatEvent(seq=seq, ts=now(), seat=9, occupied=seq % 2 == 0)
+            await p.send(p.topics.device_event("sensors"), event)
+        told = Status(state="online", ts=now(), session=1, seq=1500)
+        await p.publish(p.topics.device_status("sensors"), told.to_json(), retain=True)
+        mark = len(p.messages)
+        start_service(config)
+        await p.status("online", after=mark)
+        for n in range(1, 9):  # the table goes on: another device's events bring the time
+            event = SeatEvent(seq=n, ts=told.ts + timedelta(seconds=n / 2), seat=8, occupied=n % 2 == 0)
+            await p.send(p.topics.device_event("spare"), event)
+        alert = await p.alert("device_fault", after=mark, within=20)
+        assert alert.device == "sensors"
+        # The broker kept the first 1,000 or so (its count includes messages in flight).
+        lost = re.search(r"did not send events (\d+) to 1500 again", alert.message)
+        assert lost is not None, alert.message
+        assert 995 <= int(lost.group(1)) <= 1010
+        assert timedelta(seconds=2) <= alert.ts - told.ts < timedelta(seconds=3)
