@@ -177,6 +177,10 @@ class GapFillRules(Memory):
                     gaps[index] = gap._replace(got=gap.got | {seq})
                     self.gaps = tuple(gaps)
                     return
+            if named is None:
+                # (only a status shows their gap: held, they are applied as they arrived, and
+                # a seq they skip is reported lost then, as before)
+                return
         else:
             return
         key = (device, session)

@@ -270,3 +270,26 @@ def test_messages_are_untouched_by_who_may_say_what_for_an_ordinary_table() -> N
     assert [a.code for a in alerts(outputs)] == []
     learnt = engine.state.machine.dev_kind
     assert {device: kind for device, (_, kind) in learnt.items()} == KINDS
+
+
+def test_events_without_sessions_on_their_way_after_the_status_fill_its_gap() -> None:
+    """The status goes out before the events that waited (a reconnection): they fill the gap
+    it showed, and nothing is lost."""
+    table = Table(registry())
+    engine = Engine(settings())
+    online = Status(state="online", ts=now(table), session=1)
+    engine.handle(DeviceStatusReceived("rfid-1", online, RECEIVED_AT))
+    for message in table.run_all([*SETUP, "new_hand", "deal 2 3"]):
+        engine.handle(to_received(message))
+    high = table.seq["rfid-1"]
+    waited = table.run_all(["deal 4 1"])  # made before the status that names them
+    told = Status(state="online", ts=now(table) + timedelta(milliseconds=10), session=1, seq=high + 2)
+    out = engine.handle(DeviceStatusReceived("rfid-1", told, RECEIVED_AT))
+    assert [(c.from_seq, c.to_seq) for _, c in out.commands if isinstance(c, ResendCommand)] == [
+        (high + 1, high + 2)
+    ]
+    outputs = [engine.handle(to_received(message)) for message in waited]
+    assert alerts(outputs) == []
+    assert engine.state.machine.held == ()
+    assert cards(engine) == [1, 1, 1, 1]
+    assert engine.public_state().tracking
