@@ -10,6 +10,7 @@ missing.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -26,6 +27,7 @@ from contract.models import (
 )
 from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, InputReceived, Outputs
 from engine.core import Engine
+from engine.state_data import state_from_data, state_to_data
 from testing.script import START, Table, setup_lines
 from tests.engine.runner import RECEIVED_AT, settings, to_received
 from tests.engine.scenario import registry
@@ -290,6 +292,21 @@ def test_events_without_sessions_on_their_way_after_the_status_fill_its_gap() ->
     ]
     outputs = [engine.handle(to_received(message)) for message in waited]
     assert alerts(outputs) == []
-    assert engine.state.machine.held == ()
+    assert engine.state.machine.device_seqs.held == ()
     assert cards(engine) == [1, 1, 1, 1]
     assert engine.public_state().tracking
+
+
+def test_what_who_may_say_what_learnt_survives_a_checkpoint() -> None:
+    engine, table, _ = start(["new_hand", "deal all"])
+    engine.handle(key_input(table, "declare_board", 3, "console"))
+    data = json.loads(json.dumps(state_to_data(engine.state)))  # as a checkpoint holds it
+    restored = Engine(settings())
+    restored.restore(state_from_data(data, settings()))
+    assert restored.state.machine.dev_kind == engine.state.machine.dev_kind
+    assert restored.state.machine.input_seq == {"console": 3}
+    # The restored engine still refuses the board's tag, and still sees the console's gap.
+    out = restored.handle(forged_tag(table, "sensors", 99))
+    assert [(a.code, a.device) for a in out.alerts] == [("bad_payload", "sensors")]
+    out = restored.handle(key_input(table, "declare_board", 5, "console"))
+    assert [a.code for a in out.alerts] == ["device_fault"]
