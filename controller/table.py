@@ -251,6 +251,11 @@ class TableController:
         out: list[Outgoing] = []
         for report in self.tally.due(now):
             out += self._report(report, now)
+        if self.health.alert is not None and self.journal is not None:
+            # While the journal holds records in memory: how many, now and then.
+            counted = self.health.count(self.journal.progress().held, now=now)
+            if counted is not None:
+                out += self._journal_alert(counted, now)
         return out
 
     def admit(self, classified: Classified) -> bool:
@@ -296,10 +301,20 @@ class TableController:
         in memory is the truth (it saw messages whose records were lost), and a restart must not
         rebuild an older one.
         """
-        fault = self.journal.fault if self.journal is not None else None
-        alert = self.health.change(fault, hand=self.engine.hand, now=now)
+        progress = self.journal.progress() if self.journal is not None else None
+        fault = progress.fault if progress is not None else None
+        held = progress.held if progress is not None else 0
+        alert = self.health.change(fault, hand=self.engine.hand, now=now, held=held)
         if alert is None:
             return []
+        out = self._journal_alert(alert, now)
+        if fault is None and self.journal is not None:
+            self.recent.forget(self.journal.progress().lost)
+            self.checkpoint(self.last_record, now)
+        return out
+
+    def _journal_alert(self, alert: Alert, now: datetime) -> list[Outgoing]:
+        """The controller's own alert out, with the lamp and the state that lists it."""
         out = [Outgoing("alert", 0, self.topics.alerts, alert.to_json(), retain=False)]
         if self.signal_device is not None:
             out += [self._command(0, self.signal_device, c) for c in self.signals.commands((alert,), now)]
@@ -310,9 +325,6 @@ class TableController:
         for item in out:
             if item.what != "state":
                 self._unpublished[id(item)] = item
-        if fault is None and self.journal is not None:
-            self.recent.forget(self.journal.progress().lost)
-            self.checkpoint(self.last_record, now)
         return out
 
     def on_connect(self, now: datetime) -> list[Outgoing]:

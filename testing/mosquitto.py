@@ -47,6 +47,9 @@ class Mosquitto:
     host: str = "127.0.0.1"
     #: A mosquitto configuration to run (e.g. TABLE_PC_CONF), None for the minimal one.
     config: Path | None = None
+    #: mosquitto's own defaults (20 unacknowledged messages in flight, 1,000 queued): a broker
+    #: nobody configured for the table.
+    stock: bool = False
 
     @property
     def url(self) -> str:
@@ -72,6 +75,11 @@ class Mosquitto:
 
     def conf_text(self) -> str:
         """The configuration file the broker is started with."""
+        if self.stock:
+            return (
+                f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                "log_dest stderr\nlog_type error\nlog_type warning\n" + self.extra_conf
+            )
         if self.config is None:
             return (
                 f"listener {self.port} 127.0.0.1\n"
@@ -126,10 +134,12 @@ class Mosquitto:
 
 
 @contextlib.contextmanager
-def running_mosquitto(workdir: Path, config: Path | None = None) -> Iterator[Mosquitto]:
-    """Start a private mosquitto in ``workdir`` (with ``config``, e.g. TABLE_PC_CONF) and stop
-    it on exit."""
-    broker = Mosquitto(port=free_port(), workdir=workdir, config=config)
+def running_mosquitto(
+    workdir: Path, config: Path | None = None, *, stock: bool = False
+) -> Iterator[Mosquitto]:
+    """Start a private mosquitto in ``workdir`` (with ``config``, e.g. TABLE_PC_CONF; ``stock``:
+    mosquitto's defaults) and stop it on exit."""
+    broker = Mosquitto(port=free_port(), workdir=workdir, config=config, stock=stock)
     broker.start()
     try:
         yield broker

@@ -382,6 +382,11 @@ class Journal(FaultHandling, SyncThread):
         }
         if outage.lost is not None:
             fields["lost_from"], fields["lost_to"] = outage.lost
+        with self._lock:
+            early, self._early = self._early, []
+            self._early_taken += early
+        if early:
+            fields["acknowledged_early"] = early
         return encode_body("outage", outage.n, fields)
 
     def _rotate(self) -> None:
