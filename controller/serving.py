@@ -31,11 +31,12 @@ import aiomqtt
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from contract.models import DealerInput, Status, StatusState
+from contract.models import DealerInput, PayloadError, Status, StatusState, parse_status
 from contract.timestamps import utc_now
 from controller.acks import Acknowledgements
 from controller.history.last import alerts_from, last_hand, read_recent
 from controller.history.query import History
+from controller.journal.lock import JournalLock, JournalLocked
 from controller.table import Outgoing, TableController
 from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks
 from link.backoff import Backoff
@@ -53,6 +54,10 @@ PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
 #: How often reports of malformed input that are due go out (each topic at most once a second).
 TICK_S: Final = 0.5
+#: The check for another controller of the table: at most this long, and this long for a
+#: retained status after the SUBACK (none: nobody has run this table on this broker).
+CHECK_S: Final = 3.0
+RETAINED_WAIT_S: Final = 0.3
 
 
 class Listener(Protocol):
@@ -88,8 +93,13 @@ class Service:
         registry: DeckRegistry,
         *,
         stop: asyncio.Event | None = None,
+        take_over: bool = False,
     ) -> None:
         self.config = config
+        #: Start even when another controller's retained status says it is on the broker.
+        self.take_over = take_over
+        #: The journal's instance id, named in the status (see ``controller.journal.lock``).
+        self.instance: str | None = None
         self.registry = registry
         self.stop = stop or asyncio.Event()
         self.controller = TableController(config, registry)
@@ -127,10 +137,24 @@ class Service:
             session=self.controller.session,
             detail=detail,
             area=self.config.table.area,
+            instance=self.instance,
         )
 
     async def run(self) -> int:
-        """Recover from the journal, then serve until ``stop`` is set."""
+        """Take the journal's lock, recover from the journal, then serve until ``stop`` is set."""
+        lock = JournalLock(self.config.journal.path)
+        try:
+            lock.acquire()
+        except JournalLocked as error:
+            log.error("%s", error)
+            return EXIT_ERROR
+        self.instance = lock.instance
+        try:
+            return await self._run()
+        finally:
+            lock.release()
+
+    async def _run(self) -> int:
         recent = self._recent_hands()
         # The journal never stops the table: one that cannot be written is a fault (status, alert).
         recovery = self.controller.recover(utc_now(), self.acks.listener(asyncio.get_running_loop()))
@@ -150,7 +174,8 @@ class Service:
                 recent, recovery.pending
             ):
                 return EXIT_ERROR
-            await self._broker_loop()
+            if not await self._broker_loop():
+                return EXIT_ERROR
         finally:
             self._tell(self._status("offline", "stopped"))
             if self.display is not None:
@@ -238,7 +263,9 @@ class Service:
 
     # ----------------------------------------------------------------------------------------
 
-    async def _broker_loop(self) -> None:
+    async def _broker_loop(self) -> bool:
+        """Serve through every connection until ``stop``; False when another controller of
+        this table is on the broker (this one refuses to fight it for the client id)."""
         mqtt = self.config.mqtt
         will = aiomqtt.Will(
             self.topics.controller_status, self._status("offline", "lost").to_json(), qos=1, retain=True
@@ -257,6 +284,20 @@ class Service:
         backoff = Backoff()
         while not self.stop.is_set():
             try:
+                other = await self._other_controller()
+                if other is not None:
+                    log.error(
+                        "table %s: another controller is %s on %s:%d (session %d, since %s); "
+                        "this one stops instead of taking its client id (stop the other first%s)",
+                        self.config.table.id,
+                        other.state,
+                        mqtt.host,
+                        mqtt.port,
+                        other.session or 0,
+                        other.ts.isoformat(timespec="seconds"),
+                        "" if self.connections else "; --take-over if it is gone for good",
+                    )
+                    return False
                 # Messages from here on arrive on the next connection.
                 self.connections += 1
                 self.acks.connection = self.connections
@@ -270,7 +311,7 @@ class Service:
                     backoff.reset()
                     await self._serve(client)
                     await self._say_offline(client)
-                return
+                return True
             except aiomqtt.MqttError as error:
                 log.warning("broker %s:%d: %s", mqtt.host, mqtt.port, error)
                 self._tell(self._status("offline", f"no broker connection: {error}"))
@@ -278,6 +319,47 @@ class Service:
             log.info("reconnecting in %.1f s", delay)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), delay)
+        return True
+
+    async def _other_controller(self) -> Status | None:
+        """The retained status of another controller of this table that says it is there
+        (``online`` or ``fault``), read through a client of its own before this one takes the
+        table's client id (taking it would disconnect the other, which would take it back).
+
+        A status naming this journal's instance id is this controller's own (or its
+        predecessor's: this process holds the journal's lock, so that one is gone, whatever its
+        retained status says); without instance ids (a journal directory where the lock file
+        could not be made, an older controller) the sessions tell: this run's, and at the first
+        connection the one before. None also when the broker cannot be asked (the connection
+        loop then tries again).
+        """
+        if self.take_over and self.connections == 0:
+            return None
+        mqtt = self.config.mqtt
+        own = {self.controller.session}
+        if self.connections == 0:
+            own.add(self.controller.session - 1)
+        topic = self.topics.controller_status
+        try:
+            async with (
+                asyncio.timeout(CHECK_S),
+                make_client(mqtt, client_id(mqtt, self.config.table.id, "check")) as check,
+            ):
+                await check.subscribe(topic, qos=1)
+                # A retained status comes right after the SUBACK; none at all: a new table.
+                async with asyncio.timeout(RETAINED_WAIT_S):
+                    async for message in check.messages:
+                        if str(message.topic) != topic or not isinstance(message.payload, bytes):
+                            continue
+                        status = parse_status(topic, message.payload)
+                        if status.state == "offline":
+                            return None
+                        if status.instance is not None and self.instance is not None:
+                            return None if status.instance == self.instance else status
+                        return None if status.session in own else status
+        except (aiomqtt.MqttError, TimeoutError, PayloadError):
+            return None
+        return None
 
     async def _serve(self, client: aiomqtt.Client) -> None:
         """Process messages from the moment the connection is up, announce, until ``stop`` (or a
