@@ -59,7 +59,42 @@ def arrived_on(message: aiomqtt.Message) -> int:
 def socket_of(client: aiomqtt.Client) -> socket.socket | None:
     """The TCP socket of a connected client (None while it is not connected)."""
     sock = client._client.socket()
+    if isinstance(sock, _ReadAhead):
+        sock = sock.socket
     return sock if isinstance(sock, socket.socket) else None
+
+
+class _ReadAhead:
+    """paho's socket, read up to 64 KiB at a time.
+
+    paho reads a packet in pieces (its type byte, each byte of its length, then the rest), one
+    system call each: four or more per message, most of a small message's cost. This reads
+    ahead and hands paho the pieces from memory. ``pending()`` counts what is read ahead, so that
+    the event loop's reader (aiomqtt's, and :class:`Intake`'s) goes on reading while any is left
+    (the socket will not signal those bytes again). Everything else is the socket's.
+    """
+
+    def __init__(self, sock: Any) -> None:
+        self.socket = sock
+        self._data = b""
+        self._at = 0
+
+    def recv(self, size: int) -> bytes:
+        if self._at >= len(self._data):
+            data: bytes = self.socket.recv(max(size, 65536))
+            if len(data) <= size:
+                return data  # nothing left over (and b"": the broker closed the connection)
+            self._data, self._at = data, 0
+        piece = self._data[self._at : self._at + size]
+        self._at += len(piece)
+        return piece
+
+    def pending(self) -> int:
+        tls = getattr(self.socket, "pending", None)
+        return len(self._data) - self._at + (tls() if tls is not None else 0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.socket, name)
 
 
 class Intake:
@@ -113,6 +148,9 @@ class Intake:
         """Attach to the client built with :meth:`queue_type` (before connecting)."""
         self._client = client
         paho = client._client
+        # paho builds a DEBUG line for every packet it reads or writes (two per message) for
+        # aiomqtt's logger, which the service never shows: a cost per message for nothing.
+        paho.disable_logger()
         on_connect: Callable[..., None] = paho.on_connect  # type: ignore[assignment]
 
         def connected(*args: Any) -> None:
@@ -129,6 +167,13 @@ class Intake:
             on_socket_close(*args)
 
         paho.on_socket_close = socket_closed
+        on_socket_open: Callable[..., None] = paho.on_socket_open  # type: ignore[assignment]
+
+        def socket_opened(paho_client: Any, userdata: Any, sock: Any) -> None:
+            paho_client._sock = _ReadAhead(sock)
+            on_socket_open(paho_client, userdata, sock)
+
+        paho.on_socket_open = socket_opened
 
     @property
     def waiting(self) -> int:
@@ -180,7 +225,7 @@ class Intake:
                 while True:
                     paho.loop_read()
                     pending = getattr(paho._sock, "pending", None)
-                    if pending is None or pending() <= 0:
+                    if pending is None or pending() <= 0 or self._paused_fd is not None:
                         break
             except Exception as error:
                 if not client._disconnected.done():
