@@ -46,9 +46,9 @@ log = logging.getLogger(__name__)
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
-#: Publish at least this often while messages keep arriving (the state is published once per
-#: batch when messages queue up).
-PROCESS_BATCH: Final = 10
+#: Publish at least this often while messages keep arriving (the state is built and published
+#: once per batch when messages queue up).
+PROCESS_BATCH: Final = 50
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
@@ -421,7 +421,7 @@ class Service:
         refused = [code for code in granted if getattr(code, "is_failure", False)]
         if refused:
             raise aiomqtt.MqttError(f"the broker refused the subscriptions: {refused}")
-        log.info("subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
+        log.debug("SUBACK: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
 
     def _wake(self) -> None:
         """Something waits to be published: the publisher takes it."""
@@ -464,17 +464,20 @@ class Service:
             topic, data = str(message.topic), bytes(payload)
             if self.listeners:
                 self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
-            handled = self.controller.receive(topic, data, utc_now())
+            handled = self.controller.receive(topic, data, utc_now(), defer_state=True)
             if handled.outgoing:
+                # An alert or a command: out now, whatever else waits (the batch ends here).
                 self._emit(handled.outgoing)
+                processed = PROCESS_BATCH
             # A message of a previous connection is not acknowledged: its id belonged there (a
             # persistent session delivers it again, and the controller recognises the repeat).
             self.acks.add(handled.record, message, arrived_on(message))
             processed += 1
-            # Catch up first when messages queue up (the state is then published once); let
-            # the publisher and the socket's reader run now and then.
+            # Catch up first when messages queue up (the state is then built and published
+            # once); let the publisher and the socket's reader run now and then.
             if intake.waiting == 0 or processed >= PROCESS_BATCH:
                 processed = 0
+                self._emit(self.controller.take_state())
                 if self.outbox:
                     self._wake()
                 await asyncio.sleep(0)
@@ -569,8 +572,12 @@ class Service:
         self._status_due = False
         self._reported_error = status.detail if status.state == "fault" else None
         self._tell(status)
-        if not self.ready.is_set() or status.state == "online":
-            log.info("%s (status %s)", "online" if status.state == "online" else "fault", status.state)
+        log.info(
+            "%s: subscribed to %s/dev/+/event, dev/+/status, input%s",
+            status.state,
+            self.topics.base,
+            f" ({status.detail})" if status.detail else "",
+        )
         self.ready.set()
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:

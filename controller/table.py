@@ -101,6 +101,10 @@ class TableController:
         #: Alerts and commands produced and not yet journaled as published (for checkpoints).
         self._unpublished: dict[int, Outgoing] = {}
         self._since_checkpoint = 0
+        #: While :meth:`receive` runs with ``defer_state``: the new state is owed, not built.
+        self._defer_state = False
+        #: The cause of a state change not yet handed out (:meth:`take_state`), if any.
+        self._state_owed: int | None = None
         #: The hand and phase before the last message (a hand's end is where a checkpoint goes).
         self._before: tuple[int, str] = (0, "idle")
         #: The record of the last message the engine took (what a checkpoint now would cover).
@@ -190,8 +194,14 @@ class TableController:
     # Running
     # ----------------------------------------------------------------------------------------
 
-    def receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
+    def receive(
+        self, topic: str, payload: bytes, received: datetime, *, defer_state: bool = False
+    ) -> Handled:
         """Journal a received message, run it through the engine and return what to publish.
+
+        ``defer_state``: a new public state is not serialised here but owed, for
+        :meth:`take_state` (the service takes it once per batch of messages: only the newest
+        state is published anyway, and serialising each one cost more than the engine step).
 
         The record is handed to the journal's writer (it is not written yet when this returns:
         the service publishes what the message caused once it is written, and acknowledges the
@@ -199,6 +209,20 @@ class TableController:
         device event/status is not journaled and produces nothing (logged at DEBUG). A message
         the broker delivers again is recognised and not applied twice.
         """
+        self._defer_state = defer_state
+        try:
+            return self._receive(topic, payload, received)
+        finally:
+            self._defer_state = False
+
+    def take_state(self) -> list[Outgoing]:
+        """The public state owed since :meth:`receive` deferred it (nothing when none is)."""
+        cause, self._state_owed = self._state_owed, None
+        if cause is None or self.state is None:
+            return []
+        return [Outgoing("state", cause, self.topics.state, self._public(self.state).to_json(), True)]
+
+    def _receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
         classified = classify(self.topics, topic, payload, received, self.kinds)
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
@@ -353,7 +377,9 @@ class TableController:
             if isinstance(classified.received, PayloadRejected):
                 log.warning("%s", classified.summary)
             else:
-                log.info("%s", classified.summary)
+                # One line per message cost more than the engine step (and buried the alerts):
+                # INFO keeps what happened to the table (alerts, hands, resends, reports).
+                log.debug("%s", classified.summary)
             message = classified.received
             if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
                 # Bench diagnostics only: a UID identifies a card, INFO must never show it.
@@ -394,8 +420,11 @@ class TableController:
             out.append(Outgoing("hand", cause, self.topics.hands, result.to_json(), retain=False))
         if outputs.state is not None:
             self.state = outputs.state
-            public = self._public(outputs.state)
-            out.append(Outgoing("state", cause, self.topics.state, public.to_json(), True))
+            if self._defer_state:
+                self._state_owed = cause
+            elif not replay:  # a replay's states are neither owed nor compared: only the last counts
+                public = self._public(outputs.state)
+                out.append(Outgoing("state", cause, self.topics.state, public.to_json(), True))
         return out
 
     def _command(self, cause: int, device: str, command: DeviceCommand) -> Outgoing:
