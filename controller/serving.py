@@ -526,8 +526,13 @@ class Service:
             while pending or status is not None:
                 batch, pending = pending[:PUBLISH_BATCH], pending[PUBLISH_BATCH:]
                 sent += len(batch)
+                # No time limit on a PUBACK: behind a backlog it comes after every message the
+                # broker sent before it (which the intake reads at the engine's pace); a broken
+                # connection is found by the keepalive and the socket, not by a guess.
                 publishes = [
-                    asyncio.ensure_future(client.publish(o.topic, o.payload, qos=1, retain=o.retain))
+                    asyncio.ensure_future(
+                        client.publish(o.topic, o.payload, qos=1, retain=o.retain, timeout=math.inf)
+                    )
                     for o in batch
                 ]
                 announced = status if status is not None and sent >= status_after else None
@@ -535,7 +540,11 @@ class Service:
                     publishes.append(
                         asyncio.ensure_future(
                             client.publish(
-                                self.topics.controller_status, announced.to_json(), qos=1, retain=True
+                                self.topics.controller_status,
+                                announced.to_json(),
+                                qos=1,
+                                retain=True,
+                                timeout=math.inf,
                             )
                         )
                     )

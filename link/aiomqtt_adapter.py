@@ -71,11 +71,14 @@ class _ReadAhead:
     system call each: four or more per message, most of a small message's cost. This reads
     ahead and hands paho the pieces from memory. ``pending()`` counts what is read ahead, so that
     the event loop's reader (aiomqtt's, and :class:`Intake`'s) goes on reading while any is left
-    (the socket will not signal those bytes again). Everything else is the socket's.
+    (the socket will not signal those bytes again) — but not while the intake is paused: the
+    reader would then read a whole backlog in one go (each piece read ahead asks for the next).
+    What is left is read when the intake resumes. Everything else is the socket's.
     """
 
-    def __init__(self, sock: Any) -> None:
+    def __init__(self, sock: Any, paused: Callable[[], bool] = lambda: False) -> None:
         self.socket = sock
+        self._paused = paused
         self._data = b""
         self._at = 0
 
@@ -90,6 +93,8 @@ class _ReadAhead:
         return piece
 
     def pending(self) -> int:
+        if self._paused():
+            return 0
         tls = getattr(self.socket, "pending", None)
         return len(self._data) - self._at + (tls() if tls is not None else 0)
 
@@ -114,7 +119,7 @@ class Intake:
     each one.
     """
 
-    def __init__(self, connection: Callable[[], int], *, high: int = 2_000, low: int = 500) -> None:
+    def __init__(self, connection: Callable[[], int], *, high: int = 1_000, low: int = 250) -> None:
         self.connection = connection
         self.high = high
         self.low = low
@@ -170,7 +175,7 @@ class Intake:
         on_socket_open: Callable[..., None] = paho.on_socket_open  # type: ignore[assignment]
 
         def socket_opened(paho_client: Any, userdata: Any, sock: Any) -> None:
-            paho_client._sock = _ReadAhead(sock)
+            paho_client._sock = _ReadAhead(sock, lambda: self._paused_fd is not None)
             on_socket_open(paho_client, userdata, sock)
 
         paho.on_socket_open = socket_opened
