@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from controller.journal.files import JournalFiles
+from controller.journal.held import HeldMarker
 from controller.journal.records import GENESIS
 from controller.journal.state import Fault, Item, Job, JournalOptions, Progress
 
@@ -46,6 +47,8 @@ class JournalCore:
         #: record it writes names them exactly); the spans it took, given back if it fails.
         self._probing = False
         self._early_taken: list[list[int]] = []
+        #: The spans acknowledged early and not yet written, kept where a full disk takes them.
+        self._held_marker = HeldMarker(files.active)
         self._busy = False  # the sync thread is writing a checkpoint
         self._sync_error: str | None = None
         self._stopping = False
@@ -90,6 +93,7 @@ class JournalCore:
                 self._early[-1][1] = n
             else:
                 self._early.append([n, n])
+            self._held_marker.write(self._early_taken + self._early)
 
     @property
     def fault(self) -> str | None:

@@ -147,6 +147,7 @@ class FaultHandling(JournalCore):
             self._held = 0
             self._held_through = 0
             self._early_taken = []
+            self._held_marker.clear()  # the outage record names them now
             self._changed.notify_all()
             self._sync_work.notify()
         log.warning(

@@ -28,6 +28,8 @@ import os
 import secrets
 from pathlib import Path
 
+from controller.private_files import private_directory
+
 log = logging.getLogger(__name__)
 
 
@@ -54,7 +56,7 @@ class JournalLock:
         """Take the lock; raise :class:`JournalLocked` (one line naming the journal and the
         holder's pid) when another process holds it."""
         try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_directory(self.path.parent)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as error:
             log.warning(

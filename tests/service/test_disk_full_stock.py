@@ -89,3 +89,62 @@ async def test_disk_full_behind_a_stock_broker_alerts_go_on_and_the_tail_is_writ
         finally:
             service.stop()
         await until(lambda: not service.running(), what="the service stopped")
+
+
+async def test_a_controller_killed_during_the_outage_leaves_the_span_it_acknowledged_named(
+    tmp_path: Path, start_service: StartService
+) -> None:
+    with (
+        running_mosquitto(tmp_path, stock=True) as broker,
+        small_disk(tmp_path / "disk", 2 << 20) as disk,
+    ):
+        config = write_config(disk, broker.url, journal="backlog = 1000\n")
+        journal = disk / "journal.jsonl"
+        service = start_service(config)
+        try:
+            async with probe(broker.port, "t1") as p:
+                await p.status("online")
+                filler = fill(disk)
+                mark = len(p.messages)
+                # A page of the journal may still have room: publish until the fault shows,
+                # then three more, each to its alert (acknowledged while held in memory).
+                seq = 0
+                status = p.topics.controller_status
+                while not [m for m in p.messages if m.topic == status and b'"fault"' in m.payload]:
+                    seq += 1
+                    event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="full")
+                    await p.publish(p.topics.device_event(f"dev-{seq}"), event.to_json())
+                    await p.alert("device_fault", after=mark)
+                    mark = len(p.messages)
+                for _ in range(3):
+                    seq += 1
+                    event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="full")
+                    await p.publish(p.topics.device_event(f"dev-{seq}"), event.to_json())
+                    await p.alert("device_fault", after=mark)
+                    mark = len(p.messages)
+                service.kill()  # dies holding what it acknowledged
+                filler.unlink()
+                restarted = start_service(config)
+                await p.status("online", after=mark)
+            contents = read_journal(journal)
+            # (a record the full disk tore may be declared lost by an outage record of its own)
+            (outage,) = [o for o in contents.outages if o.acknowledged_early]
+            assert outage.lost >= 3
+            assert outage.acknowledged_early
+            early = {n for first, last in outage.acknowledged_early for n in range(first, last + 1)}
+            assert len(early) >= 3
+            assert not early & {r.n for r in contents.received}  # none of them reached the disk
+            assert outage.lost_from is not None
+            assert outage.lost_to is not None
+            assert early <= set(range(outage.lost_from, outage.lost_to + 1))
+            verify = subprocess.run(  # noqa: ASYNC221 - the service is done with it
+                [str(TABLECTL), "journal", "verify", "--config", str(config)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert verify.returncode == 2, verify.stdout + verify.stderr  # intact, loss declared
+            assert f"records {outage.lost_from} to {outage.lost_to} LOST" in verify.stdout
+        finally:
+            for process in (service, restarted):
+                process.stop()
