@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Final
 
 from config.loader import table_chips
@@ -45,6 +45,8 @@ __all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_option
 log = logging.getLogger(__name__)
 #: Phases between hands: a hand has ended when the table gets back to one of them.
 _BETWEEN_HANDS: Final = frozenset({"idle", "shuffled"})
+#: Hand ends closer together than this share one checkpoint (a backlog being drained).
+HAND_CHECKPOINT_GAP: Final = timedelta(seconds=1)
 
 
 def journal_options(section: JournalSection) -> JournalOptions:
@@ -101,6 +103,8 @@ class TableController:
         #: Alerts and commands produced and not yet journaled as published (for checkpoints).
         self._unpublished: dict[int, Outgoing] = {}
         self._since_checkpoint = 0
+        #: When the last checkpoint was taken (hand ends closer than a second share one).
+        self._checkpointed: datetime | None = None
         #: While :meth:`receive` runs with ``defer_state``: the new state is owed, not built.
         self._defer_state = False
         #: The cause of a state change not yet handed out (:meth:`take_state`), if any.
@@ -189,6 +193,7 @@ class TableController:
         )
         self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
         self._since_checkpoint = 0
+        self._checkpointed = now
 
     # ----------------------------------------------------------------------------------------
     # Running
@@ -267,7 +272,10 @@ class TableController:
         self._before = (now_hand, now_phase)
         # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
         ended = phase not in _BETWEEN_HANDS and (now_phase in _BETWEEN_HANDS or now_hand != hand)
-        if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
+        # At most one hand-end checkpoint a second: live, hands end far apart; while a backlog
+        # drains they end every few milliseconds, and a checkpoint costs many engine steps.
+        recent = self._checkpointed is not None and now - self._checkpointed < HAND_CHECKPOINT_GAP
+        if (ended and not recent) or self._since_checkpoint >= self.config.journal.checkpoint_every:
             self.checkpoint(cause, now)
 
     def tick(self, now: datetime) -> list[Outgoing]:
