@@ -175,6 +175,12 @@ class Intake:
         on_socket_open: Callable[..., None] = paho.on_socket_open  # type: ignore[assignment]
 
         def socket_opened(paho_client: Any, userdata: Any, sock: Any) -> None:
+            # aiomqtt sets its socket options (TCP_NODELAY) after connecting, on paho's socket
+            # only if it is a plain socket: set them here, on the socket itself, before wrapping
+            # it (without, Nagle's algorithm holds each alert back some 40 ms).
+            if isinstance(sock, socket.socket):
+                for option in client._socket_options:
+                    sock.setsockopt(*option)
             paho_client._sock = _ReadAhead(sock, lambda: self._paused_fd is not None)
             on_socket_open(paho_client, userdata, sock)
 

@@ -9,14 +9,16 @@ what hundreds of thousands of queued messages do on a real table PC.
 
 from __future__ import annotations
 
+import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
 from contract.models import FaultEvent
+from link.aiomqtt_adapter import socket_of
 from testing.mosquitto import Mosquitto
 from testing.mqtt_proxy import MqttProxy
 from tests.service.conftest import StartService
-from tests.service.support import probe, write_config
+from tests.service.support import probe, running_service, write_config
 
 
 async def test_restart_behind_a_backlog_comes_online_and_drains_before_the_suback(
@@ -59,3 +61,18 @@ async def test_restart_behind_a_backlog_comes_online_and_drains_before_the_subac
         assert log.count("connected to") == 2, log
     finally:
         await proxy.stop()
+
+
+async def test_the_services_socket_keeps_tcp_nodelay_under_the_read_ahead(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    # The intake reads paho's socket ahead through a wrapper; aiomqtt sets TCP_NODELAY only on a
+    # plain socket after connecting, so the wrapper must set it itself (without it each alert
+    # waited ~40 ms for Nagle's algorithm).
+    config = write_config(tmp_path, mosquitto.url)
+    async with probe(mosquitto.port, "t1") as p, running_service(config) as service:
+        await p.status("online")
+        assert service.acks.client is not None
+        sock = socket_of(service.acks.client)
+        assert sock is not None
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
