@@ -170,7 +170,11 @@ def client(port: int, name: str) -> aiomqtt.Client:
     return made
 
 
-async def ingest_rate(directory: Path, port: int, messages: list[tuple[str, bytes]]) -> float:
+async def ingest_rate(
+    directory: Path, port: int, messages: list[tuple[str, bytes]]
+) -> tuple[float, float]:
+    """(events/s end to end, events/s of the publisher alone: one Python client pipelining
+    QoS 1, which on a small machine may be the limit)."""
     config = config_file(directory, port, "ingest")
     service = await start_service(config, directory / "ingest.log")
     try:
@@ -179,10 +183,11 @@ async def ingest_rate(directory: Path, port: int, messages: list[tuple[str, byte
             await asyncio.wait_for(wait_status(publisher), 30)
             started = time.perf_counter()
             await publish_all(publisher, messages)
+            published = time.perf_counter() - started
             done = await journaled(directory / "ingest" / "journal.jsonl", len(messages), 600)
             elapsed = time.perf_counter() - started
         assert done, "the journal never held every message"
-        return len(messages) / elapsed
+        return len(messages) / elapsed, len(messages) / published
     finally:
         await stop_service(service)
 
@@ -190,7 +195,9 @@ async def ingest_rate(directory: Path, port: int, messages: list[tuple[str, byte
 async def restart_behind(
     directory: Path, port: int, messages: list[tuple[str, bytes]], name: str
 ) -> tuple[float, float, float]:
-    """(start to ``online`` s, start to the whole backlog journaled s, drain rate events/s)."""
+    """(start to ``online`` s, start to the whole backlog journaled s, events/s from the process
+    start to the last journaled: the service takes the backlog from its first connection, before
+    ``online``, so the time to ``online`` is not subtracted)."""
     config = config_file(directory, port, name)
     log = directory / f"{name}.log"
     journal = directory / name / "journal.jsonl"
@@ -216,7 +223,38 @@ async def restart_behind(
             assert done, f"{name}: the backlog was not journaled"
         finally:
             await stop_service(service)
-    return online, drained, len(messages) / max(drained - online, 1e-9)
+    return online, drained, len(messages) / drained
+
+
+def flood_payloads(count: int) -> list[tuple[str, bytes]]:
+    """The hostile benchmark's payloads on this table's topics, ``count`` of them in turn (a tag
+    from a board that may not send one is malformed only with its [[devices]] entry: left out)."""
+    bad = [
+        (topic.replace("holdem/hostile/", f"{TOPICS.base}/"), payload)
+        for topic, payload in malformed()
+        if "/dev/sensors/" not in topic
+    ]
+    return [bad[i % len(bad)] for i in range(count)]
+
+
+def reject_cost(directory: Path, count: int = 20_000) -> float:
+    """CPU µs per malformed payload in the controller itself (classify, count, sample), in
+    this process: what the service spends beyond reading the socket and acknowledging."""
+    from contract.timestamps import utc_now
+
+    config = config_file(directory, 1883, "reject", fsync=False)
+    (directory / "reject").mkdir(mode=0o700)
+    table_config, registry = load_table(config)
+    controller = TableController(table_config, registry)
+    controller.recover(utc_now())
+    flood = flood_payloads(count)
+    now = utc_now()
+    started = time.process_time()
+    for topic, payload in flood:
+        controller.receive(topic, payload, now)
+    elapsed = time.process_time() - started
+    controller.close()
+    return elapsed / count * 1e6
 
 
 def cpu_s(pid: int) -> float:
@@ -236,14 +274,7 @@ async def behind_flood(directory: Path, port: int, count: int) -> dict[str, floa
     name = f"flood-{count}"
     config = config_file(directory, port, name)
     service = await start_service(config, directory / f"{name}.log")
-    # The hostile benchmark's payloads, on this table's topics (a tag from a board that may not
-    # send one is malformed only with its [[devices]] entry: left out here).
-    bad = [
-        (topic.replace("holdem/hostile/", f"{TOPICS.base}/"), payload)
-        for topic, payload in malformed()
-        if "/dev/sensors/" not in topic
-    ]
-    flood = [bad[i % len(bad)] for i in range(count)]
+    flood = flood_payloads(count)
     try:
         async with client(port, f"bench-{name}") as probe:
             await probe.subscribe([(TOPICS.controller_status, 1), (TOPICS.alerts, 1)])
@@ -352,6 +383,12 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="tablectl-service-bench-") as name:
         directory = Path(name)
         os.chmod(directory, 0o700)
+        rejected = reject_cost(directory)
+        print(
+            f"reject in the controller: {rejected:.1f} us CPU per malformed payload "
+            f"({1e6 / rejected:,.0f}/s; target <= 20 us, >= 50,000/s); an engine event: "
+            f"{1e6 / core:.1f} us"
+        )
         replay = replay_rate(directory, messages)
         print(f"replay:           {replay:,.0f} records/s = {replay / core:.2f} x engine core (>= 0.5)")
         port = free_port()
@@ -361,8 +398,11 @@ async def run(args: argparse.Namespace) -> None:
         broker = Mosquitto(port, broker_dir, extra_conf=extra)
         broker.start()
         try:
-            ingest = await ingest_rate(directory, port, messages)
-            print(f"ingest (fsync):   {ingest:,.0f} events/s = {ingest / core:.2f} x engine core (>= 0.2)")
+            ingest, publisher = await ingest_rate(directory, port, messages)
+            print(
+                f"ingest (fsync):   {ingest:,.0f} events/s = {ingest / core:.2f} x engine core (>= 0.2); "
+                f"the publisher alone {publisher:,.0f}/s"
+            )
             restarts: dict[int, float] = {}
             for size in args.backlogs:
                 backlog = backlog_messages(size, seed=size)
@@ -383,7 +423,8 @@ async def run(args: argparse.Namespace) -> None:
                 figures = await behind_flood(directory, port, count)
                 print(
                     f"behind {count:,} malformed: alert {figures['late_s']:.2f} s late; "
-                    f"{figures['cpu_us']:.1f} us CPU per reject "
+                    f"service CPU {figures['cpu_us']:.1f} us per reject, reading and acknowledging "
+                    "included "
                     f"({1e6 / max(figures['cpu_us'], 1e-9):,.0f}/s); "
                     f"RSS {figures['rss_before']:.0f} -> peak {figures['rss_peak']:.0f} -> "
                     f"{figures['rss_after']:.0f} MiB 2 s later"
