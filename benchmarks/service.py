@@ -365,13 +365,13 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 
 def backlog_messages(count: int, seed: int) -> list[tuple[str, bytes]]:
-    """``count`` valid events: legal hands of the virtual dealer, as many as it takes."""
+    """``count`` valid events: one session of legal hands of the virtual dealer, as many as it
+    takes (about 70 messages a hand), as a table would have queued them during an outage."""
     out: list[tuple[str, bytes]] = []
+    needed = count // 60 + 10
     while len(out) < count:
-        # A fresh session of hands under new device ids every round: seqs start again.
-        round_ = seed + len(out)
-        for topic, payload in hands(200, seed=round_):
-            out.append((topic.replace("/dev/", f"/dev/r{round_ % 7}-"), payload))
+        out = hands(needed, seed=seed)
+        needed *= 2
     return out[:count]
 
 
