@@ -1,17 +1,21 @@
 """The table controller service over MQTT (``tablectl run``; the demo runs it in its process).
 
-It connects to the broker, subscribes to the table's device events, device statuses and dealer
-inputs, feeds them through the engine and publishes alerts (QoS 1), the retained public state and
-device commands (lamp, buzzer). ``controller/status`` goes ``online`` only once the subscriptions
-are in place; the last will says ``offline``, and so does the service itself before a clean
-disconnect. After a lost connection it reconnects with backoff, resubscribes and republishes its
-status and the state. Every message is journaled; a restart recovers from the journal (see
-``controller.table``).
+It holds its journal's lock (one writer), checks that no other controller of the table is on the
+broker, connects, subscribes to the table's device events, device statuses and dealer inputs,
+feeds them through the engine and publishes alerts (QoS 1), the retained public state and device
+commands (lamp, buzzer). Three tasks per connection: the receiver (takes messages from the
+bounded intake from the moment the connection is up, never waits for the network), the
+publisher (the outbox, in order, pipelined) and the announcer (subscribe; the state and
+``online``, at once with a kept session, after the SUBACK with a new one). The last will says
+``offline``, and so does the service itself before a clean disconnect. After a lost connection
+it reconnects with backoff, resubscribes and republishes its status and the state. Every message
+is journaled; a restart recovers from the journal (see ``controller.table``).
 
 The journal writes in threads of its own (``controller.journal.writer``): what a message caused is
 published once its record is written (in the operating system), the message is acknowledged to
 the broker once its record is durable (fsynced), and while the journal cannot be written the
-table goes on from memory, acknowledging nothing (see ``controller.acks``).
+table goes on from memory, acknowledging what the journal holds in its bounded tail (see
+``controller.acks``).
 
 With ``[display] listen`` it also serves the dealer's display (``controller.display``), fed in
 this process through the :class:`Listener` interface; the web stack is imported only then.
