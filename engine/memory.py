@@ -19,6 +19,7 @@ from engine.alerts import AlertBook
 from engine.api import (
     EngineSettings,
 )
+from engine.betting.api import Clear
 from engine.catalogue import CATALOGUE
 from engine.remedies import (
     BlindsRemedy,
@@ -28,10 +29,12 @@ from engine.remedies import (
     ExtraBurnRemedy,
     ExtraCardRemedy,
 )
+from engine.session import Session
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.api import Received
+    from engine.betting.api import Verdicts
     from engine.betting.hand import Money
     from engine.seqtrack import Gap, SeqTrack
 
@@ -138,6 +141,8 @@ class Memory:
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
+        #: The session around the hands (engine.session): one composed part, told explicitly.
+        self.session = Session(settings.session)
 
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None
@@ -221,6 +226,7 @@ class Memory:
         new.cards_shared = True
         new.cards_changed = False
         new.chips_shared = True
+        new.session = self.session.copy()
         return new
 
     def begin_step(self) -> None:
@@ -291,6 +297,31 @@ class Memory:
             seat=seat,
             **kw,  # type: ignore[arg-type]
         )
+
+    def _session_out(self, verdicts: Verdicts) -> None:
+        """The session part's findings as alerts: one per key, kept across hands (scope
+        ``session``) until the part clears it."""
+        for verdict in verdicts:
+            if isinstance(verdict, Clear):
+                if self.book.meta:
+                    self.book.resolve_scope("session", self.ts, verdict.key)
+                continue
+            existing = self.book.find(verdict.code, verdict.key)
+            if existing is None:
+                self._raise(verdict.code, verdict.message, verdict.seat, scope="session", key=verdict.key)
+            elif self.book.active[existing].message != verdict.message:
+                self.book.update(existing, self.ts, message=verdict.message)
+
+    def _session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
+        """A chip moved: the session follows stacks; True when the chip plays no part in the
+        hand (added to a stack during it)."""
+        session = self.session
+        if not session.touches(uid, src, dst):
+            return False
+        won = uid in self.award_chips or uid in self.hand_awards
+        skip, verdicts = session.on_chip(uid, value, src, dst, won=won, now=self.clock)
+        self._session_out(verdicts)
+        return skip
 
     def _not_followed(self, key: str, message: str, remedy: tuple[str, ...], seat: int | None = None) -> None:
         """Raise ``remedy_not_followed`` once per missed step and hand."""

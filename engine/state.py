@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple, TypeAlias
 
-from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
+from contract.models import (
+    MAX_STATE_ALERTS,
+    Alert,
+    LevelState,
+    PotState,
+    PublicState,
+    SeatAmount,
+    SeatAway,
+    SeatState,
+)
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.betting.api import Pot, TableView
 from engine.machine import Machine
+from engine.session import SessionView
 from engine.showdown import showdown_order
 
 
@@ -88,6 +98,7 @@ def state_key(m: Machine) -> tuple[object, ...]:
         m.hand_deck,
         m.tracking,
         money_view,
+        m.session.view,  # (replaced, never updated, when it changes)
     )
 
 
@@ -248,7 +259,8 @@ def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same:
         key = state_key(m)
     view = key[11]
     last_of, last_values = _last_public[0]
-    if alerts_same and last_of[0] is m and last_of[1:] == (m.seats_known, m.profile, *key[:11]):
+    session = key[12]
+    if alerts_same and last_of[0] is m and last_of[1:] == (m.seats_known, m.profile, *key[:11], session):
         values = last_values.copy()
         values["ts"] = m.ts
     else:
@@ -270,10 +282,31 @@ def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same:
             "profile": m.profile,
             "tracking": m.tracking,
         }
-        _last_public[0] = ((m, m.seats_known, m.profile, *key[:11]), values.copy())
+        values.update(_session_fields(session))  # type: ignore[arg-type]
+        _last_public[0] = ((m, m.seats_known, m.profile, *key[:11], session), values.copy())
     if view is not None:
         values.update(_money_fields(view))  # type: ignore[arg-type]
     return _construct(PublicState, values)
+
+
+_NO_SESSION: Final = SessionView()
+
+
+def _session_fields(view: SessionView) -> dict[str, object]:
+    """The session's fields of the public state: only those known (docs/rules.md)."""
+    fields: dict[str, object] = {"dealer": view.dealer, "hands_left": view.hands_left,
+                                 "level": None, "away": None}
+    if view == _NO_SESSION:
+        return fields
+    level = view.level
+    if level is not None:
+        fields["level"] = _construct(LevelState, {
+            "level": level.number, "small_blind": level.small_blind, "big_blind": level.big_blind,
+            "ante": level.ante, "ends": level.ends,
+        })
+    if view.away:
+        fields["away"] = [_construct(SeatAway, {"seat": seat, "since": since}) for seat, since in view.away]
+    return fields
 
 
 # The last public state's fields but the time and the betting, with what they were built from:
