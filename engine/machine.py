@@ -180,7 +180,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         elif isinstance(item, ActionInput):
             self._action(item)
         elif isinstance(item, DealerBadgeInput):
-            self._session_out(self.session.on_dealer(item.dealer))
+            self._session_out(self.session.on_dealer(item.dealer, self.ts))
         elif isinstance(item, LevelStartInput):
             self._session_out(self.session.on_level_start(self.ts))
 
@@ -248,7 +248,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         elif key == "declare_board" and seat is not None:
             self.declared |= {seat}
         elif key == "last_hands":
-            self._session_out(self.session.on_last_hands())
+            self._session_out(self.session.on_last_hands(self.ts))
 
     def _tag(self, device: str, event: TagEvent) -> None:
         if device not in self.readers:

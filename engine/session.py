@@ -89,6 +89,7 @@ class SessionState:
     hand_level: int | None = None  # the level (index) in force when the hand began
     in_hand: bool = False
     dealt_in: tuple[int, ...] = ()
+    seen: datetime | None = None  # the latest event time the part was told
 
     def to_json(self) -> str:
         """The state as JSON (times in ISO 8601, sets sorted)."""
@@ -123,6 +124,7 @@ class SessionState:
             hand_level=data["hand_level"],
             in_hand=bool(data["in_hand"]),
             dealt_in=tuple(data["dealt_in"]),
+            seen=when(data["seen"]),
         )
 
 
@@ -298,8 +300,9 @@ class Session:
 
     # -- the dealer, the last hands, the clock -------------------------------------------------
 
-    def on_dealer(self, badge: str) -> Verdicts:
+    def on_dealer(self, badge: str, now: datetime) -> Verdicts:
         """A ``dealer`` input: the dealer from then on (at the hand's end, mid-hand)."""
+        self._refresh(now)
         st = self.state
         if badge == (st.dealer_next or st.dealer):
             return ()
@@ -314,8 +317,9 @@ class Session:
             "ends; the floor is told.",
         ),)
 
-    def on_last_hands(self) -> Verdicts:
+    def on_last_hands(self, now: datetime) -> Verdicts:
         """The end of the game is announced: three hands are left."""
+        self._refresh(now)
         if self.state.hands_left is None:
             self.state = replace(self.state, hands_left=3)
             self._refresh(None)
@@ -476,8 +480,12 @@ class Session:
     # -- the public view -----------------------------------------------------------------------
 
     def _refresh(self, now: datetime | None) -> None:
-        """The public view and the next due time, after a change."""
+        """The public view and the next due time, after a change (``now``: the event time, if
+        the change came with one; else the latest the part was told)."""
         st = self.state
+        if now is not None and (st.seen is None or now > st.seen):
+            self.state = st = replace(st, seen=now)
+        now = st.seen
         rules = self.rules
         level: LevelView | None = None
         due = NEVER
