@@ -142,7 +142,7 @@ class Memory:
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
         #: The session around the hands (engine.session): one composed part, told explicitly.
-        self.session = Session(settings.session)
+        self.session = Session.start(settings.session)
 
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None

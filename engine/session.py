@@ -150,28 +150,28 @@ def _put(pairs: Pairs, seat: int, value: int) -> Pairs:
     return tuple(sorted(rest))
 
 
+@dataclass(slots=True)
 class Session:
     """The session's rules, followed from the evidence; mutated only inside a step, on a copy
-    (:meth:`copy`) no earlier state shares."""
+    (:meth:`copy`) no earlier state shares. A data class of plain values: ``rules`` (the
+    settings'), ``state``, and what is derived from them (``due``, ``view``)."""
 
-    __slots__ = ("_stakes", "due", "rules", "state", "view")
+    rules: SessionRules
+    state: SessionState
+    #: The earliest event time at which something falls due (a seat away too long, a level's
+    #: end): the caller asks :meth:`on_time` only from then on.
+    due: datetime = NEVER
+    view: SessionView = SessionView()
 
-    def __init__(self, rules: SessionRules, state: SessionState | None = None) -> None:
-        self.rules = rules
-        self.state = state if state is not None else SessionState()
-        #: The earliest event time at which something falls due (a seat away too long, a level's
-        #: end): the caller asks :meth:`on_time` only from then on.
-        self.due = NEVER
-        self.view = SessionView()
-        self._stakes: tuple[int | None, Stakes | None, Stakes | None] = (None, None, None)
-        self._refresh(None)
+    @classmethod
+    def start(cls, rules: SessionRules, state: SessionState | None = None) -> Session:
+        """The part for a session that has seen nothing yet (or that carries on from ``state``)."""
+        session = cls(rules, state if state is not None else SessionState())
+        session._refresh(None)
+        return session
 
     def copy(self) -> Session:
-        new = Session.__new__(Session)
-        new.rules, new.state, new.due, new.view, new._stakes = (
-            self.rules, self.state, self.due, self.view, self._stakes
-        )
-        return new
+        return Session(self.rules, self.state, self.due, self.view)
 
     # -- chips ---------------------------------------------------------------------------------
 
@@ -453,17 +453,12 @@ class Session:
 
     def hand_stakes(self, stakes: Stakes) -> Stakes:
         """The stakes of the hand in progress: a tournament's blinds and ante are those of the
-        level in force when it began."""
+        level in force when it began (asked once a hand, when the betting core begins)."""
         index = self.state.hand_level
         if index is None:
             return stakes
-        cached_index, cached_of, cached = self._stakes
-        if cached_index == index and cached_of is stakes and cached is not None:
-            return cached
         level = self.rules.levels[index]
-        hand = replace(stakes, small_blind=level.small_blind, big_blind=level.big_blind, ante=level.ante)
-        self._stakes = (index, stakes, hand)
-        return hand
+        return replace(stakes, small_blind=level.small_blind, big_blind=level.big_blind, ante=level.ante)
 
     def blind_code(self, code: str, message: str) -> tuple[str, str]:
         """In a tournament a wrong blind or ante is one out of the level in force."""
