@@ -16,6 +16,7 @@ import pytest
 from contract.models import Profile
 from engine.api import EngineSettings
 from engine.betting.api import Stakes
+from engine.catalogue import SESSION_CODES
 from engine.core import Engine
 from engine.session import Level, SessionRules, SessionState
 from tests.engine.game import Played, game_settings, play
@@ -297,3 +298,29 @@ def test_the_session_state_round_trips_through_json() -> None:
     assert state.hands_left == 2
     assert state.away
     assert SessionState.from_json(state.to_json()) == state
+
+
+# -- one scripted case per code (tests/engine/test_scenarios.py holds the catalogue to them) -----
+
+
+def raised_by_case(code: str, profile: Profile) -> set[str]:
+    """The codes raised by the scripted case of ``code`` under ``profile``."""
+    cases: dict[str, tuple[list[str], dict[str, object]]] = {
+        "rebuy_during_hand": ([*STACKS, *hand(1, first=True, mid=("chips - stack:1 500",))], {}),
+        "buy_in_out_of_limits": ([*STACKS, *hand(1, first=True), "chips - stack:2 300", *hand(2)],
+                                 {"max_rebuy": 200}),
+        "absence_over_limit": ([*STACKS, *hand(1, first=True), "leave 3", "wait 61", "dealer D-1"],
+                               {"max_absence_s": 60}),
+        "dealer_changed_mid_hand": ([*STACKS, "dealer B-1", *hand(1, first=True, mid=("dealer B-2",))], {}),
+        "blinds_out_of_level": ([*STACKS, "level_start", "wait 1200", *hand(1, first=True)],
+                                {"levels": LEVELS}),
+        "hand_after_last": ([*STACKS, "last_hands", *hand(1, first=True), *hand(2), *hand(3), *hand(1)], {}),
+    }
+    steps, session = cases[code]
+    return set(run(steps, profile, **session).codes())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("code", SESSION_CODES)
+def test_each_session_code_has_its_case(code: str, profile: Profile) -> None:
+    assert raised_by_case(code, profile) == {code}
