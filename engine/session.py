@@ -68,6 +68,10 @@ class SessionView:
     away: tuple[tuple[int, datetime], ...] = ()  # (seat, since)
 
 
+#: The view of a session that has shown nothing (one value: the public state knows it by identity).
+EMPTY_VIEW: Final = SessionView()
+
+
 @dataclass(frozen=True, slots=True)
 class SessionState:
     """Everything the session part knows: plain values only (see :meth:`to_json`)."""
@@ -161,7 +165,7 @@ class Session:
     #: The earliest event time at which something falls due (a seat away too long, a level's
     #: end): the caller asks :meth:`on_time` only from then on.
     due: datetime = NEVER
-    view: SessionView = SessionView()
+    view: SessionView = EMPTY_VIEW
 
     @classmethod
     def start(cls, rules: SessionRules, state: SessionState | None = None) -> Session:
@@ -499,9 +503,11 @@ class Session:
                     due = min(due, at)
         view = SessionView(st.dealer, st.hands_left, level, st.away)
         if view != self.view:
-            self.view = view
+            self.view = EMPTY_VIEW if view == EMPTY_VIEW else view
         self.due = due
 
 
-__all__ = ["NEVER", "Level", "LevelView", "Session", "SessionRules", "SessionState", "SessionView"]
+__all__ = [
+    "EMPTY_VIEW", "NEVER", "Level", "LevelView", "Session", "SessionRules", "SessionState", "SessionView",
+]
 

@@ -18,7 +18,7 @@ from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.betting.api import Pot, TableView
 from engine.machine import Machine
-from engine.session import SessionView
+from engine.session import EMPTY_VIEW, SessionView
 from engine.showdown import showdown_order
 
 
@@ -289,15 +289,18 @@ def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same:
     return _construct(PublicState, values)
 
 
-_NO_SESSION: Final = SessionView()
+#: The session's fields of a table that follows none of the session (most tables, most states).
+_NO_SESSION_FIELDS: Final[dict[str, object]] = {
+    "dealer": None, "hands_left": None, "level": None, "away": None,
+}
 
 
 def _session_fields(view: SessionView) -> dict[str, object]:
     """The session's fields of the public state: only those known (docs/rules.md)."""
+    if view is EMPTY_VIEW:
+        return _NO_SESSION_FIELDS
     fields: dict[str, object] = {"dealer": view.dealer, "hands_left": view.hands_left,
                                  "level": None, "away": None}
-    if view == _NO_SESSION:
-        return fields
     level = view.level
     if level is not None:
         fields["level"] = _construct(LevelState, {
