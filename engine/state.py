@@ -281,24 +281,22 @@ def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same:
             "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
+            # the session's (docs/engine.md, "The session"): none on most tables
+            "dealer": None,
+            "hands_left": None,
+            "level": None,
+            "away": None,
         }
-        values.update(_session_fields(session))  # type: ignore[arg-type]
+        if session is not EMPTY_VIEW:
+            values.update(_session_fields(session))  # type: ignore[arg-type]
         _last_public[0] = ((m, m.seats_known, m.profile, *key[:11], session), values.copy())
     if view is not None:
         values.update(_money_fields(view))  # type: ignore[arg-type]
     return _construct(PublicState, values)
 
 
-#: The session's fields of a table that follows none of the session (most tables, most states).
-_NO_SESSION_FIELDS: Final[dict[str, object]] = {
-    "dealer": None, "hands_left": None, "level": None, "away": None,
-}
-
-
 def _session_fields(view: SessionView) -> dict[str, object]:
-    """The session's fields of the public state: only those known (docs/rules.md)."""
-    if view is EMPTY_VIEW:
-        return _NO_SESSION_FIELDS
+    """The session's fields of the public state (docs/engine.md, "The session")."""
     fields: dict[str, object] = {"dealer": view.dealer, "hands_left": view.hands_left,
                                  "level": None, "away": None}
     level = view.level
