@@ -20,6 +20,7 @@ from engine.catalogue import SESSION_CODES
 from engine.core import Engine
 from engine.session import Level, SessionRules, SessionState
 from tests.engine.game import Played, game_settings, play
+from tests.engine.scenario import registry
 
 PROFILES: tuple[Profile, ...] = ("roberts", "tda")
 #: 100 each, with small chips for the blinds.
@@ -284,7 +285,6 @@ def test_the_session_state_round_trips_through_json() -> None:
     steps = [*STACKS, "dealer B-1", "last_hands", "level_start", *hand(1, first=True), "leave 3"]
     from testing.script import Table
     from tests.engine.runner import to_received
-    from tests.engine.scenario import registry
 
     engine = Engine(settings("roberts", levels=LEVELS, max_absence_s=60))
     table = Table(registry(), table_seats=9, chips=engine.state.settings.chips)
@@ -324,3 +324,21 @@ def raised_by_case(code: str, profile: Profile) -> set[str]:
 @pytest.mark.parametrize("code", SESSION_CODES)
 def test_each_session_code_has_its_case(code: str, profile: Profile) -> None:
     assert raised_by_case(code, profile) == {code}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_redeal_after_a_misdeal_is_the_same_hand_of_the_last_three(profile: Profile) -> None:
+    # No chips here: the dealer calls a misdeal on the first announced hand and redeals it; the
+    # fourth hand dealt (the engine's fifth) is the one after the last.
+    plain = EngineSettings(seats=9, profile=profile, registry=registry())
+    steps = ["last_hands", "new_hand", "deal 2 3", "misdeal", "clear", "use B", "new_hand", "deal all",
+             "fold 2", "fold 3", "fold 4", "clear", "shuffle A",
+             "use A", "button 2", "new_hand", "deal all", "fold 3", "fold 4", "fold 1", "clear", "shuffle B",
+             "use B", "button 3", "new_hand", "deal all", "fold 4", "fold 1", "fold 2", "clear", "shuffle A"]
+    played = play([1, 2, 3, 4], 1, "\n".join(steps), settings=plain)
+    assert played.codes() == []
+    assert played.state is not None
+    assert played.state.hands_left == 0
+    played = play([1, 2, 3, 4], 1, "\n".join([*steps, "use A", "button 4", "new_hand", "deal all"]),
+                  settings=plain)
+    assert [(a.hand, a.code) for a in played.alerts if a.status == "raised"] == [(5, "hand_after_last")]
