@@ -147,6 +147,11 @@ def _get(pairs: Pairs, seat: int) -> int:
     return 0
 
 
+def _duration(seconds: float) -> str:
+    """``45 s``, ``2 min``: a duration as the floor reads it."""
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
 def _put(pairs: Pairs, seat: int, value: int) -> Pairs:
     rest = [(s, v) for s, v in pairs if s != seat]
     if value:
@@ -294,11 +299,11 @@ class Session:
             if seat in st.away_alerted or now - since <= timedelta(seconds=limit):
                 continue
             self.state = st = replace(st, away_alerted=st.away_alerted | {seat})
-            minutes = (now - since).total_seconds() / 60
             out.append(Raise(
                 f"away:{seat}", "absence_over_limit", seat,
-                f"Seat {seat} has been empty with chips in its stack for {minutes:.0f} min, longer "
-                f"than the house's {limit / 60:g} min: call the floor.",
+                f"Seat {seat} has been empty with chips in its stack for "
+                f"{_duration((now - since).total_seconds())}, longer than the house's "
+                f"{_duration(limit)}: call the floor.",
             ))
         self._refresh(now)
 
@@ -310,6 +315,9 @@ class Session:
         st = self.state
         if badge == (st.dealer_next or st.dealer):
             return ()
+        if badge == st.dealer:  # the change announced during the hand is taken back
+            self.state = replace(st, dealer_next=None)
+            return (Clear("dealer"),)
         if not st.in_hand or st.dealer is None:
             self.state = replace(st, dealer=badge, dealer_next=None)
             self._refresh(None)
@@ -317,8 +325,8 @@ class Session:
         self.state = replace(st, dealer_next=badge)
         return (Raise(
             "dealer", "dealer_changed_mid_hand", None,
-            "A new dealer was announced during the hand: the change takes effect when this hand "
-            "ends; the floor is told.",
+            f"A new dealer ({badge}) was announced during the hand dealt by {st.dealer}: the change "
+            "takes effect when this hand ends; the floor is told.",
         ),)
 
     def on_last_hands(self, now: datetime) -> Verdicts:

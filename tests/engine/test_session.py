@@ -151,7 +151,10 @@ def test_a_seat_away_longer_than_the_house_allows(profile: Profile) -> None:
     played = run(steps, profile, max_absence_s=60)
     raised = [a for a in played.alerts if a.status == "raised"]
     assert [(a.code, a.seat, a.severity) for a in raised] == [("absence_over_limit", 3, "info")]
-    assert "longer than the house's 1 min" in raised[0].message
+    assert raised[0].message == (
+        "Seat 3 has been empty with chips in its stack for 70 s, longer than the house's 60 s: "
+        "call the floor."
+    )
     assert played.state is not None
     assert played.state.away is not None
     assert [s.seat for s in played.state.away] == [3]
@@ -185,6 +188,20 @@ def test_the_dealer_names_the_hands_and_a_change_mid_hand_waits_for_its_end(prof
     assert played.codes("resolved") == ["dealer_changed_mid_hand"]  # at the hand's end
     assert played.state is not None
     assert played.state.dealer == "B-2"
+
+
+def test_a_dealer_change_taken_back_during_the_hand_is_over() -> None:
+    played = run([*STACKS, "dealer B-1", *hand(1, first=True, mid=("dealer B-2", "dealer B-1"))],
+                 "roberts")
+    raised = [a for a in played.alerts if a.status == "raised"]
+    assert [a.message for a in raised] == [
+        "A new dealer (B-2) was announced during the hand dealt by B-1: the change takes effect "
+        "when this hand ends; the floor is told."
+    ]
+    assert played.codes("resolved") == ["dealer_changed_mid_hand"]
+    assert [h.dealer for h in played.hands] == ["B-1"]
+    assert played.state is not None
+    assert played.state.dealer == "B-1"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
