@@ -359,3 +359,18 @@ def test_a_redeal_after_a_misdeal_is_the_same_hand_of_the_last_three(profile: Pr
     played = play([1, 2, 3, 4], 1, "\n".join([*steps, "use A", "button 4", "new_hand", "deal all"]),
                   settings=plain)
     assert [(a.hand, a.code) for a in played.alerts if a.status == "raised"] == [(5, "hand_after_last")]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_dealer_and_the_last_hands_at_a_table_with_action_inputs(profile: Profile) -> None:
+    # No chips: the betting comes as action inputs (a dealer's tablet).
+    base = game_settings(profile=profile, chips=False)
+    tablet = replace(base, action_feed=True)
+    one = ["dealer B-1", "input last_hands", "new_hand", "action 2 post 1", "action 3 post 2", "deal all",
+           "dealer B-2", "action 1 fold", "fold 1", "action 2 fold", "fold 2", "clear"]
+    played = play([1, 2, 3], 1, "\n".join(one), settings=tablet)
+    assert [a.code for a in played.alerts if a.status == "raised"] == ["dealer_changed_mid_hand"]
+    assert played.codes("resolved") == ["dealer_changed_mid_hand"]
+    assert [(h.result, h.dealer) for h in played.hands] == [("uncontested", "B-1")]
+    assert played.state is not None
+    assert (played.state.dealer, played.state.hands_left) == ("B-2", 2)
