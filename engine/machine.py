@@ -157,7 +157,8 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         elif isinstance(event, SeatEvent):
             self.seats_known = True
             self.occupied = {**self.occupied, event.seat: event.occupied}
-            self._session_out(self.session.on_seat(event.seat, event.occupied, self.ts))
+            empty = not any(self.occupied.values())
+            self._session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
             self._button(event.seat)
         elif isinstance(event, BlindEvent):

@@ -260,10 +260,15 @@ class Session:
 
     # -- seats ---------------------------------------------------------------------------------
 
-    def on_seat(self, seat: int, occupied: bool, now: datetime) -> Verdicts:
-        """The seat sensor: a player sat down or left."""
+    def on_seat(self, seat: int, occupied: bool, now: datetime, *, empty: bool = False) -> Verdicts:
+        """The seat sensor: a player sat down or left (``empty``: nobody is seated any more)."""
         st = self.state
         out: list[Verdict] = []
+        if empty and st.hands_left is not None and not st.in_hand:
+            # the table is empty: the game announced as ending is over, the next is a new one
+            self.state = st = replace(st, hands_left=None)
+            out.append(Clear("last"))
+            self._refresh(now)
         if occupied:
             if any(s == seat for s, _ in st.away):
                 self._back(seat, out)

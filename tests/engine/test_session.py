@@ -374,3 +374,13 @@ def test_the_dealer_and_the_last_hands_at_a_table_with_action_inputs(profile: Pr
     assert [(h.result, h.dealer) for h in played.hands] == [("uncontested", "B-1")]
     assert played.state is not None
     assert (played.state.dealer, played.state.hands_left) == ("B-2", 2)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_once_the_table_is_empty_the_next_game_is_not_the_one_announced(profile: Profile) -> None:
+    steps = [*STACKS, "last_hands", *hand(1, first=True), *hand(2), *hand(3), "leave 1 2 3"]
+    played = run(steps, profile)
+    assert played.state is not None
+    assert played.state.hands_left is None
+    played = run([*steps, "sit 1 2 3", *hand(1)], profile)
+    assert played.codes() == []
