@@ -1,6 +1,6 @@
 """The irregularity catalogue as data: severity, remedy steps and rule reference per profile.
 
-Mirrors ``shared/rules/irregularities.md``. Messages are composed where the alert is raised (they
+Mirrors ``docs/rules/irregularities.md``. Messages are composed where the alert is raised (they
 depend on the seat and the evidence); what the rules say to do lives here, in one place.
 """
 

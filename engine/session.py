@@ -1,8 +1,10 @@
 """The session around the hands: buy-ins and rebuys, seats away, the dealer, the last hands and
 the tournament clock (docs/rules.md, "The session").
 
-One composed part of the engine: :class:`Session` holds a :class:`SessionState` (frozen, plain
-values: it round-trips through JSON) and is told what happens by explicit calls from the hand
+A composed concern of the engine: the machine holds a :class:`SessionPart` (a
+:class:`SessionState`, frozen, plain values that round-trip through JSON, and what is derived
+from it) and :class:`Session`, the concern over that part with the settings' rules, built by
+``Memory.attach_concerns``. The concern is told what happens by explicit calls from the hand
 follower (``on_chip``, ``on_seat``, ``on_dealer``, ``on_last_hands``, ``on_level_start``,
 ``on_hand_start``, ``on_hand_end``, ``on_time``). Each call answers with the findings it reached
 as the betting core's verdicts (:class:`engine.betting.api.Raise` / ``Clear``, one alert per
@@ -160,27 +162,47 @@ def _put(pairs: Pairs, seat: int, value: int) -> Pairs:
 
 
 @dataclass(slots=True)
-class Session:
-    """The session's rules, followed from the evidence; mutated only inside a step, on a copy
-    (:meth:`copy`) no earlier state shares. A data class of plain values: ``rules`` (the
-    settings'), ``state``, and what is derived from them (``due``, ``view``)."""
+class SessionPart:
+    """The machine's part for the session: its state and what is derived from it (the next due
+    time, the public view). Plain data; its fields are replaced, never updated, when they change
+    (a copy shares them)."""
 
-    rules: SessionRules
-    state: SessionState
+    state: SessionState = SessionState()
     #: The earliest event time at which something falls due (a seat away too long, a level's
-    #: end): the caller asks :meth:`on_time` only from then on.
+    #: end): the caller asks :meth:`Session.on_time` only from then on.
     due: datetime = NEVER
     view: SessionView = EMPTY_VIEW
 
-    @classmethod
-    def start(cls, rules: SessionRules, state: SessionState | None = None) -> Session:
-        """The part for a session that has seen nothing yet (or that carries on from ``state``)."""
-        session = cls(rules, state if state is not None else SessionState())
-        session._refresh(None)
-        return session
+    def copy(self) -> SessionPart:
+        return SessionPart(self.state, self.due, self.view)
 
-    def copy(self) -> Session:
-        return Session(self.rules, self.state, self.due, self.view)
+
+class Session:
+    """The session's rules, followed from the evidence: the concern over a :class:`SessionPart`
+    (the machine's; mutated only inside a step, on a copy no earlier state shares), with the
+    rules the settings give."""
+
+    __slots__ = ("part", "rules")
+
+    def __init__(self, part: SessionPart, rules: SessionRules) -> None:
+        self.part = part
+        self.rules = rules
+
+    @property
+    def state(self) -> SessionState:
+        return self.part.state
+
+    @state.setter
+    def state(self, value: SessionState) -> None:
+        self.part.state = value
+
+    @property
+    def due(self) -> datetime:
+        return self.part.due
+
+    @property
+    def view(self) -> SessionView:
+        return self.part.view
 
     # -- chips ---------------------------------------------------------------------------------
 
@@ -515,12 +537,14 @@ class Session:
                     at = since + timedelta(seconds=rules.max_absence_s, microseconds=1)
                     due = min(due, at)
         view = SessionView(st.dealer, st.hands_left, level, st.away)
-        if view != self.view:
-            self.view = EMPTY_VIEW if view == EMPTY_VIEW else view
-        self.due = due
+        part = self.part
+        if view != part.view:
+            part.view = EMPTY_VIEW if view == EMPTY_VIEW else view
+        part.due = due
 
 
 __all__ = [
-    "EMPTY_VIEW", "NEVER", "Level", "LevelView", "Session", "SessionRules", "SessionState", "SessionView",
+    "EMPTY_VIEW", "NEVER", "Level", "LevelView", "Session", "SessionPart", "SessionRules", "SessionState",
+    "SessionView",
 ]
 
