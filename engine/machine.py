@@ -123,7 +123,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
-        if self.clock >= self.session.due:  # a seat away too long, a tournament level's end
+        if self.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
             self._session_out(self.session.on_time(self.clock))
 
     def _is_chip_read(self, received: Received) -> bool:

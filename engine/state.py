@@ -138,7 +138,7 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         m.hand_deck,
         m.tracking,
         money_view,
-        m.session.view,  # (replaced, never updated, when it changes)
+        m.session_part.view,  # (replaced, never updated, when it changes)
     )
 
 
