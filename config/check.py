@@ -15,7 +15,7 @@ from config.coverage import coverage
 from config.errors import ConfigError
 from config.exposure import REFUSING, broker_findings, describe, refusal, secret_file_findings
 from config.loader import load_table, table_chips
-from config.models import TableConfig
+from config.models import DeclaredDevice, TableConfig
 from config.registry import DeckRegistry
 
 
@@ -89,7 +89,12 @@ def session_notes(config: TableConfig) -> list[str]:
 
 def _summary(config: TableConfig, registry: DeckRegistry) -> str:
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
-    devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
+    devices = ", ".join(
+        f"{d.id} ({d.driver}{', declared' if isinstance(d, DeclaredDevice) else ''})"
+        for d in config.devices
+    ) or "none (engine only)"
+    if config.table.declared_devices_only:
+        devices += ", no others"
     game = ""
     if config.chips is not None:
         chips = table_chips(config, registry)

@@ -8,6 +8,7 @@ hole card; the same sequence of :data:`Received` always yields the same :class:`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple, TypeAlias
@@ -48,6 +49,12 @@ class EngineSettings:
     no_bet_shows_first: NoBetShowsFirst = "first_to_act"
     #: A live hole card read by no antenna this long (seconds of event time) is off the table.
     hole_card_off_s: float = 10.0
+    #: Who may say what: the kind (``rfid``, ``sensors``, ``shuffler``) of each device the
+    #: configuration declares; with ``declared_only`` no other device is listened to.
+    device_kinds: Mapping[str, str] = field(default_factory=dict)
+    declared_only: bool = False
+    #: Events shown missing and not come again this long (seconds of event time) are lost.
+    gap_wait_s: float = 10.0
     #: The session's rules: buy-in limits, the longest absence, a tournament's levels.
     session: SessionRules = field(default_factory=SessionRules)
 
@@ -80,6 +87,9 @@ class EngineSettings:
             stakes=stakes,
             no_bet_shows_first=config.table.no_bet_shows_first,
             hole_card_off_s=config.table.hole_card_off_s,
+            device_kinds=config.device_kinds(),
+            declared_only=config.table.declared_devices_only,
+            gap_wait_s=config.table.gap_wait_s,
         )
 
 

@@ -105,8 +105,8 @@ def test_the_all_in_is_judged_on_the_stack_at_the_deal() -> None:
     assert played.codes() == ["rebuy_during_hand"]
     money = engine.state.machine.money
     assert money is not None
-    assert 1 in money.allin
-    assert money.stack.get(1, 0) == 0  # the betting core never saw the 500
+    assert 1 in money.state.betting.allin
+    assert money.state.stack.get(1, 0) == 0  # the betting core never saw the 500
 
 
 # -- buy_in_out_of_limits ------------------------------------------------------------------------
