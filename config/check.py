@@ -54,9 +54,37 @@ def check(path: Path) -> Report:
     report.warnings += [
         describe(path, finding, config) for finding in secret_file_findings(config) + found.warnings
     ]
+    report.warnings += [f"{path}: {note}" for note in session_notes(config)]
     if report.ok:
         report.summary = f"{path}: ok: {_summary(config, registry)}"
     return report
+
+
+def session_notes(config: TableConfig) -> list[str]:
+    """The session's rules this table cannot follow for want of evidence (docs/rules.md, "The
+    session"): buy-in limits without a ``stack:N`` zone, absence without a seat sensor."""
+    stack_zones = any(
+        zone.startswith("stack:")
+        for device in config.devices
+        for zone in getattr(device, "antennas", {}).values()
+    )
+    notes: list[str] = []
+    stakes = config.stakes
+    limits = [key for key in ("min_buy_in", "max_rebuy") if stakes is not None and getattr(stakes, key)]
+    if not stack_zones and limits:
+        named = " and ".join("[stakes] " + key for key in limits)
+        notes.append(
+            f"{named} set but no antenna covers a stack:N zone: buy_in_out_of_limits and "
+            "rebuy_during_hand stay silent"
+        )
+    if config.table.max_absence_s is not None and not any(
+        device.driver == "sensors" for device in config.devices
+    ):
+        notes.append(
+            "[table] max_absence_s is set but no sensors device reports the seats: "
+            "absence_over_limit stays silent unless seat events come from elsewhere"
+        )
+    return notes
 
 
 def _summary(config: TableConfig, registry: DeckRegistry) -> str:
@@ -78,6 +106,11 @@ def _summary(config: TableConfig, registry: DeckRegistry) -> str:
             + (f" ante {stakes.ante}" if stakes.ante else "")
             + (f" rake {stakes.rake_percent:g}%" if stakes.rake_percent else "")
         )
+    if not any(zone.startswith("stack:") for d in config.devices
+               for zone in getattr(d, "antennas", {}).values()):
+        game += "; stacks not read (buy-in and rebuy codes silent)"
+    if config.stakes is not None and config.stakes.levels:
+        game += f"; tournament, {len(config.stakes.levels)} levels"
     return (
         f"table {config.table.id}, {config.table.seats} seats, profile {config.table.profile}; "
         f"decks {decks}{game}; devices {devices}"

@@ -101,6 +101,13 @@ class TableSection(Section):
         "again; what has not come this many seconds (event time) after the gap showed is lost, "
         "told to the dealer naming the device and the seqs.",
     )
+    max_absence_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=24 * 3600,
+        description="The house's maximum absence (seconds): a seat with chips in its stack:N and "
+        "no occupant longer than this raises absence_over_limit for the floor. Unset: not followed.",
+    )
 
 
 class TlsSection(Section):
@@ -187,6 +194,30 @@ class ChipsSection(Section):
     registry: Path = Field(description="CSV with header uid,value; relative to the config file.")
 
 
+class LevelSection(Section):
+    """One tournament level: its blinds, ante and length."""
+
+    small_blind: int = Field(ge=1, le=10_000_000)
+    big_blind: int = Field(ge=1, le=10_000_000)
+    ante: int = Field(default=0, ge=0, le=10_000_000)
+    minutes: float = Field(gt=0, le=24 * 60, description="How long the level lasts.")
+
+
+def _level_text(level: LevelSection) -> str:
+    return f"{level.small_blind}/{level.big_blind}" + (f" ante {level.ante}" if level.ante else "")
+
+
+def _blind_problems(place: Place, small: int, big: int) -> list[tuple[Place, str]]:
+    """Seeds 000 and 003: the big blind is at least the small blind and at most twice it."""
+    if big < small:
+        return [((*place, "big_blind"), f"big_blind {big} is below small_blind {small}: the big "
+                 "blind is at least the small blind")]
+    if big > 2 * small:
+        return [((*place, "big_blind"), f"big_blind {big} is more than twice small_blind {small}: "
+                 "the big blind is at most twice the small blind")]
+    return []
+
+
 class StakesSection(Section):
     """The game's money rules: the engine follows the betting once this section is present."""
 
@@ -198,13 +229,46 @@ class StakesSection(Section):
     rake_cap: int = Field(default=0, ge=0, le=10_000_000, description="Most taken; 0 = no cap.")
     straddle: bool = Field(default=True, description="2 x big blind by the third seat left of the "
                            "button (3+ players, not fixed limit) is a straddle, not a wrong blind.")
+    min_buy_in: int = Field(
+        default=0,
+        ge=0,
+        le=10_000_000,
+        description="The session's minimum initial buy-in (seed 000), checked where stack:N zones "
+        "are read; 0 = none.",
+    )
+    max_rebuy: int = Field(
+        default=0,
+        ge=0,
+        le=10_000_000,
+        description="The most chips a seat may add between hands (house regulation), checked where "
+        "stack:N zones are read; 0 = no limit.",
+    )
+    levels: list[LevelSection] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Tournament: the blind levels in order ([[stakes.levels]]); each hand's blinds "
+        "and ante are those of the level in force when it begins. Empty: a cash game.",
+    )
 
     @model_validator(mode="after")
     def _check_blinds(self) -> StakesSection:
-        if self.small_blind > self.big_blind:
-            raise ValueError(
-                f"small_blind {self.small_blind} is larger than big_blind {self.big_blind}"
-            )
+        problems = _blind_problems(("stakes",), self.small_blind, self.big_blind)
+        for index, level in enumerate(self.levels):
+            place: Place = ("stakes", "levels", index)
+            problems += _blind_problems(place, level.small_blind, level.big_blind)
+            if index == 0:
+                continue
+            before = self.levels[index - 1]
+            was = (before.small_blind, before.big_blind, before.ante)
+            now = (level.small_blind, level.big_blind, level.ante)
+            if any(n < w for n, w in zip(now, was, strict=True)) or now == was:
+                problems.append((
+                    (*place, "big_blind"),
+                    f"level {index + 1} ({_level_text(level)}) does not rise above level {index} "
+                    f"({_level_text(before)}): a tournament's levels only go up",
+                ))
+        if problems:
+            raise PlacedError(problems)
         return self
 
 

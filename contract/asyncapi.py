@@ -103,7 +103,7 @@ _CHANNELS = (
         "{root}/{table}/input",
         "Dealer inputs from sources that are not sensors (tablet, console, tests), "
         "discriminated on `type`.",
-        (m.KeyInput, m.ActionInput),
+        (m.KeyInput, m.ActionInput, m.DealerBadgeInput, m.LevelStartInput),
         "receive",
         False,
         "dealer console, tablet, tests",

@@ -179,7 +179,8 @@ class SeatEvent(EventBase):
 
 
 KeyName: TypeAlias = Literal[
-    "new_hand", "round_complete", "all_in", "exposed", "misdeal", "declare_board", "ack"
+    "new_hand", "round_complete", "all_in", "exposed", "misdeal", "declare_board", "ack",
+    "last_hands",
 ]
 KEY_NAMES: Final[tuple[str, ...]] = (
     "new_hand",
@@ -189,6 +190,7 @@ KEY_NAMES: Final[tuple[str, ...]] = (
     "misdeal",
     "declare_board",
     "ack",
+    "last_hands",  # extension: the end of the game announced, the last three hands follow
 )
 
 
@@ -346,7 +348,39 @@ class ActionInput(WireModel):
     )
 
 
-DealerInput: TypeAlias = Annotated[KeyInput | ActionInput, Field(discriminator="type")]
+class DealerBadgeInput(WireModel):
+    """Extension: the dealer now at the table, by badge (a badge reader, the floor's console).
+
+    The hands dealt from then on carry it in their result (``dealer``); a change while a hand
+    is in progress takes effect when that hand ends (seed 000: the dealer cannot be changed
+    during the game)."""
+
+    v: Version = SCHEMA_VERSION
+    ts: Timestamp
+    type: Literal["dealer"] = "dealer"
+    dealer: Annotated[str, Field(min_length=1, max_length=MAX_DEALER, pattern=r"^[A-Za-z0-9._:-]+$")]
+    seq: int | None = Field(default=None, ge=1, le=MAX_SEQ, description=_INPUT_SEQ_DESCRIPTION)
+    source: InputSource | None = Field(
+        default=None, description=_INPUT_SOURCE_DESCRIPTION, exclude_if=_absent
+    )
+
+
+class LevelStartInput(WireModel):
+    """Extension: a tournament's clock starts (again) at level 1 (``[stakes] levels``); without
+    it the clock starts with the first hand."""
+
+    v: Version = SCHEMA_VERSION
+    ts: Timestamp
+    type: Literal["level_start"] = "level_start"
+    seq: int | None = Field(default=None, ge=1, le=MAX_SEQ, description=_INPUT_SEQ_DESCRIPTION)
+    source: InputSource | None = Field(
+        default=None, description=_INPUT_SOURCE_DESCRIPTION, exclude_if=_absent
+    )
+
+
+DealerInput: TypeAlias = Annotated[
+    KeyInput | ActionInput | DealerBadgeInput | LevelStartInput, Field(discriminator="type")
+]
 
 # --------------------------------------------------------------------------------------------
 # Alerts: {root}/{table}/alerts
@@ -411,6 +445,25 @@ class PotState(WireModel):
     eligible: list[Seat] = Field(default_factory=list, max_length=10)
 
 
+class LevelState(WireModel):
+    """A tournament level: its number (1 first), blinds, ante and when it ends."""
+
+    level: int = Field(ge=1, le=100)
+    small_blind: int = Field(ge=0, le=MAX_AMOUNT)
+    big_blind: int = Field(ge=0, le=MAX_AMOUNT)
+    ante: int = Field(default=0, ge=0, le=MAX_AMOUNT)
+    ends: Timestamp | None = Field(
+        default=None, description="When the level ends (event time); null: the last level."
+    )
+
+
+class SeatAway(WireModel):
+    """A seat with chips in its stack and nobody in it."""
+
+    seat: Seat
+    since: Timestamp
+
+
 class PublicState(WireModel):
     """The public table state, safe for any screen: the board is public, hole cards never are."""
 
@@ -447,6 +500,33 @@ class PublicState(WireModel):
     )
     shows_first: Seat | None = Field(
         default=None, description="At showdown: the seat that must show first, or null."
+    )
+    # The session (docs/rules.md, "The session"): only on the wire when known, so the states
+    # of a table that follows none of it stay what they were.
+    dealer: Annotated[str, Field(min_length=1, max_length=MAX_DEALER)] | None = Field(
+        default=None,
+        description="Extension: the badge of the dealer dealing (the last dealer input).",
+        exclude_if=_absent,
+    )
+    hands_left: int | None = Field(
+        default=None,
+        ge=0,
+        le=3,
+        description="Extension: after the last_hands announcement, the hands that may still be "
+        "dealt (3, 2, 1, 0).",
+        exclude_if=_absent,
+    )
+    level: LevelState | None = Field(
+        default=None,
+        description="Extension: a tournament's level in force by the clock, and when it ends.",
+        exclude_if=_absent,
+    )
+    away: list[SeatAway] | None = Field(
+        default=None,
+        max_length=10,
+        description="Extension: seats with chips in their stack and no player, since when "
+        "(where [table] max_absence_s is set).",
+        exclude_if=_absent,
     )
 
 

@@ -18,6 +18,7 @@ from typing import Final
 
 from config.models import DRIVER_EVENTS
 from contract.models import (
+    DealerInput,
     DeviceEvent,
     KeyEvent,
     PayloadError,
@@ -108,8 +109,7 @@ def classify(
             dealer_input = parse_input(topic, payload)
             return Classified(
                 InputReceived(input=dealer_input, received=received),
-                f"input {dealer_input.type} "
-                + (dealer_input.key if dealer_input.type == "key" else dealer_input.action),
+                f"input {dealer_input.type}" + _input_summary(dealer_input),
             )
         if topic.endswith("/event"):
             event = parse_event(topic, payload)
@@ -129,3 +129,14 @@ def classify(
         )
     except PayloadError as error:
         return Malformed(topic, device, error.detail)
+
+
+def _input_summary(item: DealerInput) -> str:
+    """The key, action or dealer an input names (for the log: never a card)."""
+    if item.type == "key":
+        return f" {item.key}"
+    if item.type == "action":
+        return f" {item.action}"
+    if item.type == "dealer":
+        return f" {item.dealer}"
+    return ""

@@ -14,7 +14,7 @@ from typing import Literal, TypeAlias
 from contract.models import Alert, AlertStatus, Profile, Severity
 from engine.catalogue import CATALOGUE
 
-Scope: TypeAlias = Literal["hand", "misdeal", "device", "deck", "money"]
+Scope: TypeAlias = Literal["hand", "misdeal", "device", "deck", "money", "session"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import NamedTuple, TypeAlias
 from config.chips import ChipRegistry
 from config.models import TableConfig
 from config.registry import DeckRegistry
+from contract.cards import zone_stack_seat
 from contract.models import (
     Alert,
     DealerInput,
@@ -27,6 +28,7 @@ from contract.models import (
     Status,
 )
 from engine.betting.api import NoBetShowsFirst, OddChip, Stakes
+from engine.session import Level, SessionRules
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class EngineSettings:
     declared_only: bool = False
     #: Events shown missing and not come again this long (seconds of event time) are lost.
     gap_wait_s: float = 10.0
+    #: The session's rules: buy-in limits, the longest absence, a tournament's levels.
+    session: SessionRules = field(default_factory=SessionRules)
 
     @classmethod
     def from_config(
@@ -72,6 +76,7 @@ class EngineSettings:
                 straddle=s.straddle,
             )
         return cls(
+            session=_session_rules(config),
             seats=config.table.seats,
             profile=config.table.profile,
             registry=registry,
@@ -86,6 +91,28 @@ class EngineSettings:
             declared_only=config.table.declared_devices_only,
             gap_wait_s=config.table.gap_wait_s,
         )
+
+
+def _session_rules(config: TableConfig) -> SessionRules:
+    """The session's rules from ``[stakes]``, ``[table] max_absence_s`` and the antennas that
+    cover ``stack:N`` zones."""
+    stack_seats: set[int] = set()
+    for device in config.devices:
+        for zone in getattr(device, "antennas", {}).values():
+            seat = zone_stack_seat(zone)
+            if seat is not None:
+                stack_seats.add(seat)
+    stakes = config.stakes
+    return SessionRules(
+        min_buy_in=stakes.min_buy_in if stakes is not None else 0,
+        max_rebuy=stakes.max_rebuy if stakes is not None else 0,
+        max_absence_s=config.table.max_absence_s,
+        levels=tuple(
+            Level(lv.small_blind, lv.big_blind, lv.ante, lv.minutes)
+            for lv in (stakes.levels if stakes is not None else ())
+        ),
+        stack_seats=frozenset(stack_seats),
+    )
 
 
 @dataclass(frozen=True)

@@ -389,6 +389,53 @@ _ENTRIES: Final = (
         ("Remove it; it is not a chip of this table.",),
         "Chip registry: only the table's registered chips are in play",
     ),
+    # -- the session: buy-ins, rebuys, absence, the dealer, the last hands, tournament levels --
+    Entry(
+        "rebuy_during_hand",
+        "warning",
+        (
+            "The added chips play no part in this hand.",
+            "The seat's stack for this hand is what it had at the deal.",
+        ),
+        "House rule (session): no rebuy is accepted during a hand",
+    ),
+    Entry(
+        "buy_in_out_of_limits",
+        "warning",
+        (
+            "Call the floor: the floor decides.",
+            "Deal the seat in only once its stack is within the limits.",
+        ),
+        "House rule (session): the minimum initial buy-in, fixed per session; the maximum rebuy",
+    ),
+    Entry(
+        "absence_over_limit",
+        "info",
+        (
+            "Call the floor.",
+            "The chips are deposited in the player's name; the seat may be given to another player.",
+        ),
+        "House rule (session): the longest absence from the table, [table] max_absence_s",
+    ),
+    Entry(
+        "dealer_changed_mid_hand",
+        "warning",
+        ("The change takes effect at the end of the hand.", "The floor is told."),
+        "House rule (session): the house dealer cannot be changed during the game",
+    ),
+    Entry(
+        "blinds_out_of_level",
+        "warning",
+        ("Correct the blind (or ante) to the level in force before the deal.",),
+        "House rule (tournament): blinds and antes rise with the level clock; a hand plays the "
+        "level in force when it began",
+    ),
+    Entry(
+        "hand_after_last",
+        "warning",
+        ("The game was announced as ended: call the floor.",),
+        "House rule (session): the end of the game is announced three hands before",
+    ),
     Entry(
         "remedy_not_followed",
         "warning",
@@ -439,9 +486,22 @@ CHIP_CODES: Final[tuple[str, ...]] = (
     "unknown_chip",
 )
 
-#: The dealing irregularities of the catalogue (chip, device and payload codes excluded).
+#: The codes of "The session" (docs/rules.md): buy-ins and rebuys (where stacks are read),
+#: absence, the dealer, the last hands, tournament levels.
+SESSION_CODES: Final[tuple[str, ...]] = (
+    "rebuy_during_hand",
+    "buy_in_out_of_limits",
+    "absence_over_limit",
+    "dealer_changed_mid_hand",
+    "blinds_out_of_level",
+    "hand_after_last",
+)
+
+#: The dealing irregularities of the catalogue (chip, session, device and payload codes excluded).
 DEALING_CODES: Final[tuple[str, ...]] = tuple(
     e.code
     for e in _ENTRIES
-    if e.code not in CHIP_CODES and e.code not in ("device_offline", "device_fault", "bad_payload")
+    if e.code not in CHIP_CODES
+    and e.code not in SESSION_CODES
+    and e.code not in ("device_offline", "device_fault", "bad_payload")
 )

@@ -187,6 +187,8 @@ class ChipRules(HandRules):
 
     def _chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved: the betting core interprets it, if a hand is followed."""
+        if self._session_chip(uid, value, src, dst):
+            return  # added to a stack during the hand: it plays no part in it
         if uid in self.award_chips:
             # pushed to a winner at the end of an earlier hand: not in play until it has left
             # the table (a winner collecting his chips)
@@ -245,7 +247,8 @@ class ChipRules(HandRules):
                 if self.book.active[existing].message != verdict.message:
                     self.book.update(existing, self.ts, message=verdict.message)
                 continue
-            alert = self._raise(verdict.code, verdict.message, verdict.seat, scope="money")
+            code, message = self.session.blind_code(verdict.code, verdict.message)  # a level's
+            alert = self._raise(code, message, verdict.seat, scope="money")
             self.money_alerts = {**self.money_alerts, verdict.key: alert}
 
     def _money_progress(self) -> None:

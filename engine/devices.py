@@ -5,9 +5,8 @@ what, lost dealer inputs, sensors and decks; the sequence policy and the gap fil
 from __future__ import annotations
 
 from contract.models import (
-    ActionInput,
+    DealerInput,
     FaultEvent,
-    KeyInput,
     ShuffleCompleteEvent,
     Status,
 )
@@ -182,7 +181,7 @@ class DeviceRules(Memory):
         elif self.ts - self.book.active[existing].ts >= REPORT_EVERY:
             self.book.update(existing, self.ts, message=message, device=device)
 
-    def _input_seq(self, item: KeyInput | ActionInput) -> None:
+    def _input_seq(self, item: DealerInput) -> None:
         """A dealer input's ``seq`` (per source): inputs missing in between were lost on the
         way, and no one can send them again: told at once, the hand's result marked."""
         seq = item.seq

@@ -23,11 +23,13 @@ from contract.models import (
     ActionInput,
     BlindEvent,
     ButtonEvent,
+    DealerBadgeInput,
     DealerInput,
     DeviceEvent,
     FaultEvent,
     KeyEvent,
     KeyInput,
+    LevelStartInput,
     SeatEvent,
     ShuffleCompleteEvent,
     ShufflingEvent,
@@ -130,6 +132,8 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
+        if self.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
+            self._session_out(self.session.on_time(self.clock))
 
     def _is_chip_read(self, received: Received) -> bool:
         if not isinstance(received, DeviceEventReceived):
@@ -187,6 +191,8 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         elif isinstance(event, SeatEvent):
             self.seats_known = True
             self.occupied = {**self.occupied, event.seat: event.occupied}
+            empty = not any(self.occupied.values())
+            self._session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
             self._button(event.seat)
         elif isinstance(event, BlindEvent):
@@ -208,6 +214,10 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self._key(item.key, item.seat, item.alert)
         elif isinstance(item, ActionInput):
             self._action(item)
+        elif isinstance(item, DealerBadgeInput):
+            self._session_out(self.session.on_dealer(item.dealer, self.ts))
+        elif isinstance(item, LevelStartInput):
+            self._session_out(self.session.on_level_start(self.ts))
 
     def _action(self, item: ActionInput) -> None:
         if not self.running and (self.phase != "misdeal" or item.action == "post"):
@@ -295,6 +305,8 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
                 self._void_hand()
         elif key == "declare_board" and seat is not None:
             self.declared |= {seat}
+        elif key == "last_hands":
+            self._session_out(self.session.on_last_hands(self.ts))
 
     def _tag(self, device: str, event: TagEvent) -> None:
         if device not in self.readers:

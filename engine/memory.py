@@ -18,6 +18,7 @@ from engine.alerts import AlertBook
 from engine.api import (
     EngineSettings,
 )
+from engine.betting.api import Clear
 from engine.catalogue import CATALOGUE
 from engine.handling import Handling, HandlingState
 from engine.remedies import (
@@ -30,9 +31,11 @@ from engine.remedies import (
 )
 from engine.seqtrack import EPOCH
 from engine.sequences import Sequences, SequenceState
+from engine.session import Session, SessionPart
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
+    from engine.betting.api import Verdicts
     from engine.betting.hand import Money
     from engine.kinds import Learnt
 
@@ -132,6 +135,9 @@ class Memory:
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
+        #: The session around the hands (engine.session): its part, and the concern over it.
+        self.session_part = SessionPart()
+        self.session: Session
         self.attach_concerns()
 
     def _reset_hand(self) -> None:
@@ -212,6 +218,7 @@ class Memory:
         new.hands_out = []
         new.device_seqs = self.device_seqs.copy()
         new.handling_state = self.handling_state.copy()
+        new.session_part = self.session_part.copy()
         new.attach_concerns()
         new.zone = self.zone.copy()
         new.present = self.present.copy()
@@ -223,13 +230,14 @@ class Memory:
         return new
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
-    CONCERNS: Final = frozenset({"sequences", "handling"})
+    CONCERNS: Final = frozenset({"sequences", "handling", "session"})
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
         a state restored from data)."""
         self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
         self.handling = Handling(self.handling_state, self)
+        self.session = Session(self.session_part, self.settings.session)
 
     def begin_step(self) -> None:
         """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
@@ -288,6 +296,31 @@ class Memory:
             seat=seat,
             **kw,  # type: ignore[arg-type]
         )
+
+    def _session_out(self, verdicts: Verdicts) -> None:
+        """The session part's findings as alerts: one per key, kept across hands (scope
+        ``session``) until the part clears it."""
+        for verdict in verdicts:
+            if isinstance(verdict, Clear):
+                if self.book.meta:
+                    self.book.resolve_scope("session", self.ts, verdict.key)
+                continue
+            existing = self.book.find(verdict.code, verdict.key)
+            if existing is None:
+                self._raise(verdict.code, verdict.message, verdict.seat, scope="session", key=verdict.key)
+            elif self.book.active[existing].message != verdict.message:
+                self.book.update(existing, self.ts, message=verdict.message)
+
+    def _session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
+        """A chip moved: the session follows stacks; True when the chip plays no part in the
+        hand (added to a stack during it)."""
+        session = self.session
+        if not session.touches(uid, src, dst):
+            return False
+        won = uid in self.award_chips or uid in self.hand_awards
+        skip, verdicts = session.on_chip(uid, value, src, dst, won=won, now=self.clock)
+        self._session_out(verdicts)
+        return skip
 
     def _not_followed(self, key: str, message: str, remedy: tuple[str, ...], seat: int | None = None) -> None:
         """Raise ``remedy_not_followed`` once per missed step and hand."""

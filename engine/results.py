@@ -53,6 +53,7 @@ class ResultRules(ChipRules):
         stakes = self.settings.stakes
         if stakes is None or self.money is not None or self.money_done:
             return
+        stakes = self.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
         seats = tuple(sorted(self.in_hand or set(self.dealt_seats)))
         if len(seats) < 2:
             return
@@ -71,7 +72,8 @@ class ResultRules(ChipRules):
             for uid, zone in sorted(self.chip_at.items(), key=lambda item: item[1]):
                 # the betting areas (blinds and antes) and, where read, the stacks (an all in
                 # is a stack emptied)
-                if uid in self.award_chips or (zone_bet_seat(zone) is None
+                if uid in self.award_chips or uid in self.session.state.rebuy_chips or (
+                        zone_bet_seat(zone) is None
                                                and zone_stack_seat(zone) is None):
                     continue
                 value = chips.value(uid)
@@ -232,7 +234,9 @@ class ResultRules(ChipRules):
         reacting = self._reacting()
         self._finish_hand()  # at the latest when the next hand starts
         self.book.resolve_scope("money", self.ts)
+        redeal = self.phase == "misdeal"
         super()._start_hand(by_key=by_key)
+        self._session_out(self.session.on_hand_start(self.ts, self.in_hand, redeal=redeal))
         if left_wrong and not reacting:
             self._not_followed(
                 "push-put-right",
@@ -346,7 +350,9 @@ class ResultRules(ChipRules):
             if u in self.chip_lift or (u in self.chip_at and zone_stack_seat(self.chip_at[u]) is None)
         }
         self.hand_awards = frozenset()
+        fields["dealer"] = self.session.hand_dealer  # (off the wire when unknown)
         self.hands_out.append(construct_valid(HandResult, fields))
+        self._session_out(self.session.on_hand_end(self.ts))
 
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple, TypeAlias
 
-from contract.models import MAX_STATE_ALERTS, Alert, PotState, PublicState, SeatAmount, SeatState
+from contract.models import (
+    MAX_STATE_ALERTS,
+    Alert,
+    LevelState,
+    PotState,
+    PublicState,
+    SeatAmount,
+    SeatAway,
+    SeatState,
+)
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.betting.api import Pot, TableView
 from engine.machine import Machine
+from engine.session import EMPTY_VIEW, SessionView
 from engine.showdown import showdown_order
 
 _Items: TypeAlias = tuple[tuple[object, object], ...]
@@ -128,6 +138,7 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         m.hand_deck,
         m.tracking,
         money_view,
+        m.session_part.view,  # (replaced, never updated, when it changes)
     )
 
 
@@ -275,7 +286,8 @@ def public_of(
         key = state_key(m, cache)
     view = key[11]
     last_of, last_values = cache.public
-    if alerts_same and last_of[0] is m and last_of[1:] == (m.seats_known, m.profile, *key[:11]):
+    session = key[12]
+    if alerts_same and last_of[0] is m and last_of[1:] == (m.seats_known, m.profile, *key[:11], session):
         values = last_values.copy()
         values["ts"] = m.ts
     else:
@@ -296,11 +308,33 @@ def public_of(
             "alerts_omitted": omitted,
             "profile": m.profile,
             "tracking": m.tracking,
+            # the session's (docs/engine.md, "The session"): none on most tables
+            "dealer": None,
+            "hands_left": None,
+            "level": None,
+            "away": None,
         }
-        cache.public = ((m, m.seats_known, m.profile, *key[:11]), values.copy())
+        if session is not EMPTY_VIEW:
+            values.update(_session_fields(session))  # type: ignore[arg-type]
+        cache.public = ((m, m.seats_known, m.profile, *key[:11], session), values.copy())
     if view is not None:
         values.update(_money_fields(cache, view))  # type: ignore[arg-type]
     return _construct(PublicState, values)
+
+
+def _session_fields(view: SessionView) -> dict[str, object]:
+    """The session's fields of the public state (docs/engine.md, "The session")."""
+    fields: dict[str, object] = {"dealer": view.dealer, "hands_left": view.hands_left,
+                                 "level": None, "away": None}
+    level = view.level
+    if level is not None:
+        fields["level"] = _construct(LevelState, {
+            "level": level.number, "small_blind": level.small_blind, "big_blind": level.big_blind,
+            "ante": level.ante, "ends": level.ends,
+        })
+    if view.away:
+        fields["away"] = [_construct(SeatAway, {"seat": seat, "since": since}) for seat, since in view.away]
+    return fields
 
 
 _RANK: Final = {"info": 0, "warning": 1, "critical": 2}

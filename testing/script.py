@@ -17,6 +17,8 @@ One step per line, for example::
     take board all     # cards leave the table (back to the stub)
     clear              # the hand is over: every card leaves the table
     action 3 bet 20    # an action feed input
+    dealer B-17        # a dealer input: the dealer's badge (``level_start``: the level clock)
+    input last_hands   # a key as an input (not the keypad): ``input new_hand``
     status rfid-1 offline 2 / fault shuffler jam / gap rfid-1 3 / bad rfid-1 {"x": 1}
     dup / repeat / crosstalk seat:3 seat:4 / flap seat:3   # reader noise
     show 3 4           # players table their hole cards face up
@@ -61,8 +63,11 @@ from contract.models import (
     ActionInput,
     BlindEvent,
     ButtonEvent,
+    DealerBadgeInput,
     FaultEvent,
     KeyEvent,
+    KeyInput,
+    LevelStartInput,
     SeatEvent,
     ShuffleCompleteEvent,
     ShufflingEvent,
@@ -354,6 +359,16 @@ class Table:
                     ),
                 )
             )
+        elif verb == "dealer":
+            self.out.append(Message("input", None, DealerBadgeInput(ts=self._ts(), dealer=args[0])))
+        elif verb == "level_start":
+            self.out.append(Message("input", None, LevelStartInput(ts=self._ts())))
+        elif verb == "input":
+            key = KEY_ALIASES.get(args[0], args[0])
+            key_seat = int(args[1]) if len(args) > 1 else None
+            self.out.append(Message("input", None, KeyInput.model_validate(
+                {"ts": self._ts(), "key": key, "seat": key_seat}
+            )))
         elif verb == "status":
             device, state = args[0], args[1]
             session = int(args[2]) if len(args) > 2 else self.sessions.get(device, 1)

@@ -114,6 +114,14 @@ class TableSummary:
             "deck": state.deck if state is not None else None,
             "profile": state.profile if state is not None else None,
             "tracking": state.tracking if state is not None else None,
+            # The session (docs/rules.md): the dealer, the last hands, a tournament's level and
+            # when it ends (the page counts the time left), the seats away.
+            "dealer": state.dealer if state is not None else None,
+            "hands_left": state.hands_left if state is not None else None,
+            "level": state.level.model_dump(mode="json")
+            if state is not None and state.level is not None
+            else None,
+            "away": [a.seat for a in state.away] if state is not None and state.away else [],
             "state_ts": state.ts.isoformat().replace("+00:00", "Z") if state is not None else None,
             "heard": iso(self.heard_ms),
             "counts": counts,

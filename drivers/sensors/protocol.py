@@ -28,7 +28,7 @@ TYPE_LAMP: Final = 0x81
 TYPE_BUZZER: Final = 0x82
 TYPE_KEY_ACK: Final = 0x83
 
-#: Key codes on the wire, 1-based in contract order (``new_hand`` = 1 ... ``ack`` = 7).
+#: Key codes on the wire, 1-based in contract order (``new_hand`` = 1 ... ``ack`` = 7, ``last_hands`` = 8).
 KEY_CODES: Final[dict[str, int]] = {name: code for code, name in enumerate(KEY_NAMES, start=1)}
 KEY_BY_CODE: Final[dict[int, str]] = {code: name for name, code in KEY_CODES.items()}
 LAMP_COLOURS: Final[tuple[LampColour, ...]] = ("off", "green", "amber", "red", "blue", "white")

@@ -13,8 +13,10 @@ from contract.models import Profile
 from engine.catalogue import CATALOGUE, CHIP_CODES, DEALING_CODES
 from simulators.dealer.mistakes import MISTAKES
 
-#: Every irregularity of the catalogue: the dealing codes, then the codes of "Chips, pots and
-#: showdown" (irregularities.md) with ``unknown_chip`` (a tag in a chip zone in no registry).
+#: Every irregularity of the catalogue the dealer can commit: the dealing codes, then the codes of
+#: "Chips, pots and showdown" (irregularities.md) with ``unknown_chip`` (a tag in a chip zone in
+#: no registry). The session's codes (``engine.catalogue.SESSION_CODES``) are not among them:
+#: they have no injector yet (docs/demo.md).
 CATALOGUE_CODES: Final[tuple[str, ...]] = (
     *DEALING_CODES, *(c for c in CHIP_CODES if c not in DEALING_CODES)
 )

@@ -58,5 +58,5 @@ def test_stakes_with_a_small_blind_above_the_big_blind_are_refused() -> None:
     from config.models import StakesSection
 
     assert StakesSection(small_blind=1, big_blind=2).structure == "no_limit"
-    with pytest.raises(ValidationError, match="small_blind 5 is larger than big_blind 2"):
+    with pytest.raises(ValidationError, match="big_blind 2 is below small_blind 5"):
         StakesSection(small_blind=5, big_blind=2)

@@ -28,10 +28,13 @@ STATUSES = [
     m.Status(state="fault", ts=TS, session=3, detail="crc_errors"),
 ]
 
-INPUTS: list[m.KeyInput | m.ActionInput] = [
+INPUTS: list[m.KeyInput | m.ActionInput | m.DealerBadgeInput | m.LevelStartInput] = [
     m.KeyInput(ts=TS, key="ack"),
     m.KeyInput(ts=TS, key="ack", alert="3-2"),
     m.ActionInput(ts=TS, seat=7, action="raise", amount=400),
+    m.KeyInput(ts=TS, key="last_hands"),
+    m.DealerBadgeInput(ts=TS, dealer="B-1042"),
+    m.LevelStartInput(ts=TS),
 ]
 
 ALERT = m.Alert(

@@ -216,3 +216,27 @@ def test_the_dealer_and_the_area_are_on_the_wire_only_when_known() -> None:
     for bad in ('"dealer": ""', f'"dealer": "{"x" * 65}"'):
         with pytest.raises(m.PayloadError, match="dealer"):
             m.parse_hand("holdem/t1/hands", f'{{"ts": "{ts}", "hand": 3, "result": "uncontested", {bad}}}')
+
+
+@pytest.mark.parametrize(
+    ("payload", "fragment"),
+    [
+        (b'{"v":1,"ts":"2026-01-01T00:00:00Z","type":"dealer","dealer":""}', "dealer"),
+        (b'{"v":1,"ts":"2026-01-01T00:00:00Z","type":"dealer","dealer":"B 1\\n"}', "dealer"),
+        (b'{"v":1,"ts":"2026-01-01T00:00:00Z","type":"dealer","dealer":"' + b"B" * 65 + b'"}', "dealer"),
+        (b'{"v":1,"ts":"2026-01-01T00:00:00Z","type":"dealer"}', "dealer"),
+        (b'{"v":1,"ts":"2026-01-01T00:00:00Z","type":"key","key":"last_hand"}', "key"),
+    ],
+)
+def test_a_bad_session_input_is_refused_naming_the_field(payload: bytes, fragment: str) -> None:
+    with pytest.raises(m.PayloadError) as caught:
+        m.parse_input("holdem/t1/input", payload)
+    assert fragment in caught.value.detail
+
+
+def test_the_session_fields_are_off_the_wire_until_known() -> None:
+    plain = samples.STATE.to_json()
+    for field in (b'"dealer"', b'"hands_left"', b'"level"', b'"away"'):
+        assert field not in plain
+    hand = m.HandResult(ts=samples.TS, hand=1, result="uncontested")
+    assert b'"dealer"' not in hand.to_json()

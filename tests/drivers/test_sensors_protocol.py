@@ -138,7 +138,7 @@ def test_truncated_frame_followed_by_a_whole_one_recovers_in_a_stream() -> None:
         (TYPE_INPUT, b"\x00\x04\x00" + bytes(5), "bits above seat 10"),
         (TYPE_INPUT, bytes(5) + b"\x06" + bytes(2), "lamp colour code 6"),
         (TYPE_INPUT, bytes(6) + b"\x04\x00", "unknown flag bits 0x04"),
-        (TYPE_INPUT, bytes(7) + b"\x01" + b"\x01\x08\x00", "key code 8"),
+        (TYPE_INPUT, bytes(7) + b"\x01" + b"\x01\x09\x00", "key code 9"),
         (TYPE_INPUT, bytes(7) + b"\x01" + b"\x01\x01\x0b", "key seat 11"),
         (TYPE_INPUT, bytes(7) + b"\x09" + bytes(27), "9 keys"),
         (TYPE_LAMP, b"\x06\x00", "not colour"),

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from engine.catalogue import CATALOGUE, CHIP_CODES, DEALING_CODES
+from engine.catalogue import CATALOGUE, CHIP_CODES, DEALING_CODES, SESSION_CODES
 from tests.conftest import REPO
 
 #: The rules the catalogue mirrors, kept in the project: a copy of the reference rules the
@@ -16,8 +16,9 @@ from tests.conftest import REPO
 RULES = REPO / "docs" / "rules" / "irregularities.md"
 ROW = re.compile(r"^\| `(?P<code>[a-z_]+)` \|.*\| (?P<severity>[a-z /]+) \|$")
 #: Catalogue codes that are not rows of the rules' tables: device health and the contract (named
-#: in "Beyond dealing"), and ``unknown_chip`` (issue 13: a tag in a chip zone in no registry).
-NOT_IN_TABLES = {"device_offline", "device_fault", "bad_payload", "unknown_chip"}
+#: in "Beyond dealing"), ``unknown_chip`` (issue 13: a tag in a chip zone in no registry) and
+#: ``hand_after_last`` (named in the text under "The session" table).
+NOT_IN_TABLES = {"device_offline", "device_fault", "bad_payload", "unknown_chip", "hand_after_last"}
 
 
 def rule_rows() -> dict[str, list[str]]:
@@ -44,7 +45,7 @@ def test_every_catalogue_code_is_in_the_rules() -> None:
 
 def test_chip_codes_are_the_rules_chip_table_plus_unknown_chip() -> None:
     text = RULES.read_text(encoding="utf-8")
-    chips = text[text.index("## Chips, pots and showdown") :]
+    chips = text[text.index("## Chips, pots and showdown") : text.index("## The session")]
     table = {m["code"] for m in map(ROW.match, chips.splitlines()) if m}
     assert set(CHIP_CODES) == table | {"unknown_chip"}
     assert not set(CHIP_CODES) & set(DEALING_CODES)
@@ -68,3 +69,16 @@ def test_severities_of_the_chip_codes() -> None:
     }
     assert CATALOGUE["unknown_chip"].severity == "warning"
     assert CATALOGUE["unknown_chip"].remedy == ("Remove it; it is not a chip of this table.",)
+
+
+def test_session_codes_are_the_rules_session_table_plus_hand_after_last() -> None:
+    text = RULES.read_text(encoding="utf-8")
+    session = text[text.index("## The session") :]
+    table = {m["code"] for m in map(ROW.match, session.splitlines()) if m}
+    assert set(SESSION_CODES) == table | {"hand_after_last"}
+    assert "`hand_after_last`" in session
+    assert not set(SESSION_CODES) & (set(DEALING_CODES) | set(CHIP_CODES))
+    for code in SESSION_CODES:
+        for profile in ("roberts", "tda"):
+            assert CATALOGUE[code].remedy_for(profile), (code, profile)
+            assert "Seed" not in CATALOGUE[code].rule_for(profile), code

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.catalogue import CATALOGUE, CHIP_CODES
+from engine.catalogue import CATALOGUE, CHIP_CODES, SESSION_CODES
 from tests.engine.game_codes import CASES as GAME_CASES
 from tests.engine.runner import run
 from tests.engine.scenario import ExpectedAlert, Scenario, load_scenarios, messages
+from tests.engine.test_session import raised_by_case
 
 SCENARIOS = load_scenarios()
 
@@ -30,6 +31,10 @@ def test_every_catalogue_code_is_raised_by_a_scenario_under_each_profile() -> No
     # the chip codes: the scripted hands of tests/engine/test_game_codes.py, under both profiles
     for codes in raised.values():
         codes.update(case.code for case in GAME_CASES)
+    # the session's codes: the scripted cases of tests/engine/test_session.py, both profiles
+    for profile, codes in raised.items():
+        for code in SESSION_CODES:
+            codes.update(raised_by_case(code, profile))  # type: ignore[arg-type]
     assert set(CHIP_CODES) <= {case.code for case in GAME_CASES}
     assert set(CATALOGUE) <= raised["roberts"] | raised["tda"]
     # the codes whose handling differs by profile are raised under both

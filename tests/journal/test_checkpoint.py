@@ -243,3 +243,23 @@ def test_unreadable_bytes_are_refused() -> None:
         checkpoint.load(b"not a checkpoint", engine_settings())
     with pytest.raises(CheckpointError, match="unreadable: not JSON"):
         checkpoint.load(zlib.compress(b"{half"), engine_settings())
+
+
+def test_a_checkpoint_keeps_the_session_around_the_hands() -> None:
+    # The dealer, the last hands, the level clock, a rebuy during a hand, a seat away: cut at
+    # every tenth message, the rest resumed from the checkpoint gives the same outputs.
+    from testing.script import Table, setup_lines
+    from tests.engine.test_session import LEVELS, STACKS, hand
+    from tests.engine.test_session import settings as session_settings
+
+    config = session_settings("roberts", levels=LEVELS, max_absence_s=60, max_rebuy=200)
+    table = Table(registry(), table_seats=config.seats, chips=config.chips)
+    lines = [
+        *(line for line in setup_lines([1, 2, 3], 1, ["A", "B"]) if line != "blinds"),
+        *STACKS, "dealer B-1", "last_hands", "level_start",
+        *hand(1, first=True, mid=("dealer B-2", "chips - stack:1 500")),
+        "chips - stack:2 300", *hand(2, blinds=(1, 2)), "leave 3", "wait 61", "dealer B-2",
+    ]
+    received = [to_received(m) for line in lines for m in table.run(line)]
+    for split in range(1, len(received), 10):
+        _check(received, split, config)

@@ -324,6 +324,7 @@ function renderBar(current) {
   $("hand").textContent = state ? `Hand ${state.hand}` : "Hand —";
   $("phase").textContent = state ? phaseText(state, current.last_hand) : "—";
   $("deck").textContent = state?.deck ? `Deck ${state.deck}` : "";
+  renderSession(state);
   const health = $("health");
   clear(health);
   const controllerState = page.connected ? (current.controller?.state ?? "unknown") : "offline";
@@ -332,6 +333,36 @@ function renderBar(current) {
     health.append(el("span", `pill state-${device.state}`, `${device.id} ${device.state}`));
   }
 }
+
+// The session (docs/rules.md, "The session"): the last hands announced, a tournament's level and
+// its time left (the level's end is the engine's, by event time; the countdown is this page's).
+function handsLeftText(left) {
+  if (left === 0) return "Last hand dealt: the game is over";
+  return left === 1 ? "Last hand: 1 left" : `Last hands: ${left} left`;
+}
+
+function timeLeft(ends) {
+  const seconds = Math.max(0, Math.round((Date.parse(ends) - Date.now()) / 1000));
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function levelText(level) {
+  const ante = level.ante ? ` ante ${level.ante}` : "";
+  const left = level.ends ? ` · ${timeLeft(level.ends)} left` : " · last level";
+  return `Level ${level.level} · ${level.small_blind}/${level.big_blind}${ante}${left}`;
+}
+
+function renderSession(state) {
+  const left = state?.hands_left;
+  const hands = $("hands-left");
+  hands.textContent = left === undefined || left === null ? "" : handsLeftText(left);
+  hands.classList.toggle("ending", left !== undefined && left !== null);
+  $("level").textContent = state?.level ? levelText(state.level) : "";
+}
+
+// The level's countdown runs between pictures.
+setInterval(() => { if (view?.state?.level) $("level").textContent = levelText(view.state.level); }, 1000);
 
 function renderBanners(current) {
   const banners = $("banners");

@@ -91,6 +91,7 @@ function fill(item, summary) {
   if (summary.hand !== null) facts.push(`Hand ${summary.hand}`);
   if (summary.phase) facts.push(PHASES[summary.phase] ?? summary.phase);
   if (summary.tracking === false) facts.push("not tracked");
+  facts.push(...sessionFacts(summary));
   link.querySelector(".facts").textContent = facts.join(" · ") || "no state yet";
   const counts = link.querySelector(".counts");
   clear(counts);
@@ -119,6 +120,34 @@ function fill(item, summary) {
     worst.textContent = state === "online" ? "No active alerts." : (summary.controller?.detail ?? "");
   }
 }
+
+// The session (docs/rules.md): a tournament's level and its time left (the level's end is the
+// engine's, by event time; this page counts down), the last hands, the seats away.
+function timeLeft(ends) {
+  const seconds = Math.max(0, Math.round((Date.parse(ends) - Date.now()) / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function sessionFacts(summary) {
+  const facts = [];
+  const level = summary.level;
+  if (level) {
+    facts.push(`Level ${level.level} ${level.small_blind}/${level.big_blind}` +
+      (level.ends ? ` ${timeLeft(level.ends)} left` : " (last)"));
+  }
+  if (summary.hands_left !== null && summary.hands_left !== undefined) {
+    facts.push(summary.hands_left === 0 ? "game over" : `${summary.hands_left} hands left`);
+  }
+  if (summary.away?.length) facts.push(`away: seat ${summary.away.join(", ")}`);
+  return facts;
+}
+
+// The levels' time left runs between updates.
+setInterval(() => {
+  for (const [id, summary] of tables) {
+    if (summary.level?.ends) fill(tiles.get(id), summary);
+  }
+}, 1000);
 
 function compare(a, b) {
   for (let i = 0; i < a.rank.length; i += 1) {
