@@ -129,6 +129,7 @@ class HandRules(Memory):
                                 "Stop: retrieve all cards.",
                                 "Reshuffle, cut and redeal with the same button.",
                             ),
+                            of=self._misdeal_code(),
                         )
                     return False
         return True
@@ -183,7 +184,12 @@ class HandRules(Memory):
             where = f"on seat {actual}" if actual is not None else "not on the table"
             message = f"The button is {where} but must be on seat {expected}."
             if by_key:
-                alert = self._raise("button_misplaced", message, expected)
+                alert = self._raise(
+                    "button_misplaced",
+                    message,
+                    expected,
+                    remedy=(f"Before dealing, move the button to seat {expected}.",),
+                )
                 self.button_r = ButtonRemedy(alert, expected)
             else:
                 self._button_late(message, expected, None)

@@ -97,7 +97,8 @@ class ChipRules(RoundRules):
         if not m.swept and key not in m.open_keys and m._anyone_owes():
             behind = [s for s in m.ring if m._owes(s)]
             out.append(Raise(key, "premature_sweep", None,
-                             "The bets were swept while seat " + ", ".join(map(str, behind))
+                             f"The bets were swept while seat{'s' if len(behind) > 1 else ''} "
+                             + ", ".join(map(str, behind))
                              + f" had not matched {m.top}: return them and finish the round."))
             m = m._with(open_keys=m.open_keys | {key})
         m = m._with(zone=add_count(m.zone, seat, -amount), swept=add_count(m.swept, seat, amount),

@@ -155,7 +155,11 @@ class RoundRules(HandRecord):
         key = f"oot:{seat}:{self.street_no}"
         out.append(Raise(key, "action_out_of_turn", seat,
                          f"Seat {seat} acted out of turn: seat {skipped} acts first; seat {seat}'s "
-                         "chips stay and are binding if the action to it does not change."))
+                         "chips stay and are binding if the action to it does not change.",
+                         (f"Seat {seat}'s chips stay in its betting area.",
+                          f"Seat {skipped} acts now.",
+                          f"If seat {skipped} only checks or calls, seat {seat}'s action stands; if it "
+                          f"bets or raises, seat {seat} may call, raise or fold again.")))
         return self._with(oot={**self.oot, seat: skipped}, open_keys=self.open_keys | {key})
 
     def _frame(self, seat: int) -> Frame:
