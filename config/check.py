@@ -76,4 +76,5 @@ def _summary(config: TableConfig, registry: DeckRegistry) -> str:
     return (
         f"table {config.table.id}, {config.table.seats} seats, profile {config.table.profile}; "
         f"decks {decks}{game}; devices {devices}"
+        + (f" (start-up grace {config.table.startup_grace_s:g} s)" if config.devices else "")
     )
