@@ -8,11 +8,11 @@ and the lamp command, sent before the sensor board had answered, was refused by 
 
 The grace lives in the service, on the wall clock: the engine reads no clock of its own, and what
 the grace decides is journaled as it is decided. An ``offline`` status of a device not yet heard
-``online`` (or ``fault``) since the start is held, not journaled, not given to the engine; a
-later status of that device replaces it. When the grace ends, the statuses still held are
-journaled and given to the engine then, as received then, so the journal holds exactly what the
-engine took and a replay repeats it. (Holding one is safe: a status is retained on the broker,
-which hands it over again after a crash.)
+from since the start (an event, an ``online`` or ``fault`` status) is held, not journaled, not
+given to the engine; a later status of that device replaces it, an event of it drops it. When
+the grace ends, the statuses still held are journaled and given to the engine then, as received
+then, so the journal holds exactly what the engine took and a replay repeats it. (Holding one is
+safe: a status is retained on the broker, which hands it over again after a crash.)
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class StartupGrace:
 
     #: The end of the grace (wall clock); None before the start and once it is over.
     until: datetime | None = None
-    #: Devices heard ``online`` or ``fault`` since the start.
+    #: Devices heard from since the start: an event, an ``online`` or ``fault`` status.
     heard: set[str] = field(default_factory=set)
     #: Device -> (topic, payload) of its latest ``offline`` status held back.
     held: dict[str, tuple[str, bytes]] = field(default_factory=dict)
@@ -44,6 +44,11 @@ class StartupGrace:
     def waiting_for(self, device: str, now: datetime) -> bool:
         """Whether ``device`` has not been heard from yet and the grace still runs."""
         return self.running(now) and device not in self.heard
+
+    def event(self, device: str) -> None:
+        """An event of ``device``: it is up (whatever status the broker still holds for it)."""
+        self.heard.add(device)
+        self.held.pop(device, None)
 
     def status(self, device: str, offline: bool, topic: str, payload: bytes, now: datetime) -> bool:
         """A status of ``device`` arrived: True when it is held (an ``offline`` within the grace

@@ -211,7 +211,9 @@ class TableController:
         if isinstance(classified, Malformed):
             return self._rejected(classified, payload, received)
         status = classified.received
-        if isinstance(status, DeviceStatusReceived) and status.device:
+        if isinstance(status, DeviceEventReceived) and status.device:
+            self.grace.event(status.device)
+        elif isinstance(status, DeviceStatusReceived) and status.device:
             offline = status.status.state == "offline"
             if self.grace.status(status.device, offline, topic, payload, received):
                 log.info("%s: held, the device has until the start-up grace ends", classified.summary)
@@ -274,10 +276,8 @@ class TableController:
             out += self._report(report, now)
         held = self.grace.ended(now)
         if held is not None:
-            log.info(
-                "start-up grace over: %s",
-                f"still offline: {', '.join(bounded(d, 64) for d in held)}" if held else "no device left offline",
-            )
+            still = ", ".join(bounded(device, 64) for device in held)
+            log.info("start-up grace over: %s", f"still offline: {still}" if still else "none offline")
             # What the devices that did not come up said last goes to the engine now.
             for topic, payload in held.values():
                 out += self.receive(topic, payload, now).outgoing

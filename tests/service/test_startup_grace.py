@@ -71,7 +71,7 @@ async def test_devices_up_within_the_grace_raise_nothing_and_the_lamp_waits_for_
                 within=10,
                 what="the grace's end",
             )
-            assert f"{GRACE_OVER}: no device left offline" in service.log
+            assert f"{GRACE_OVER}: none offline" in service.log
             service.stop()
             assert service.wait() == 0
             await p.wait_for(
@@ -143,3 +143,15 @@ def test_the_grace_holds_only_an_offline_of_a_device_not_yet_heard_from() -> Non
     grace.start(t0, 0)
     assert not grace.status("rfid", True, "dev/rfid/status", b"off", t0)
     assert grace.ended(t0) is None
+
+
+def test_an_event_is_a_device_heard_from() -> None:
+    t0 = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    grace = StartupGrace()
+    grace.start(t0, 5.0)
+    assert grace.status("reader", True, "dev/reader/status", b"off", t0)
+    grace.event("reader")  # it reads tags: up, whatever the broker still held for it
+    assert not grace.waiting_for("reader", t0)
+    # a new session's offline mid-hand is a device going away: raised at once
+    assert not grace.status("reader", True, "dev/reader/status", b"off-2", t0 + timedelta(seconds=1))
+    assert grace.ended(t0 + timedelta(seconds=5)) == {}
