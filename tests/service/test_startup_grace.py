@@ -16,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from config.writer import render_toml
 from contract.models import parse_alert, parse_status
+from controller.demo.setup import demo_config
 from controller.grace import StartupGrace
 from simulators.sensors import Lamp, SensorBoardSimulator
+from simulators.table import SimulatedTable
 from testing.mosquitto import Mosquitto
 from tests.service.conftest import StartService
 from tests.service.support import Probe, probe, until, write_config
@@ -155,3 +158,47 @@ def test_an_event_is_a_device_heard_from() -> None:
     # a new session's offline mid-hand is a device going away: raised at once
     assert not grace.status("reader", True, "dev/reader/status", b"off-2", t0 + timedelta(seconds=1))
     assert grace.ended(t0 + timedelta(seconds=5)) == {}
+
+
+async def test_a_whole_table_started_twice_raises_nothing(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    """The issue's table: shuffler, RFID reader and sensor board, three simulators behind the
+    production drivers inside ``tablectl run``, which is started, stopped and started again."""
+    config = demo_config(
+        seats=6, profile="roberts", broker_url=mosquitto.url, workdir=tmp_path, table_id="t1"
+    )
+    # INFO: the grace says when it ends (the demo logs warnings only)
+    config = config.model_copy(update={"logging": config.logging.model_copy(update={"level": "INFO"})})
+    table = SimulatedTable(config, seed=1)
+    config = await table.start()
+    try:
+        path = tmp_path / "table.toml"
+        path.write_text(render_toml(config, "the demo's table on simulators"), encoding="utf-8")
+        devices = [d.id for d in config.devices if d.enabled]
+        assert len(devices) == 3
+        async with probe(mosquitto.port, "t1") as p:
+            for start in (1, 2):
+                mark = len(p.messages)
+                service = start_service(path)
+                await p.status("online", after=mark)
+                for device in devices:
+                    topic = p.topics.device_status(device)
+                    await p.wait_for(
+                        lambda m, t=topic: m.topic == t  # type: ignore[misc]
+                        and parse_status(m.topic, m.payload).state == "online",
+                        after=mark,
+                    )
+                await until(
+                    lambda s=service, n=start: s.log.count(GRACE_OVER) == n,  # type: ignore[misc]
+                    within=15,
+                    what="the grace's end",
+                )
+                service.stop()
+                assert service.wait() == 0
+        assert _device_offline(p) == []
+        assert service.log.count("held, the device has until the start-up grace ends") >= 3
+        assert " ERROR " not in service.log, service.log
+        assert "Traceback" not in service.log
+    finally:
+        await table.close()
