@@ -223,7 +223,7 @@ class HandRules(Memory):
         """The deal began with the button on the wrong seat: RR misdeal, TDA play continues."""
         if self.profile == "tda":
             remedy = (
-                "Correct the button before substantial action.",
+                f"Move the button to seat {expected} before substantial action.",
                 "After substantial action play continues with the button as it is.",
             )
             text = message + " The deal has begun: correct it before substantial action."
