@@ -1,6 +1,7 @@
 """Throughput of the pure engine core, in events per second on one core.
 
-Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R] [--chips]``
+Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R] [--chips]
+[--against REV]``
 
 Random legal hands of the virtual dealer (2 to 10 players joining and leaving, two decks, folds,
 all-in run-outs, showdowns, reader noise) are rendered once into contract messages; the timed
@@ -11,35 +12,40 @@ the step returns.
 fixed-limit; 2 to 10 players, all-ins, side pots; testing.oracle_hand) rendered as card reads and
 chip movements (every chip read into a betting area, swept, pushed, collected; a busy hand has
 hundreds of chip reads), each fed to an engine with the chip registry and the hand's stakes.
+
+``--against REV``: the same benchmark on the code of git revision ``REV`` (a temporary git
+worktree), side by side: two worker processes, one per tree, each with its own corpus built by
+its own code, timed in turns (``--repeat`` times, each going first every other turn) so that the other load of
+a shared machine falls on both alike; the best run of each and their ratio (this tree's rate
+over REV's: above 1.0 is faster) are printed. The worktree is removed afterwards.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = ROOT / "config" / "decks.example.csv"
 
-from config.registry import load_registry
-from engine.api import (
-    DeviceEventReceived,
-    DeviceStatusReceived,
-    EngineSettings,
-    InputReceived,
-    Received,
-)
-from engine.core import Engine
-from testing.sessions import dealer_session
-
-REGISTRY = Path(__file__).resolve().parents[1] / "config" / "decks.example.csv"
+if TYPE_CHECKING:
+    from engine.api import EngineSettings, Received
 
 
 def build(hands: int, seed: int) -> tuple[int, list[list[Received]]]:
     """Tables of 2 to 10 players, 50 hands each, until ``hands`` hands: one message list each."""
+    from config.registry import load_registry
+    from engine.api import DeviceEventReceived, DeviceStatusReceived, InputReceived
+    from testing.sessions import dealer_session
+
     registry = load_registry(REGISTRY)
     rng = random.Random(seed)
     at = datetime(2026, 11, 30, tzinfo=UTC)
@@ -66,6 +72,7 @@ def build(hands: int, seed: int) -> tuple[int, list[list[Received]]]:
 
 def build_chips(hands: int) -> list[tuple[EngineSettings, list[Received]]]:
     """``hands`` PokerKit hands rendered as chip moves, each with the settings it is played under."""
+    from engine.api import EngineSettings
     from testing.engine_oracle import CHIPS, registry, rendered
     from testing.oracle_hand import TABLE_SEATS, play_hand
 
@@ -78,44 +85,150 @@ def build_chips(hands: int) -> list[tuple[EngineSettings, list[Received]]]:
     return out
 
 
+def _runs(args: argparse.Namespace) -> list[tuple[EngineSettings, list[Received]]]:
+    from config.registry import load_registry
+    from engine.api import EngineSettings
+
+    if args.chips:
+        return build_chips(args.hands)
+    seats, sessions = build(args.hands, args.seed)
+    settings = EngineSettings(seats=seats, profile="roberts", registry=load_registry(REGISTRY))
+    return [(settings, received) for received in sessions]
+
+
+def _timed(runs: list[tuple[EngineSettings, list[Received]]]) -> tuple[float, float, int, int]:
+    """One pass over every run: (wall s, CPU s, public states, alert changes)."""
+    from engine.core import Engine
+
+    alerts = states = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for settings, received in runs:
+        engine = Engine(settings)
+        for item in received:
+            outputs = engine.handle(item)
+            alerts += len(outputs.alerts)
+            states += outputs.state is not None
+    return time.perf_counter() - start, time.process_time() - cpu_start, states, alerts
+
+
+def _worker(args: argparse.Namespace) -> int:
+    """Serve timed passes of the tree at ``--worker`` over stdin/stdout (for ``--against``)."""
+    import engine
+
+    if not Path(engine.__file__).resolve().is_relative_to(Path(args.worker).resolve()):
+        raise SystemExit(f"worker: engine imported from {engine.__file__}, not {args.worker}")
+    runs = _runs(args)
+    print(f"ready {sum(len(r) for _, r in runs)}", flush=True)
+    for line in sys.stdin:
+        if line.strip() != "run":
+            break
+        wall, cpu, states, alerts = _timed(runs)
+        print(f"{wall!r} {cpu!r} {states} {alerts}", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000, help="hands to replay (default 2000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; the best is reported")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--chips", action="store_true", help="hands with chips (PokerKit's)")
+    parser.add_argument("--against", metavar="REV", help="compare with git revision REV")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)  # (a tree's side of --against)
     args = parser.parse_args()
-    if args.chips:
-        runs = build_chips(args.hands)
-        seats = 10
-    else:
-        seats, sessions = build(args.hands, args.seed)
-        registry = load_registry(REGISTRY)
-        settings = EngineSettings(seats=seats, profile="roberts", registry=registry)
-        runs = [(settings, received) for received in sessions]
+    sys.path.insert(0, args.worker or str(ROOT))
+    if args.worker:
+        return _worker(args)
+    if args.against:
+        return _against(args)
+    runs = _runs(args)
     events = sum(len(received) for _, received in runs)
     best = cpu_best = float("inf")
     alerts = states = 0
     for _ in range(args.repeat):
-        alerts = states = 0
-        start, cpu_start = time.perf_counter(), time.process_time()
-        for settings, received in runs:
-            engine = Engine(settings)
-            for item in received:
-                outputs = engine.handle(item)
-                alerts += len(outputs.alerts)
-                states += outputs.state is not None
-        best = min(best, time.perf_counter() - start)
-        cpu_best = min(cpu_best, time.process_time() - cpu_start)
+        wall, cpu, states, alerts = _timed(runs)
+        best = min(best, wall)
+        cpu_best = min(cpu_best, cpu)
     rate = events / best
     what = "hands with chips" if args.chips else "hands"
-    print(f"events:        {events} ({args.hands} {what}, {seats}-seat table)")
+    print(f"events:        {events} ({args.hands} {what}, 10-seat table)")
     print(f"best of {args.repeat}:     {best:.3f} s")
     print(f"throughput:    {rate:,.0f} events/s on one core")
     # CPU time: what a shared machine's other load does not change (the wall clock is above).
     print(f"CPU time:      {events / cpu_best:,.0f} events/s ({cpu_best:.3f} s of CPU)")
     print(f"per event:     {best / events * 1e6:.2f} µs")
     print(f"outputs:       {states} public states, {alerts} alert changes")
+    return 0
+
+
+class _Side:
+    """One tree's worker process: its corpus built, timed passes on request."""
+
+    def __init__(self, name: str, tree: Path, args: argparse.Namespace) -> None:
+        self.name = name
+        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree),
+                   "--hands", str(args.hands), "--seed", str(args.seed)]
+        if args.chips:
+            command.append("--chips")
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree
+        )
+        self.events = int(self._read().removeprefix("ready "))
+        self.wall = self.cpu = float("inf")
+        self.outputs = ""
+
+    def _read(self) -> str:
+        stdout: TextIO | None = self.process.stdout
+        line = stdout.readline() if stdout is not None else ""
+        if not line:
+            raise SystemExit(f"{self.name}: the worker ended ({self.process.wait()})")
+        return line.strip()
+
+    def run(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("run\n")
+        self.process.stdin.flush()
+        wall, cpu, states, alerts = self._read().split()
+        self.wall, self.cpu = min(self.wall, float(wall)), min(self.cpu, float(cpu))
+        self.outputs = f"{states} public states, {alerts} alert changes"
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait()
+
+
+def _against(args: argparse.Namespace) -> int:
+    """This tree and ``args.against`` side by side (see the module docstring)."""
+    revision = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{args.against}^{{commit}}"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    holder = Path(tempfile.mkdtemp(prefix="engine-throughput-"))
+    other = holder / "tree"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(other), revision],
+                   check=True)
+    sides: list[_Side] = []
+    try:
+        sides = [_Side("this tree", ROOT, args), _Side(revision[:12], other, args)]
+        for turn in range(args.repeat):
+            for side in sides if turn % 2 == 0 else sides[::-1]:  # (neither always goes first)
+                side.run()
+    finally:
+        for side in sides:
+            side.close()
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], check=False)
+        shutil.rmtree(holder, ignore_errors=True)
+    what = "hands with chips" if args.chips else "hands"
+    print(f"corpus:        {args.hands} {what}; best of {args.repeat}, taken in turns")
+    for side in sides:
+        print(f"{side.name:<14} {side.events / side.wall:>10,.0f} events/s "
+              f"({side.events / side.cpu:,.0f} per CPU s; {side.events} events; {side.outputs})")
+    mine, theirs = sides
+    if mine.events != theirs.events or mine.outputs != theirs.outputs:
+        print("note:          the two trees did not do the same work (see events and outputs)")
+    print(f"ratio:         {mine.events / mine.wall / (theirs.events / theirs.wall):.3f} "
+          f"(CPU: {mine.events / mine.cpu / (theirs.events / theirs.cpu):.3f})")
     return 0
 
 

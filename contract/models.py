@@ -1,4 +1,4 @@
-"""Pydantic models of every payload in the table contract (``shared/spec/contract.md``).
+"""Pydantic models of every payload in the table contract (``docs/contract.md``).
 
 Readers ignore unknown fields (the contract may be extended compatibly); writers never emit fields
 outside these models. Validation errors are raised as :class:`PayloadError`, which names the topic.

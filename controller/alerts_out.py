@@ -35,6 +35,21 @@ class DealerSignals:
     def active(self) -> tuple[Alert, ...]:
         return tuple(self._active.values())
 
+    @property
+    def lamp_sent(self) -> LampSetting | None:
+        """The lamp setting last sent (None: none yet)."""
+        return self._lamp_sent
+
+    @classmethod
+    def restored(
+        cls, *, buzzer_ms: int, active: tuple[Alert, ...], lamp_sent: LampSetting | None
+    ) -> DealerSignals:
+        """Signals as :attr:`active` and :attr:`lamp_sent` showed them (a checkpoint's)."""
+        signals = cls(buzzer_ms=buzzer_ms)
+        signals._active = {alert.id: alert for alert in active}
+        signals._lamp_sent = lamp_sent
+        return signals
+
     def lamp(self) -> LampSetting:
         """The lamp setting the active alerts call for."""
         top = max((_RANK[a.severity] for a in self._active.values()), default=0)

@@ -1,17 +1,18 @@
 """Checkpoints: the controller's state after a received record, as bytes, and back.
 
-The engine state is plain Python (a ``Machine`` of dicts, tuples, frozen dataclasses and pydantic
-models), so a checkpoint is a pickle of it: no hand-written field list to keep in step with the
-engine while it grows. Three things make that safe enough:
+A checkpoint is compressed JSON of plain data (``engine.state_data``): it names no code, so
+loading it can construct nothing but the engine's own data values, and a checkpoint that holds
+anything else is refused before anything uses it. Three things make it safe to start from:
 
 - **Integrity**: the journal's ``checkpoint`` record holds the file's SHA-256 and is itself in the
-  hash chain; a checkpoint whose bytes do not match is refused before it is unpickled.
-- **Only our classes**: the unpickler resolves nothing but classes of this project and a few plain
-  standard types (no ``os.system``, no ``eval``): a pickle cannot run arbitrary code through it.
-- **Same shape**: after loading, every object is checked against its class as the running code
-  defines it (attributes of a fresh engine, dataclass fields, slots, pydantic fields). A checkpoint
-  of an older engine, missing a field a newer one added, is refused: start-up replays from an
-  earlier point instead of running on a half-filled state.
+  hash chain; a checkpoint whose bytes do not match is refused before it is read.
+- **Plain data only**: no pickle. Every object is one of an allow-list of data classes, built by
+  its own constructor from fields it has (wire models validated again); an unknown class, field
+  or kind of value is refused, naming where it is.
+- **Versioned**: :data:`FORMAT` is the layout of this file and ``engine.state_data.STATE_VERSION``
+  that of the engine's state. Another version (an older pickle of format 1, a state with other
+  fields) is refused with the reason: start-up replays from an earlier point instead (see
+  ``controller.recovery``).
 
 The engine settings (deck registry included) are not in the checkpoint: they come from the
 configuration at start-up, as they do for a replay.
@@ -19,39 +20,25 @@ configuration at start-up, as they do for a replay.
 
 from __future__ import annotations
 
-import dataclasses
-import io
-import pickle
+import json
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pydantic import BaseModel
-
 from contract.models import Alert, PublicState
-from controller.alerts_out import DealerSignals
+from controller.alerts_out import DealerSignals, LampSetting
+from controller.outgoing import Outgoing
 from engine.api import EngineSettings
-from engine.state import EngineState, new_state
+from engine.state import EngineState
+from engine.state_data import Codec, StateDataError, state_from_data, state_to_data
 
-FORMAT: Final = 1
-_SETTINGS: Final = "engine-settings"
-#: Module prefixes whose classes a checkpoint may contain.
-_OUR_MODULES: Final = ("engine.", "contract.", "controller.", "config.")
-_STANDARD: Final = {
-    ("datetime", "datetime"),
-    ("datetime", "date"),
-    ("datetime", "timedelta"),
-    ("datetime", "timezone"),
-    ("collections", "deque"),
-    ("collections", "OrderedDict"),
-    ("builtins", "set"),
-    ("builtins", "frozenset"),
-    ("builtins", "bytearray"),
-    ("builtins", "slice"),
-    ("copyreg", "_reconstructor"),
-    ("builtins", "object"),
-}
+#: The layout of a checkpoint file: 2, JSON of plain data (1 was a pickle, no longer read).
+FORMAT: Final = 2
+_PICKLE_START: Final = b"\x80"  # (every pickle of protocol 2 and above starts with PROTO)
+_KEYS: Final = frozenset(
+    {"format", "covers", "session", "engine", "state", "signals", "unpublished", "recent",
+     "journal_alert", "devices"}
+)
 
 
 class CheckpointError(ValueError):
@@ -79,124 +66,126 @@ class Snapshot:
     format: int = FORMAT
 
 
-class _Pickler(pickle.Pickler):
-    def __init__(self, file: io.BytesIO, settings: EngineSettings) -> None:
-        super().__init__(file, protocol=5)
-        self._settings = settings
-
-    def persistent_id(self, obj: object) -> str | None:
-        return _SETTINGS if obj is self._settings else None
+_CODEC: list[Codec] = []
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, settings: EngineSettings) -> None:
-        super().__init__(file)
-        self._settings = settings
-
-    def persistent_load(self, pid: Any) -> Any:
-        if pid != _SETTINGS:
-            raise CheckpointError(f"unknown reference {pid!r}")
-        return self._settings
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module.startswith(_OUR_MODULES) or (module, name) in _STANDARD:
-            return super().find_class(module, name)
-        raise CheckpointError(f"refers to {module}.{name}, which a checkpoint may not hold")
+def _codec() -> Codec:
+    """The engine's codec plus the controller's own data classes (built once)."""
+    if not _CODEC:
+        _CODEC.append(Codec(extra=(Outgoing, LampSetting)))
+    return _CODEC[0]
 
 
 def dump(snapshot: Snapshot) -> bytes:
-    """The snapshot as compressed bytes (cheap: a few kB, well under a millisecond)."""
-    buffer = io.BytesIO()
-    _Pickler(buffer, snapshot.engine.settings).dump(snapshot)
-    return zlib.compress(buffer.getvalue(), 1)
+    """The snapshot as compressed JSON (a few kB)."""
+    codec = _codec()
+    signals = snapshot.signals
+    data = {
+        "format": FORMAT,
+        "covers": snapshot.covers,
+        "session": snapshot.session,
+        "engine": state_to_data(snapshot.engine, codec),
+        "state": codec.dump(snapshot.state),
+        "signals": {
+            "buzzer_ms": signals.buzzer_ms,
+            "active": codec.dump(signals.active),
+            "lamp_sent": codec.dump(signals.lamp_sent),
+        },
+        "unpublished": codec.dump(tuple(snapshot.unpublished)),
+        "recent": codec.dump(snapshot.recent),
+        "journal_alert": codec.dump(snapshot.journal_alert),
+        "devices": codec.dump(snapshot.devices),
+    }
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return zlib.compress(text.encode(), 1)
 
 
 def load(data: bytes, settings: EngineSettings) -> Snapshot:
     """The snapshot in ``data`` with ``settings`` in place; :class:`CheckpointError` if unusable."""
     try:
         raw = zlib.decompress(data)
-        snapshot = _Unpickler(io.BytesIO(raw), settings).load()
-    except CheckpointError:
-        raise
-    except Exception as error:  # a corrupt pickle can raise almost anything
-        raise CheckpointError(f"unreadable: {type(error).__name__}: {error}") from error
-    if not isinstance(snapshot, Snapshot) or snapshot.format != FORMAT:
-        raise CheckpointError("not a checkpoint of this format")
-    check_shape(snapshot, settings)
-    return snapshot
-
-
-# ------------------------------------------------------------------------------------------------
-# The shape check
-# ------------------------------------------------------------------------------------------------
-
-
-def _objects(root: object) -> Iterator[object]:
-    """Every object reachable from ``root`` through containers and instance attributes, once."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen or isinstance(obj, str | bytes | int | float | bool | type(None)):
-            continue
-        seen.add(id(obj))
-        yield obj
-        if isinstance(obj, dict):
-            stack.extend(obj.keys())
-            stack.extend(obj.values())
-        elif isinstance(obj, list | tuple | set | frozenset):
-            stack.extend(obj)
-        elif isinstance(obj, BaseModel):
-            stack.extend(obj.__dict__.values())
-        elif hasattr(obj, "__dict__") and not isinstance(obj, type):
-            stack.extend(vars(obj).values())
-        if hasattr(type(obj), "__slots__") and not isinstance(obj, tuple):
-            for name in _slots(type(obj)):
-                if hasattr(obj, name):
-                    stack.append(getattr(obj, name))
-
-
-def _slots(cls: type) -> list[str]:
-    names: list[str] = []
-    for klass in cls.__mro__:
-        slots = klass.__dict__.get("__slots__", ())
-        names += [slots] if isinstance(slots, str) else [s for s in slots if s != "__weakref__"]
-    return names
-
-
-def _missing(obj: object) -> list[str]:
-    """Attributes the running code's class defines that ``obj`` lacks (or has and should not)."""
-    cls = type(obj)
-    if isinstance(obj, BaseModel):
-        # Fields with defaults may be absent (the engine builds models without them, too); a
-        # required field missing, or a field the running model does not know, is another version.
-        fields = type(obj).model_fields
-        missing = [n for n, f in fields.items() if f.is_required() and n not in obj.__dict__]
-        return missing + [f"unknown {n}" for n in obj.__dict__ if n not in fields]
-    if dataclasses.is_dataclass(obj):
-        return [f.name for f in dataclasses.fields(obj) if not hasattr(obj, f.name)]
-    if hasattr(cls, "__slots__") and not isinstance(obj, tuple):
-        return [name for name in _slots(cls) if name != "__dict__" and not hasattr(obj, name)]
-    return []
-
-
-def check_shape(snapshot: Snapshot, settings: EngineSettings) -> None:
-    """Refuse a snapshot whose objects lack what the running code's classes define.
-
-    The engine's machine is compared with a fresh one (its attributes are set in ``__init__``, not
-    declared); everything else is checked against its dataclass fields, slots or pydantic fields.
-    """
-    fresh = set(vars(new_state(settings).machine))
-    restored = set(vars(snapshot.engine.machine))
-    if fresh != restored:
-        added = ", ".join(sorted(fresh - restored)) or "none"
-        removed = ", ".join(sorted(restored - fresh)) or "none"
+    except zlib.error as error:
+        raise CheckpointError(f"unreadable: not compressed data ({error})") from error
+    if raw.startswith(_PICKLE_START):
         raise CheckpointError(
-            f"written by another engine version (fields missing: {added}; unknown: {removed})"
+            "format 1 (a pickle, written by an earlier version), which this version does not read"
         )
-    for obj in _objects(snapshot):
-        missing = _missing(obj)
-        if missing:
-            raise CheckpointError(
-                f"written by another version: {type(obj).__qualname__} lacks {', '.join(missing)}"
-            )
+    try:
+        document = json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise CheckpointError(f"unreadable: not JSON ({error})") from error
+    if not isinstance(document, dict):
+        raise CheckpointError("not a checkpoint: a JSON object is expected")
+    if document.get("format") != FORMAT:
+        raise CheckpointError(
+            f"format {document.get('format')!r}, which this version does not read (it reads {FORMAT})"
+        )
+    if set(document) != _KEYS:
+        raise CheckpointError(f"not a checkpoint of format {FORMAT}: keys {sorted(document)}")
+    try:
+        return _snapshot(document, settings)
+    except StateDataError as error:
+        raise CheckpointError(str(error)) from error
+
+
+def _snapshot(document: dict[str, Any], settings: EngineSettings) -> Snapshot:
+    """The snapshot of a format-2 document; :class:`StateDataError` where it is wrong."""
+    codec = _codec()
+
+    def value(key: str, kind: type | tuple[type, ...]) -> Any:
+        loaded = codec.load(document[key], key)
+        if not isinstance(loaded, kind) or (isinstance(loaded, bool) and bool not in _kinds(kind)):
+            raise StateDataError(f"{key}: {type(loaded).__name__} is not what a checkpoint holds here")
+        return loaded
+
+    covers = value("covers", int)
+    session = value("session", int)
+    state = value("state", (PublicState, type(None)))
+    unpublished = value("unpublished", tuple)
+    for i, item in enumerate(unpublished):
+        if not isinstance(item, Outgoing):
+            raise StateDataError(f"unpublished[{i}]: {type(item).__name__} is not an output")
+    recent = value("recent", tuple)
+    if (
+        len(recent) != 2
+        or not isinstance(recent[0], bytes)
+        or not isinstance(recent[1], tuple)
+        or not all(type(n) is int for n in recent[1])
+    ):
+        raise StateDataError("recent: (digests, record numbers) expected")
+    journal_alert = value("journal_alert", (Alert, type(None)))
+    devices = value("devices", frozenset)
+    if not all(isinstance(d, str) for d in devices):
+        raise StateDataError("devices: device names expected")
+    signals = _signals(document["signals"], codec)
+    engine = state_from_data(document["engine"], settings, codec)
+    return Snapshot(
+        covers=covers,
+        session=session,
+        engine=engine,
+        state=state,
+        signals=signals,
+        unpublished=list(unpublished),
+        recent=recent,
+        journal_alert=journal_alert,
+        devices=devices,
+    )
+
+
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _signals(data: Any, codec: Codec) -> DealerSignals:
+    if not isinstance(data, dict) or set(data) != {"buzzer_ms", "active", "lamp_sent"}:
+        raise StateDataError("signals: buzzer_ms, active and lamp_sent expected")
+    buzzer_ms = data["buzzer_ms"]
+    active = codec.load(data["active"], "signals.active")
+    lamp_sent = codec.load(data["lamp_sent"], "signals.lamp_sent")
+    if type(buzzer_ms) is not int or buzzer_ms < 0:
+        raise StateDataError("signals.buzzer_ms: a number of milliseconds expected")
+    if not isinstance(active, tuple) or not all(isinstance(a, Alert) for a in active):
+        raise StateDataError("signals.active: alerts expected")
+    if lamp_sent is not None and not isinstance(lamp_sent, LampSetting):
+        raise StateDataError("signals.lamp_sent: a lamp setting expected")
+    return DealerSignals.restored(buzzer_ms=buzzer_ms, active=active, lamp_sent=lamp_sent)

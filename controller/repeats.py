@@ -48,7 +48,7 @@ class RecentMessages:
             )
 
     def export(self, count: int = IN_CHECKPOINT) -> tuple[bytes, tuple[int, ...]]:
-        """The newest ``count`` digests (joined: a checkpoint pickles two objects, not thousands)
+        """The newest ``count`` digests (joined: a checkpoint stores two values, not thousands)
         and their record numbers, oldest first."""
         newest = list(itertools.islice(reversed(self._seen.items()), count))[::-1]
         return b"".join(d for d, _ in newest), tuple(n for _, n in newest)

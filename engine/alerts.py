@@ -28,7 +28,7 @@ class AlertMeta:
 class AlertBook:
     """Active alerts (id -> latest wire form) plus the changes produced in the current step."""
 
-    __slots__ = ("active", "changes", "counter", "meta", "owned", "profile")
+    __slots__ = ("active", "changes", "counter", "meta", "profile")
 
     def __init__(self, profile: Profile) -> None:
         self.profile: Profile = profile
@@ -36,24 +36,14 @@ class AlertBook:
         self.meta: dict[str, AlertMeta] = {}
         self.counter = 0
         self.changes: list[Alert] = []
-        self.owned = True
 
     def copy(self) -> AlertBook:
-        """A copy sharing the dicts until its first change (most steps change no alert)."""
-        book = AlertBook.__new__(AlertBook)  # no __init__: its dicts would be replaced at once
-        book.profile = self.profile
-        book.active = self.active
-        book.meta = self.meta
+        """A copy of the active alerts, with no changes yet."""
+        book = AlertBook(self.profile)
+        book.active = self.active.copy()
+        book.meta = self.meta.copy()
         book.counter = self.counter
-        book.changes = []
-        book.owned = False
         return book
-
-    def _own(self) -> None:
-        if not self.owned:
-            self.active = dict(self.active)
-            self.meta = dict(self.meta)
-            self.owned = True
 
     def raise_alert(
         self,
@@ -72,7 +62,6 @@ class AlertBook:
     ) -> str:
         """Raise a new alert; the remedy, rule and severity default to the catalogue's."""
         entry = CATALOGUE[code]
-        self._own()
         self.counter += 1
         alert_id = f"{hand}-{self.counter}"
         alert = Alert.model_construct(
@@ -99,7 +88,6 @@ class AlertBook:
         alert = self.active.get(alert_id)
         if alert is None:
             return
-        self._own()
         changed = alert.model_copy(update={"status": status, "ts": ts, **fields})
         self.changes.append(changed)
         if status == "resolved":

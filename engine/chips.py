@@ -67,22 +67,11 @@ class ChipRules(HandRules):
             self.money_alerts = {**self.money_alerts, f"unknown:{uid}": alert}
         return True  # a card on a betting area or in the pot moves no card
 
-    def _own_chips(self) -> None:
-        """Copy the chip dicts before this step's first change (the previous state shares them
-        until then): one C-level copy a step instead of a Python rebuild per chip read."""
-        if self.chips_shared:
-            self.chip_seen = self.chip_seen.copy()
-            self.chip_at = self.chip_at.copy()
-            self.chip_lift = self.chip_lift.copy()
-            self.chips_shared = False
-
     def _chip_tag(self, uid: str, zone: str, present: bool, value: int) -> None:
         seen = self.chip_seen.get(uid, ())
         if present:
             if zone in seen:
                 return
-            if self.chips_shared:
-                self._own_chips()
             self.chip_seen[uid] = (*seen, zone)
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
@@ -113,8 +102,6 @@ class ChipRules(HandRules):
             return
         if zone not in seen:
             return
-        if self.chips_shared:
-            self._own_chips()
         rest = tuple(z for z in seen if z != zone)
         if rest:
             self.chip_seen[uid] = rest
@@ -156,7 +143,6 @@ class ChipRules(HandRules):
             gone = [(u, z) for u, (z, at) in self.chip_lift.items() if everything or at <= limit]
         if not gone:
             return
-        self._own_chips()
         for uid, _ in gone:
             del self.chip_lift[uid]
         chips = self.settings.chips

@@ -12,7 +12,7 @@ from typing import Final
 from contract.models import Alert, DeviceCommand, HandResult, PublicState
 from engine.api import EngineSettings, Outputs, Received
 from engine.machine import Machine
-from engine.state import EngineState, new_state, public_of, state_key, to_public
+from engine.state import EngineState, PublicCache, new_state, public_of, state_key, to_public
 
 
 def initial_state(settings: EngineSettings) -> EngineState:
@@ -20,8 +20,6 @@ def initial_state(settings: EngineSettings) -> EngineState:
     return new_state(settings)
 
 
-#: Outputs from all four fields, without the named tuple's keyword-handling ``__new__``.
-_outputs: Final = tuple.__new__
 #: What most messages produce (outputs are immutable: one value serves them all).
 NOTHING: Final = Outputs((), None)
 
@@ -29,13 +27,14 @@ NOTHING: Final = Outputs((), None)
 def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     """Apply one received message; return the new state and what changed."""
     machine = state.machine.copy()  # its lists of this step's outputs are new and empty
-    outputs = advance(machine, received)
-    return EngineState(machine), outputs
+    outputs = advance(machine, received, state.public)
+    return EngineState(machine, state.public), outputs
 
 
-def advance(machine: Machine, received: Received) -> Outputs:
+def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs:
     """Apply one received message to ``machine``, a working copy no state shares; return what
-    changed (the shell's :class:`Engine` and :func:`step` both end here)."""
+    changed (the shell's :class:`Engine` and :func:`step` both end here). ``cache``: what the
+    last public state was built from."""
     machine.handle(received)
     # Most steps produce none of these: the empty lists are kept, not replaced.
     alerts: tuple[Alert, ...] = ()
@@ -46,18 +45,18 @@ def advance(machine: Machine, received: Received) -> Outputs:
         machine.book.changes = []
     if machine.commands:
         commands = tuple(machine.commands)
-        machine.commands = []
+        machine.commands.clear()  # (the list the machine's concerns append to)
     if machine.hands_out:
         hands = tuple(machine.hands_out)
         machine.hands_out = []
-    key = state_key(machine)
+    key = state_key(machine, cache)
     if alerts or key != machine.state_key:
         machine.state_key = key
         # (no alert change: the alerts are those of the last public state built)
-        public = public_of(machine, key, alerts_same=not alerts)
-        return _outputs(Outputs, (alerts, public, commands, hands))
+        public = public_of(machine, key, alerts_same=not alerts, cache=cache)
+        return Outputs(alerts, public, commands, hands)
     if commands or hands:
-        return _outputs(Outputs, (alerts, None, commands, hands))
+        return Outputs(alerts, None, commands, hands)
     return NOTHING  # most messages: nothing to publish
 
 
@@ -91,13 +90,13 @@ class Engine:
         """Feed one message; return its outputs."""
         if not self._working or len(self._since) >= REBASE_EVERY:
             self._base = self._state
-            self._state = EngineState(self._state.machine.copy())
+            self._state = EngineState(self._state.machine.copy(), self._state.public)
             self._since = []
             self._working = True
         machine = self._state.machine
         machine.begin_step()
         try:
-            outputs = advance(machine, received)
+            outputs = advance(machine, received, self._state.public)
         except BaseException:
             self._back_to_base()
             raise
@@ -109,8 +108,8 @@ class Engine:
         machine = self._base.machine.copy()
         for received in self._since:
             machine.begin_step()
-            advance(machine, received)
-        self._state = EngineState(machine)
+            advance(machine, received, self._base.public)
+        self._state = EngineState(machine, self._base.public)
 
     @property
     def state(self) -> EngineState:

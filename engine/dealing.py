@@ -30,7 +30,7 @@ class DealRules(HandRules):
         return True
 
     def _arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
-        self._own_cards()
+        self._cards_change()
         self.seat_cards[seat] = (*self.seat_cards.get(seat, ()), uid)
         if not face_up:
             self.dealt_down |= {uid}
@@ -313,7 +313,7 @@ class DealRules(HandRules):
         seat = zone_seat(zone)
         if seat is None:
             if zone == "burn" and not arriving:
-                self._burn_face_up(uid)
+                self.handling.burn_face_up(uid)
             return
         self.face_up |= {uid}
         self._card_face_up(seat)

@@ -1,5 +1,5 @@
-"""Device health (status, faults, bad payloads), sensors and decks; the sequence policy is in
-:mod:`engine.sequence`."""
+"""Device health (status, faults, bad payloads, the sequence findings reported), sensors and
+decks; the sequence policy and the gap fill are in :mod:`engine.sequences`."""
 
 from __future__ import annotations
 
@@ -12,30 +12,54 @@ from contract.text import bounded, identifier
 from engine.api import (
     PayloadRejected,
 )
-from engine.seqtrack import SeqTrack
-from engine.sequence import SequenceRules
+from engine.memory import Memory
+from engine.seqtrack import REPORT_EVERY
+from engine.sequences import Lost
 
 
-class DeviceRules(SequenceRules):
+class DeviceRules(Memory):
     """Device health, the button and blind sensors, and the deck states."""
 
-    def _status(self, device: str, status: Status) -> None:
-        previous = self.dev_session.get(device)
-        track = self.dev_seq.get(device)
-        if track is not None and track.session is not None:
-            if status.session > track.session:
-                # a new session (its events name it): seq restarts at 1
-                self.dev_prev = {**self.dev_prev, device: track}
-                self.dev_seq[device] = SeqTrack(0, 0, session=status.session)
-            # else: its events came first (or this is an older status): nothing to restart
-        elif previous != status.session:
-            # seq restarts at 1 with a new session; the first status of a device that already
-            # sent events may or may not be a restart: its next event sets the count
-            if previous is None:
-                self.dev_seq.pop(device, None)
+    def _sequence_findings(self) -> None:
+        """Report what the sequence policy found (engine.sequences), in order."""
+        findings = self.sequences.findings
+        for finding in findings:
+            if isinstance(finding, Lost):
+                self._lost(finding.device, finding.what)
             else:
-                self.dev_seq[device] = SeqTrack(0, 0)
-        self.dev_session = {**self.dev_session, device: status.session}
+                self._far_report(finding.device, finding.high, finding.far)
+        findings.clear()
+
+    def _far_report(self, device: str, high: int, far: int) -> None:
+        """Events with a seq far from the device's were ignored (updated at most once a second)."""
+        key = f"{device}#far"
+        message = (
+            f"Device {bounded(device, 64)} sent {far} event(s) with a sequence number far from "
+            f"its last one ({high}): they were ignored."
+        )
+        existing = self.book.find("bad_payload", key)
+        if existing is None:
+            self._raise("bad_payload", message, scope="device", key=key, device=device)
+        elif self.ts - self.book.active[existing].ts >= REPORT_EVERY:
+            self.book.update(existing, self.ts, message=message)
+
+    def _lost(self, device: str, what: str) -> None:
+        """Events of ``device`` are lost for good: say so; this hand is not tracked."""
+        message = (
+            f"Device {bounded(device, 64)} {what}: they were lost, so this hand is not tracked; "
+            "tracking resumes with the next shuffle or new hand."
+        )
+        key = f"{device}#seq"
+        existing = self.book.find("device_fault", key)
+        if existing is None:
+            self._raise("device_fault", message, scope="hand", key=key, device=device)
+        else:
+            self.book.update(existing, self.ts, message=message)
+        self.untracked = True
+        self._update_tracking()
+
+    def _status(self, device: str, status: Status) -> None:
+        self.sequences.status(device, status)
         self.dev_state = {**self.dev_state, device: status.state}
         self._update_tracking()
         # only a short identifier ("lost", "stopped"): a status' free text is not for the dealer
@@ -124,7 +148,7 @@ class DeviceRules(SequenceRules):
             card = registry.lookup(uid)
             if card is not None and card.deck == deck:
                 self._leave(uid, zone)
-                self._own_cards()
+                self._cards_change()
                 del self.zone[uid]
 
     def _other_deck(self, deck: str | None) -> str | None:

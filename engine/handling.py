@@ -8,112 +8,154 @@ since its first card reached the muck (a reader reports a card's move only when 
 old antenna, some hundreds of milliseconds apart for two cards), a card off the table once the
 house limit has. Cards a remedy sends back to the deck (an extra card, an exposed card) are not
 hole cards any more.
+
+The concern is :class:`Handling`, over its part :class:`HandlingState` (reset with each hand); it
+reads the hand from the machine it is attached to and is called by it explicitly.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from contract.cards import zone_seat
-from engine.hands import HandRules
+
+if TYPE_CHECKING:
+    from engine.memory import Memory
 
 
-class HandlingRules(HandRules):
-    """fold_incomplete, hole_card_off_table, burn_face_up."""
+@dataclass(slots=True)
+class HandlingState:
+    """The handling findings of the hand. Its dicts are replaced, never updated, when they
+    change (a copy shares them)."""
 
-    def _muck_arrival(self, seat: int) -> None:
+    #: Seats whose first card reached the muck, and when (the reader's time).
+    half_folds: dict[int, datetime] = field(default_factory=dict)
+    #: Live hole cards read by no antenna, since when.
+    off_table: dict[str, datetime] = field(default_factory=dict)
+    #: The alert of each finding raised (``fold:3``, ``off:UID``, ``burn:UID``).
+    alerts: dict[str, str] = field(default_factory=dict)
+
+    def copy(self) -> HandlingState:
+        return HandlingState(self.half_folds, self.off_table, self.alerts)
+
+    def reset(self) -> None:
+        """A new hand: nothing found yet."""
+        self.half_folds, self.off_table, self.alerts = {}, {}, {}
+
+
+class Handling:
+    """fold_incomplete, hole_card_off_table, burn_face_up (see the module docstring)."""
+
+    __slots__ = ("state", "table")
+
+    def __init__(self, state: HandlingState, table: Memory) -> None:
+        self.state = state
+        self.table = table  # the hand it judges: read, and alerts raised through it
+
+    def muck_arrival(self, seat: int) -> None:
         """A card of ``seat`` reached the muck: a fold is complete once both have."""
-        if not (self.running or self.phase == "showdown") or seat not in self.in_hand:
+        table, state = self.table, self.state
+        if not (table.running or table.phase == "showdown") or seat not in table.in_hand:
             return
-        if self._live_cards(seat):
-            if seat not in self.half_folds:
-                self.half_folds = {**self.half_folds, seat: self.read_ts}
-                if self.phase != "showdown":
+        if self.live_cards(seat):
+            if seat not in state.half_folds:
+                state.half_folds = {**state.half_folds, seat: table.read_ts}
+                if table.phase != "showdown":
                     # for the betting the seat has folded (a player does not muck one card and
                     # play on): the next seat's chips are in turn while the other card follows
-                    self._money_fold(seat)
+                    table._money_fold(seat)
             return
-        if seat in self.half_folds:
-            self.half_folds = {s: t for s, t in self.half_folds.items() if s != seat}
+        if seat in state.half_folds:
+            state.half_folds = {s: t for s, t in state.half_folds.items() if s != seat}
         self._handled(f"fold:{seat}")
 
-    def _card_lifted(self, uid: str, zone: str) -> None:
+    def card_lifted(self, uid: str, zone: str) -> None:
         """A hole card of a live seat is read by no antenna: players lift their cards to look."""
+        table, state = self.table, self.state
         seat = zone_seat(zone)
-        if seat is None or not self.running or seat not in self.in_hand or seat in self.folded:
+        if seat is None or not table.running or seat not in table.in_hand or seat in table.folded:
             return
-        if uid not in self._live_cards(seat):
+        if uid not in self.live_cards(seat):
             return  # back on the deck by a remedy
-        if uid not in self.off_table:
-            self.off_table = {**self.off_table, uid: self.read_ts}
+        if uid not in state.off_table:
+            state.off_table = {**state.off_table, uid: table.read_ts}
 
-    def _card_read(self, uid: str) -> None:
+    def card_read(self, uid: str) -> None:
         """A card read again: it is back on the table."""
-        if uid in self.off_table:
-            self.off_table = {u: t for u, t in self.off_table.items() if u != uid}
+        state = self.state
+        if uid in state.off_table:
+            state.off_table = {u: t for u, t in state.off_table.items() if u != uid}
             self._handled(f"off:{uid}")
 
-    def _burn_face_up(self, uid: str) -> None:
+    def burn_face_up(self, uid: str) -> None:
+        """A burn card read face up."""
+        table, state = self.table, self.state
         key = f"burn:{uid}"
-        if key in self.handling_alerts or not self.running or uid in self.face_up:
+        if key in state.alerts or not table.running or uid in table.face_up:
             return  # an exposed hole card made the burn (the remedy) is face up by nature
-        self.handling_alerts = {
-            **self.handling_alerts,
-            key: self._raise(
+        state.alerts = {
+            **state.alerts,
+            key: table._raise(
                 "burn_face_up",
                 "A burn card was turned face up: it stays the burn; deal the next board card as "
                 "normal.",
             ),
         }
 
-    def _live_cards(self, seat: int) -> tuple[str, ...]:
+    def live_cards(self, seat: int) -> tuple[str, ...]:
         """The seat's hole cards, without those a remedy sends back to the deck."""
-        cards = self.seat_cards.get(seat, ())
-        away = {r.uid for r in (self.extra_r, self.exposed_r) if r is not None}
+        table = self.table
+        cards = table.seat_cards.get(seat, ())
+        away = {r.uid for r in (table.extra_r, table.exposed_r) if r is not None}
         return tuple(uid for uid in cards if uid not in away) if away else cards
 
-    def _half_folds_due(self, seat: int | None) -> None:
+    def half_folds_due(self, seat: int | None) -> None:
         """Judge the folds left half done: ``seat`` None at the hand's end (all of them), else
         those whose first card reached the muck longer ago than the reaction time."""
-        for folding, since in tuple(self.half_folds.items()):
-            if seat is not None and self.read_ts - since <= self.reaction:
+        table, state = self.table, self.state
+        for folding, since in tuple(state.half_folds.items()):
+            if seat is not None and table.read_ts - since <= table.reaction:
                 continue
             key = f"fold:{folding}"
-            self.half_folds = {s: t for s, t in self.half_folds.items() if s != folding}
-            if key not in self.handling_alerts and self._live_cards(folding):
-                self.handling_alerts = {
-                    **self.handling_alerts,
-                    key: self._raise(
+            state.half_folds = {s: t for s, t in state.half_folds.items() if s != folding}
+            if key not in state.alerts and self.live_cards(folding):
+                state.alerts = {
+                    **state.alerts,
+                    key: table._raise(
                         "fold_incomplete",
                         f"Seat {folding} folded but only one of its cards reached the muck.",
                         folding,
                     ),
                 }
 
-    def _handling_timers(self) -> None:
+    def timers(self) -> None:
         """Judge the cards off the table at the reader's time."""
-        limit = timedelta(seconds=self.settings.hole_card_off_s)
-        for uid, since in tuple(self.off_table.items()):
+        table, state = self.table, self.state
+        limit = timedelta(seconds=table.settings.hole_card_off_s)
+        for uid, since in tuple(state.off_table.items()):
             key = f"off:{uid}"
-            if key in self.handling_alerts or self.read_ts - since <= limit:
+            if key in state.alerts or table.read_ts - since <= limit:
                 continue
-            holder = next((s for s, cards in self.seat_cards.items() if uid in cards), None)
-            if holder is None or holder in self.folded or not self.running:
-                self.off_table = {u: t for u, t in self.off_table.items() if u != uid}
+            holder = next((s for s, cards in table.seat_cards.items() if uid in cards), None)
+            if holder is None or holder in table.folded or not table.running:
+                state.off_table = {u: t for u, t in state.off_table.items() if u != uid}
                 continue
-            self.handling_alerts = {
-                **self.handling_alerts,
-                key: self._raise(
+            state.alerts = {
+                **state.alerts,
+                key: table._raise(
                     "hole_card_off_table",
                     f"A hole card of seat {holder} has been off the table for more than "
-                    f"{self.settings.hole_card_off_s:g} seconds.",
+                    f"{table.settings.hole_card_off_s:g} seconds.",
                     holder,
                 ),
             }
 
     def _handled(self, key: str) -> None:
         """The handling finding ``key`` was put right: its alert is resolved."""
-        alert = self.handling_alerts.get(key)
+        state = self.state
+        alert = state.alerts.get(key)
         if alert is not None:
-            self.book.resolve(alert, self.ts)
-            self.handling_alerts = {k: a for k, a in self.handling_alerts.items() if k != key}
+            self.table.book.resolve(alert, self.table.ts)
+            state.alerts = {k: a for k, a in state.alerts.items() if k != key}

@@ -40,19 +40,19 @@ from engine.board import BoardRules
 from engine.chips import LIFT_S
 from engine.dealing import DealRules
 from engine.devices import DeviceRules
-from engine.handling import HandlingRules
 from engine.memory import BOARD_AT
 from engine.results import ResultRules
+from engine.seqtrack import received_ts
 
 
-class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
+class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def handle(self, received: Received) -> None:
         """Take one received message; alert changes accumulate in ``self.book.changes``,
         device commands in ``self.commands``. While a gap is being filled the message waits
-        (engine.gapfill), and is applied in its place once the gap is closed."""
-        if self.held:
+        (engine.sequences), and is applied in its place once the gap is closed."""
+        if self.device_seqs.held:
             self._hold(received)
         elif type(received) is DeviceEventReceived and type(received.event) is TagEvent:
             self._apply_tag(received.device, received.event, received)
@@ -70,11 +70,14 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         ts = self.ts = event.ts
         if ts > self.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
             self.clock = ts
-        taken = self._sequence(device, event)
+        sequences = self.sequences
+        taken = sequences.take(device, event, self.clock)
+        if sequences.findings:
+            self._sequence_findings()
         if taken is None:
-            self.held = (*self.held, received)  # it shows a gap: it waits for the fill
+            sequences.wait(received)  # it shows a gap: it waits for the fill
         elif taken:
-            self.dev_taken[device] = self.dev_taken.get(device, 0) + 1
+            sequences.counted(device)
             if value is not None and device in self.readers:
                 if ts > self.read_ts:  # noqa: PLR1730 - (as above)
                     self.read_ts = ts
@@ -82,6 +85,21 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             else:
                 self._tag(device, event)
         self._after_apply()
+
+    def _hold(self, received: Received) -> None:
+        """While gaps are open (engine.sequences): the message waits; once they are closed,
+        what waited is applied in its order, until one opens a new gap (the rest waits again)."""
+        self.ts = received_ts(received)
+        self.clock = max(self.clock, self.ts)
+        sequences = self.sequences
+        released = sequences.hold(received, self.clock)
+        if sequences.findings:
+            self._sequence_findings()
+        for index, item in enumerate(released):
+            self._apply(item)
+            if self.device_seqs.gaps:
+                sequences.hold_back(released[index + 1 :], self.clock)
+                return
 
     def _apply(self, received: Received) -> None:
         if self.chip_lift and not self._is_chip_read(received):
@@ -96,10 +114,11 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         lifted = self.chip_lift
         if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
             self._settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
-        if self.off_table:
-            self._handling_timers()
-        if self.half_folds:
-            self._half_folds_due(-1)  # -1: those older than the reaction time
+        handling = self.handling_state
+        if handling.off_table:
+            self.handling.timers()
+        if handling.half_folds:
+            self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_over and not self.result_sent:
             self._maybe_finish()
 
@@ -114,20 +133,25 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if isinstance(received, DeviceEventReceived):
             self.ts = received.event.ts
             self.clock = max(self.clock, self.ts)
-            taken = self._sequence(received.device, received.event)
+            sequences = self.sequences
+            taken = sequences.take(received.device, received.event, self.clock)
+            if sequences.findings:
+                self._sequence_findings()
             if taken is None:
-                self.held = (*self.held, received)  # it shows a gap: it waits for the fill
+                sequences.wait(received)  # it shows a gap: it waits for the fill
             elif taken:
-                device = received.device
-                self.dev_taken[device] = self.dev_taken.get(device, 0) + 1
-                self._device_event(device, received.event)
+                sequences.counted(received.device)
+                self._device_event(received.device, received.event)
         elif isinstance(received, DeviceStatusReceived):
             self.ts = received.status.ts
             newer = self.ts > self.clock
             self.clock = max(self.clock, self.ts)
             device, status = received.device, received.status
-            if self._status_gap(device, status) or self._reconnected(device, status, newer):
-                self.held = (*self.held, received)  # what it announces is coming: it waits
+            sequences = self.sequences
+            if sequences.status_gap(device, status, self.clock) or sequences.reconnected(
+                device, status, newer, self.dev_state.get(device), self.clock
+            ):
+                sequences.wait(received)  # what it announces is coming: it waits
             else:
                 self._status(device, status)
         elif isinstance(received, InputReceived):
@@ -259,14 +283,14 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             if face_up and self.zone.get(uid) == zone:
                 self._face_up(uid, zone, arriving=False)
             return  # the same tag reported twice is one card
-        self._own_cards()
+        self._cards_change()
         self.present[uid] = (*zones, zone)
         if not self._genuine(uid, zone):
             return
         current = self.zone.get(uid)
         if current == zone:
-            if self.off_table:
-                self._card_read(uid)
+            if self.handling_state.off_table:
+                self.handling.card_read(uid)
             if face_up:
                 self._face_up(uid, zone, arriving=False)
             return
@@ -296,7 +320,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         if not zones or zone not in zones:
             return
         rest = tuple(z for z in zones if z != zone)
-        self._own_cards()
+        self._cards_change()
         if rest:
             self.present[uid] = rest
         else:
@@ -340,15 +364,15 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
 
     def _lifted(self, uid: str, zone: str) -> None:
         """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
-        self._card_lifted(uid, zone)
+        self.handling.card_lifted(uid, zone)
         redeal = self.redeal
         if zone == "board" and redeal is not None and uid in redeal.taken:
             self._leave(uid, zone)
-            self._own_cards()
+            self._cards_change()
             del self.zone[uid]
         elif zone == "burn" and self.extra_burn_r is not None and self.extra_burn_r.returned is None:
             self._leave(uid, zone)
-            self._own_cards()
+            self._cards_change()
             del self.zone[uid]
             self.street_burns = max(0, self.street_burns - 1)
             street = self.extra_burn_r.street
@@ -376,7 +400,7 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
             return
         if old is not None:
             self._leave(uid, old)
-        self._own_cards()
+        self._cards_change()
         self.zone[uid] = new
         if seat is not None:
             self._arrive_seat(uid, seat, old, face_up)
@@ -385,12 +409,12 @@ class Machine(ResultRules, HandlingRules, DealRules, BoardRules, DeviceRules):
         elif new == "burn":
             self._arrive_burn(uid, old)
             if face_up:
-                self._burn_face_up(uid)
+                self.handling.burn_face_up(uid)
         elif new == "muck" and old is not None:
             self._arrive_muck(uid, old)
             seat_left = zone_seat(old)
             if seat_left is not None:
-                self._muck_arrival(seat_left)
+                self.handling.muck_arrival(seat_left)
 
     def _river_actions_done(self) -> None:
         """With action inputs, the river's last action ends the betting: showdown."""

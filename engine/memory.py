@@ -1,14 +1,13 @@
 """What the engine knows about the table and the hand, and the helpers every rule uses.
 
-Every container inside is either replaced when it changes, or copied by :meth:`Memory.copy`, or
-(the card and chip dicts, which most steps leave alone) copied before the step's first change to
-it; every value in them is immutable, so a copy is cheap and the previous state never changes.
+Every container inside is either replaced when it changes or copied by :meth:`Memory.copy`; every
+value in them is immutable, so a copy is cheap and the previous state never changes.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Final, Self
 
 from contract.cards import zone_seat
@@ -20,6 +19,7 @@ from engine.api import (
     EngineSettings,
 )
 from engine.catalogue import CATALOGUE
+from engine.handling import Handling, HandlingState
 from engine.remedies import (
     BlindsRemedy,
     BoardRedeal,
@@ -28,14 +28,13 @@ from engine.remedies import (
     ExtraBurnRemedy,
     ExtraCardRemedy,
 )
+from engine.seqtrack import EPOCH
+from engine.sequences import Sequences, SequenceState
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
-    from engine.api import Received
     from engine.betting.hand import Money
-    from engine.seqtrack import Gap, SeqTrack
 
-EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
 STREET_NAMES: Final = ("preflop", "flop", "turn", "river")
 #: Live board cards once a street is complete: flop 3, turn 4, river 5.
@@ -66,25 +65,12 @@ class Memory:
         #: not): what the gap fill measures its waits on.
         self.clock = EPOCH
         self.book = AlertBook(settings.profile)
-        # devices
-        self.dev_seq: dict[str, SeqTrack] = {}
-        #: The track of each device's previous session (replaced, not updated, when it changes).
-        self.dev_prev: dict[str, SeqTrack] = {}
-        #: Events taken per device, every session (copied for each step): exactly-once checks.
-        self.dev_taken: dict[str, int] = {}
-        self.dev_session: dict[str, int] = {}
-        #: Gap fill (engine.gapfill): missing events asked for again, and the messages held
-        #: meanwhile, in the order they arrived.
-        self.gaps: tuple[Gap, ...] = ()
-        self.held: tuple[Received, ...] = ()
-        #: While holding: the highest seq each (device, session) has among what is taken,
-        #: held or asked for (a held event beyond it shows a gap at once).
-        self.hold_next: dict[tuple[str, int], int] = {}
-        #: When the hold began (event time), and the devices heard from since.
-        self.hold_since = EPOCH
-        self.checked_in: frozenset[str] = frozenset()
-        #: Device commands produced by the current step (the core resets it for each step).
+        #: Device commands produced by the current step (the core empties it after each step).
         self.commands: list[tuple[str, DeviceCommand]] = []
+        # devices: their sequence numbers and the gap fill (engine.sequences: the state, and
+        # the concern that follows it, which is rebuilt around a copy's state)
+        self.device_seqs = SequenceState()
+        self.sequences: Sequences
         #: Events were lost this hand: it is not tracked until the next hand begins.
         self.untracked = False
         self.dev_state: dict[str, str] = {}
@@ -106,14 +92,13 @@ class Memory:
         self.zone: dict[str, str] = {}
         self.present: dict[str, tuple[str, ...]] = {}
         self.seat_cards: dict[int, tuple[str, ...]] = {}
-        #: The three card dicts (zone, present, seat_cards) are still the previous state's: they
-        #: are copied before the step's first change (most steps change no card).
-        self.cards_shared = False
         #: The card dicts changed in this step (the public state's change check reads it).
         self.cards_changed = False
         self.hand = 0
         self.phase: Phase = "idle"
         self.state_key: object = None
+        self.handling_state = HandlingState()
+        self.handling: Handling
         self._reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
         self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
@@ -127,9 +112,6 @@ class Memory:
         self.chip_seen: dict[str, tuple[str, ...]] = {}
         self.chip_at: dict[str, str] = {}
         self.chip_lift: dict[str, tuple[str, datetime]] = {}
-        #: The three chip dicts are still the previous state's (engine.chips copies them before
-        #: the step's first change).
-        self.chips_shared = False
         self.award_chips: frozenset[str] = frozenset()
         #: chips gathered from a betting area into the pot before the betting core began (antes
         #: the dealer collects before the deal): chip -> the seat that put it in
@@ -138,6 +120,7 @@ class Memory:
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
+        self.attach_concerns()
 
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None
@@ -203,9 +186,7 @@ class Memory:
         self.showdown_reached = False
         self.unknown_chips: frozenset[str] = frozenset()
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
-        self.half_folds: dict[int, datetime] = {}  # seat -> when its first card was mucked
-        self.off_table: dict[str, datetime] = {}
-        self.handling_alerts: dict[str, str] = {}
+        self.handling_state.reset()
 
     def copy(self) -> Self:
         """A working copy for the next step: containers copied, immutable values shared."""
@@ -216,26 +197,35 @@ class Memory:
         new.book = self.book.copy()
         new.commands = []
         new.hands_out = []
-        new.dev_seq = self.dev_seq.copy()
-        new.dev_taken = self.dev_taken.copy()
-        new.cards_shared = True
+        new.device_seqs = self.device_seqs.copy()
+        new.handling_state = self.handling_state.copy()
+        new.attach_concerns()
+        new.zone = self.zone.copy()
+        new.present = self.present.copy()
+        new.seat_cards = self.seat_cards.copy()
         new.cards_changed = False
-        new.chips_shared = True
+        new.chip_seen = self.chip_seen.copy()
+        new.chip_at = self.chip_at.copy()
+        new.chip_lift = self.chip_lift.copy()
         return new
+
+    #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
+    CONCERNS: Final = frozenset({"sequences", "handling"})
+
+    def attach_concerns(self) -> None:
+        """Build the concern objects around this machine's state parts (a new machine, a copy,
+        a state restored from data)."""
+        self.sequences = Sequences(self.device_seqs, self.commands)
+        self.handling = Handling(self.handling_state, self)
 
     def begin_step(self) -> None:
         """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
         holds). The lists of the last step's outputs were emptied when it ended."""
         self.cards_changed = False
 
-    def _own_cards(self) -> None:
-        """Copy the card dicts before this step's first change to them (see ``cards_shared``)."""
+    def _cards_change(self) -> None:
+        """The card dicts are about to change in this step (see ``cards_changed``)."""
         self.cards_changed = True
-        if self.cards_shared:
-            self.zone = self.zone.copy()
-            self.present = self.present.copy()
-            self.seat_cards = self.seat_cards.copy()
-            self.cards_shared = False
 
     @property
     def running(self) -> bool:
@@ -266,12 +256,6 @@ class Memory:
 
     def _card_face_up(self, seat: int) -> None:
         """A hole card of ``seat`` was read face up."""
-
-    def _burn_face_up(self, uid: str) -> None:
-        """A burn card read face up (engine.handling)."""
-
-    def _half_folds_due(self, seat: int | None) -> None:
-        """The game moved on: judge the folds left half done (engine.handling)."""
 
     def _finish_hand(self) -> None:
         """Publish the hand's result now (engine.results)."""
@@ -377,7 +361,7 @@ class Memory:
     def _leave(self, uid: str, zone: str) -> None:
         seat = zone_seat(zone)
         if seat is not None:
-            self._own_cards()
+            self._cards_change()
             self.seat_cards[seat] = tuple(u for u in self.seat_cards.get(seat, ()) if u != uid)
         elif zone == "board":
             self.board = tuple(u for u in self.board if u != uid)

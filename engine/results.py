@@ -256,8 +256,8 @@ class ResultRules(ChipRules):
         """The hand's result, from the betting core where it followed the hand."""
         if self.result_sent or self.hand == 0:
             return
-        if self.half_folds:
-            self._half_folds_due(None)
+        if self.handling_state.half_folds:
+            self.handling.half_folds_due(None)
         self.result_sent = True
         left = [s for s in self.in_hand if s not in self.folded]
         outcome_result: HandOutcome

@@ -8,7 +8,7 @@ the order in which held messages are applied.
 from __future__ import annotations
 
 import heapq
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Final, NamedTuple
 
 from engine.api import (
@@ -18,6 +18,8 @@ from engine.api import (
     Received,
 )
 
+#: The time before any event (a fresh engine's clock).
+EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 #: How far ahead of a device's highest seq an event is still taken, how far back a missing one
 #: still fills its gap, how many far seqs in a row make the device's new count, how far ahead
 #: a session is still the device's restart, and how often the alert about ignored far seqs is

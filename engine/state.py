@@ -11,12 +11,65 @@ from engine.betting.api import Pot, TableView
 from engine.machine import Machine
 from engine.showdown import showdown_order
 
+_Items: TypeAlias = tuple[tuple[object, object], ...]
+_SeatsEntry: TypeAlias = tuple[
+    tuple[object, ...] | None, set[int], set[int], tuple[tuple[int, tuple[str, ...]], ...],
+    list[SeatState],
+]
+#: Bets built and kept (a bet in the public state is immutable: a chip into a betting area
+#: changes one seat's bet, the others are the ones built before); bounded, as amounts vary
+#: without end over a session.
+_AMOUNTS_KEPT: Final = 4096
+
+
+class PublicCache:
+    """What the last public state was built from, and its parts, for the next one to share.
+
+    Most states differ from the one before in a few fields only (the time, a bet), and a public
+    state is immutable, so an unchanged part is shared rather than built again. Each entry is
+    the last value seen with what it was built from (a miss only rebuilds). A machine holds one,
+    shared with its copies (a copy's values are those of the machine it came from, or checked by
+    identity); it is not part of what the engine knows (checkpoints leave it out).
+    """
+
+    __slots__ = (
+        "amounts", "board", "money", "occupied", "pots", "public", "seat_cards", "seat_states",
+        "seats", "view",
+    )
+
+    def __init__(self) -> None:
+        # The items of the last seat_cards and occupied dicts seen, by identity: a dict not
+        # changed in this step (``cards_changed``) or replaced on change (``occupied``) is as it
+        # was when seen.
+        self.seat_cards: tuple[object, _Items] = (None, ())
+        self.occupied: tuple[object, _Items] = (None, ())
+        # The betting's view of the last money value asked (the same value, the same view).
+        self.view: tuple[object, bool, TableView | None] = (None, False, None)
+        # The seats: what they were built from besides the cards (table size, hand active,
+        # occupancy known, in hand, folded, occupancy), the sets of occupied and in-hand seats
+        # that made, the seats' cards, and the seat states.
+        self.seats: _SeatsEntry = (None, set(), set(), (), [])
+        self.board: tuple[tuple[str, ...] | None, object, list[str]] = (None, None, [])
+        self.pots: tuple[tuple[Pot, ...] | None, list[PotState]] = (None, [])
+        self.money: tuple[TableView | None, dict[str, object]] = (None, {})
+        # The last public state's fields but the time and the betting, with what they were
+        # built from: the machine (a working copy changes in place; its alerts change only in
+        # steps that publish a state), whether occupancy is known, the profile and the state
+        # key but its betting.
+        self.public: tuple[tuple[object, ...], dict[str, object]] = ((None,), {})
+        # Seat states are immutable and few: each distinct one is built once and shared.
+        self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = {}
+        self.amounts: dict[tuple[int, int], SeatAmount] = {}
+
 
 class EngineState(NamedTuple):
     """What the engine knows after some messages. Never mutated: :func:`engine.core.step`
     works on a copy of :attr:`machine` and wraps the result in a new state."""
 
     machine: Machine
+    #: What the last public state was built from (shared by the states of one engine's run;
+    #: not what the engine knows: a checkpoint leaves it out, a restored state starts a new one).
+    public: PublicCache
 
     @property
     def settings(self) -> EngineSettings:
@@ -32,49 +85,36 @@ class EngineState(NamedTuple):
 
 
 def new_state(settings: EngineSettings) -> EngineState:
-    return EngineState(Machine(settings))
+    return EngineState(Machine(settings), PublicCache())
 
 
-# The items of the last seat_cards and occupied dicts seen, by identity: a dict not changed in
-# this step (``cards_changed``) or replaced on change (``occupied``) is as it was when seen.
-# (Every cache of this module is one entry, a tuple read and replaced whole: two engines in
-# two threads can never see half of another's entry.)
-_Items: TypeAlias = tuple[tuple[object, object], ...]
-_last_seat_cards: list[tuple[object, _Items]] = [(None, ())]
-_last_occupied: list[tuple[object, _Items]] = [(None, ())]
-
-
-# The betting's view of the last money value asked (immutable: the same value, the same view).
-_last_view: list[tuple[object, bool, TableView | None]] = [(None, False, None)]
-
-
-def state_key(m: Machine) -> tuple[object, ...]:
+def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     """Everything the public state shows, cheap to compare: it changed iff this changed.
 
     (Dict items are compared with their order; a different insertion order only costs a
     republished, identical state.)
     """
     seat_cards = m.seat_cards
-    last_cards, seat_items = _last_seat_cards[0]
+    last_cards, seat_items = cache.seat_cards
     if m.cards_changed or seat_cards is not last_cards:
         # (a dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
-        _last_seat_cards[0] = (seat_cards, seat_items)
+        cache.seat_cards = (seat_cards, seat_items)
     occupied = m.occupied
-    last_occupied, occupied_items = _last_occupied[0]
+    last_occupied, occupied_items = cache.occupied
     if occupied is not last_occupied:  # (replaced, never updated, when it changes)
         occupied_items = tuple(occupied.items())
-        _last_occupied[0] = (occupied, occupied_items)
+        cache.occupied = (occupied, occupied_items)
     # to_act, bets, pots and shows_first while the betting core follows the hand (the same
     # value while the money is unchanged: the betting core remembers it)
     money = m.money
     money_view = None
     if money is not None and not m.money_done:
         showdown = m.phase == "showdown"
-        last_money, last_showdown, money_view = _last_view[0]
+        last_money, last_showdown, money_view = cache.view
         if money is not last_money or showdown is not last_showdown:
             money_view = money.table_view(showdown)
-            _last_view[0] = (money, showdown, money_view)
+            cache.view = (money, showdown, money_view)
     return (
         m.hand,
         m.phase,
@@ -93,44 +133,28 @@ def state_key(m: Machine) -> tuple[object, ...]:
 
 def to_public(state: EngineState) -> PublicState:
     """The public table state: card counts, board, burns; never a hole card."""
-    return public_of(state.machine)
+    return public_of(state.machine, cache=state.public)
 
 
-_SEATS: dict[tuple[int, bool, bool, int], SeatState] = {}
-# The step's hot path builds its models without validation (see contract.pydantic_adapter).
+# The step's hot path builds its models without validation (see contract.pydantic_adapter);
+# pydantic's own model_construct in its place: a tenth of the throughput (engine_throughput --against).
 _construct = construct_valid
 
 
-def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatState:
-    """Seat states are immutable and few: each distinct one is built once and shared."""
+def _seat_state(cache: PublicCache, seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatState:
+    """The seat state of these values (each distinct one is built once: see ``seat_states``)."""
     key = (seat, occupied, in_hand, cards)
-    found = _SEATS.get(key)
+    found = cache.seat_states.get(key)
     if found is None:
-        found = _SEATS[key] = _construct(
+        found = cache.seat_states[key] = _construct(
             SeatState, {"seat": seat, "occupied": occupied, "in_hand": in_hand, "cards": cards}
         )
     return found
 
 
-# The parts of the last public state built, with what they were built from: most states differ
-# from the one before in a few fields only (the time, a bet), and a public state is immutable, so
-# an unchanged part is shared rather than built again. One entry each: a miss only rebuilds.
-# The seats' entry: what they were built from besides the cards (table size, hand active,
-# occupancy known, in hand, folded, occupancy), the sets of occupied and in-hand seats that
-# made, the seats' cards, and the seat states.
-_SeatsEntry: TypeAlias = tuple[
-    tuple[object, ...] | None, set[int], set[int], tuple[tuple[int, tuple[str, ...]], ...],
-    list[SeatState],
-]
-_last_seats: list[_SeatsEntry] = [(None, set(), set(), (), [])]
-_last_board: list[tuple[tuple[str, ...] | None, object, list[str]]] = [(None, None, [])]
-_last_pots: list[tuple[tuple[Pot, ...] | None, list[PotState]]] = [(None, [])]
-_last_money: list[tuple[TableView | None, dict[str, object]]] = [(None, {})]
-
-
-def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
+def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
     """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
-    last_rest, occupied, in_hand, last_items, states = _last_seats[0]
+    last_rest, occupied, in_hand, last_items, states = cache.seats
     count = m.settings.seats
     seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
     rest = (count, active, m.seats_known, key[4], key[5], key[6])
@@ -146,20 +170,20 @@ def _seats_of(m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatSta
             for seat in changed:
                 if 1 <= seat <= count:
                     cards = seat_cards.get(seat)
-                    states[seat - 1] = _seat_state(seat, seat in occupied, seat in in_hand,
+                    states[seat - 1] = _seat_state(cache, seat, seat in occupied, seat in in_hand,
                                                    len(cards) if cards else 0)
-        _last_seats[0] = (rest, occupied, in_hand, seat_items, states)
+        cache.seats = (rest, occupied, in_hand, seat_items, states)
         return states
     in_hand = set(m.in_hand).difference(m.folded) if active else set()
     occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
-    cache = _SEATS
+    seat_states = cache.seat_states
     seats = []
     for seat in range(1, count + 1):
         cards = seat_cards.get(seat)
         seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
-        found = cache.get(seat_key)
-        seats.append(found if found is not None else _seat_state(*seat_key))
-    _last_seats[0] = (rest, occupied, in_hand, seat_items, seats)
+        found = seat_states.get(seat_key)
+        seats.append(found if found is not None else _seat_state(cache, *seat_key))
+    cache.seats = (rest, occupied, in_hand, seat_items, seats)
     return seats
 
 
@@ -185,10 +209,10 @@ def _changed_seats(
     return changed
 
 
-def _board_of(m: Machine) -> list[str]:
+def _board_of(cache: PublicCache, m: Machine) -> list[str]:
     """The board's card names (the registry's)."""
     registry = m.settings.registry
-    last_board, last_registry, board = _last_board[0]
+    last_board, last_registry, board = cache.board
     if last_registry is registry and last_board == m.board:
         return board
     board = []
@@ -196,58 +220,61 @@ def _board_of(m: Machine) -> list[str]:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
-    _last_board[0] = (m.board, registry, board)
+    cache.board = (m.board, registry, board)
     return board
 
 
-# A bet in the public state (immutable): a chip into a betting area changes one seat's bet, the
-# others are the ones built before. Bounded: amounts vary without end over a session.
-_AMOUNTS: dict[tuple[int, int], SeatAmount] = {}
-_AMOUNTS_KEPT: Final = 4096
-
-
-def _seat_amount(bet: tuple[int, int]) -> SeatAmount:
-    found = _AMOUNTS[bet] = _construct(SeatAmount, {"seat": bet[0], "amount": bet[1]})
+def _seat_amount(amounts: dict[tuple[int, int], SeatAmount], bet: tuple[int, int]) -> SeatAmount:
+    found = amounts[bet] = _construct(SeatAmount, {"seat": bet[0], "amount": bet[1]})
     return found
 
 
-def _pots_of(pots: tuple[Pot, ...]) -> list[PotState]:
+def _pots_of(cache: PublicCache, pots: tuple[Pot, ...]) -> list[PotState]:
     """The pots of the public state (they change at a sweep's end only, bets every chip)."""
-    last, states = _last_pots[0]
+    last, states = cache.pots
     if pots is last or pots == last:
         return states
     states = [_construct(PotState, {"amount": p.amount, "eligible": list(p.eligible)}) for p in pots]
-    _last_pots[0] = (pots, states)
+    cache.pots = (pots, states)
     return states
 
 
-def _money_fields(view: TableView) -> dict[str, object]:
+def _money_fields(cache: PublicCache, view: TableView) -> dict[str, object]:
     """The betting fields of the public state."""
-    last, fields = _last_money[0]
+    last, fields = cache.money
     if view is last or view == last:
         return fields
     to_act, bets, pots, shows_first = view
-    amounts = _AMOUNTS
+    amounts = cache.amounts
     if len(amounts) > _AMOUNTS_KEPT:
         amounts.clear()
     extra: dict[str, object] = {
         "to_act": to_act,
-        "bets": [amounts.get(bet) or _seat_amount(bet) for bet in bets],
-        "pots": _pots_of(pots),
+        "bets": [amounts.get(bet) or _seat_amount(amounts, bet) for bet in bets],
+        "pots": _pots_of(cache, pots),
         "shows_first": shows_first,
     }
-    _last_money[0] = (view, extra)
+    cache.money = (view, extra)
     return extra
 
 
-def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same: bool = False) -> PublicState:
+def public_of(
+    m: Machine,
+    key: tuple[object, ...] | None = None,
+    *,
+    alerts_same: bool = False,
+    cache: PublicCache | None = None,
+) -> PublicState:
     """The public state of ``m``; ``key``: its :func:`state_key`, if the caller has it;
     ``alerts_same``: the caller knows the active alerts did not change since the last public
-    state built (then a state that differs only in its time and betting shares the rest)."""
+    state built (then a state that differs only in its time and betting shares the rest);
+    ``cache``: the engine's (None: nothing shared with earlier states)."""
+    if cache is None:
+        cache = PublicCache()
     if key is None:
-        key = state_key(m)
+        key = state_key(m, cache)
     view = key[11]
-    last_of, last_values = _last_public[0]
+    last_of, last_values = cache.public
     if alerts_same and last_of[0] is m and last_of[1:] == (m.seats_known, m.profile, *key[:11]):
         values = last_values.copy()
         values["ts"] = m.ts
@@ -261,8 +288,8 @@ def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same:
             "hand": m.hand,
             "phase": m.phase,
             "button": key[2],
-            "seats": _seats_of(m, active, key),
-            "board": _board_of(m),
+            "seats": _seats_of(cache, m, active, key),
+            "board": _board_of(cache, m),
             "burns": key[8],
             "deck": m.hand_deck,
             "alerts": alerts,
@@ -270,16 +297,10 @@ def public_of(m: Machine, key: tuple[object, ...] | None = None, *, alerts_same:
             "profile": m.profile,
             "tracking": m.tracking,
         }
-        _last_public[0] = ((m, m.seats_known, m.profile, *key[:11]), values.copy())
+        cache.public = ((m, m.seats_known, m.profile, *key[:11]), values.copy())
     if view is not None:
-        values.update(_money_fields(view))  # type: ignore[arg-type]
+        values.update(_money_fields(cache, view))  # type: ignore[arg-type]
     return _construct(PublicState, values)
-
-
-# The last public state's fields but the time and the betting, with what they were built from:
-# the machine (a working copy changes in place; its alerts change only in steps that publish a
-# state), whether occupancy is known, the profile and the state key but its betting.
-_last_public: list[tuple[tuple[object, ...], dict[str, object]]] = [((None,), {})]
 
 
 _RANK: Final = {"info": 0, "warning": 1, "critical": 2}

@@ -45,7 +45,7 @@ PUBLISH_PIPELINE: Final = 16
 #: The longest wait between two connection attempts. A table PC's broker is on the same
 #: machine: trying every second costs nothing, and every driver is back (its status said
 #: again, naming its last seq) within a second of the broker, which keeps the engine's gap
-#: fill short (engine.gapfill, SETTLE).
+#: fill short (engine.sequences, SETTLE).
 BROKER_BACKOFF_MAX_S: Final = 1.0
 
 
@@ -208,7 +208,7 @@ class DeviceLink:
         if self._status is not None:
             # First: it tells the controller how far this driver's events go before the ones
             # that waited for the broker arrive (it holds what comes until every driver said so,
-            # and puts what waited in its order: engine.gapfill).
+            # and puts what waited in its order: engine.sequences).
             status = self._status.model_copy(update={"ts": utc_now(), "seq": None})
             self.set_status(status, first=True)
 

@@ -1,7 +1,7 @@
 """The irregularity codes the virtual dealer can commit: the engine's catalogue, one list.
 
 The codes and which of them are misdeals come from ``engine.catalogue`` (which mirrors
-``shared/rules/irregularities.md``); which profile can raise each code comes from its injector
+``docs/rules/irregularities.md``); which profile can raise each code comes from its injector
 (:mod:`simulators.dealer.mistakes`).
 """
 

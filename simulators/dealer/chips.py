@@ -62,10 +62,6 @@ def registry_csv(chips: Mapping[str, int]) -> str:
     return "uid,value\n" + "".join(f"{uid},{value}\n" for uid, value in chips.items())
 
 
-def value_of(chips: Mapping[str, int], uids: Iterable[str]) -> int:
-    return sum(chips[uid] for uid in uids)
-
-
 def _greedy(amount: int) -> dict[int, int]:
     """Counts per value making ``amount`` with the fewest chips."""
     out: dict[int, int] = {}

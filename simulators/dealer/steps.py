@@ -5,7 +5,7 @@ never an MQTT event: the demo carries steps out through the simulators' physical
 :func:`testing.events.to_events` turns them into the device events the drivers would
 publish, for tests that feed the engine directly.
 
-Every step may carry ``mistake``: the catalogue code (``shared/rules/irregularities.md``) the
+Every step may carry ``mistake``: the catalogue code (``docs/rules/irregularities.md``) the
 step completes the evidence for, i.e. the alert the engine must raise once it has seen this step.
 ``pause_s`` is the time a real dealer takes before the step, at ``--speed 1``.
 """

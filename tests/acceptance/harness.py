@@ -1,6 +1,6 @@
 """An outside tester's harness: hand-written contract JSON, a plain MQTT client, ``tablectl run``.
 
-Written from the contract (``shared/spec/contract.md``) and the irregularity catalogue only: no
+Written from the contract (``docs/contract.md``) and the irregularity catalogue only: no
 project models, no engine script. A scenario is a few lines of a tiny table language, played by
 "devices" with ids of the tester's own, and the expected alert changes as
 ``"code seat severity status"`` lines (``-`` for no seat).

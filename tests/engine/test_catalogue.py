@@ -1,6 +1,6 @@
-"""The catalogue against the rules it mirrors: ``shared/rules/irregularities.md`` (beside the
-checkout, as CI lays it out): every code of its tables is in the catalogue with its severity, and
-every code of the catalogue is in its tables, in both profiles with a remedy and a rule reference."""
+"""The catalogue against the rules it mirrors: ``docs/rules/irregularities.md``: every code of its
+tables is in the catalogue with its severity, and every code of the catalogue is in its tables, in
+both profiles with a remedy and a rule reference."""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ def test_a_gap_is_asked_for_held_and_filled_as_if_nothing_was_lost() -> None:
     outputs += [got, *meanwhile, *feed(engine, resent), *feed(engine, items[soon:])]
     assert alerts_of(outputs) == expected_alerts
     assert engine.public_state() == expected_state
-    assert engine.state.machine.dev_taken == reference_taken(items)
+    assert engine.state.machine.device_seqs.taken == reference_taken(items)
     assert engine.public_state().tracking
 
 
@@ -200,7 +200,7 @@ def test_a_device_that_lost_events_is_followed_as_if_nothing_was_lost(
     assert alerts_of(outputs) == expected_alerts
     # (the state's ts is that of the last message, here maybe a repeat sent again)
     assert engine.public_state().model_dump(exclude={"ts"}) == expected_state.model_dump(exclude={"ts"})
-    assert engine.state.machine.dev_taken == reference_taken(items)
+    assert engine.state.machine.device_seqs.taken == reference_taken(items)
     assert resends(outputs)[0][0] == device
 
 
@@ -228,8 +228,8 @@ def test_after_a_broker_crash_the_table_is_followed_as_if_nothing_was_lost(
     assert alerts_of(outputs) == expected_alerts
     state = engine.public_state()
     assert state.model_dump(exclude={"ts"}) == expected_state.model_dump(exclude={"ts"})
-    assert engine.state.machine.dev_taken == reference_taken(items)
-    assert engine.state.machine.held == ()
+    assert engine.state.machine.device_seqs.taken == reference_taken(items)
+    assert engine.state.machine.device_seqs.held == ()
 
 
 def test_what_the_driver_no_longer_has_is_lost_reported_and_never_applied_late() -> None:
@@ -254,11 +254,11 @@ def test_what_the_driver_no_longer_has_is_lost_reported_and_never_applied_late()
     assert f"did not send events {low} to {low + 2} again" in lost_alerts[0].message
     assert "this hand is not tracked" in lost_alerts[0].message
     assert not engine.public_state().tracking
-    assert engine.state.machine.held == ()  # released: the hand goes on, untracked
+    assert engine.state.machine.device_seqs.held == ()  # released: the hand goes on, untracked
     # A late copy of a lost event is not applied out of its place.
-    taken = dict(engine.state.machine.dev_taken)
+    taken = dict(engine.state.machine.device_seqs.taken)
     assert engine.handle(items[lost[1]]).alerts == ()
-    assert engine.state.machine.dev_taken == taken
+    assert engine.state.machine.device_seqs.taken == taken
 
 
 def test_the_hold_is_bounded() -> None:
@@ -274,8 +274,8 @@ def test_the_hold_is_bounded() -> None:
         event = key.model_copy(update={"seq": 1000 + n})
         outputs.append(engine.handle(DeviceEventReceived("console", event, RECEIVED_AT)))
     assert [a.code for a in alerts_of(outputs)][:1] == ["device_fault"]
-    assert engine.state.machine.held == ()
-    assert engine.state.machine.dev_taken["console"] == HOLD_LIMIT
+    assert engine.state.machine.device_seqs.held == ()
+    assert engine.state.machine.device_seqs.taken["console"] == HOLD_LIMIT
 
 
 def test_a_new_session_without_its_status_is_a_restart_and_old_repeats_are_dropped() -> None:
@@ -310,11 +310,11 @@ def test_a_redelivered_window_from_seq_1_is_not_a_restart() -> None:
     items = a_session(hands=1)
     engine = Engine(engine_settings())
     feed(engine, items)
-    taken = dict(engine.state.machine.dev_taken)
+    taken = dict(engine.state.machine.device_seqs.taken)
     window = [it for it in items if isinstance(it, DeviceEventReceived) and it.device == "rfid-1"][:30]
     outputs = feed(engine, window)
     assert alerts_of(outputs) == []
-    assert engine.state.machine.dev_taken == taken
+    assert engine.state.machine.device_seqs.taken == taken
 
 
 def test_a_forged_far_session_does_not_blind_the_reader() -> None:

@@ -1,19 +1,23 @@
 """Checkpoints: the state after a checkpoint plus the records after it is the state after all records.
 
 For random legal sessions (the virtual dealer's, ``testing.sessions.dealer_session``) and every
-engine scenario (YAML, with irregularities), the engine is checkpointed at a random point (pickled,
-compressed, loaded with the current settings as start-up does), then fed the rest: every later
-output and the final state equal those of the uninterrupted run. A checkpoint of another shape or
-with foreign classes is refused.
+engine scenario (YAML, with irregularities), the engine is checkpointed at a random point (as plain
+data, compressed JSON, loaded with the current settings as start-up does), then fed the rest: every later
+output and the final state equal those of the uninterrupted run. A checkpoint of another version,
+naming anything but the engine's data classes, or with wrong values is refused.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import io
+import json
 import pickle
+import re
 import zlib
+from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +29,11 @@ from controller.alerts_out import DealerSignals
 from controller.checkpoint import CheckpointError, Snapshot
 from engine.api import EngineSettings, Outputs, Received
 from engine.core import Engine
+from engine.machine import Machine
+from engine.state_data import STATE_VERSION
+from testing.engine_oracle import CHIPS, rendered
+from testing.engine_oracle import registry as oracle_registry
+from testing.oracle_hand import TABLE_SEATS, play_hand
 from testing.sessions import dealer_session
 from tests.engine.runner import settings as engine_settings
 from tests.engine.runner import to_received
@@ -51,12 +60,13 @@ def _plain(value: object) -> object:
         return "settings"
     names = list(getattr(value, "__dict__", {})) or list(getattr(type(value), "__slots__", ()))
     return (type(value).__name__,
-            [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _COPY_FLAGS])
+            [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _NOT_KNOWN])
 
 
-#: Copy-on-write bookkeeping, not what the engine knows: whether a container is still shared
-#: with a frozen state depends on when the holder last froze one (a checkpoint does).
-_COPY_FLAGS = frozenset({"cards_shared", "cards_changed", "chips_shared", "owned"})
+#: Not what the engine knows: bookkeeping of one step (whether the cards changed in the last
+#: step depends on when the holder last froze a state, as a checkpoint does) and the concern
+#: objects, which hold the machine's parts (and the machine) rather than state of their own.
+_NOT_KNOWN = frozenset({"cards_changed"}) | Machine.CONCERNS
 
 
 def _outputs(outputs: Outputs) -> object:
@@ -117,6 +127,17 @@ def test_checkpoint_plus_tail_equals_all_records_for_the_scenarios(index: int, c
     _check(received, int(cut * len(received)), config)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 100_000), cut=st.floats(0, 1))
+def test_checkpoint_plus_tail_equals_all_records_for_random_hands_with_chips(seed: int, cut: float) -> None:
+    """PokerKit hands read chip by chip: the betting core's money value is in the checkpoint."""
+    hand = play_hand(seed)
+    config = EngineSettings(seats=TABLE_SEATS, profile="roberts", registry=oracle_registry(),
+                            chips=CHIPS, stakes=hand.stakes)
+    received = rendered(hand, "chips")
+    _check(received, int(cut * len(received)), config)
+
+
 def test_a_checkpoint_mid_irregularity_keeps_its_alerts_and_remedies() -> None:
     for scenario in SCENARIOS:
         if len(scenario.expect) >= 3:
@@ -128,26 +149,95 @@ def test_a_checkpoint_mid_irregularity_keeps_its_alerts_and_remedies() -> None:
     pytest.fail("no scenario with three alert changes")
 
 
-def test_a_checkpoint_of_another_engine_shape_is_refused() -> None:
+def _crafted(change: Callable[[dict[str, Any]], None]) -> bytes:
+    """A checkpoint of a real session, its JSON changed by ``change`` (as an attacker could)."""
     engine = Engine(engine_settings())
     for item in _session(1, 1):
         engine.handle(item)
-    machine = engine.state.machine
-    del machine.__dict__["hand_deck"]  # as an older engine, without a field a newer one added
-    with pytest.raises(CheckpointError, match="fields missing: hand_deck"):
-        checkpoint.load(_snapshot(engine, 1, public=False), engine_settings())
+    document = json.loads(zlib.decompress(_snapshot(engine, 1)))
+    change(document)
+    return zlib.compress(json.dumps(document).encode())
 
 
-def test_a_checkpoint_naming_foreign_code_is_refused_before_it_runs() -> None:
-    class Evil:
-        def __reduce__(self) -> tuple[object, tuple[str]]:
-            import os
+def test_the_checkpoint_is_json_of_plain_data_with_its_versions() -> None:
+    document = json.loads(zlib.decompress(_crafted(lambda d: None)))
+    assert document["format"] == checkpoint.FORMAT == 2
+    assert document["engine"]["version"] == STATE_VERSION
+    assert document["engine"]["machine"]["hand"] == 1
 
-            return (os.system, ("echo owned",))
 
-    buffer = io.BytesIO()
-    pickle.dump(Evil(), buffer)
-    with pytest.raises(CheckpointError, match=r"posix\.system, which a checkpoint may not hold"):
-        checkpoint.load(zlib.compress(buffer.getvalue()), engine_settings())
+def test_a_checkpoint_of_another_engine_version_is_refused() -> None:
+    def older(document: dict[str, Any]) -> None:
+        del document["engine"]["machine"]["hand_deck"]  # an older engine, without a newer field
+
+    with pytest.raises(CheckpointError, match=r"another engine version .fields missing: hand_deck"):
+        checkpoint.load(_crafted(older), engine_settings())
+
+    def other_version(document: dict[str, Any]) -> None:
+        document["engine"]["version"] = STATE_VERSION + 1
+
+    with pytest.raises(CheckpointError, match="written by engine state version 2; this engine reads"):
+        checkpoint.load(_crafted(other_version), engine_settings())
+
+
+def test_a_pickled_checkpoint_of_format_1_is_refused_with_its_reason() -> None:
+    old = zlib.compress(pickle.dumps({"format": 1, "covers": 1}, protocol=5))
+    with pytest.raises(CheckpointError, match=r"format 1 .a pickle"):
+        checkpoint.load(old, engine_settings())
+
+
+def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> None:
+    target = tmp_path / "owned"
+    attempts: list[Any] = [
+        {"O": "system", "f": {"command": f"touch {target}"}},
+        {"O": "posix.system", "f": {}},
+        {"O": "Path", "f": {"args": [str(target)]}},
+        {"O": "EngineSettings", "f": {}},
+        {"__reduce__": ["os.system", f"touch {target}"]},
+    ]
+    for attempt in attempts:
+
+        def plant(document: dict[str, Any], attempt: Any = attempt) -> None:
+            document["engine"]["machine"]["money"] = attempt
+
+        with pytest.raises(CheckpointError, match=r"machine.money: .*not"):
+            checkpoint.load(_crafted(plant), engine_settings())
+    assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("hand", "seven", "machine.hand: str where this engine keeps a int"),
+        ("hand", True, "machine.hand: bool where this engine keeps a int"),
+        ("zone", [], "machine.zone: tuple where this engine keeps a dict"),
+        ("board", {"D": [[{"L": []}, 1]]}, "machine.board: bad 'D' value"),
+        ("phase", {"T": "yesterday"}, "machine.phase: bad 'T' value"),
+        ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
+        ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
+         "unknown: x"),
+    ],
+)
+def test_a_checkpoint_with_wrong_values_is_refused_naming_the_place(
+    field: str, value: object, reason: str
+) -> None:
+    def wrong(document: dict[str, Any]) -> None:
+        document["engine"]["machine"][field] = value
+
+    with pytest.raises(CheckpointError, match=re.escape(reason)):
+        checkpoint.load(_crafted(wrong), engine_settings())
+
+
+def test_a_checkpoint_with_an_invalid_wire_model_is_refused() -> None:
+    def bad_alert(document: dict[str, Any]) -> None:
+        document["journal_alert"] = {"O": "Alert", "f": {"id": "1-1", "severity": "apocalyptic"}}
+
+    with pytest.raises(CheckpointError, match=r"journal_alert.Alert: .*invalid fields"):
+        checkpoint.load(_crafted(bad_alert), engine_settings())
+
+
+def test_unreadable_bytes_are_refused() -> None:
     with pytest.raises(CheckpointError, match="unreadable"):
         checkpoint.load(b"not a checkpoint", engine_settings())
+    with pytest.raises(CheckpointError, match="unreadable: not JSON"):
+        checkpoint.load(zlib.compress(b"{half"), engine_settings())

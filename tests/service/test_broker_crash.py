@@ -154,7 +154,8 @@ async def caught_up(controller: Controller, drivers: list[Driver[Device]]) -> bo
     deadline = time.monotonic() + CATCH_UP_S
     while time.monotonic() < deadline:
         machine = controller.engine_machine
-        if not machine.held and all(machine.dev_taken.get(d.device_id, 0) >= d.emitted for d in drivers):
+        seqs = machine.device_seqs
+        if not seqs.held and all(seqs.taken.get(d.device_id, 0) >= d.emitted for d in drivers):
             return True
         await asyncio.sleep(0.2)
     return False
@@ -163,9 +164,9 @@ async def caught_up(controller: Controller, drivers: list[Driver[Device]]) -> bo
 def describe(controller: Controller, drivers: list[Driver[Device]], alerts: list[str]) -> str:
     machine = controller.engine_machine
     return (
-        f"taken {machine.dev_taken}, emitted {({d.device_id: d.emitted for d in drivers})}, "
-        f"resent {({d.device_id: d.resent for d in drivers})}, held {len(machine.held)}, "
-        f"gaps {machine.gaps}, hand {machine.hand} phase {machine.phase}; alerts: {alerts}"
+        f"taken {machine.device_seqs.taken}, emitted {({d.device_id: d.emitted for d in drivers})}, "
+        f"resent {({d.device_id: d.resent for d in drivers})}, held {len(machine.device_seqs.held)}, "
+        f"gaps {machine.device_seqs.gaps}, hand {machine.hand} phase {machine.phase}; alerts: {alerts}"
     )
 
 
@@ -230,7 +231,7 @@ async def test_broker_killed_five_times_every_event_once_table_followed(
                 # Exactly once, counted at the engine: the events taken equal the events the
                 # drivers published (a repeat is dropped; a lost one would be missing, or
                 # reported lost, which marks it taken without counting it).
-                taken = {d.device_id: machine.dev_taken.get(d.device_id, 0) for d in drivers}
+                taken = {d.device_id: machine.device_seqs.taken.get(d.device_id, 0) for d in drivers}
                 emitted = {d.device_id: d.emitted for d in drivers}
                 assert taken == emitted, describe(controller, drivers, alerts)
                 state = controller.service.controller.engine.public_state()  # type: ignore[union-attr]

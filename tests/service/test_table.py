@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
 import time
+import zlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from config.loader import load_table
 from contract.models import parse_alert, parse_command, parse_state
+from controller import checkpoint
+from controller.checkpoint import Snapshot
 from controller.journal import read_journal
 from controller.table import Outgoing, TableController
 from testing.script import Message
@@ -163,6 +172,58 @@ def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) 
     recovery = second.recover(T0)
     second.close()
     assert any("SHA-256 differs" in r and newest.name in r for r in recovery.refused)
+    assert recovery.checkpoint is not None
+    assert newest.name not in recovery.checkpoint
+    assert second.state == expected  # an older checkpoint and a longer tail: the same state
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        # a checkpoint naming code: refused, nothing of it used or run
+        (lambda d: d["engine"]["machine"].update(money={"O": "system", "f": {"command": "id"}}),
+         "'system' is not a data class the state may hold"),
+        # written by another engine version (a field it did not have)
+        (lambda d: d["engine"]["machine"].pop("hand_deck"), "fields missing: hand_deck"),
+        # a pickle of format 1, as versions before format 2 wrote
+        (None, "format 1 (a pickle"),
+    ],
+)
+def test_a_crafted_or_older_checkpoint_in_the_journal_is_refused_and_an_older_one_used(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object] | None, reason: str
+) -> None:
+    """Written through the journal (its SHA-256 in the chain, as a version that wrote it, or
+    someone who can rewrite the journal, would have): refused with its reason, the state
+    comes from the checkpoint before it and the records after."""
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    first.recover(T0)
+    table = new_table()
+    assert first.journal is not None
+    _feed(first, initial_statuses() + script(table, *HAND))
+    first.checkpoint(first.last_record, T0)
+    assert first.journal.flush()
+    _feed(first, script(table, "deal 1"))
+    snapshot = Snapshot(
+        covers=first.last_record, session=first.session, engine=first.engine.state,
+        state=first.state, signals=first.signals,
+    )
+    if change is None:
+        crafted = zlib.compress(pickle.dumps({"format": 1}, protocol=5))
+    else:
+        document = json.loads(zlib.decompress(checkpoint.dump(snapshot)))
+        change(document)
+        crafted = zlib.compress(json.dumps(document).encode())
+    first.journal.checkpoint(first.last_record, crafted, first.session, T0)
+    assert first.journal.flush()
+    first.close()
+    expected = first.state
+    newest = _checkpoints(config)[-1]
+
+    second = _controller(config)
+    recovery = second.recover(T0)
+    second.close()
+    assert any(reason in r and newest.name in r for r in recovery.refused), recovery.refused
     assert recovery.checkpoint is not None
     assert newest.name not in recovery.checkpoint
     assert second.state == expected  # an older checkpoint and a longer tail: the same state

@@ -1,0 +1,106 @@
+"""engine/state_data.py: the engine state as plain data and back (checkpoints use it: the
+whole-session property tests are in tests/journal/test_checkpoint.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from contract.models import Alert
+from engine.core import Engine
+from engine.remedies import BoardRedeal
+from engine.seqtrack import Gap, SeqTrack
+from engine.sequences import SequenceState
+from engine.state_data import STATE_VERSION, Codec, StateDataError, state_from_data, state_to_data
+from testing.sessions import dealer_session
+from tests.engine.runner import settings, to_received
+from tests.engine.scenario import registry
+
+T = datetime(2026, 11, 30, 1, 2, 3, 456789, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None, True, 0, -7, 2**80, 1.5, "text", (), (1, "a", (None,)), [1, [2]], frozenset({"a", "b"}),
+        {3, 4}, {1: "a", (2, "b"): frozenset({1})}, T, timedelta(seconds=1.25), b"\x00\xff",
+        SeqTrack(5, 0b1011, session=2),
+        Gap("rfid-1", 1, 3, 9, T, T, frozenset({4})),
+        BoardRedeal(alert="1-2", code="premature_board", street=1, taken=frozenset({"u1"})),
+        SequenceState(tracks={"rfid-1": SeqTrack(1, 1)}, held=()),
+        Alert.model_construct(
+            v=1, id="1-1", ts=T, hand=1, code="device_offline", severity="warning", seat=None,
+            status="raised", message="m", remedy=["r"], rule="x", profile="roberts", device="d",
+        ),
+    ],
+)
+def test_a_value_comes_back_equal_and_of_its_type(value: object) -> None:
+    codec = Codec()
+    data = json.loads(json.dumps(codec.dump(value)))  # through JSON text, as a checkpoint is
+    back = codec.load(data)
+    assert back == value
+    assert type(back) is type(value)
+
+
+def test_a_value_of_no_allowed_class_is_not_written() -> None:
+    class Foreign:
+        pass
+
+    with pytest.raises(TypeError, match="not a data class the state may hold"):
+        Codec().dump(Foreign())
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ({"O": "system", "f": {}}, "'system' is not a data class"),
+        ({"O": "EngineSettings", "f": {}}, "'EngineSettings' is not a data class"),
+        ({"O": "SeqTrack", "f": {"high": 1}}, "missing: far, run, run_last, run_session, seen, session"),
+        ({"O": "SeqTrack", "f": {"high": 1, "seen": 1, "run": 0, "run_last": 0, "far": 0,
+                                 "session": None, "run_session": None, "extra": 1}}, "unknown: extra"),
+        ({"X": 1}, "'X' is not a kind of state data"),
+        ({"T": "2026-11-30T01:00:00"}, "a time without its zone"),
+        ({"B": "***"}, "bad 'B' value"),
+        ({"D": [[1]]}, "a dict item is a [key, value] pair"),
+        ({"F": [{"L": []}]}, "bad 'F' value"),
+        ({"L": [], "F": []}, "is not state data"),
+        ({}, "dict is not state data"),
+    ],
+)
+def test_data_that_is_not_state_data_is_refused_naming_the_place(data: Any, reason: str) -> None:
+    with pytest.raises(StateDataError, match=r"^here\S*: .*" + re.escape(reason)):
+        Codec().load(data, "here")
+
+
+def _engine_after(hands: int) -> Engine:
+    engine = Engine(settings())
+    messages, _ = dealer_session(registry(), seats=9, hands=hands, seed=5, noise=True)
+    for message in messages:
+        engine.handle(to_received(message))
+    return engine
+
+
+def test_a_state_comes_back_with_the_same_public_state_and_data() -> None:
+    engine = _engine_after(2)
+    data = json.loads(json.dumps(state_to_data(engine.state)))
+    assert data["version"] == STATE_VERSION
+    restored = state_from_data(data, settings())
+    assert state_to_data(restored) == data
+    resumed = Engine(settings())
+    resumed.restore(restored)
+    assert resumed.public_state() == engine.public_state()
+
+
+def test_a_state_of_another_version_or_shape_is_refused() -> None:
+    data = state_to_data(_engine_after(1).state)
+    with pytest.raises(StateDataError, match="engine state version 99"):
+        state_from_data({**data, "version": 99}, settings())
+    machine = {**data["machine"], "renamed": 1}
+    with pytest.raises(StateDataError, match="unknown: renamed"):
+        state_from_data({**data, "machine": machine}, settings())
+    with pytest.raises(StateDataError, match="alerts need exactly"):
+        state_from_data({**data, "alerts": {}}, settings())
