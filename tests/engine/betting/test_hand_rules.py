@@ -3,7 +3,7 @@ their remedies, the uncalled bet, pushes, and the queries the machine reads."""
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
+from dataclasses import FrozenInstanceError, fields
 
 import pytest
 
@@ -452,7 +452,10 @@ def test_money_is_a_value() -> None:
     assert m.bets == ()
     assert after.bets == ((1, 1),)
     with pytest.raises(FrozenInstanceError):
-        m.top = 3  # type: ignore[misc]
+        m.state = after.state  # type: ignore[misc]
+    for part in (m.state, m.state.seating, m.state.betting):
+        with pytest.raises(FrozenInstanceError):
+            setattr(part, fields(part)[0].name, None)
 
 
 def test_the_rake_is_checked_with_the_push_and_cleared_when_corrected() -> None:
