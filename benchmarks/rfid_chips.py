@@ -132,7 +132,7 @@ async def _run(port: int) -> None:
                     events.seen.append((time.perf_counter(), event))
 
         collector = asyncio.create_task(collect())
-        driver = open_driver(table.config.devices[0], table.config.mqtt, topics)
+        driver = open_driver(table.config.drivers()[0], table.config.mqtt, topics)
         assert isinstance(driver.device, RfidReader)
         task = asyncio.create_task(driver.run())
         try:

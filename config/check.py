@@ -15,7 +15,7 @@ from config.coverage import coverage
 from config.errors import ConfigError
 from config.exposure import REFUSING, broker_findings, describe, refusal, secret_file_findings
 from config.loader import load_table, table_chips
-from config.models import TableConfig
+from config.models import DeclaredDevice, TableConfig
 from config.registry import DeckRegistry
 
 
@@ -61,7 +61,12 @@ def check(path: Path) -> Report:
 
 def _summary(config: TableConfig, registry: DeckRegistry) -> str:
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
-    devices = ", ".join(f"{d.id} ({d.driver})" for d in config.devices) or "none (engine only)"
+    devices = ", ".join(
+        f"{d.id} ({d.driver}{', declared' if isinstance(d, DeclaredDevice) else ''})"
+        for d in config.devices
+    ) or "none (engine only)"
+    if config.table.declared_devices_only:
+        devices += ", no others"
     game = ""
     if config.chips is not None:
         chips = table_chips(config, registry)
@@ -73,8 +78,8 @@ def _summary(config: TableConfig, registry: DeckRegistry) -> str:
             + (f" ante {stakes.ante}" if stakes.ante else "")
             + (f" rake {stakes.rake_percent:g}%" if stakes.rake_percent else "")
         )
+    grace = f"; start-up grace {config.table.startup_grace_s:g} s" if config.devices else ""
     return (
         f"table {config.table.id}, {config.table.seats} seats, profile {config.table.profile}; "
-        f"decks {decks}{game}; devices {devices}"
-        + (f" (start-up grace {config.table.startup_grace_s:g} s)" if config.devices else "")
+        f"decks {decks}{game}{grace}; devices {devices}"
     )

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from config.exposure import Finding
-from config.models import RfidReaderDevice, TableConfig
+from config.models import DeclaredDevice, RfidReaderDevice, TableConfig
 from contract.cards import bet_zone, seat_zone
 
 #: Zones of the table a hand needs (besides the seats), one antenna each at least.
@@ -38,8 +38,10 @@ def coverage(config: TableConfig) -> Coverage:
         if isinstance(device, RfidReaderDevice) and device.enabled
     ]
     found = Coverage()
-    if not readers:
-        return found
+    if not readers or any(
+        isinstance(device, DeclaredDevice) and device.driver == "rfid" for device in config.devices
+    ):
+        return found  # (a reader declared, its driver elsewhere: its antennas are not known here)
     covering: dict[str, list[tuple[int, str, int]]] = defaultdict(list)
     for index, device in readers:
         for antenna, zone in sorted(device.antennas.items()):

@@ -190,7 +190,7 @@ def _describe(path: Path, text: str, data: dict[str, Any], error: ValidationErro
     lines: list[str] = []
     for item in error.errors(include_url=False):
         # Drop the union tag pydantic inserts for discriminated unions (devices.0.rfid.port).
-        loc = tuple(p for p in item["loc"] if p not in ("shuffler", "rfid", "sensors"))
+        loc = tuple(p for p in item["loc"] if p not in ("shuffler", "rfid", "sensors", "declared"))
         placed = (item.get("ctx") or {}).get("error")
         found = (
             placed.problems if isinstance(placed, PlacedError) else [(loc, _message(item, seats))]

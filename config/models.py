@@ -6,7 +6,16 @@ from pathlib import Path
 from typing import Annotated, Final, Literal, TypeAlias
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SecretStr,
+    Tag,
+    model_validator,
+)
 
 from contract.cards import Zone, zone_bet_seat, zone_seat, zone_stack_seat
 from contract.models import Profile
@@ -85,6 +94,20 @@ class TableSection(Section):
         description="At a start of tablectl run, the seconds the devices get to come up: a device "
         "not yet heard from is not raised offline, and the lamp waits for the sensor board, until "
         "then (0: no grace).",
+    )
+    declared_devices_only: bool = Field(
+        default=False,
+        description="Refuse messages from a device id that [[devices]] does not declare (tablectl "
+        "deploy renders true). False: any other device id is followed, its kind taken from the "
+        "first event accepted from it in its session.",
+    )
+    gap_wait_s: float = Field(
+        default=10.0,
+        ge=1,
+        le=600,
+        description="Events a device's sequence (or its status seq) shows missing are asked for "
+        "again; what has not come this many seconds (event time) after the gap showed is lost, "
+        "told to the dealer naming the device and the seqs.",
     )
 
 
@@ -262,9 +285,55 @@ class SensorBoardDevice(DeviceBase):
     )
 
 
+#: The kinds of device, as ``driver`` names them.
+DeviceKind: TypeAlias = Literal["shuffler", "rfid", "sensors"]
+
+
+class DeclaredDevice(DeviceBase):
+    """A device whose driver runs elsewhere, declared by id and kind alone (``enabled = false``
+    and no port): the engine takes from it only the events of its kind, and with
+    ``[table] declared_devices_only`` it is one of the devices the table takes messages from."""
+
+    driver: DeviceKind
+    enabled: Literal[False] = Field(
+        description="A declared device has no driver here: false (a driver of this PC needs its "
+        "port, antennas or USB identity)."
+    )
+
+
+#: The keys only a device with a driver on this PC has: an entry with none of them and
+#: ``enabled = false`` is a declaration.
+_DRIVER_KEYS: Final = frozenset(
+    {"port", "antennas", "vendor_id", "product_id", "serial_number", "backend", "baudrate"}
+)
+
+
+def _device_tag(value: object) -> str | None:
+    """The union member of a ``[[devices]]`` entry: its driver, or ``declared``."""
+    if isinstance(value, BaseModel):
+        return "declared" if isinstance(value, DeclaredDevice) else getattr(value, "driver", None)
+    if not isinstance(value, dict):
+        return None
+    if value.get("enabled") is False and not _DRIVER_KEYS & set(value):
+        return "declared"
+    driver = value.get("driver")
+    return driver if isinstance(driver, str) else None
+
+
 DeviceConfig: TypeAlias = Annotated[
-    ShufflerDevice | RfidReaderDevice | SensorBoardDevice, Field(discriminator="driver")
+    Annotated[ShufflerDevice, Tag("shuffler")]
+    | Annotated[RfidReaderDevice, Tag("rfid")]
+    | Annotated[SensorBoardDevice, Tag("sensors")]
+    | Annotated[DeclaredDevice, Tag("declared")],
+    Discriminator(
+        _device_tag,
+        custom_error_type="device_driver",
+        custom_error_message="driver must be one of 'shuffler', 'rfid', 'sensors' (a declared "
+        "device, enabled = false without a port: its kind)",
+    ),
 ]
+#: The devices whose driver runs on this PC.
+DriverConfig: TypeAlias = ShufflerDevice | RfidReaderDevice | SensorBoardDevice
 
 #: The event types each kind of device (``driver``) can produce: a device named in
 #: ``[[devices]]`` that publishes another type is refused (its credentials must not let it
@@ -470,6 +539,13 @@ class TableConfig(Section):
                         ))
                     if antenna < 1:
                         problems.append((place, f"device {device.id!r}: antenna numbers start at 1"))
+        if self.table.declared_devices_only and not self.devices:
+            problems.append((
+                ("table", "declared_devices_only"),
+                "declared_devices_only = true but [[devices]] declares no device: every device's "
+                "messages would be refused (declare each, by id and driver, with enabled = false "
+                "where its driver runs elsewhere)",
+            ))
         if problems:
             raise PlacedError(problems)
         return self
@@ -478,6 +554,10 @@ class TableConfig(Section):
         """Device id -> its kind (``driver``) for every ``[[devices]]`` entry, enabled or not
         (a disabled entry names a device whose driver runs elsewhere)."""
         return {device.id: device.driver for device in self.devices}
+
+    def drivers(self) -> list[DriverConfig]:
+        """The enabled devices whose driver runs on this PC (not the declared ones)."""
+        return [d for d in self.devices if d.enabled and not isinstance(d, DeclaredDevice)]
 
     def device_mqtt(self, device: DeviceConfig) -> MqttSection:
         """The broker settings of a driver: ``[mqtt]`` with the device's own identity, if any."""

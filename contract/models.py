@@ -203,6 +203,10 @@ def _absent(value: object) -> bool:
     return value is None
 
 
+def _not_set(value: object) -> bool:
+    return value is False
+
+
 def _alert_only_with_ack(key: str, alert: str | None) -> None:
     if alert is not None and key != "ack":
         raise ValueError(f"alert is only meaningful with key 'ack', not {key!r}")
@@ -282,6 +286,17 @@ class Status(WireModel):
 # --------------------------------------------------------------------------------------------
 
 
+#: The sender of dealer inputs (a console, a tablet): its own ``seq`` stream.
+InputSource = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+_INPUT_SEQ_DESCRIPTION: Final = (
+    "Extension: the sender's sequence number, +1 per input (per source), 1 again when the sender "
+    "restarts; a gap is told to the dealer as lost inputs."
+)
+_INPUT_SOURCE_DESCRIPTION: Final = (
+    "Extension: who sends the input (a console, a tablet): seq is counted per source."
+)
+
+
 class KeyInput(WireModel):
     """A keypad-equivalent input from a source that is not a sensor (tablet, console, test)."""
 
@@ -290,8 +305,10 @@ class KeyInput(WireModel):
     type: Literal["key"] = "key"
     key: KeyName
     seat: Seat | None = None
-    seq: int | None = Field(
-        default=None, ge=1, le=MAX_SEQ, description="Extension: optional sender sequence."
+    seq: int | None = Field(default=None, ge=1, le=MAX_SEQ, description=_INPUT_SEQ_DESCRIPTION)
+    # Only on the wire when given: inputs without it stay what they were.
+    source: InputSource | None = Field(
+        default=None, description=_INPUT_SOURCE_DESCRIPTION, exclude_if=_absent
     )
     # Only on the wire when given: key events and inputs without it stay what they were.
     alert: AlertId | None = Field(default=None, description=_ALERT_DESCRIPTION, exclude_if=_absent)
@@ -314,8 +331,10 @@ class ActionInput(WireModel):
     seat: Seat
     action: ActionName
     amount: int = Field(default=0, ge=0, le=MAX_AMOUNT, description="Chips put in by this action.")
-    seq: int | None = Field(
-        default=None, ge=1, le=MAX_SEQ, description="Extension: optional sender sequence."
+    seq: int | None = Field(default=None, ge=1, le=MAX_SEQ, description=_INPUT_SEQ_DESCRIPTION)
+    # Only on the wire when given: inputs without it stay what they were.
+    source: InputSource | None = Field(
+        default=None, description=_INPUT_SOURCE_DESCRIPTION, exclude_if=_absent
     )
 
 
@@ -496,6 +515,14 @@ class HandResult(WireModel):
         default=None,
         description="Extension: the badge of the dealer who dealt the hand, when known.",
         exclude_if=_absent,
+    )
+    # Only on the wire when true: results of hands followed with all their evidence stay what
+    # they were.
+    evidence_missing: bool = Field(
+        default=False,
+        description="Extension: true when the hand was followed with evidence missing (device "
+        "events or dealer inputs lost on the way): the result is what the evidence showed.",
+        exclude_if=_not_set,
     )
 
 

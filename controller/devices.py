@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable
 from typing import Final
 
-from config.models import DeviceConfig, TableConfig
+from config.models import DriverConfig, TableConfig
 from contract.topics import Topics
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ class DeviceRunner:
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
-        self.devices = [d for d in config.devices if d.enabled]
+        self.devices = config.drivers()
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -45,7 +45,7 @@ class DeviceRunner:
             )
             log.info("driver %s (%s) started", device.id, device.driver)
 
-    async def _run(self, device: DeviceConfig, running: Awaitable[None]) -> None:
+    async def _run(self, device: DriverConfig, running: Awaitable[None]) -> None:
         try:
             await running
         except asyncio.CancelledError:

@@ -210,6 +210,10 @@ class TableController:
             return Handled(0, [])
         if isinstance(classified, Malformed):
             return self._rejected(classified, payload, received)
+        if not self.admit(classified):
+            # (before the grace: what it holds stays bounded by the devices followed)
+            too_many = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
+            return self._rejected(too_many, payload, received)
         status = classified.received
         if isinstance(status, DeviceEventReceived) and status.device:
             self.grace.event(status.device)
@@ -232,9 +236,6 @@ class TableController:
         if earlier is not None:
             log.info("%s: delivered again (record %d), not applied twice", classified.summary, earlier)
             return Handled(earlier, [], repeat=True)
-        if not self.admit(classified):
-            too_many = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
-            return self._rejected(too_many, payload, received)
         cause = self.journal.received(topic, payload, received) if self.journal is not None else 0
         self.recent.add(key, cause)
         return Handled(cause, self._input(cause, classified, received))

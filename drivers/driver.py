@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-from config.models import DeviceConfig, MqttSection, RfidReaderDevice
+from config.models import DriverConfig, MqttSection, RfidReaderDevice
 from contract.models import DeviceCommand, ResendCommand
 from contract.topics import Topics
 from drivers.errors import CommandRejected, DeviceLost, DeviceUnavailable
@@ -62,7 +62,7 @@ class DriverOptions:
     stable_session_s: float = STABLE_SESSION_S
 
     @classmethod
-    def of(cls, device: DeviceConfig) -> DriverOptions:
+    def of(cls, device: DriverConfig) -> DriverOptions:
         """The options a device's configuration sets (the reader also sets its error burst)."""
         if isinstance(device, RfidReaderDevice):
             return cls(
@@ -157,7 +157,7 @@ class Driver(Generic[DeviceT_co]):
 
     @staticmethod
     def for_device(
-        config: DeviceConfig,
+        config: DriverConfig,
         mqtt: MqttSection,
         topics: Topics,
         device: Callable[[DeviceSession], DeviceT],

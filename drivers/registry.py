@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Final
 
-from config.models import DeviceConfig, MqttSection, TableConfig
+from config.models import DriverConfig, MqttSection, TableConfig
 from contract.topics import Topics
 from drivers.driver import Device, Driver
 
@@ -30,7 +30,7 @@ DRIVERS: Final[dict[str, tuple[str, str]]] = {
 
 
 def open_driver(
-    device: DeviceConfig, mqtt: MqttSection, topics: Topics, **opts: Any
+    device: DriverConfig, mqtt: MqttSection, topics: Topics, **opts: Any
 ) -> Driver[Device]:
     """The driver object for ``device``; ``await driver.run()`` runs it until cancelled."""
     entry = DRIVERS.get(device.driver)
@@ -47,5 +47,5 @@ def open_drivers(config: TableConfig, **opts: Any) -> list[Driver[Device]]:
     """Drivers of every enabled device of a table configuration."""
     topics = Topics(config.mqtt.root, config.table.id)
     return [
-        open_driver(d, config.device_mqtt(d), topics, **opts) for d in config.devices if d.enabled
+        open_driver(d, config.device_mqtt(d), topics, **opts) for d in config.drivers()
     ]

@@ -8,7 +8,8 @@ hole card; the same sequence of :data:`Received` always yields the same :class:`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple, TypeAlias
 
@@ -46,6 +47,12 @@ class EngineSettings:
     no_bet_shows_first: NoBetShowsFirst = "first_to_act"
     #: A live hole card read by no antenna this long (seconds of event time) is off the table.
     hole_card_off_s: float = 10.0
+    #: Who may say what: the kind (``rfid``, ``sensors``, ``shuffler``) of each device the
+    #: configuration declares; with ``declared_only`` no other device is listened to.
+    device_kinds: Mapping[str, str] = field(default_factory=dict)
+    declared_only: bool = False
+    #: Events shown missing and not come again this long (seconds of event time) are lost.
+    gap_wait_s: float = 10.0
 
     @classmethod
     def from_config(
@@ -75,6 +82,9 @@ class EngineSettings:
             stakes=stakes,
             no_bet_shows_first=config.table.no_bet_shows_first,
             hole_card_off_s=config.table.hole_card_off_s,
+            device_kinds=config.device_kinds(),
+            declared_only=config.table.declared_devices_only,
+            gap_wait_s=config.table.gap_wait_s,
         )
 
 

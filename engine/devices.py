@@ -1,19 +1,25 @@
-"""Device health (status, faults, bad payloads, the sequence findings reported), sensors and
-decks; the sequence policy and the gap fill are in :mod:`engine.sequences`."""
+"""Device health (status, faults, bad payloads, the sequence findings reported), who may say
+what, lost dealer inputs, sensors and decks; the sequence policy and the gap fill are in
+:mod:`engine.sequences`."""
 
 from __future__ import annotations
 
 from contract.models import (
+    ActionInput,
     FaultEvent,
+    KeyInput,
     ShuffleCompleteEvent,
     Status,
 )
 from contract.text import bounded, identifier
 from engine.api import (
+    DeviceEventReceived,
+    DeviceStatusReceived,
     PayloadRejected,
 )
+from engine.kinds import EVENT_KIND, KIND_NAMES, Learnt, learns
 from engine.memory import Memory
-from engine.seqtrack import REPORT_EVERY
+from engine.seqtrack import REPORT_EVERY, SEQ_AHEAD
 from engine.sequences import Lost
 
 
@@ -56,6 +62,7 @@ class DeviceRules(Memory):
         else:
             self.book.update(existing, self.ts, message=message)
         self.untracked = True
+        self.evidence_missing = True
         self._update_tracking()
 
     def _status(self, device: str, status: Status) -> None:
@@ -110,6 +117,100 @@ class DeviceRules(Memory):
             self._raise("bad_payload", message, scope="hand", key=key, device=device)
         else:
             self.book.update(existing, self.ts, message=message)
+
+    def _admitted(self, received: DeviceEventReceived | DeviceStatusReceived) -> bool:
+        """Who may say what (docs/engine.md): whether a device's message is taken. A device
+        sends only the events of its kind (declared, or shown by its first event accepted in
+        its session; ``fault`` from any); with ``declared_only`` an undeclared device is not
+        listened to. What is refused is reported as ``bad_payload`` naming the device, never
+        taken as evidence (nor sequenced: it is not one of the device's events).
+
+        (On the path of every event: the common cases first, with the fewest lookups.)"""
+        device = received.device
+        settings = self.settings
+        kind = settings.device_kinds.get(device)
+        if kind is None and settings.declared_only:
+            self._refuse(
+                received,
+                "undeclared",
+                "Messages from devices not declared in the configuration were ignored "
+                "({count} so far; the latest from {device}).",
+            )
+            return False
+        if type(received) is DeviceStatusReceived:
+            return True
+        event = received.event  # type: ignore[union-attr]
+        wanted = EVENT_KIND[event.type]
+        if kind is None:
+            learnt = self.dev_kind.get(device)
+            session = event.session
+            if learnt is not None and wanted == learnt[1] and (session is None or session == learnt[0]):
+                return True  # an undeclared device's event of its kind, in its session
+            if wanted is None:
+                return True  # a fault: from any kind, says nothing of the device's own
+            if session is None:
+                session = self.device_seqs.sessions.get(device)
+            if learns(learnt, session):
+                self.dev_kind = {**self.dev_kind, device: Learnt(session, wanted)}
+                return True
+            kind = learnt.kind  # type: ignore[union-attr]  # (learns() is true without one)
+        if wanted == kind or wanted is None:
+            return True
+        self._refuse(
+            received,
+            f"{device}#kind",
+            f"Device {{device}} sent events a {KIND_NAMES.get(kind, kind)} does not send "
+            f"({event.type}): {{count}} were ignored, none taken as evidence.",
+        )
+        return False
+
+    def _refuse(
+        self, received: DeviceEventReceived | DeviceStatusReceived, key: str, text: str
+    ) -> None:
+        """One ``bad_payload`` per key, counting the messages refused (``text`` names them:
+        ``{count}``, ``{device}``; updated at most once a second); timed like a rejected
+        payload, by the shell's clock."""
+        self.ts = received.received
+        self.clock = max(self.clock, self.ts)
+        count = self.refused.get(key, 0) + 1
+        self.refused = {**self.refused, key: count}
+        device = bounded(received.device, 64)
+        message = text.format(count=count, device=device)
+        existing = self.book.find("bad_payload", key)
+        if existing is None:
+            self._raise("bad_payload", message, scope="hand", key=key, device=device)
+        elif self.ts - self.book.active[existing].ts >= REPORT_EVERY:
+            self.book.update(existing, self.ts, message=message, device=device)
+
+    def _input_seq(self, item: KeyInput | ActionInput) -> None:
+        """A dealer input's ``seq`` (per source): inputs missing in between were lost on the
+        way, and no one can send them again: told at once, the hand's result marked."""
+        seq = item.seq
+        if seq is None:
+            return
+        source = item.source or ""
+        high = self.input_seq.get(source)
+        if high is not None and seq <= high and seq != 1:
+            return  # a repeat, or a late one: taken as before
+        self.input_seq = {**self.input_seq, source: seq}
+        if high is None or seq <= high or seq == high + 1:
+            return  # the first one seen, a sender restarted at 1, or the next one
+        sender = f" from {bounded(source, 64)}" if source else ""
+        if seq - high - 1 > SEQ_AHEAD:
+            what = f"Dealer inputs{sender} jumped from {high} to {seq}"
+        elif seq - high == 2:
+            what = f"Dealer input {high + 1}{sender} was lost on the way"
+        else:
+            what = f"Dealer inputs {high + 1} to {seq - 1}{sender} were lost on the way"
+        message = f"{what}: keys or actions may be missing from this hand."
+        key = f"input#{source}"
+        existing = self.book.find("device_fault", key)
+        remedy = ("Check the last keys and actions entered; enter again those that mattered.",)
+        if existing is None:
+            self._raise("device_fault", message, scope="hand", key=key, remedy=remedy)
+        else:
+            self.book.update(existing, self.ts, message=message)
+        self.evidence_missing = True
 
     def _button(self, seat: int | None) -> None:
         self.button_known = True

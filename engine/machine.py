@@ -52,6 +52,10 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         """Take one received message; alert changes accumulate in ``self.book.changes``,
         device commands in ``self.commands``. While a gap is being filled the message waits
         (engine.sequences), and is applied in its place once the gap is closed."""
+        if (
+            type(received) is DeviceEventReceived or type(received) is DeviceStatusReceived
+        ) and not self._admitted(received):
+            return  # refused (engine.devices: who may say what), reported
         if self.device_seqs.held:
             self._hold(received)
         elif type(received) is DeviceEventReceived and type(received.event) is TagEvent:
@@ -157,6 +161,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         elif isinstance(received, InputReceived):
             self.ts = received.input.ts
             self.clock = max(self.clock, self.ts)
+            self._input_seq(received.input)
             self._input(received.input)
         else:
             self.ts = received.received

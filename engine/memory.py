@@ -34,6 +34,7 @@ from engine.sequences import Sequences, SequenceState
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.betting.hand import Money
+    from engine.kinds import Learnt
 
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
 STREET_NAMES: Final = ("preflop", "flop", "turn", "river")
@@ -71,6 +72,12 @@ class Memory:
         # the concern that follows it, which is rebuilt around a copy's state)
         self.device_seqs = SequenceState()
         self.sequences: Sequences
+        #: Who may say what (engine.kinds): the kind each undeclared device showed in its
+        #: session, and the messages refused so far per alert (replaced, not updated).
+        self.dev_kind: dict[str, Learnt] = {}
+        self.refused: dict[str, int] = {}
+        #: The highest dealer input seq taken per source ("": inputs that name none).
+        self.input_seq: dict[str, int] = {}
         #: Events were lost this hand: it is not tracked until the next hand begins.
         self.untracked = False
         self.dev_state: dict[str, str] = {}
@@ -107,6 +114,8 @@ class Memory:
         #: Event time of the last critical alert: the dealer's reaction time runs from it.
         self.critical_at: datetime | None = None
         self.reaction = timedelta(seconds=settings.reaction_s)
+        #: Events shown missing and not come again this long (event time) are lost.
+        self.gap_wait = timedelta(seconds=settings.gap_wait_s)
         # chips (engine.chips): where each chip tag is read, where it is, chips read nowhere
         # since (zone, event time), chips pushed to winners of earlier hands, unknown tags
         self.chip_seen: dict[str, tuple[str, ...]] = {}
@@ -184,6 +193,8 @@ class Memory:
         self.tabled: tuple[int, ...] = ()  # hands tabled to the betting core, in that order
         self.result_sent = False
         self.showdown_reached = False
+        #: Events or dealer inputs of this hand were lost: its result says so.
+        self.evidence_missing = False
         self.unknown_chips: frozenset[str] = frozenset()
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
         self.handling_state.reset()
@@ -215,7 +226,7 @@ class Memory:
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
         a state restored from data)."""
-        self.sequences = Sequences(self.device_seqs, self.commands)
+        self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
         self.handling = Handling(self.handling_state, self)
 
     def begin_step(self) -> None:

@@ -223,8 +223,12 @@ class ResultRules(ChipRules):
         super()._start_hand(by_key=by_key)
 
     def _resume(self) -> None:
-        self.result_sent = True  # events of the hand were lost: no result is made up
+        # Events of the hand were lost: its result is what the evidence showed, marked so; the
+        # money is left out (a bet or a push may be among what was lost: nothing is made up).
+        self.money_done = True
+        self._finish_hand()
         super()._resume()
+        self.result_sent = True  # (the hand's reset would let the next hand's start make another)
 
     # -- the hand's end ------------------------------------------------------------------------
 
@@ -281,6 +285,7 @@ class ResultRules(ChipRules):
             "awarded": [],
             "showdown": [],
             "profile": self.profile,
+            "evidence_missing": self.evidence_missing,
         }
         money = self.money
         if money is not None and not self.money_done and self.phase != "misdeal":

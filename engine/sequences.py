@@ -22,8 +22,10 @@ holds that message and every message received after it, from every device, notin
 one shows. A driver's status said again after it reconnected to the broker starts the same hold.
 Once every gap is filled and every device followed has been heard from (or ``SETTLE`` has
 passed), the held messages are released in their order (:func:`engine.seqtrack.release_order`)
-for the machine to apply. What is still missing after ``GAP_WAIT`` (or once ``HOLD_LIMIT``
-messages wait) is lost.
+for the machine to apply. What is still missing after ``gap_wait`` (``[table] gap_wait_s``,
+``GAP_WAIT`` by default; or once ``HOLD_LIMIT`` messages wait) is lost. Events that name no
+session are followed in the session of the device's status: a status naming a seq beyond them
+shows a gap all the same (the end of a stream), which their late copies fill.
 
 What this concern finds (events lost, far seqs ignored) it does not report itself: it lists
 them in :attr:`Sequences.findings`, in order, and the machine reports them (device health)
@@ -34,7 +36,7 @@ arrived (a resent event carries its old ``ts``); the engine reads no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import NamedTuple, TypeAlias
 
 from contract.models import MAX_RESEND, DeviceCommand, DeviceEvent, ResendCommand, Status
@@ -115,14 +117,22 @@ class SequenceState:
 class Sequences:
     """The sequence policy and the gap fill over one :class:`SequenceState` (module docstring).
 
-    ``commands``: where resend commands go (the machine's outputs of the step).
+    ``commands``: where resend commands go (the machine's outputs of the step); ``gap_wait``:
+    how long (event time) missing events are waited for before they are lost (``[table]
+    gap_wait_s``).
     """
 
-    __slots__ = ("commands", "findings", "state")
+    __slots__ = ("commands", "findings", "gap_wait", "state")
 
-    def __init__(self, state: SequenceState, commands: list[tuple[str, DeviceCommand]]) -> None:
+    def __init__(
+        self,
+        state: SequenceState,
+        commands: list[tuple[str, DeviceCommand]],
+        gap_wait: timedelta = GAP_WAIT,
+    ) -> None:
         self.state = state
         self.commands = commands
+        self.gap_wait = gap_wait
         self.findings: list[Finding] = []
 
     # ------------------------------------------------------------------ taking events
@@ -322,9 +332,14 @@ class Sequences:
         the caller holds the status."""
         seq, session = status.seq, status.session
         track = self.state.tracks.get(device)
-        if seq is None or track is None or track.session is None:
+        if seq is None or track is None:
             return False
-        if session == track.session:
+        if track.session is None:
+            # events that name no session: followed in the session of the status before
+            if self.state.sessions.get(device) != session:
+                return False
+            high = track.high
+        elif session == track.session:
             high = track.high
         elif 0 < session - track.session <= SESSION_AHEAD:
             high = 0  # a new session: its events 1 to seq came before this status
@@ -354,7 +369,7 @@ class Sequences:
         for gap in state.gaps:
             if len(gap.got) == gap.high - gap.low + 1:
                 continue  # filled
-            if now - gap.opened >= GAP_WAIT or len(state.held) >= HOLD_LIMIT:
+            if now - gap.opened >= self.gap_wait or len(state.held) >= HOLD_LIMIT:
                 self._give_up(gap)
                 gave_up = True
                 continue
@@ -425,8 +440,13 @@ class Sequences:
             upto = seq
             seq += 1
             limit = SEQ_AHEAD
-        elif isinstance(received, DeviceEventReceived) and received.event.session is not None:
-            device, seq, session = received.device, received.event.seq, received.event.session
+        elif isinstance(received, DeviceEventReceived) and (
+            received.event.session is not None or received.device in state.sessions
+        ):
+            # (an event that names no session belongs to the session of its device's status)
+            device, seq = received.device, received.event.seq
+            named = received.event.session
+            session = named if named is not None else state.sessions[device]
             upto = seq
             gaps = list(state.gaps)
             for index, gap in enumerate(gaps):
@@ -434,6 +454,10 @@ class Sequences:
                     gaps[index] = gap._replace(got=gap.got | {seq})
                     state.gaps = tuple(gaps)
                     return
+            if named is None:
+                # (only a status shows their gap: held, they are applied as they arrived, and
+                # a seq they skip is reported lost then, as before)
+                return
         else:
             return
         key = (device, session)
@@ -465,7 +489,7 @@ class Sequences:
             # the gap is at the start of a session not followed yet: follow it from here
             state.previous = {**state.previous, device: track}
             track = SeqTrack(0, 0, session=gap.session)
-        if track is not None and track.session == gap.session:
+        if track is not None and track.session in (gap.session, None):
             state.tracks[device] = given_up(track, gap.high, missing)
         elif prev is not None and prev.session == gap.session:
             state.previous = {**state.previous, device: given_up(prev, gap.high, missing)}

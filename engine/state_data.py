@@ -40,10 +40,10 @@ from engine.state import EngineState, PublicCache, new_state
 
 #: The layout of :func:`state_to_data`'s output; raise it whenever a field of the machine or of
 #: a data class it holds changes meaning, is added, removed or renamed.
-STATE_VERSION: Final = 1
+STATE_VERSION: Final = 2
 
 #: Machine fields that come from the settings (given again at load), not from the data.
-_FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction"})
+_FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})
 #: Machine fields of one step's outputs: always empty between steps, so not stored.
 _STEP_OUTPUTS: Final = frozenset({"commands", "hands_out"})
 #: The alert book's fields stored (its profile comes from the settings, its changes are empty).

@@ -29,7 +29,9 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 from config.models import (
+    DeclaredDevice,
     DeviceConfig,
+    DriverConfig,
     RfidReaderDevice,
     SensorBoardDevice,
     ShufflerDevice,
@@ -78,14 +80,17 @@ class SimulatedTable:
         devices: list[DeviceConfig] = []
         try:
             for device in self.original.devices:
-                devices.append(await self._start_device(device) if device.enabled else device)
+                if device.enabled and not isinstance(device, DeclaredDevice):
+                    devices.append(await self._start_device(device))
+                else:
+                    devices.append(device)
         except BaseException:
             await self.close()
             raise
         self.config = self.original.model_copy(update={"devices": devices})
         return self.config
 
-    async def _start_device(self, device: DeviceConfig) -> DeviceConfig:
+    async def _start_device(self, device: DriverConfig) -> DeviceConfig:
         if isinstance(device, ShufflerDevice):
             shuffler = ShufflerSimulator(
                 name=device.id, shuffle_s=self.shuffle_s, speed=self.speed, directory=self.directory
@@ -264,7 +269,9 @@ class SimulatedTable:
         """One line per device: its id, kind and how a driver reaches it."""
         lines: list[str] = []
         for device in self.config.devices:
-            if not device.enabled:
+            if isinstance(device, DeclaredDevice):
+                lines.append(f"{device.id} ({device.driver}): declared, its driver runs elsewhere")
+            elif not device.enabled:
                 lines.append(f"{device.id}: disabled")
             elif isinstance(device, ShufflerDevice | RfidReaderDevice):
                 lines.append(f"{device.id} ({device.driver}): port = {device.port}")

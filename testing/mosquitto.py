@@ -2,7 +2,9 @@
 
 By default a minimal broker without persistence; with ``config=TABLE_PC_CONF`` the table PC's
 broker as shipped (``deploy/mosquitto/table-pc.conf``: TCP_NODELAY, persistence, queue limits),
-its listener, persistence location and log moved to the test's port and directory. ``kill()``
+its listener, persistence location and log moved to the test's port and directory, and its
+clients' authentication either the test's password file and ACL (``auth``) or, for the tests
+whose clients carry no credentials (what they test is delivery, not who), anonymous. ``kill()``
 stops it with SIGKILL (no final save), ``start()`` brings it back on the same port.
 """
 
@@ -24,6 +26,8 @@ from typing import Final
 TABLE_PC_CONF: Final = Path(__file__).resolve().parent.parent / "deploy" / "mosquitto" / "table-pc.conf"
 #: Settings of a shipped configuration that name this machine's places: replaced for a test.
 _PLACES: Final = frozenset({"listener", "persistence_location", "log_dest", "pid_file", "user"})
+#: The settings of who may connect (replaced by ``Mosquitto.auth``, or by anonymous access).
+_AUTH: Final = frozenset({"allow_anonymous", "password_file", "acl_file"})
 
 
 def free_port() -> int:
@@ -47,6 +51,9 @@ class Mosquitto:
     host: str = "127.0.0.1"
     #: A mosquitto configuration to run (e.g. TABLE_PC_CONF), None for the minimal one.
     config: Path | None = None
+    #: With ``config``: the password file and ACL its clients authenticate with (None: the
+    #: configuration's authentication replaced by anonymous access).
+    auth: tuple[Path, Path] | None = None
 
     @property
     def url(self) -> str:
@@ -90,9 +97,13 @@ class Mosquitto:
         kept = []
         for line in self.config.read_text(encoding="utf-8").splitlines():
             words = line.split("#", 1)[0].split()
-            if words and words[0] in _PLACES:
+            if words and words[0] in _PLACES | _AUTH:
                 continue
             kept.append(line)
+        if self.auth is None:
+            kept.append("allow_anonymous true")
+        else:
+            kept += ["allow_anonymous false", f"password_file {self.auth[0]}", f"acl_file {self.auth[1]}"]
         kept += [
             f"listener {self.port} {self.host}",
             f"persistence_location {self.workdir}/",
@@ -126,10 +137,12 @@ class Mosquitto:
 
 
 @contextlib.contextmanager
-def running_mosquitto(workdir: Path, config: Path | None = None) -> Iterator[Mosquitto]:
-    """Start a private mosquitto in ``workdir`` (with ``config``, e.g. TABLE_PC_CONF) and stop
-    it on exit."""
-    broker = Mosquitto(port=free_port(), workdir=workdir, config=config)
+def running_mosquitto(
+    workdir: Path, config: Path | None = None, auth: tuple[Path, Path] | None = None
+) -> Iterator[Mosquitto]:
+    """Start a private mosquitto in ``workdir`` (with ``config``, e.g. TABLE_PC_CONF, and its
+    clients' password file and ACL ``auth``) and stop it on exit."""
+    broker = Mosquitto(port=free_port(), workdir=workdir, config=config, auth=auth)
     broker.start()
     try:
         yield broker

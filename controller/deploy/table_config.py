@@ -6,7 +6,9 @@ targeted edits of the text, and the result is parsed back and compared before it
 - ``[mqtt] username`` and ``password_file`` (``secrets/{table}-controller``); an inline
   ``password`` is removed;
 - ``[devices.mqtt] username`` and ``password_file`` for every device (``secrets/{table}-dev-{id}``);
-- ``port = "/dev/tablectl/{id}"`` for a serial device that has a udev rule (its stable name).
+- ``port = "/dev/tablectl/{id}"`` for a serial device that has a udev rule (its stable name);
+- ``[table] declared_devices_only = true`` when ``[[devices]]`` declares any: the broker lets
+  only those identities publish device topics, and the engine then listens to no other id.
 """
 
 from __future__ import annotations
@@ -73,11 +75,12 @@ def _last_content_line(lines: list[str], block: _Block) -> int:
     return block.start
 
 
-def _value(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+def _value(value: str | bool) -> str:
+    # a JSON string is a TOML basic string, and JSON's true and false are TOML's
+    return json.dumps(value, ensure_ascii=False)
 
 
-def set_keys(text: str, path: TablePath, values: Mapping[str, str | None]) -> str:
+def set_keys(text: str, path: TablePath, values: Mapping[str, str | bool | None]) -> str:
     """``text`` with the keys of the table at ``path`` set (None: removed); the table is added
     when missing (a sub-table of an array entry goes at the end of that entry)."""
     lines = text.splitlines()
@@ -129,7 +132,7 @@ def table_config_text(
     """The source configuration with the broker identities (and stable device names) set."""
     text = source.read_text(encoding="utf-8")
     by_role = {(i.role, i.device): i.name for i in found}
-    edits: list[tuple[TablePath, dict[str, str | None]]] = []
+    edits: list[tuple[TablePath, dict[str, str | bool | None]]] = []
     controller = by_role[("controller", None)]
     edits.append(
         (("mqtt",), {"username": controller, "password_file": f"secrets/{controller}", "password": None})
@@ -144,6 +147,8 @@ def table_config_text(
         )
         if isinstance(device, SerialDevice) and device.id in rule_devices:
             edits.append((("devices", index), {"port": str(stable_name(device))}))
+    if config.devices:
+        edits.append((("table",), {"declared_devices_only": True}))
     for path, values in edits:
         text = set_keys(text, path, values)
     header = (

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from config.models import DeviceConfig, SensorBoardDevice, TableConfig
+from config.models import DeclaredDevice, DeviceConfig, DriverConfig, SensorBoardDevice, TableConfig
 from controller.deploy.artefacts import DeployError
 
 STABLE_DIR = Path("/dev/tablectl")
@@ -31,7 +31,7 @@ def stable_name(device: DeviceConfig) -> Path:
     return STABLE_DIR / device.id
 
 
-def _rule(device: DeviceConfig, index: int, user: str) -> str | None:
+def _rule(device: DriverConfig, index: int, user: str) -> str | None:
     vendor, product = device.vendor_id, device.product_id
     if vendor is None or product is None:
         return None
@@ -65,6 +65,11 @@ def udev_rules(config: TableConfig) -> UdevResult:
     skipped = []
     named = set()
     for index, device in enumerate(config.devices):
+        if isinstance(device, DeclaredDevice):
+            reason = f"{device.id}: declared, its driver runs elsewhere, no rule"
+            skipped.append(reason)
+            lines += [f"# {reason}", ""]
+            continue
         rule = _rule(device, index, user)
         if rule is None:
             reason = f"{device.id}: no vendor_id/product_id in the configuration, no rule"

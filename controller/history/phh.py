@@ -217,6 +217,11 @@ def to_phh(result: HandResult, stakes: Stakes | None = None, *, table: str | Non
         f"# put in, every other seat with {DEEP}; final minus starting stack is what it won minus",
         "# what it put in. Hole cards are unknown (????) except hands tabled face up at showdown.",
     ]
+    if result.evidence_missing:
+        notes.append(
+            "# The table followed this hand with evidence missing (device events or dealer inputs "
+            "lost): these are the actions it saw."
+        )
     body = [
         f"{name} = [\n" + "".join(f"  {_toml(line)},\n" for line in lines) + "]"
         if name == "actions"

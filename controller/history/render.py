@@ -93,6 +93,8 @@ def summary_line(entry: HandEntry) -> str:
     else:
         outcome = result.result
         money = f"  pots {pots_text(result)}  winners {seats_text(winners(result))}"
+    if result.evidence_missing:
+        outcome += " (evidence missing)"
         if result.rake:
             money += f"  rake {result.rake}"
     board = " ".join(result.board) or "-"
@@ -204,6 +206,11 @@ def detail(entry: HandEntry) -> str:
         f"Button seat {result.button if result.button is not None else '-'}; "
         f"seats dealt in: {seats_text(result.seats)}",
     ]
+    if result.evidence_missing:
+        lines.append(
+            "Followed with evidence missing (device events or dealer inputs lost on the way): "
+            "what follows is what was seen."
+        )
     by_street: dict[str, list[HandAction]] = {}
     for action in result.actions:
         by_street.setdefault(action.street, []).append(action)

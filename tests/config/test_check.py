@@ -43,12 +43,12 @@ def test_the_example_is_ok_with_no_warning(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert result.stdout.startswith(f"{path}: ok: table t1, 9 seats")
-    assert result.stdout.rstrip().endswith("sensors (sensors) (start-up grace 5 s)")
+    assert "; start-up grace 5 s; devices shuffler (shuffler)" in result.stdout
 
 
 def test_the_start_up_grace_is_checked_and_named(tmp_path: Path) -> None:
     path = example(tmp_path, ("startup_grace_s = 5.0", "startup_grace_s = 12"))
-    assert check(path).summary.endswith("(start-up grace 12 s)")
+    assert "; start-up grace 12 s; devices " in check(path).summary
     path = example(tmp_path, ("startup_grace_s = 5.0", "startup_grace_s = -1"))
     [error] = refused(path)
     assert error == (
@@ -120,3 +120,44 @@ def test_a_duplicate_device_id_is_named_at_its_line(tmp_path: Path) -> None:
     assert check(path).errors == [
         f"{path}:{second}: devices.shuffler.id: device id 'shuffler' is used twice"
     ]
+
+
+REMOTE_READER = '\n[[devices]]\nid = "rfid-2"\ndriver = "rfid"\nenabled = false\n'
+
+
+def test_a_device_whose_driver_runs_elsewhere_is_declared_by_id_and_kind(tmp_path: Path) -> None:
+    path = example(
+        tmp_path,
+        ("gap_wait_s = 10.0", "gap_wait_s = 10.0\n# (declared below)"),
+        ("# What tablectl deploy renders", REMOTE_READER + "\n# What tablectl deploy renders"),
+        ("declared_devices_only = false", "declared_devices_only = true"),
+    )
+    result = tablectl("config", "check", str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip().endswith(
+        "devices shuffler (shuffler), rfid-1 (rfid), sensors (sensors), rfid-2 (rfid, declared), "
+        "no others"
+    )
+
+
+def test_a_declared_device_needs_a_kind_and_a_driver_here_its_port(tmp_path: Path) -> None:
+    path = example(
+        tmp_path,
+        ("# What tablectl deploy renders",
+         '\n[[devices]]\nid = "rfid-2"\ndriver = "reader"\nenabled = false\n'
+         '\n[[devices]]\nid = "rfid-3"\ndriver = "rfid"\n\n# What tablectl deploy renders'),
+    )
+    errors = refused(path)
+    assert any("devices.rfid-2.driver: Input should be 'shuffler', 'rfid' or 'sensors'" in e for e in errors)
+    assert any("devices.rfid-3.port: required key is missing" in e for e in errors)
+
+
+def test_declared_devices_only_without_a_declared_device_is_an_error_at_its_key(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    shutil.copy(EXAMPLE_CONFIG.parent / "decks.example.csv", tmp_path / "decks.example.csv")
+    path.write_text(
+        '[table]\nid = "t1"\nseats = 9\ndeclared_devices_only = true\n\n'
+        '[decks]\nregistry = "decks.example.csv"\n'
+    )
+    [error] = refused(path)
+    assert error.startswith(f"error: {path}:4: table.declared_devices_only: declared_devices_only = true")

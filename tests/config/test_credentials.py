@@ -95,7 +95,7 @@ def test_each_device_connects_with_its_own_identity(tmp_path: Path) -> None:
         '\n[[devices]]\nid = "sensors"\ndriver = "sensors"\nvendor_id = 0x1209\nproduct_id = 0x7AB1\n'
     )
     config = load_config(write(tmp_path, text))
-    shuffler, sensors = config.devices
+    shuffler, sensors = config.drivers()
     own = config.device_mqtt(shuffler)
     assert own.username == "t3-dev-shuffler"
     assert own.password is not None

@@ -17,6 +17,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from testing.mosquitto import TABLE_PC_CONF, running_mosquitto
 from tests.deploy.support import TABLE, Deployment, client, deployment, listening, until
 
 BASE = f"holdem/{TABLE}"
@@ -160,3 +161,39 @@ async def test_the_floor_reads_the_public_topics_and_sends_input_only_when_allow
             await until(lambda: payload("console-marker") in inputs.on(f"{BASE}/input"))
             expected = [payload("floor-ack")] if allow_input else []
             assert inputs.on(f"{BASE}/input") == [*expected, payload("console-marker")]
+
+
+async def test_a_sensor_board_cannot_publish_on_the_readers_topics(table: Deployment) -> None:
+    """Its own topic it may use (what it says there the engine judges by its kind: a tag from a
+    sensor board is refused, tests/service/test_trust_e2e.py); a reader's it may not."""
+    async with (
+        listening(*who(table, "controller"), f"{BASE}/dev/#") as (_, seen),
+        client(*who(table, "dev-sensors")) as sensors,
+    ):
+        await sensors.publish(f"{BASE}/dev/rfid-1/event", payload("sensors-as-reader"), qos=1)
+        await sensors.publish(f"{BASE}/dev/rfid-1/status", payload("sensors-status"), qos=1, retain=True)
+        await sensors.publish(f"{BASE}/dev/sensors/event", payload("own"), qos=1)
+        await until(lambda: len(seen.messages) >= 1, what="the board's own event")
+        assert seen.messages == [(f"{BASE}/dev/sensors/event", payload("own"))]
+
+
+async def test_the_shipped_plain_file_allows_no_anonymous_client(tmp_path: Path) -> None:
+    """``deploy/mosquitto/table-pc.conf`` as shipped, with the password file and ACL tablectl
+    deploy renders (its ``password_file`` and ``acl_file`` lines moved to them, nothing else)."""
+    (tmp_path / "render").mkdir()
+    with deployment(tmp_path / "render", start=False) as rendered:
+        paths = (rendered.out / "mosquitto" / "tablectl.passwd", rendered.out / "mosquitto" / "tablectl.acl")
+        (tmp_path / "broker").mkdir()
+        with running_mosquitto(tmp_path / "broker", config=TABLE_PC_CONF, auth=paths) as broker:
+            for user, password in ((None, None), (f"{TABLE}-dev-sensors", "wrong")):
+                with pytest.raises(aiomqtt.MqttCodeError) as refused:
+                    async with client(broker.port, user, password):
+                        pass
+                assert refused.value.rc in (4, 5, 134, 135)
+            sensors = (broker.port, f"{TABLE}-dev-sensors", rendered.secret(f"{TABLE}-dev-sensors"))
+            controller = (broker.port, f"{TABLE}-controller", rendered.secret(f"{TABLE}-controller"))
+            async with listening(*controller, f"{BASE}/dev/#") as (_, seen), client(*sensors) as board:
+                await board.publish(f"{BASE}/dev/rfid-1/event", payload("sensors-as-reader"), qos=1)
+                await board.publish(f"{BASE}/dev/sensors/event", payload("own"), qos=1)
+                await until(lambda: len(seen.messages) >= 1, what="the board's own event")
+                assert seen.messages == [(f"{BASE}/dev/sensors/event", payload("own"))]

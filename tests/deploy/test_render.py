@@ -112,6 +112,9 @@ def test_the_rendered_configuration_keeps_the_file_and_adds_identities(tmp_path:
         data = tomllib.loads(text)
         assert data["devices"][1]["antennas"] == {"1": "seat:1", "2": "board"}
         assert "password" not in data["mqtt"]
+        # The engine listens to the declared devices only (the broker lets no other publish).
+        assert config.table.declared_devices_only
+        assert data["table"]["declared_devices_only"] is True
 
 
 def test_the_broker_sets_no_limit_on_messages_in_flight(tmp_path: Path) -> None:
@@ -225,3 +228,23 @@ def test_deploy_has_help(capsys: pytest.CaptureFixture[str]) -> None:
         tablectl(["deploy", "--help"])
     assert done.value.code == 0
     assert "usage: tablectl deploy" in capsys.readouterr().out
+
+
+def test_a_device_declared_by_id_and_kind_gets_its_identity_and_acl_but_no_udev_rule(
+    tmp_path: Path,
+) -> None:
+    remote = '\n[[devices]]\nid = "rfid-2"\ndriver = "rfid"\nenabled = false\n'
+    with deployment(tmp_path, start=False, extra=remote) as table:
+        blocks = acl_blocks((table.out / "mosquitto" / "tablectl.acl").read_text())
+        assert blocks[f"{TABLE}-dev-rfid-2"] == [
+            f"topic write holdem/{TABLE}/dev/rfid-2/event",
+            f"topic readwrite holdem/{TABLE}/dev/rfid-2/status",
+            f"topic read holdem/{TABLE}/dev/rfid-2/cmd",
+        ]
+        assert table.secret(f"{TABLE}-dev-rfid-2")  # to copy to the PC its driver runs on
+        rules = (table.out / "udev" / f"70-tablectl-{TABLE}.rules").read_text()
+        assert "# rfid-2: declared, its driver runs elsewhere, no rule" in rules
+        config, _ = load_table(table.config)
+        assert config.device_kinds()["rfid-2"] == "rfid"
+        assert [d.id for d in config.drivers()] == ["shuffler", "rfid-1", "sensors"]
+        assert config.table.declared_devices_only

@@ -14,10 +14,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
+from contract.models import Alert, TagEvent, parse_alert
 from tests.conftest import REPO
-from tests.deploy.support import DEVICES, TABLE, deployment
+from tests.deploy.support import DEVICES, TABLE, client, deployment, listening, until
+from tests.service.support import ServiceProcess
 
 
 def wait_for(condition: Callable[[], bool], what: str, within: float = 20.0) -> None:
@@ -64,3 +67,32 @@ def test_controller_and_drivers_run_under_their_own_identities(tmp_path: Path) -
         everything = log_text() + broker.log
         for user in (f"{TABLE}-controller", *(f"{TABLE}-dev-{d}" for d in DEVICES)):
             assert table.secret(user) not in everything
+
+
+async def test_a_tag_from_the_sensor_boards_own_user_is_a_bad_payload(tmp_path: Path) -> None:
+    """The issue's row: the board's own broker user (which the ACL lets publish on its own
+    topic) says "tag" there; the controller takes no card read from it."""
+    with deployment(tmp_path) as table:
+        process = ServiceProcess(table.config, tmp_path / "run.log")
+        process.start()
+        try:
+            console = (table.port, f"{TABLE}-console", table.secret(f"{TABLE}-console"))
+            board = (table.port, f"{TABLE}-dev-sensors", table.secret(f"{TABLE}-dev-sensors"))
+            base = f"holdem/{TABLE}"
+            async with listening(*console, f"{base}/alerts", f"{base}/controller/status") as (_, seen):
+                await until(lambda: b'"online"' in b"".join(seen.on(f"{base}/controller/status")),
+                            what="the controller online", within=20)
+                tag = TagEvent(seq=1, ts=datetime.now(UTC), antenna=2, zone="seat:2",
+                               uid="E0040150A1B2C3D4", present=True, face="down", session=1)
+                async with client(*board) as sensors:
+                    await sensors.publish(f"{base}/dev/sensors/event", tag.to_json(), qos=1)
+
+                def refused() -> list[Alert]:
+                    alerts = [parse_alert(f"{base}/alerts", p) for p in seen.on(f"{base}/alerts")]
+                    return [a for a in alerts if a.code == "bad_payload" and a.device == "sensors"]
+
+                await until(lambda: bool(refused()), what="bad_payload naming the sensor board")
+                assert "tag" in refused()[0].message
+        finally:
+            process.signal(signal.SIGTERM)
+            assert process.wait(15) == 0

@@ -40,7 +40,7 @@ async def test_a_pot_of_200_chips_and_a_sweep_reach_the_broker(mosquitto: Mosqui
         SimulatedTable(config) as table,
         subscribed(mosquitto.port, events) as got,
     ):
-        driver = open_driver(table.config.devices[0], table.config.mqtt, topics)
+        driver = open_driver(table.config.drivers()[0], table.config.mqtt, topics)
         task = asyncio.create_task(driver.run())
         try:
 
@@ -92,7 +92,7 @@ async def test_chip_zones_on_a_reader_of_their_own_leave_the_cards_sweep_short()
     async with SimulatedTable(config, speed=5) as table:
         drivers = [
             open_driver(d, config.mqtt, Topics("holdem", "ttwo"), link=links[d.id])
-            for d in table.config.devices
+            for d in table.config.drivers()
         ]
         tasks = [asyncio.create_task(d.run()) for d in drivers]
         try:

@@ -121,7 +121,7 @@ async def test_simulate_command_serves_another_process(tmp_path: Path, mosquitto
         topics = Topics(config.mqtt.root, config.table.id)
         ids = [d.id for d in config.devices]
         async with subscribed(mosquitto.port, f"{topics.base}/dev/+/status") as got:
-            drivers = [open_driver(d, config.mqtt, topics) for d in config.devices]
+            drivers = [open_driver(d, config.mqtt, topics) for d in config.drivers()]
             tasks = [asyncio.create_task(d.run()) for d in drivers]
             try:
                 await got.wait_for(lambda: all_online(got, topics, ids), within=10)

@@ -143,3 +143,13 @@ def test_states_are_read_from_their_first_bytes_and_a_bad_line_is_reported(tmp_p
     (problem,) = history.problems
     assert problem.startswith(f"{path}:")
     assert "torn" in problem
+
+
+def test_a_hand_followed_with_evidence_missing_says_so(tmp_path: Path) -> None:
+    history = read_history(JournalFiles(sample_journal(tmp_path / "journal.jsonl")))
+    eight = history.hands[8]
+    assert eight.result is not None
+    assert "evidence missing" not in detail(eight)
+    eight.result = eight.result.model_copy(update={"evidence_missing": True})
+    assert "(evidence missing)" in listing([eight])
+    assert "Followed with evidence missing" in detail(eight).splitlines()[2]

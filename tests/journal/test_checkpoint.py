@@ -176,7 +176,9 @@ def test_a_checkpoint_of_another_engine_version_is_refused() -> None:
     def other_version(document: dict[str, Any]) -> None:
         document["engine"]["version"] = STATE_VERSION + 1
 
-    with pytest.raises(CheckpointError, match="written by engine state version 2; this engine reads"):
+    with pytest.raises(
+        CheckpointError, match=f"written by engine state version {STATE_VERSION + 1}; this engine reads"
+    ):
         checkpoint.load(_crafted(other_version), engine_settings())
 
 

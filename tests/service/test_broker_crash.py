@@ -198,7 +198,7 @@ async def test_broker_killed_five_times_every_event_once_table_followed(
                         mqtt, topics, device.id, identifier=client_id(mqtt, topics.table, device.id), tap=tap
                     ),
                 )
-                for device in table.config.devices
+                for device in table.config.drivers()
             ]
             tasks = [asyncio.create_task(d.run(), name=f"driver-{d.device_id}") for d in drivers]
             controller = Controller(table.config, registry)

@@ -11,6 +11,7 @@ from pathlib import Path
 import aiomqtt
 
 from config.models import MqttSection
+from controller.deploy.mosquitto import BrokerPaths
 from link.client import make_client
 from testing.mosquitto import TABLE_PC_CONF, running_mosquitto
 
@@ -35,6 +36,11 @@ def test_the_shipped_file_says_what_the_table_pc_needs() -> None:
     assert int(shipped["max_queued_messages"]) >= 100_000
     assert int(shipped["max_queued_bytes"]) >= 100_000 * 165  # a tag event is 165 bytes at most
     assert shipped["listener"] == "1883 127.0.0.1"
+    # Nobody anonymous, the identities and ACL tablectl deploy renders where it puts them.
+    assert shipped["allow_anonymous"] == "false"
+    paths = BrokerPaths(config_dir=Path("/etc/mosquitto"), state_dir=Path("/var/lib/mosquitto"))
+    assert shipped["password_file"] == str(paths.passwd)
+    assert shipped["acl_file"] == str(paths.acl)
 
 
 async def subscribe_and_leave(port: int, identifier: str) -> None:
