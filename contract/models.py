@@ -279,6 +279,14 @@ class Status(WireModel):
         "in, from [table] area; the floor groups its tables by it.",
         exclude_if=_absent,
     )
+    # Only on the wire when given (the controller's status).
+    instance: Annotated[str, Field(pattern=r"^[0-9a-f]{1,32}$")] | None = Field(
+        default=None,
+        description="Extension (controller/status): the id of the controller's journal (random, "
+        "kept with the journal); a controller that finds another one's online or fault status "
+        "for its table refuses to start instead of taking its client id.",
+        exclude_if=_absent,
+    )
 
 
 # --------------------------------------------------------------------------------------------

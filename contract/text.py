@@ -17,9 +17,12 @@ _IDENTIFIER: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 def bounded(text: str, limit: int = 120) -> str:
     """``text`` with unprintable characters escaped (``\\x1b``, ``\\u2028``), at most ``limit``
     characters (a longer text ends with ``...``)."""
+    if len(text) <= limit and text.isprintable():
+        return text  # the common case, without a loop (a flood of bad payloads comes here)
     out = []
     size = 0
-    for char in text:
+    # Escaping only lengthens: no character past ``limit + 1`` can be part of the result.
+    for char in text[: limit + 1]:
         piece = char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
         size += len(piece)
         if size > limit:

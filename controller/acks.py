@@ -5,9 +5,13 @@
 - The message is acknowledged to the broker (PUBACK) once its record is **durable** (fsynced, or
   written when ``fsync = false``), in the order the messages arrived; until then the broker keeps
   it and delivers it again after a crash.
-- While the journal cannot be written nothing is acknowledged, and what a message caused is
-  published at once, from memory. A message whose record was lost is never acknowledged (a
-  persistent session delivers it again after the next connection).
+- While the journal cannot be written (disk full, read-only) it holds the records in a bounded
+  tail in memory (``[journal] backlog``) and writes them once the disk has room: a message whose
+  record is held is acknowledged at once (a broker that allows 20 unacknowledged messages, as a
+  stock mosquitto does, would otherwise stop delivering, and the dealer would get no alert), and
+  the journal is told, so that its ``outage`` record names exactly the records acknowledged before
+  they were durable. What a message caused is published at once, from memory. A message whose
+  record is lost (the tail is full) is never acknowledged: the broker keeps it.
 
 The journal's threads call the listener; the work is done on the event loop.
 """
@@ -46,6 +50,8 @@ class Acknowledgements:
         self._progress = asyncio.Event()
         self._fault: str | None = None
         self._scheduled = False
+        #: The last acknowledgement was an early one (the next early one extends its span).
+        self._early_span = False
 
     def listener(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
         """What the journal's threads call on progress: one update on ``loop`` at a time."""
@@ -78,15 +84,23 @@ class Acknowledgements:
     def _release(self, progress: Progress | None) -> None:
         while self._pending:
             record, message, connection = self._pending[0]
+            early = False
             if record and progress is not None:
                 if progress.is_lost(record):
                     self._pending.popleft()  # never acknowledged: the broker keeps it
+                    self._early_span = False
                     continue
                 if record > progress.durable:
-                    break
+                    if not progress.held_in_memory(record):
+                        break
+                    early = True
             self._pending.popleft()
             if connection == self.connection and self.client is not None:
                 acknowledge(self.client, message)
+                if early and self.journal is not None:
+                    self.journal.acknowledged_early(record, extends=self._early_span)
+            if record:
+                self._early_span = early and connection == self.connection
 
     async def written(self, record: int) -> None:
         """Return once ``record`` is written, at once while the journal is in a fault, and after

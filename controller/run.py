@@ -47,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="replay the journal through the engine, print a summary and exit (no broker)",
     )
     parser.add_argument(
+        "--take-over",
+        action="store_true",
+        help="start even when the broker holds another controller's 'online' status for this "
+        "table (one that is gone for good without saying so); never with one still running",
+    )
+    parser.add_argument(
         "--embedded-port",
         type=int,
         default=EMBEDDED_PORT,
@@ -110,7 +116,7 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if config.mqtt.embedded:
         return asyncio.run(_run_embedded(config, registry, args.embedded_port))
-    return asyncio.run(serve(config, registry))
+    return asyncio.run(serve(config, registry, take_over=args.take_over))
 
 
 async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) -> int:
@@ -137,7 +143,9 @@ async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) 
         await broker.stop()
 
 
-async def serve(config: TableConfig, registry: DeckRegistry, *, drivers: bool = True) -> int:
+async def serve(
+    config: TableConfig, registry: DeckRegistry, *, drivers: bool = True, take_over: bool = False
+) -> int:
     """The service, and the ``[[devices]]`` drivers once it is subscribed; until a signal.
 
     ``drivers=False``: the drivers run elsewhere (the demo runs them beside its simulators, so
@@ -149,7 +157,7 @@ async def serve(config: TableConfig, registry: DeckRegistry, *, drivers: bool = 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     devices = DeviceRunner(config if drivers else config.model_copy(update={"devices": []}))
-    service = Service(config, registry, stop=stop)
+    service = Service(config, registry, stop=stop, take_over=take_over)
     serving = asyncio.create_task(service.run(), name="service")
     systemd = Notifier.from_environment()
     watchdog: asyncio.Task[None] | None = None

@@ -1,17 +1,21 @@
 """The table controller service over MQTT (``tablectl run``; the demo runs it in its process).
 
-It connects to the broker, subscribes to the table's device events, device statuses and dealer
-inputs, feeds them through the engine and publishes alerts (QoS 1), the retained public state and
-device commands (lamp, buzzer). ``controller/status`` goes ``online`` only once the subscriptions
-are in place; the last will says ``offline``, and so does the service itself before a clean
-disconnect. After a lost connection it reconnects with backoff, resubscribes and republishes its
-status and the state. Every message is journaled; a restart recovers from the journal (see
-``controller.table``).
+It holds its journal's lock (one writer), checks that no other controller of the table is on the
+broker, connects, subscribes to the table's device events, device statuses and dealer inputs,
+feeds them through the engine and publishes alerts (QoS 1), the retained public state and device
+commands (lamp, buzzer). Three tasks per connection: the receiver (takes messages from the
+bounded intake from the moment the connection is up, never waits for the network), the
+publisher (the outbox, in order, pipelined) and the announcer (subscribe; the state and
+``online``, at once with a kept session, after the SUBACK with a new one). The last will says
+``offline``, and so does the service itself before a clean disconnect. After a lost connection
+it reconnects with backoff, resubscribes and republishes its status and the state. Every message
+is journaled; a restart recovers from the journal (see ``controller.table``).
 
 The journal writes in threads of its own (``controller.journal.writer``): what a message caused is
 published once its record is written (in the operating system), the message is acknowledged to
 the broker once its record is durable (fsynced), and while the journal cannot be written the
-table goes on from memory, acknowledging nothing (see ``controller.acks``).
+table goes on from memory, acknowledging what the journal holds in its bounded tail (see
+``controller.acks``).
 
 With ``[display] listen`` it also serves the dealer's display (``controller.display``), fed in
 this process through the :class:`Listener` interface; the web stack is imported only then.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
@@ -30,17 +35,14 @@ import aiomqtt
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from contract.models import DealerInput, Status, StatusState
+from contract.models import DealerInput, PayloadError, Status, StatusState, parse_status
 from contract.timestamps import utc_now
 from controller.acks import Acknowledgements
 from controller.history.last import alerts_from, last_hand, read_recent
 from controller.history.query import History
+from controller.journal.lock import JournalLock, JournalLocked
 from controller.table import Outgoing, TableController
-from link.aiomqtt_adapter import (
-    arrived_on,
-    connection_tagged_queue,
-    enable_manual_acks,
-)
+from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks
 from link.backoff import Backoff
 from link.client import client_id, make_client
 
@@ -48,14 +50,18 @@ log = logging.getLogger(__name__)
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
-#: Publish at least this often while messages keep arriving (the state is published once per
-#: batch when messages queue up).
-PROCESS_BATCH: Final = 10
+#: Publish at least this often while messages keep arriving (the state is built and published
+#: once per batch when messages queue up).
+PROCESS_BATCH: Final = 50
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
 #: How often reports of malformed input that are due go out (each topic at most once a second).
 TICK_S: Final = 0.5
+#: The check for another controller of the table: at most this long, and this long for a
+#: retained status after the SUBACK (none: nobody has run this table on this broker).
+CHECK_S: Final = 3.0
+RETAINED_WAIT_S: Final = 0.3
 
 
 class Listener(Protocol):
@@ -91,8 +97,13 @@ class Service:
         registry: DeckRegistry,
         *,
         stop: asyncio.Event | None = None,
+        take_over: bool = False,
     ) -> None:
         self.config = config
+        #: Start even when another controller's retained status says it is on the broker.
+        self.take_over = take_over
+        #: The journal's instance id, named in the status (see ``controller.journal.lock``).
+        self.instance: str | None = None
         self.registry = registry
         self.stop = stop or asyncio.Event()
         self.controller = TableController(config, registry)
@@ -109,8 +120,14 @@ class Service:
         self.acks = Acknowledgements(self.controller.journal)
         self.listeners: list[Listener] = []
         self.display: Display | None = None
-        #: The client while it is connected and subscribed (inputs may be submitted through it).
+        #: The client while it is connected (inputs may be submitted through it).
         self._client: aiomqtt.Client | None = None
+        #: Received messages, bounded: a backlog waits in the broker, not in this heap.
+        self.intake = Intake(lambda: self.connections)
+        #: Set when the outbox has something for the publisher.
+        self._publish_wanted = asyncio.Event()
+        #: The status must be said again (a new connection).
+        self._status_due = True
 
     @property
     def idle(self) -> bool:
@@ -124,10 +141,24 @@ class Service:
             session=self.controller.session,
             detail=detail,
             area=self.config.table.area,
+            instance=self.instance,
         )
 
     async def run(self) -> int:
-        """Recover from the journal, then serve until ``stop`` is set."""
+        """Take the journal's lock, recover from the journal, then serve until ``stop`` is set."""
+        lock = JournalLock(self.config.journal.path)
+        try:
+            lock.acquire()
+        except JournalLocked as error:
+            log.error("%s", error)
+            return EXIT_ERROR
+        self.instance = lock.instance
+        try:
+            return await self._run()
+        finally:
+            lock.release()
+
+    async def _run(self) -> int:
         recent = self._recent_hands()
         # The journal never stops the table: one that cannot be written is a fault (status, alert).
         recovery = self.controller.recover(utc_now(), self.acks.listener(asyncio.get_running_loop()))
@@ -149,7 +180,8 @@ class Service:
                 recent, recovery.pending
             ):
                 return EXIT_ERROR
-            await self._broker_loop()
+            if not await self._broker_loop():
+                return EXIT_ERROR
         finally:
             self._tell(self._status("offline", "stopped"))
             if self.display is not None:
@@ -237,7 +269,9 @@ class Service:
 
     # ----------------------------------------------------------------------------------------
 
-    async def _broker_loop(self) -> None:
+    async def _broker_loop(self) -> bool:
+        """Serve through every connection until ``stop``; False when another controller of
+        this table is on the broker (this one refuses to fight it for the client id)."""
         mqtt = self.config.mqtt
         will = aiomqtt.Will(
             self.topics.controller_status, self._status("offline", "lost").to_json(), qos=1, retain=True
@@ -247,23 +281,43 @@ class Service:
             client_id(mqtt, self.config.table.id),
             will=will,
             persistent=True,  # the broker keeps the events for a controller that restarts
-            queue_type=connection_tagged_queue(lambda: self.connections),
+            queue_type=self.intake.queue_type(),
         )
         client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
         enable_manual_acks(client)
+        self.intake.bind(client)
         self.acks.client = client
         backoff = Backoff()
         while not self.stop.is_set():
             try:
+                other = await self._other_controller()
+                if other is not None:
+                    log.error(
+                        "table %s: another controller is %s on %s:%d (session %d, since %s); "
+                        "this one stops instead of taking its client id (stop the other first%s)",
+                        self.config.table.id,
+                        other.state,
+                        mqtt.host,
+                        mqtt.port,
+                        other.session or 0,
+                        other.ts.isoformat(timespec="seconds"),
+                        "" if self.connections else "; --take-over if it is gone for good",
+                    )
+                    return False
                 # Messages from here on arrive on the next connection.
                 self.connections += 1
                 self.acks.connection = self.connections
                 async with client:
-                    log.info("connected to %s:%d", mqtt.host, mqtt.port)
+                    log.info(
+                        "connected to %s:%d (%s)",
+                        mqtt.host,
+                        mqtt.port,
+                        "session kept" if self.intake.session_present else "new session",
+                    )
                     backoff.reset()
                     await self._serve(client)
                     await self._say_offline(client)
-                return
+                return True
             except aiomqtt.MqttError as error:
                 log.warning("broker %s:%d: %s", mqtt.host, mqtt.port, error)
                 self._tell(self._status("offline", f"no broker connection: {error}"))
@@ -271,40 +325,123 @@ class Service:
             log.info("reconnecting in %.1f s", delay)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), delay)
+        return True
+
+    async def _other_controller(self) -> Status | None:
+        """The retained status of another controller of this table that says it is there
+        (``online`` or ``fault``), read through a client of its own before this one takes the
+        table's client id (taking it would disconnect the other, which would take it back).
+
+        A status naming this journal's instance id is this controller's own (or its
+        predecessor's: this process holds the journal's lock, so that one is gone, whatever its
+        retained status says); without instance ids (a journal directory where the lock file
+        could not be made, an older controller) the sessions tell: this run's, and at the first
+        connection the one before. None also when the broker cannot be asked (the connection
+        loop then tries again).
+        """
+        if self.take_over and self.connections == 0:
+            return None
+        mqtt = self.config.mqtt
+        own = {self.controller.session}
+        if self.connections == 0:
+            own.add(self.controller.session - 1)
+        topic = self.topics.controller_status
+        try:
+            async with (
+                asyncio.timeout(CHECK_S),
+                make_client(mqtt, client_id(mqtt, self.config.table.id, "check")) as check,
+            ):
+                await check.subscribe(topic, qos=1)
+                # A retained status comes right after the SUBACK; none at all: a new table.
+                async with asyncio.timeout(RETAINED_WAIT_S):
+                    async for message in check.messages:
+                        if str(message.topic) != topic or not isinstance(message.payload, bytes):
+                            continue
+                        status = parse_status(topic, message.payload)
+                        if status.state == "offline":
+                            return None
+                        if status.instance is not None and self.instance is not None:
+                            return None if status.instance == self.instance else status
+                        return None if status.session in own else status
+        except (aiomqtt.MqttError, TimeoutError, PayloadError):
+            return None
+        return None
 
     async def _serve(self, client: aiomqtt.Client) -> None:
-        """Subscribe, announce, then process messages until ``stop`` (or a lost connection)."""
-        await client.subscribe(
-            [
-                (self.topics.all_device_events, 1),
-                (self.topics.all_device_status, 1),
-                (self.topics.input, 1),
-            ]
-        )
-        self._emit(self.controller.on_connect(utc_now()))
-        await self._flush(client)
-        await self._publish_status(client)
-        log.info("online: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
-        self.ready.set()
+        """Process messages from the moment the connection is up, announce, until ``stop`` (or a
+        lost connection).
+
+        A kept session's messages come before the SUBACK (the broker sends its backlog first):
+        they are taken at once, and ``online`` goes out without waiting for the SUBACK (the
+        broker kept the subscriptions with the session). A new session has nothing queued: its
+        SUBACK comes at once, and ``online`` waits for it (a driver that sees ``online`` may
+        publish). The SUBACK is awaited without a time limit: a connection that breaks meanwhile
+        is lost like any other, a slow backlog never throws the session away.
+        """
         self._client = client
+        self._status_due = True
         tasks = {
-            asyncio.create_task(self._receive(client)),
-            asyncio.create_task(self._watch_journal(client)),
-            asyncio.create_task(self._tick(client)),
+            asyncio.create_task(self._receive(client), name="receive"),
+            asyncio.create_task(self._publisher(client), name="publish"),
+            asyncio.create_task(self._watch_journal(), name="journal-health"),
+            asyncio.create_task(self._tick(), name="tick"),
         }
+        announce = asyncio.create_task(self._announce(client), name="announce")
         stopper = asyncio.create_task(self.stop.wait())
+        waiting = {*tasks, announce, stopper}
         try:
-            await asyncio.wait({*tasks, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            while True:
+                done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if done != {announce} or announce.exception() is not None:
+                    break
         finally:
             self._client = None
-            for task in (*tasks, stopper):
+            for task in (*tasks, announce, stopper):
                 task.cancel()
-            await asyncio.gather(stopper, *tasks, return_exceptions=True)
-        for task in tasks:
-            if not task.cancelled():
+            await asyncio.gather(stopper, announce, *tasks, return_exceptions=True)
+        for task in (*tasks, announce):
+            if task.done() and not task.cancelled():
                 task.result()  # re-raises the MqttError of a lost connection
 
-    async def _tick(self, client: aiomqtt.Client) -> None:
+    async def _announce(self, client: aiomqtt.Client) -> None:
+        """Subscribe; the retained state, the lamp and ``online`` (see :meth:`_serve`)."""
+        subscribing = asyncio.ensure_future(
+            client.subscribe(
+                [
+                    (self.topics.all_device_events, 1),
+                    (self.topics.all_device_status, 1),
+                    (self.topics.input, 1),
+                ],
+                timeout=math.inf,
+            )
+        )
+        try:
+            if not self.intake.session_present:
+                await subscribing
+            self._emit(self.controller.on_connect(utc_now()))
+            self._status_due = True
+            self._wake()
+            granted = await subscribing
+        finally:
+            subscribing.cancel()
+        refused = [code for code in granted if getattr(code, "is_failure", False)]
+        if refused:
+            raise aiomqtt.MqttError(f"the broker refused the subscriptions: {refused}")
+        log.debug("SUBACK: subscribed to %s/dev/+/event, dev/+/status, input", self.topics.base)
+
+    def _wake(self) -> None:
+        """Something waits to be published: the publisher takes it."""
+        self._publish_wanted.set()
+
+    async def _publisher(self, client: aiomqtt.Client) -> None:
+        """Publish the outbox whenever something was queued (never on the receiving path: the
+        receiver must not wait for a PUBACK while the intake holds the socket unread)."""
+        while True:
+            await self._publish_wanted.wait()
+            self._publish_wanted.clear()
+            await self._flush(client)
+
+    async def _tick(self) -> None:
         """Publish the reports of malformed input as they fall due (a flood is reported once a
         second per topic, whether or not anything else arrives)."""
         while True:
@@ -312,42 +449,52 @@ class Service:
             due = self.controller.tick(utc_now())
             if due:
                 self._emit(due)
-                await self._flush(client)
+                self._wake()
 
     async def _receive(self, client: aiomqtt.Client) -> None:
-        """Journal and process every message; publish what it caused once its record is written.
+        """Journal and process every message; what it caused goes to the publisher.
 
         The broker hears PUBACK once the message's record is durable (``controller.acks``): a
         crash before that leaves it with the broker, which delivers it again to the restarted
-        controller (and the controller recognises it).
+        controller (and the controller recognises it). This loop never waits for the network.
         """
         processed = 0
-        async for message in client.messages:
+        intake = self.intake
+        while True:
+            message = await intake.get()
             payload = message.payload
             if isinstance(payload, str):
                 payload = payload.encode()
             elif not isinstance(payload, bytes | bytearray):
                 payload = b"" if payload is None else str(payload).encode()
             topic, data = str(message.topic), bytes(payload)
-            self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
-            handled = self.controller.receive(topic, data, utc_now())
-            self._emit(handled.outgoing)
+            if self.listeners:
+                self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
+            handled = self.controller.receive(topic, data, utc_now(), defer_state=True)
+            if handled.outgoing:
+                # An alert or a command: out now, whatever else waits (the batch ends here).
+                self._emit(handled.outgoing)
+                processed = PROCESS_BATCH
             # A message of a previous connection is not acknowledged: its id belonged there (a
             # persistent session delivers it again, and the controller recognises the repeat).
             self.acks.add(handled.record, message, arrived_on(message))
             processed += 1
-            # Catch up first when messages queue up (the state is then published once).
-            if len(client.messages) == 0 or processed >= PROCESS_BATCH:
+            # Catch up first when messages queue up (the state is then built and published
+            # once); let the publisher and the socket's reader run now and then.
+            if intake.waiting == 0 or processed >= PROCESS_BATCH:
                 processed = 0
-                await self._flush(client)
+                self._emit(self.controller.take_state())
+                if self.outbox:
+                    self._wake()
+                await asyncio.sleep(0)
 
-    async def _watch_journal(self, client: aiomqtt.Client) -> None:
+    async def _watch_journal(self) -> None:
         """Publish the alert, state and status a change of the journal's health calls for."""
         while True:
             await self.acks.health_changed.wait()
             self.acks.health_changed.clear()
             self._emit(self.controller.journal_changed(utc_now()))
-            await self._flush(client)
+            self._wake()
 
     async def _flush(self, client: aiomqtt.Client) -> None:
         """Publish the outbox in order; a state followed by a newer one is skipped.
@@ -373,43 +520,80 @@ class Service:
             o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)
         ]
         self.outbox.clear()
+        # The status follows the newest state (a client that sees ``online`` finds it retained).
+        status_after = 1 + max((i for i, o in enumerate(pending) if o.what == "state"), default=-1)
+        status: Status | None = None
+        if self._status_due or self.controller.journal_error != self._reported_error:
+            error = self.controller.journal_error
+            status = self._status("fault" if error is not None else "online", error)
         self._publishing = len(pending)
+        sent = 0
         try:
-            while pending:
+            while pending or status is not None:
                 batch, pending = pending[:PUBLISH_BATCH], pending[PUBLISH_BATCH:]
-                try:
-                    results = await asyncio.gather(
-                        *(
-                            client.publish(o.topic, o.payload, qos=1, retain=o.retain)
-                            for o in batch
-                        ),
-                        return_exceptions=True,
+                sent += len(batch)
+                # No time limit on a PUBACK: behind a backlog it comes after every message the
+                # broker sent before it (which the intake reads at the engine's pace); a broken
+                # connection is found by the keepalive and the socket, not by a guess.
+                publishes = [
+                    asyncio.ensure_future(
+                        client.publish(o.topic, o.payload, qos=1, retain=o.retain, timeout=math.inf)
                     )
+                    for o in batch
+                ]
+                announced = status if status is not None and sent >= status_after else None
+                if announced is not None:
+                    publishes.append(
+                        asyncio.ensure_future(
+                            client.publish(
+                                self.topics.controller_status,
+                                announced.to_json(),
+                                qos=1,
+                                retain=True,
+                                timeout=math.inf,
+                            )
+                        )
+                    )
+                    status = None
+                    # Handed to paho in order once each task has started (one turn of the loop):
+                    # ``online`` is on its way behind the state, without waiting for the PUBACKs
+                    # (which come behind whatever backlog the broker is sending).
+                    await asyncio.sleep(0)
+                    self._announced(announced)
+                try:
+                    results = await asyncio.gather(*publishes, return_exceptions=True)
                 except asyncio.CancelledError:
-                    self.outbox.extend(batch + pending)
+                    for publish in publishes:
+                        publish.cancel()
+                    self.outbox.extendleft(reversed(batch + pending))
                     raise
                 failed = []
-                for out, result in zip(batch, results, strict=True):
+                for out, result in zip(batch, results, strict=False):
                     if isinstance(result, BaseException):
                         failed.append((out, result))
                     else:
                         self.controller.published(out, utc_now())
-                if failed:
-                    self.outbox.extend([out for out, _ in failed] + pending)
-                    raise failed[0][1]
+                errors = [r for r in results if isinstance(r, BaseException)]
+                if failed or errors:
+                    self.outbox.extendleft(reversed([out for out, _ in failed] + pending))
+                    if announced is not None:
+                        self._status_due = True
+                    raise errors[0]
         finally:
             self._publishing = 0
-        if self.controller.journal_error != self._reported_error:
-            await self._publish_status(client)
 
-    async def _publish_status(self, client: aiomqtt.Client) -> None:
-        """``online``, or ``fault`` naming the problem while the journal cannot be written."""
-        error = self.controller.journal_error
-        state: StatusState = "fault" if error is not None else "online"
-        status = self._status(state, error)
-        await client.publish(self.topics.controller_status, status.to_json(), qos=1, retain=True)
-        self._reported_error = error
+    def _announced(self, status: Status) -> None:
+        """The status is on its way to the broker."""
+        self._status_due = False
+        self._reported_error = status.detail if status.state == "fault" else None
         self._tell(status)
+        log.info(
+            "%s: subscribed to %s/dev/+/event, dev/+/status, input%s",
+            status.state,
+            self.topics.base,
+            f" ({status.detail})" if status.detail else "",
+        )
+        self.ready.set()
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:
         """Publish ``offline`` before a clean disconnect (which suppresses the last will)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Final
 
 from config.loader import table_chips
@@ -46,6 +46,8 @@ __all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_option
 log = logging.getLogger(__name__)
 #: Phases between hands: a hand has ended when the table gets back to one of them.
 _BETWEEN_HANDS: Final = frozenset({"idle", "shuffled"})
+#: Hand ends closer together than this share one checkpoint (a backlog being drained).
+HAND_CHECKPOINT_GAP: Final = timedelta(seconds=1)
 
 
 def journal_options(section: JournalSection) -> JournalOptions:
@@ -102,6 +104,12 @@ class TableController:
         #: Alerts and commands produced and not yet journaled as published (for checkpoints).
         self._unpublished: dict[int, Outgoing] = {}
         self._since_checkpoint = 0
+        #: When the last checkpoint was taken (hand ends closer than a second share one).
+        self._checkpointed: datetime | None = None
+        #: While :meth:`receive` runs with ``defer_state``: the new state is owed, not built.
+        self._defer_state = False
+        #: The cause of a state change not yet handed out (:meth:`take_state`), if any.
+        self._state_owed: int | None = None
         #: The hand and phase before the last message (a hand's end is where a checkpoint goes).
         self._before: tuple[int, str] = (0, "idle")
         #: The record of the last message the engine took (what a checkpoint now would cover).
@@ -190,13 +198,20 @@ class TableController:
         )
         self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
         self._since_checkpoint = 0
+        self._checkpointed = now
 
     # ----------------------------------------------------------------------------------------
     # Running
     # ----------------------------------------------------------------------------------------
 
-    def receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
+    def receive(
+        self, topic: str, payload: bytes, received: datetime, *, defer_state: bool = False
+    ) -> Handled:
         """Journal a received message, run it through the engine and return what to publish.
+
+        ``defer_state``: a new public state is not serialised here but owed, for
+        :meth:`take_state` (the service takes it once per batch of messages: only the newest
+        state is published anyway, and serialising each one cost more than the engine step).
 
         The record is handed to the journal's writer (it is not written yet when this returns:
         the service publishes what the message caused once it is written, and acknowledges the
@@ -204,6 +219,20 @@ class TableController:
         device event/status is not journaled and produces nothing (logged at DEBUG). A message
         the broker delivers again is recognised and not applied twice.
         """
+        self._defer_state = defer_state
+        try:
+            return self._receive(topic, payload, received)
+        finally:
+            self._defer_state = False
+
+    def take_state(self) -> list[Outgoing]:
+        """The public state owed since :meth:`receive` deferred it (nothing when none is)."""
+        cause, self._state_owed = self._state_owed, None
+        if cause is None or self.state is None:
+            return []
+        return [Outgoing("state", cause, self.topics.state, self._public(self.state).to_json(), True)]
+
+    def _receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
         classified = classify(self.topics, topic, payload, received, self.kinds)
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
@@ -266,7 +295,10 @@ class TableController:
         self._before = (now_hand, now_phase)
         # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
         ended = phase not in _BETWEEN_HANDS and (now_phase in _BETWEEN_HANDS or now_hand != hand)
-        if ended or self._since_checkpoint >= self.config.journal.checkpoint_every:
+        # At most one hand-end checkpoint a second: live, hands end far apart; while a backlog
+        # drains they end every few milliseconds, and a checkpoint costs many engine steps.
+        recent = self._checkpointed is not None and now - self._checkpointed < HAND_CHECKPOINT_GAP
+        if (ended and not recent) or self._since_checkpoint >= self.config.journal.checkpoint_every:
             self.checkpoint(cause, now)
 
     def tick(self, now: datetime) -> list[Outgoing]:
@@ -275,6 +307,11 @@ class TableController:
         out: list[Outgoing] = []
         for report in self.tally.due(now):
             out += self._report(report, now)
+        if self.health.alert is not None and self.journal is not None:
+            # While the journal holds records in memory: how many, now and then.
+            counted = self.health.count(self.journal.progress().held, now=now)
+            if counted is not None:
+                out += self._journal_alert(counted, now)
         held = self.grace.ended(now)
         if held is not None:
             still = ", ".join(bounded(device, 64) for device in held)
@@ -338,10 +375,20 @@ class TableController:
         in memory is the truth (it saw messages whose records were lost), and a restart must not
         rebuild an older one.
         """
-        fault = self.journal.fault if self.journal is not None else None
-        alert = self.health.change(fault, hand=self.engine.hand, now=now)
+        progress = self.journal.progress() if self.journal is not None else None
+        fault = progress.fault if progress is not None else None
+        held = progress.held if progress is not None else 0
+        alert = self.health.change(fault, hand=self.engine.hand, now=now, held=held)
         if alert is None:
             return []
+        out = self._journal_alert(alert, now)
+        if fault is None and self.journal is not None:
+            self.recent.forget(self.journal.progress().lost)
+            self.checkpoint(self.last_record, now)
+        return out
+
+    def _journal_alert(self, alert: Alert, now: datetime) -> list[Outgoing]:
+        """The controller's own alert out, with the lamp and the state that lists it."""
         out = [Outgoing("alert", 0, self.topics.alerts, alert.to_json(), retain=False)]
         if self.signal_device is not None:
             out += [self._command(0, self.signal_device, c) for c in self.signals.commands((alert,), now)]
@@ -352,9 +399,6 @@ class TableController:
         for item in out:
             if item.what != "state":
                 self._unpublished[id(item)] = item
-        if fault is None and self.journal is not None:
-            self.recent.forget(self.journal.progress().lost)
-            self.checkpoint(self.last_record, now)
         return out
 
     def on_connect(self, now: datetime) -> list[Outgoing]:
@@ -386,7 +430,9 @@ class TableController:
             if isinstance(classified.received, PayloadRejected):
                 log.warning("%s", classified.summary)
             else:
-                log.info("%s", classified.summary)
+                # One line per message cost more than the engine step (and buried the alerts):
+                # INFO keeps what happened to the table (alerts, hands, resends, reports).
+                log.debug("%s", classified.summary)
             message = classified.received
             if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
                 # Bench diagnostics only: a UID identifies a card, INFO must never show it.
@@ -427,8 +473,11 @@ class TableController:
             out.append(Outgoing("hand", cause, self.topics.hands, result.to_json(), retain=False))
         if outputs.state is not None:
             self.state = outputs.state
-            public = self._public(outputs.state)
-            out.append(Outgoing("state", cause, self.topics.state, public.to_json(), True))
+            if self._defer_state:
+                self._state_owed = cause
+            elif not replay:  # a replay's states are neither owed nor compared: only the last counts
+                public = self._public(outputs.state)
+                out.append(Outgoing("state", cause, self.topics.state, public.to_json(), True))
         return out
 
     def _command(self, cause: int, device: str, command: DeviceCommand) -> Outgoing:

@@ -65,7 +65,193 @@ def arrived_on(message: aiomqtt.Message) -> int:
 def socket_of(client: aiomqtt.Client) -> socket.socket | None:
     """The TCP socket of a connected client (None while it is not connected)."""
     sock = client._client.socket()
+    if isinstance(sock, _ReadAhead):
+        sock = sock.socket
     return sock if isinstance(sock, socket.socket) else None
+
+
+class _ReadAhead:
+    """paho's socket, read up to 64 KiB at a time.
+
+    paho reads a packet in pieces (its type byte, each byte of its length, then the rest), one
+    system call each: four or more per message, most of a small message's cost. This reads
+    ahead and hands paho the pieces from memory. ``pending()`` counts what is read ahead, so that
+    the event loop's reader (aiomqtt's, and :class:`Intake`'s) goes on reading while any is left
+    (the socket will not signal those bytes again) — but not while the intake is paused: the
+    reader would then read a whole backlog in one go (each piece read ahead asks for the next).
+    What is left is read when the intake resumes. Everything else is the socket's.
+    """
+
+    def __init__(self, sock: Any, paused: Callable[[], bool] = lambda: False) -> None:
+        self.socket = sock
+        self._paused = paused
+        self._data = b""
+        self._at = 0
+
+    def recv(self, size: int) -> bytes:
+        if self._at >= len(self._data):
+            data: bytes = self.socket.recv(max(size, 65536))
+            if len(data) <= size:
+                return data  # nothing left over (and b"": the broker closed the connection)
+            self._data, self._at = data, 0
+        piece = self._data[self._at : self._at + size]
+        self._at += len(piece)
+        return piece
+
+    def pending(self) -> int:
+        if self._paused():
+            return 0
+        tls = getattr(self.socket, "pending", None)
+        return len(self._data) - self._at + (tls() if tls is not None else 0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.socket, name)
+
+
+class Intake:
+    """A client's received messages, bounded: beyond ``high`` waiting, the socket is not read.
+
+    aiomqtt's own queue takes whatever paho reads, so a broker's backlog (a persistent session
+    after an outage, a flood) ends up in the heap. Here the socket's reader is removed from the
+    event loop once ``high`` messages wait and put back once they are down to ``low``: the rest
+    waits in the kernel's socket buffer and in the broker, which is where a backlog belongs (TCP
+    flow control). The consumer must never wait for the network while it holds the intake
+    paused (it would wait for a PUBACK that is not read): the service publishes from a task of
+    its own.
+
+    Also: messages are tagged with the connection they arrived on (:func:`arrived_on`), the
+    CONNACK's *session present* flag is kept (:attr:`session_present`), and :meth:`get` takes
+    a waiting message without the task and ``asyncio.wait`` that aiomqtt's iterator spends on
+    each one.
+    """
+
+    def __init__(self, connection: Callable[[], int], *, high: int = 1_000, low: int = 250) -> None:
+        self.connection = connection
+        self.high = high
+        self.low = low
+        #: The CONNACK of the current connection said the broker kept our session.
+        self.session_present = False
+        #: How often reading was paused (diagnostics, tests).
+        self.pauses = 0
+        self._client: aiomqtt.Client | None = None
+        self._paused_fd: int | None = None
+
+    def queue_type(self) -> type[asyncio.Queue[aiomqtt.Message]]:
+        """The queue class to build the client with (``make_client(queue_type=...)``)."""
+        intake = self
+
+        class IntakeQueue(asyncio.Queue[aiomqtt.Message]):
+            def put_nowait(self, item: aiomqtt.Message) -> None:
+                item.connection = intake.connection()  # type: ignore[attr-defined]
+                super().put_nowait(item)
+                if self.qsize() >= intake.high:
+                    intake._pause()
+
+            def get_nowait(self) -> aiomqtt.Message:
+                item = super().get_nowait()
+                if intake._paused_fd is not None and self.qsize() <= intake.low:
+                    intake._resume()
+                return item
+
+        return IntakeQueue
+
+    def bind(self, client: aiomqtt.Client) -> None:
+        """Attach to the client built with :meth:`queue_type` (before connecting)."""
+        self._client = client
+        paho = client._client
+        # paho builds a DEBUG line for every packet it reads or writes (two per message) for
+        # aiomqtt's logger, which the service never shows: a cost per message for nothing.
+        paho.disable_logger()
+        on_connect: Callable[..., None] = paho.on_connect  # type: ignore[assignment]
+
+        def connected(*args: Any) -> None:
+            flags = args[2]
+            self.session_present = bool(getattr(flags, "session_present", False))
+            on_connect(*args)
+
+        paho.on_connect = connected
+        on_socket_close: Callable[..., None] = paho.on_socket_close  # type: ignore[assignment]
+
+        def socket_closed(*args: Any) -> None:
+            # The socket is gone: a pause of it ends with it (the next one is read anew).
+            self._paused_fd = None
+            on_socket_close(*args)
+
+        paho.on_socket_close = socket_closed
+        on_socket_open: Callable[..., None] = paho.on_socket_open  # type: ignore[assignment]
+
+        def socket_opened(paho_client: Any, userdata: Any, sock: Any) -> None:
+            # aiomqtt sets its socket options (TCP_NODELAY) after connecting, on paho's socket
+            # only if it is a plain socket: set them here, on the socket itself, before wrapping
+            # it (without, Nagle's algorithm holds each alert back some 40 ms).
+            if isinstance(sock, socket.socket):
+                for option in client._socket_options:
+                    sock.setsockopt(*option)
+            paho_client._sock = _ReadAhead(sock, lambda: self._paused_fd is not None)
+            on_socket_open(paho_client, userdata, sock)
+
+        paho.on_socket_open = socket_opened
+
+    @property
+    def waiting(self) -> int:
+        return 0 if self._client is None else self._client._queue.qsize()
+
+    def get_nowait(self) -> aiomqtt.Message | None:
+        """A waiting message, or None."""
+        assert self._client is not None
+        try:
+            return self._client._queue.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+
+    async def get(self) -> aiomqtt.Message:
+        """The next message; raises ``MqttError`` when the connection is lost meanwhile."""
+        message = self.get_nowait()
+        if message is not None:
+            return message
+        assert self._client is not None
+        return await anext(aiter(self._client.messages))
+
+    def _pause(self) -> None:
+        client = self._client
+        if client is None or self._paused_fd is not None:
+            return
+        sock = client._client.socket()
+        if sock is None:
+            return
+        fd = sock.fileno()
+        if fd < 0:
+            return
+        client._loop.remove_reader(fd)
+        self._paused_fd = fd
+        self.pauses += 1
+
+    def _resume(self) -> None:
+        client, fd = self._client, self._paused_fd
+        self._paused_fd = None
+        if client is None or fd is None:
+            return
+        paho = client._client
+        sock = paho.socket()
+        if sock is None or sock.fileno() != fd:
+            return  # a new socket has its own reader
+
+        def read() -> None:
+            # What aiomqtt's own reader does: a failed read is a lost connection.
+            try:
+                while True:
+                    paho.loop_read()
+                    pending = getattr(paho._sock, "pending", None)
+                    if pending is None or pending() <= 0 or self._paused_fd is not None:
+                        break
+            except Exception as error:
+                if not client._disconnected.done():
+                    client._disconnected.set_exception(error)
+
+        client._loop.add_reader(fd, read)
+        # What arrived meanwhile may be in paho's buffer already: read it now, not at the next
+        # byte the socket brings.
+        client._loop.call_soon(read)
 
 
 def tolerate_socket_race(loop: asyncio.AbstractEventLoop) -> None:

@@ -51,6 +51,9 @@ class Mosquitto:
     host: str = "127.0.0.1"
     #: A mosquitto configuration to run (e.g. TABLE_PC_CONF), None for the minimal one.
     config: Path | None = None
+    #: mosquitto's own defaults (20 unacknowledged messages in flight, 1,000 queued): a broker
+    #: nobody configured for the table.
+    stock: bool = False
     #: With ``config``: the password file and ACL its clients authenticate with (None: the
     #: configuration's authentication replaced by anonymous access).
     auth: tuple[Path, Path] | None = None
@@ -79,6 +82,11 @@ class Mosquitto:
 
     def conf_text(self) -> str:
         """The configuration file the broker is started with."""
+        if self.stock:
+            return (
+                f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                "log_dest stderr\nlog_type error\nlog_type warning\n" + self.extra_conf
+            )
         if self.config is None:
             return (
                 f"listener {self.port} 127.0.0.1\n"
@@ -138,11 +146,16 @@ class Mosquitto:
 
 @contextlib.contextmanager
 def running_mosquitto(
-    workdir: Path, config: Path | None = None, auth: tuple[Path, Path] | None = None
+    workdir: Path,
+    config: Path | None = None,
+    auth: tuple[Path, Path] | None = None,
+    *,
+    stock: bool = False,
 ) -> Iterator[Mosquitto]:
     """Start a private mosquitto in ``workdir`` (with ``config``, e.g. TABLE_PC_CONF, and its
-    clients' password file and ACL ``auth``) and stop it on exit."""
-    broker = Mosquitto(port=free_port(), workdir=workdir, config=config, auth=auth)
+    clients' password file and ACL ``auth``; ``stock``: mosquitto's defaults) and stop it on
+    exit."""
+    broker = Mosquitto(port=free_port(), workdir=workdir, config=config, auth=auth, stock=stock)
     broker.start()
     try:
         yield broker

@@ -93,7 +93,10 @@ def acl(config: TableConfig, found: list[Identity]) -> str:
                 ("read", f"{topics.base}/dev/#"),
                 ("write", f"{topics.base}/dev/+/cmd"),
                 ("read", topics.input),
-            ] + [("write", topic) for topic in public]
+                # Its own retained status, read back at start: another controller of this
+                # table still online makes it refuse (docs/service.md, one controller per table).
+                ("readwrite", topics.controller_status),
+            ] + [("write", topic) for topic in public if topic != topics.controller_status]
         elif identity.role == "device" and identity.device is not None:
             rules = [
                 ("write", topics.device_event(identity.device)),

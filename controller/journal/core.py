@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from controller.journal.files import JournalFiles
+from controller.journal.held import HeldMarker
 from controller.journal.records import GENESIS
 from controller.journal.state import Fault, Item, Job, JournalOptions, Progress
 
@@ -39,6 +40,15 @@ class JournalCore:
         self._fault_reason: str | None = None
         self._lost: list[tuple[int, int]] = []
         self._held = 0
+        self._held_through = 0
+        #: Spans of records acknowledged before they were durable, for the next outage record.
+        self._early: list[list[int]] = []
+        #: While a probe writes the held records: no more early acknowledgements (the outage
+        #: record it writes names them exactly); the spans it took, given back if it fails.
+        self._probing = False
+        self._early_taken: list[list[int]] = []
+        #: The spans acknowledged early and not yet written, kept where a full disk takes them.
+        self._held_marker = HeldMarker(files.active)
         self._busy = False  # the sync thread is writing a checkpoint
         self._sync_error: str | None = None
         self._stopping = False
@@ -69,7 +79,21 @@ class JournalCore:
                 fault=self._fault_reason,
                 lost=tuple(self._lost),
                 held=self._held,
+                held_through=(
+                    self._held_through if self._fault_reason is not None and not self._probing else 0
+                ),
             )
+
+    def acknowledged_early(self, n: int, *, extends: bool) -> None:
+        """The message of record ``n`` was acknowledged while the record was held in memory
+        (``extends``: so was every received record since the last one noted). The next
+        ``outage`` record lists these spans."""
+        with self._lock:
+            if extends and self._early:
+                self._early[-1][1] = n
+            else:
+                self._early.append([n, n])
+            self._held_marker.write(self._early_taken + self._early)
 
     @property
     def fault(self) -> str | None:

@@ -54,7 +54,9 @@ class FaultHandling(JournalCore):
                 fault.dropping is None and fault.held_records < self.options.backlog
             ):
                 fault.held.append(item)
-                fault.held_records += isinstance(item, Record)
+                if isinstance(item, Record):
+                    fault.held_records += 1
+                    fault.held_through = item.n
                 continue
             if fault.dropping is None:
                 fault.dropping = [item.n, item.n]
@@ -69,11 +71,25 @@ class FaultHandling(JournalCore):
                 else:
                     self._lost.append(span)
             self._held = fault.held_records
+            self._held_through = fault.held_through
+        self._notify()  # what is held may be acknowledged
 
     def _recover(self) -> None:
         """Try to write what is held, the outage record and an fsync; end the fault if it all works."""
         fault = self._fault
         assert fault is not None
+        with self._lock:
+            self._probing = True
+        try:
+            self._probe(fault)
+        finally:
+            with self._lock:
+                self._probing = False
+                # A probe that failed gives back the spans its outage record would have named.
+                self._early[:0] = self._early_taken
+                self._early_taken = []
+
+    def _probe(self, fault: Fault) -> None:
         # Opened afresh: after an I/O error or a remount the old descriptor may never work again.
         try:
             with self._fd_lock:
@@ -129,6 +145,9 @@ class FaultHandling(JournalCore):
             self._fault_reason = None
             self._durable = max(self._durable, self._written)
             self._held = 0
+            self._held_through = 0
+            self._early_taken = []
+            self._held_marker.clear()  # the outage record names them now
             self._changed.notify_all()
             self._sync_work.notify()
         log.warning(

@@ -28,7 +28,10 @@ Kinds (:data:`KINDS`):
   ``segment``.
 - ``outage``: the journal could not be written from ``since`` to ``until`` (``reason``); ``late``
   records were held in memory and written afterwards, records ``lost_from`` to ``lost_to``
-  (when present) were lost: the numbers missing after this record.
+  (when present) were lost: the numbers missing after this record. ``acknowledged_early``
+  (when present): spans ``[first, last]`` of record numbers whose received messages were
+  acknowledged to the broker while the journal held them in memory, before they were durable
+  (the broker will not deliver them again: a crash then would have lost them).
 - ``retention``: closed segments ``removed`` by the retention setting; ``through`` and
   ``through_h`` are the number and hash of the last record they held (the chain's new anchor).
 
@@ -227,6 +230,8 @@ class OutageRecord:
     lost_from: int | None = None
     lost_to: int | None = None
     where: str = ""
+    #: Spans of records whose messages were acknowledged before they were durable.
+    acknowledged_early: tuple[tuple[int, int], ...] = ()
 
     @property
     def lost(self) -> int:
@@ -266,6 +271,18 @@ def record_time(record: JournalRecord) -> datetime | None:
     if isinstance(record, OutageRecord):
         return record.since
     return record.ts
+
+
+def _spans(value: object) -> tuple[tuple[int, int], ...]:
+    """``[[first, last], ...]`` of an outage record."""
+    if not isinstance(value, list):
+        raise ValueError("acknowledged_early must be a list")
+    spans: list[tuple[int, int]] = []
+    for span in value:
+        if not (isinstance(span, list) and len(span) == 2):
+            raise ValueError("acknowledged_early holds [first, last] pairs")
+        spans.append((int(span[0]), int(span[1])))
+    return tuple(spans)
 
 
 def _optional_int(value: Any) -> int | None:
@@ -340,6 +357,7 @@ def decode(data: Any, where: str = "") -> JournalRecord:
             lost_from=_optional_int(data.get("lost_from")),
             lost_to=_optional_int(data.get("lost_to")),
             where=where,
+            acknowledged_early=_spans(data.get("acknowledged_early", [])),
         )
     if kind == "retention":
         removed = data["removed"]

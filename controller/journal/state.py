@@ -80,6 +80,9 @@ class Progress:
     fault: str | None
     lost: tuple[tuple[int, int], ...]
     held: int
+    #: While in a fault: the newest record held in memory (its message may be acknowledged:
+    #: the journal writes it once the disk has room), 0 when none is.
+    held_through: int = 0
 
     def is_lost(self, n: int) -> bool:
         return any(a <= n <= b for a, b in self.lost)
@@ -87,6 +90,11 @@ class Progress:
     def acknowledgeable(self, n: int) -> bool:
         """The record ``n`` is durable: the message it holds may be acknowledged."""
         return n <= self.durable and not self.is_lost(n)
+
+    def held_in_memory(self, n: int) -> bool:
+        """The journal is in a fault and holds record ``n`` in its bounded tail, to write it
+        once the disk has room (its message may be acknowledged early)."""
+        return self.fault is not None and n <= self.held_through and not self.is_lost(n)
 
 
 @dataclass(slots=True)
@@ -132,6 +140,8 @@ class Fault:
     cause: str = ""
     held: deque[Record | Outage] = field(default_factory=deque)
     held_records: int = 0
+    #: The newest record held (its message and every one before may be acknowledged).
+    held_through: int = 0
     late: int = 0
     dropping: list[int] | None = None  # [first, last] lost since the last outage placeholder
     lost: int = 0

@@ -83,8 +83,13 @@ class Journal(FaultHandling, SyncThread):
 
     def open(self, position: AppendPosition, listener: Callable[[], None] | None = None) -> None:
         """Start the threads appending after ``position``; a file that cannot be opened is a fault."""
-        self._next_n = position.next_n
-        self._written = self._durable = position.next_n - 1
+        # A previous run that died during a disk fault had acknowledged records it held in memory:
+        # their numbers are declared lost (below) and never used again.
+        died_holding = [(a, b) for a, b in self._held_marker.read() if b >= position.next_n]
+        self._held_marker.open()
+        next_n = max([position.next_n] + [b + 1 for _, b in died_holding])
+        self._next_n = next_n
+        self._written = self._durable = next_n - 1
         self._last_h = position.last_h
         self._torn = position.torn
         self._active_first = position.active_first
@@ -105,7 +110,7 @@ class Journal(FaultHandling, SyncThread):
         ]
         for thread in self._threads:
             thread.start()
-        if position.torn_lost is not None:
+        if position.torn_lost is not None and not died_holding:
             # A crash tore the last record: its number is declared lost, never used again.
             now = time_text(datetime.now(UTC))
             first, last = position.torn_lost
@@ -119,6 +124,31 @@ class Journal(FaultHandling, SyncThread):
                     "lost_from": first,
                     "lost_to": last,
                 },
+            )
+        if died_holding:
+            # One outage record for every number missing before it (a torn last record too).
+            now = time_text(datetime.now(UTC))
+            first_lost = position.torn_lost[0] if position.torn_lost is not None else position.next_n
+            self.submit(
+                "outage",
+                {
+                    "since": now,
+                    "until": now,
+                    "reason": "the controller stopped during a disk fault, holding records in "
+                    "memory; the messages of those acknowledged early are lost",
+                    "late": 0,
+                    "lost_from": first_lost,
+                    "lost_to": next_n - 1,
+                    "acknowledged_early": [[max(a, first_lost), b] for a, b in died_holding],
+                },
+            )
+            log.error(
+                "journal %s: the last run died during a disk fault: records %d to %d are lost, "
+                "among them messages it had acknowledged (%s)",
+                self.files.active,
+                first_lost,
+                next_n - 1,
+                ", ".join(f"{max(a, first_lost)}-{b}" for a, b in died_holding),
             )
         if self._fault is None:
             self._expire()
@@ -160,6 +190,9 @@ class Journal(FaultHandling, SyncThread):
                     log.error("journal %s: last fsync failed: %s", self.files.active, reason(error))
                 os.close(self._fd)
                 self._fd = None
+        if self._fault is None:
+            self._held_marker.clear()  # a clean stop: nothing held
+        self._held_marker.close()
         if self._fault is not None and self._fault.held_records:
             log.error(
                 "journal %s: %d records held in memory are lost at shutdown (their messages were "
@@ -382,6 +415,11 @@ class Journal(FaultHandling, SyncThread):
         }
         if outage.lost is not None:
             fields["lost_from"], fields["lost_to"] = outage.lost
+        with self._lock:
+            early, self._early = self._early, []
+            self._early_taken += early
+        if early:
+            fields["acknowledged_early"] = early
         return encode_body("outage", outage.n, fields)
 
     def _rotate(self) -> None:

@@ -168,6 +168,9 @@ def test_acl_bridge_and_floor_files(tmp_path: Path) -> None:
         assert not any("dev" in rule for rule in blocks[f"{TABLE}-floor"])
         assert f"topic write holdem/{TABLE}/input" not in blocks[f"{TABLE}-floor"]
         assert blocks[f"{TABLE}-controller"][0] == f"topic read holdem/{TABLE}/dev/#"
+        # it reads back its own retained status: a second controller of the table refuses
+        assert f"topic readwrite holdem/{TABLE}/controller/status" in blocks[f"{TABLE}-controller"]
+        assert f"topic write holdem/{TABLE}/controller/status" not in blocks[f"{TABLE}-controller"]
 
 
 def test_udev_rules_give_stable_names_and_group_access(tmp_path: Path) -> None:

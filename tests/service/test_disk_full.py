@@ -1,7 +1,8 @@
 """A full disk under ``tablectl run``, mid-session and at start-up (RLIMIT_FSIZE of the process).
 
-Nothing is acknowledged to the broker without being journaled, the alerts still go out (from
-memory), the status says ``fault`` with the reason until the disk is back, without flapping, and
+No message whose record was lost is acknowledged to the broker (those held in memory are, and
+written late), the alerts still go out (from memory), the status says ``fault`` with the reason
+until the disk is back, without flapping, and
 ``journal verify`` shows what the outage cost.
 """
 
@@ -105,7 +106,7 @@ async def test_disk_full_mid_session_nothing_acknowledged_unjournaled_alerts_go_
     assert result.returncode == 2, result.stdout
     assert f"records {outage.lost_from} to {outage.lost_to} LOST" in result.stdout
 
-    # No message was acknowledged without being journaled: the lost ones are still with the
+    # No message whose record was lost was acknowledged: the lost ones are still with the
     # broker, which delivers them to the restarted controller, and now they are journaled.
     service.stop()
     async with probe(mosquitto.port, "t1") as p:

@@ -8,7 +8,7 @@ import pickle
 import time
 import zlib
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,9 @@ def _controller(config: Path) -> TableController:
     return TableController(table_config, registry)
 
 
-def _feed(controller: TableController, messages: list[Message]) -> list[Outgoing]:
+def _feed(
+    controller: TableController, messages: list[Message], at: datetime | None = None
+) -> list[Outgoing]:
     out: list[Outgoing] = []
     topics = controller.topics
     for message in messages:
@@ -46,7 +48,7 @@ def _feed(controller: TableController, messages: list[Message]) -> list[Outgoing
             topic = topics.device_status(message.device or "")
         else:
             topic = topics.device_event(message.device or "")
-        out += controller.receive(topic, data, T0).outgoing
+        out += controller.receive(topic, data, at or T0).outgoing
     return out
 
 
@@ -318,12 +320,26 @@ def test_a_checkpoint_at_every_hands_end(tmp_path: Path) -> None:
     assert controller.journal is not None
     messages, _ = dealer_session(registry(), seats=9, hands=5, seed=5)
     hands_ended = 0
-    for message in messages:
+    for index, message in enumerate(messages):
         before = controller.engine.state.phase
-        _feed(controller, [message])
+        _feed(controller, [message], T0 + timedelta(seconds=index))  # live: hands far apart
         hands_ended += before not in ("idle", "shuffled") and controller.engine.state.phase == "idle"
         controller.journal.flush()  # every checkpoint written, none superseded
     controller.close()
     assert hands_ended == 5
     covers = [c.covers for c in read_journal(tmp_path / "journal.jsonl").checkpoints]
     assert len(covers) == hands_ended  # and none in between (checkpoint_every is 1000)
+
+
+def test_hand_ends_within_a_second_share_a_checkpoint(tmp_path: Path) -> None:
+    """A backlog drained at full speed ends hands every few milliseconds: one checkpoint a
+    second, not one per hand (each costs many engine steps)."""
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    controller = _controller(config)
+    controller.recover(T0)
+    assert controller.journal is not None
+    messages, _ = dealer_session(registry(), seats=9, hands=5, seed=5)
+    _feed(controller, messages, T0)  # all within the same second
+    controller.journal.flush()
+    controller.close()
+    assert len(list(read_journal(tmp_path / "journal.jsonl").checkpoints)) == 1

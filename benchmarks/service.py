@@ -1,0 +1,461 @@
+"""Every figure of the service around the engine, with the engine core's rate beside them.
+
+Usage: ``.venv/bin/python benchmarks/service.py [--hands 300] [--backlogs 6000 60000]
+[--floods 20000 100000] [--latency 500]`` (``--backlogs 1000000`` for the big restart: it
+publishes the backlog first, which takes a minute or more).
+
+One run, one machine, one load; it prints, in order:
+
+1. **Engine core**: the engine alone on the hands below (in this process), events/s.
+2. **Replay**: the audit's full replay (read, parse, engine) of a journal of those hands,
+   records/s, and its ratio to the engine core.
+3. **Ingest**: ``tablectl run`` (fsync on) behind a mosquitto; the hands published by one client
+   (QoS 1, pipelined) until the journal holds the last: events/s, and the ratio to the engine.
+4. **Restart behind a backlog**: the service is stopped, N valid events are queued for its
+   persistent session, it is started again: time from the process start to the retained
+   ``online``, then to the last of the backlog journaled (drain rate); the ratio of the restart
+   times at the largest and the smallest backlog.
+5. **Hostile input**: N malformed payloads on device topics, then one valid fault: how late its
+   alert is (from the moment the fault was published), the controller's CPU time per reject,
+   its RSS before, at the peak and 2 s after.
+6. **Alert latency** through mosquitto with ``set_tcp_nodelay true``: a device fault to its alert
+   (p50, p99), and the echo floor of the same broker in the same run (a client that echoes
+   each message), with the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import aiomqtt
+
+from benchmarks.hostile_input import malformed
+from benchmarks.service_throughput import ECHO, alert_change, hands
+from config.loader import load_table
+from config.registry import load_registry
+from contract.models import FaultEvent, Status, parse_status
+from contract.topics import Topics
+from controller.journal import JournalFiles, JournalOptions, open_journal, read_journal
+from controller.table import TableController
+from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, InputReceived
+from engine.core import Engine
+from link.client import NO_DELAY
+from testing.mosquitto import Mosquitto, free_port
+
+REPO = Path(__file__).resolve().parents[1]
+REGISTRY = REPO / "config" / "decks.example.csv"
+TABLE = "bench"
+TOPICS = Topics("holdem", TABLE)
+#: ``tablectl run`` of this tree (``python -m controller.run``: the code beside this script,
+#: whatever the environment has installed).
+RUN = [sys.executable, "-m", "controller.run"]
+
+
+def config_file(directory: Path, port: int, name: str, *, fsync: bool = True) -> Path:
+    path = directory / f"{name}.toml"
+    path.write_text(
+        f'[table]\nid = "{TABLE}"\nseats = 9\n\n[mqtt]\nurl = "mqtt://127.0.0.1:{port}"\n\n'
+        f'[decks]\nregistry = "{REGISTRY}"\n\n'
+        f'[journal]\npath = "{name}/journal.jsonl"\nfsync = {str(fsync).lower()}\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def engine_rate(messages: list[tuple[str, bytes]], repeat: int = 3) -> float:
+    """Events/s of the engine core alone on ``messages`` (best of ``repeat``, wall clock)."""
+    from contract.models import parse_event, parse_input, parse_status
+
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    received = []
+    for topic, payload in messages:
+        if topic == TOPICS.input:
+            received.append(InputReceived(parse_input(topic, payload), at))
+            continue
+        parsed = TOPICS.parse_device_topic(topic)
+        assert parsed is not None
+        if parsed.kind == "event":
+            received.append(DeviceEventReceived(parsed.device, parse_event(topic, payload), at))
+        else:
+            received.append(DeviceStatusReceived(parsed.device, parse_status(topic, payload), at))
+    settings = EngineSettings(seats=9, profile="roberts", registry=load_registry(REGISTRY))
+    best = float("inf")
+    for _ in range(repeat):
+        engine = Engine(settings)
+        started = time.perf_counter()
+        for item in received:
+            engine.handle(item)
+        best = min(best, time.perf_counter() - started)
+    return len(received) / best
+
+
+def replay_rate(directory: Path, messages: list[tuple[str, bytes]]) -> float:
+    config = config_file(directory, 1883, "replay", fsync=False)
+    (directory / "replay").mkdir(mode=0o700)
+    journal = open_journal(
+        JournalFiles(directory / "replay" / "journal.jsonl"), JournalOptions(fsync=False)
+    )
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    for topic, payload in messages:
+        journal.received(topic, payload, at)
+    journal.close()
+    table_config, registry = load_table(config)
+    controller = TableController(table_config, registry)
+    started = time.perf_counter()
+    recovery = controller.replay()
+    elapsed = time.perf_counter() - started
+    assert recovery.replayed == len(messages), recovery
+    return len(messages) / elapsed
+
+
+async def start_service(config: Path, log: Path) -> asyncio.subprocess.Process:
+    handle = log.open("ab")
+    try:
+        return await asyncio.create_subprocess_exec(
+            *RUN,
+            "--config",
+            str(config),
+            stdout=handle,
+            stderr=handle,
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+    finally:
+        handle.close()
+
+
+async def stop_service(service: asyncio.subprocess.Process) -> None:
+    if service.returncode is None:
+        service.terminate()
+        await asyncio.wait_for(service.wait(), 30)
+
+
+async def wait_status(client: aiomqtt.Client, state: str = "online") -> None:
+    async for message in client.messages:
+        if str(message.topic) == TOPICS.controller_status:
+            assert isinstance(message.payload, bytes)
+            if parse_status(TOPICS.controller_status, message.payload).state == state:
+                return
+
+
+async def publish_all(client: aiomqtt.Client, messages: list[tuple[str, bytes]]) -> None:
+    for start in range(0, len(messages), 200):
+        batch = messages[start : start + 200]
+        await asyncio.gather(*(client.publish(t, p, qos=1) for t, p in batch))
+
+
+async def journaled(journal: Path, count: int, within: float) -> bool:
+    """Poll the journal until it holds ``count`` received records."""
+    deadline = time.perf_counter() + within
+    while time.perf_counter() < deadline:
+        if journal.exists() and read_journal(journal).received_count >= count:  # noqa: ASYNC240
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+def client(port: int, name: str) -> aiomqtt.Client:
+    made = aiomqtt.Client("127.0.0.1", port, identifier=name, socket_options=NO_DELAY, timeout=30)
+    made.pending_calls_threshold = 10_000
+    return made
+
+
+async def ingest_rate(
+    directory: Path, port: int, messages: list[tuple[str, bytes]]
+) -> tuple[float, float]:
+    """(events/s end to end, events/s of the publisher alone: one Python client pipelining
+    QoS 1, which on a small machine may be the limit)."""
+    config = config_file(directory, port, "ingest")
+    service = await start_service(config, directory / "ingest.log")
+    try:
+        async with client(port, "bench-ingest") as publisher:
+            await publisher.subscribe(TOPICS.controller_status, qos=1)
+            await asyncio.wait_for(wait_status(publisher), 30)
+            started = time.perf_counter()
+            await publish_all(publisher, messages)
+            published = time.perf_counter() - started
+            done = await journaled(directory / "ingest" / "journal.jsonl", len(messages), 600)
+            elapsed = time.perf_counter() - started
+        assert done, "the journal never held every message"
+        return len(messages) / elapsed, len(messages) / published
+    finally:
+        await stop_service(service)
+
+
+async def restart_behind(
+    directory: Path, port: int, messages: list[tuple[str, bytes]], name: str
+) -> tuple[float, float, float]:
+    """(start to ``online`` s, start to the whole backlog journaled s, events/s from the process
+    start to the last journaled: the service takes the backlog from its first connection, before
+    ``online``, so the time to ``online`` is not subtracted)."""
+    config = config_file(directory, port, name)
+    log = directory / f"{name}.log"
+    journal = directory / name / "journal.jsonl"
+    async with client(port, f"bench-{name}") as observer:
+        await observer.subscribe(TOPICS.controller_status, qos=1)
+        service = await start_service(config, log)  # creates the persistent session
+        await asyncio.wait_for(wait_status(observer), 30)
+        await stop_service(service)
+        await asyncio.wait_for(wait_status(observer, "offline"), 30)
+        await publish_all(observer, messages)
+        before = read_journal(journal).received_count
+        started = time.perf_counter()
+        service = await start_service(config, log)
+        try:
+            try:
+                await asyncio.wait_for(wait_status(observer), 60)
+            except TimeoutError:
+                print(f"restart behind {len(messages):,} queued: NOT online after 60 s")
+                raise
+            online = time.perf_counter() - started
+            done = await journaled(journal, before + len(messages), 900)
+            drained = time.perf_counter() - started
+            assert done, f"{name}: the backlog was not journaled"
+        finally:
+            await stop_service(service)
+    return online, drained, len(messages) / drained
+
+
+def flood_payloads(count: int) -> list[tuple[str, bytes]]:
+    """The hostile benchmark's payloads on this table's topics, ``count`` of them in turn (a tag
+    from a board that may not send one is malformed only with its [[devices]] entry: left out)."""
+    bad = [
+        (topic.replace("holdem/hostile/", f"{TOPICS.base}/"), payload)
+        for topic, payload in malformed()
+        if "/dev/sensors/" not in topic
+    ]
+    return [bad[i % len(bad)] for i in range(count)]
+
+
+def reject_cost(directory: Path, count: int = 20_000) -> float:
+    """CPU µs per malformed payload in the controller itself (classify, count, sample), in
+    this process: what the service spends beyond reading the socket and acknowledging."""
+    from contract.timestamps import utc_now
+
+    # The reports' WARNING lines (one per topic) are not the figure.
+    logging.getLogger("controller").setLevel(logging.ERROR)
+    config = config_file(directory, 1883, "reject", fsync=False)
+    (directory / "reject").mkdir(mode=0o700)
+    table_config, registry = load_table(config)
+    controller = TableController(table_config, registry)
+    controller.recover(utc_now())
+    flood = flood_payloads(count)
+    now = utc_now()
+    started = time.process_time()
+    for topic, payload in flood:
+        controller.receive(topic, payload, now)
+    elapsed = time.process_time() - started
+    controller.close()
+    return elapsed / count * 1e6
+
+
+def cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+async def behind_flood(directory: Path, port: int, count: int) -> dict[str, float]:
+    """A valid fault published after ``count`` malformed payloads: its alert's delay."""
+    name = f"flood-{count}"
+    config = config_file(directory, port, name)
+    service = await start_service(config, directory / f"{name}.log")
+    flood = flood_payloads(count)
+    try:
+        async with client(port, f"bench-{name}") as probe:
+            await probe.subscribe([(TOPICS.controller_status, 1), (TOPICS.alerts, 1)])
+            await asyncio.wait_for(wait_status(probe), 30)
+            rss_before, cpu_before = rss_mib(service.pid), cpu_s(service.pid)
+            peak = rss_before
+            sampling = True
+
+            async def sample_rss() -> None:
+                nonlocal peak
+                while sampling:
+                    peak = max(peak, rss_mib(service.pid))
+                    await asyncio.sleep(0.05)
+
+            sampler = asyncio.create_task(sample_rss())
+            await publish_all(probe, flood)
+            event = FaultEvent(seq=1, ts=datetime.now(UTC), code="jam", text="bench")
+            started = time.perf_counter()
+            await probe.publish(TOPICS.device_event("shuffler"), event.to_json(), qos=1)
+            await asyncio.wait_for(alert_change(probe, "shuffler", "raised"), 120)
+            late = time.perf_counter() - started
+            cpu = cpu_s(service.pid) - cpu_before
+            await asyncio.sleep(2)
+            sampling = False
+            await sampler
+            rss_after = rss_mib(service.pid)
+    finally:
+        await stop_service(service)
+    return {
+        "late_s": late,
+        "cpu_us": cpu / count * 1e6,
+        "rss_before": rss_before,
+        "rss_peak": peak,
+        "rss_after": rss_after,
+    }
+
+
+async def alert_latency(directory: Path, port: int, count: int) -> list[float]:
+    config = config_file(directory, port, "latency")
+    service = await start_service(config, directory / "latency.log")
+    samples: list[float] = []
+    try:
+        async with client(port, "bench-latency") as probe:
+            await probe.subscribe([(TOPICS.controller_status, 1), (TOPICS.alerts, 1)])
+            await asyncio.wait_for(wait_status(probe), 30)
+            for index in range(count + 20):
+                device = f"dev-{index % 10}"
+                event = FaultEvent(seq=index // 10 + 1, ts=datetime.now(UTC), code="jam", text="bench")
+                started = time.perf_counter()
+                await probe.publish(TOPICS.device_event(device), event.to_json(), qos=1)
+                await alert_change(probe, device, "raised")
+                if index >= 20:  # warm-up
+                    samples.append((time.perf_counter() - started) * 1000)
+                online = Status(state="online", ts=datetime.now(UTC), session=1)
+                await probe.publish(TOPICS.device_status(device), online.to_json(), qos=1)
+                await alert_change(probe, device, "resolved")
+    finally:
+        await stop_service(service)
+    return sorted(samples)
+
+
+async def echo_floor(port: int, count: int) -> list[float]:
+    echo = await asyncio.create_subprocess_exec(sys.executable, "-c", ECHO, str(port))
+    samples: list[float] = []
+    try:
+        async with client(port, "bench-floor") as probe:
+            await probe.subscribe([("bench/ready", 1), ("bench/out", 1)])
+            async for message in probe.messages:
+                if str(message.topic) == "bench/ready":
+                    break
+            for index in range(count + 20):
+                payload = str(index).encode()
+                started = time.perf_counter()
+                await probe.publish("bench/in", payload, qos=1)
+                async for message in probe.messages:
+                    if message.payload == payload:
+                        break
+                if index >= 20:
+                    samples.append((time.perf_counter() - started) * 1000)
+    finally:
+        echo.terminate()
+        await echo.wait()
+    return sorted(samples)
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    return samples[min(len(samples) - 1, int(len(samples) * fraction))]
+
+
+def backlog_messages(count: int, seed: int) -> list[tuple[str, bytes]]:
+    """``count`` valid events: one session of legal hands of the virtual dealer, as many as it
+    takes (about 70 messages a hand), as a table would have queued them during an outage."""
+    out: list[tuple[str, bytes]] = []
+    needed = count // 60 + 10
+    while len(out) < count:
+        out = hands(needed, seed=seed)
+        needed *= 2
+    return out[:count]
+
+
+async def run(args: argparse.Namespace) -> None:
+    print(f"load average at start: {os.getloadavg()[0]:.1f} (2-core machine shared)")
+    messages = hands(args.hands)
+    core = engine_rate(messages)
+    print(f"engine core:      {core:,.0f} events/s ({len(messages)} events, {args.hands} hands)")
+    with tempfile.TemporaryDirectory(prefix="tablectl-service-bench-") as name:
+        directory = Path(name)
+        os.chmod(directory, 0o700)
+        rejected = reject_cost(directory)
+        print(
+            f"reject in the controller: {rejected:.1f} us CPU per malformed payload "
+            f"({1e6 / rejected:,.0f}/s; target <= 20 us, >= 50,000/s); an engine event: "
+            f"{1e6 / core:.1f} us"
+        )
+        replay = replay_rate(directory, messages)
+        print(f"replay:           {replay:,.0f} records/s = {replay / core:.2f} x engine core (>= 0.5)")
+        port = free_port()
+        broker_dir = directory / "broker"
+        broker_dir.mkdir()
+        extra = "set_tcp_nodelay true\nmax_queued_messages 0\nmax_queued_bytes 0\n"
+        broker = Mosquitto(port, broker_dir, extra_conf=extra)
+        broker.start()
+        try:
+            ingest, publisher = await ingest_rate(directory, port, messages)
+            print(
+                f"ingest (fsync):   {ingest:,.0f} events/s = {ingest / core:.2f} x engine core (>= 0.2); "
+                f"the publisher alone {publisher:,.0f}/s"
+            )
+            restarts: dict[int, float] = {}
+            for size in args.backlogs:
+                backlog = backlog_messages(size, seed=size)
+                online, drained, rate = await restart_behind(directory, port, backlog, f"backlog-{size}")
+                restarts[size] = online
+                print(
+                    f"restart behind {size:,} queued: online after {online:.2f} s (target <= 2 s), "
+                    f"backlog journaled after {drained:.2f} s ({rate:,.0f} events/s = "
+                    f"{rate / core:.2f} x engine core)"
+                )
+            if len(restarts) > 1:
+                low, high = min(restarts), max(restarts)
+                print(
+                    f"restart ratio {high:,} / {low:,} queued: {restarts[high] / restarts[low]:.2f} "
+                    "(target <= 1.5 at 60,000 / 6,000)"
+                )
+            for count in args.floods:
+                figures = await behind_flood(directory, port, count)
+                print(
+                    f"behind {count:,} malformed: alert {figures['late_s']:.2f} s late; "
+                    f"service CPU {figures['cpu_us']:.1f} us per reject, reading and acknowledging "
+                    "included "
+                    f"({1e6 / max(figures['cpu_us'], 1e-9):,.0f}/s); "
+                    f"RSS {figures['rss_before']:.0f} -> peak {figures['rss_peak']:.0f} -> "
+                    f"{figures['rss_after']:.0f} MiB 2 s later"
+                )
+            if not args.latency:
+                return
+            alerts = await alert_latency(directory, port, args.latency)
+            floor = await echo_floor(port, args.latency)
+            p50, p99 = statistics.median(alerts), percentile(alerts, 0.99)
+            f50, f99 = statistics.median(floor), percentile(floor, 0.99)
+            print(
+                f"alert latency:    p50 {p50:.2f} ms, p99 {p99:.2f} ms; echo floor p50 {f50:.2f} ms, "
+                f"p99 {f99:.2f} ms; ratio p50 {p50 / f50:.2f} (target <= 2), p99 {p99 / f99:.2f} "
+                "(target <= 3)"
+            )
+        finally:
+            broker.stop()
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--backlogs", type=int, nargs="*", default=[6_000, 60_000])
+    parser.add_argument("--floods", type=int, nargs="*", default=[20_000, 100_000])
+    parser.add_argument("--latency", type=int, default=500)
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

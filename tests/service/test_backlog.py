@@ -1,0 +1,78 @@
+"""A restart behind a broker's backlog: the service takes what the broker sends from the moment
+the connection is up, and says ``online`` without waiting for the SUBACK (issue 20, point 1).
+
+A broker sends a persistent session's queued messages before the SUBACK of the new
+subscriptions; with a long backlog the SUBACK comes late. A proxy between the service and
+mosquitto holds the SUBACK back for as long as the test wants (``testing.mqtt_proxy``), which is
+what hundreds of thousands of queued messages do on a real table PC.
+"""
+
+from __future__ import annotations
+
+import socket
+from datetime import UTC, datetime
+from pathlib import Path
+
+from contract.models import FaultEvent
+from link.aiomqtt_adapter import socket_of
+from testing.mosquitto import Mosquitto
+from testing.mqtt_proxy import MqttProxy
+from tests.service.conftest import StartService
+from tests.service.support import probe, running_service, write_config
+
+
+async def test_restart_behind_a_backlog_comes_online_and_drains_before_the_suback(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    proxy = MqttProxy(mosquitto.port)
+    await proxy.start()
+    try:
+        config = write_config(tmp_path, proxy.url)
+        async with probe(mosquitto.port, "t1") as p:
+            service = start_service(config)
+            await p.status("online")  # a new session: subscribed (its SUBACK passed)
+            service.stop()
+            mark = len(p.messages)
+            await p.status("offline", after=mark)
+
+            # The backlog: events queued for the controller's session while it is away.
+            for seq, device in enumerate(("shuffler", "rfid-1", "sensors"), start=1):
+                event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="backlog")
+                await p.publish(p.topics.device_event(device), event.to_json())
+            proxy.hold_subacks = True
+            mark = len(p.messages)
+            start_service(config)
+
+            await p.status("online", after=mark)
+            await p.wait_for(
+                lambda m: m.topic == p.topics.alerts and b'"sensors"' in m.payload, after=mark
+            )
+            raised = [a.device for a in p.alerts() if a.code == "device_fault" and a.status == "raised"]
+            assert raised == ["shuffler", "rfid-1", "sensors"]  # in the order queued
+            assert proxy.held, "the SUBACK was still held back: all of it happened before it"
+
+            proxy.release()
+            # Served after the SUBACK too, and never reconnected meanwhile.
+            mark = len(p.messages)
+            event = FaultEvent(seq=1, ts=datetime.now(UTC), code="jam", text="live")
+            await p.publish(p.topics.device_event("later"), event.to_json())
+            assert (await p.alert("device_fault", after=mark)).device == "later"
+        log = (tmp_path / "service.log").read_text()
+        assert log.count("connected to") == 2, log
+    finally:
+        await proxy.stop()
+
+
+async def test_the_services_socket_keeps_tcp_nodelay_under_the_read_ahead(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    # The intake reads paho's socket ahead through a wrapper; aiomqtt sets TCP_NODELAY only on a
+    # plain socket after connecting, so the wrapper must set it itself (without it each alert
+    # waited ~40 ms for Nagle's algorithm).
+    config = write_config(tmp_path, mosquitto.url)
+    async with probe(mosquitto.port, "t1") as p, running_service(config) as service:
+        await p.status("online")
+        assert service.acks.client is not None
+        sock = socket_of(service.acks.client)
+        assert sock is not None
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
