@@ -111,7 +111,8 @@ def _summary(config: TableConfig, registry: DeckRegistry) -> str:
         game += "; stacks not read (buy-in and rebuy codes silent)"
     if config.stakes is not None and config.stakes.levels:
         game += f"; tournament, {len(config.stakes.levels)} levels"
+    grace = f"; start-up grace {config.table.startup_grace_s:g} s" if config.devices else ""
     return (
         f"table {config.table.id}, {config.table.seats} seats, profile {config.table.profile}; "
-        f"decks {decks}{game}; devices {devices}"
+        f"decks {decks}{game}{grace}; devices {devices}"
     )

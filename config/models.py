@@ -87,6 +87,14 @@ class TableSection(Section):
         description="A live hole card read by no antenna longer than this (seconds) is off the "
         "table (seed 000: cards stay on the table); players lift their cards to look at them.",
     )
+    startup_grace_s: float = Field(
+        default=5.0,
+        ge=0,
+        le=300,
+        description="At a start of tablectl run, the seconds the devices get to come up: a device "
+        "not yet heard from is not raised offline, and the lamp waits for the sensor board, until "
+        "then (0: no grace).",
+    )
     declared_devices_only: bool = Field(
         default=False,
         description="Refuse messages from a device id that [[devices]] does not declare (tablectl "

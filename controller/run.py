@@ -24,6 +24,7 @@ from controller.devices import DeviceRunner
 from controller.serving import EXIT_ERROR, EXIT_OK, Service
 from controller.systemd import Notifier
 from controller.table import TableController
+from link.aiomqtt_adapter import tolerate_socket_race
 
 __all__ = ["Service", "add_arguments", "main", "serve", "setup_logging"]
 
@@ -152,6 +153,7 @@ async def serve(
     """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    tolerate_socket_race(loop)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     devices = DeviceRunner(config if drivers else config.model_copy(update={"devices": []}))

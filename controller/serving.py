@@ -173,6 +173,8 @@ class Service:
             f", {len(recovery.pending)} outputs still to publish" if recovery.pending else "",
         )
         self.outbox.extend(recovery.pending)
+        # From now on the devices have [table] startup_grace_s to come up (controller.grace).
+        self.controller.start_grace(utc_now())
         try:
             if self.config.display.listen_address is not None and not await self._start_display(
                 recent, recovery.pending

@@ -29,6 +29,7 @@ from contract.text import bounded
 from contract.topics import Topics
 from controller import checkpoint
 from controller.alerts_out import DealerSignals
+from controller.grace import StartupGrace
 from controller.inbox import Classified, Malformed, classify
 from controller.journal.files import JournalFiles
 from controller.journal.writer import Journal, JournalOptions
@@ -37,7 +38,7 @@ from controller.malformed import SAMPLE_BYTES, MalformedTally, Report
 from controller.outgoing import Outgoing
 from controller.recovery import Recovery, audit, recover
 from controller.repeats import RecentMessages, digest
-from engine.api import DeviceEventReceived, EngineSettings, Outputs, PayloadRejected
+from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 
 __all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_options"]
@@ -113,6 +114,10 @@ class TableController:
         self._before: tuple[int, str] = (0, "idle")
         #: The record of the last message the engine took (what a checkpoint now would cover).
         self.last_record = 0
+        #: Devices' time to come up at a start (:meth:`start_grace`; controller.grace).
+        self.grace = StartupGrace()
+        #: The lamp is to be sent once the sensor board is heard from (it came up in the grace).
+        self._lamp_owed = False
 
     # ----------------------------------------------------------------------------------------
     # Start-up
@@ -234,14 +239,32 @@ class TableController:
             return Handled(0, [])
         if isinstance(classified, Malformed):
             return self._rejected(classified, payload, received)
+        if not self.admit(classified):
+            # (before the grace: what it holds stays bounded by the devices followed)
+            too_many = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
+            return self._rejected(too_many, payload, received)
+        status = classified.received
+        if isinstance(status, DeviceEventReceived) and status.device:
+            self.grace.event(status.device)
+        elif isinstance(status, DeviceStatusReceived) and status.device:
+            offline = status.status.state == "offline"
+            if self.grace.status(status.device, offline, topic, payload, received):
+                log.info("%s: held, the device has until the start-up grace ends", classified.summary)
+                return Handled(0, [])
+            if not offline and self._lamp_owed and status.device == self.signal_device:
+                handled = self._journal_and_run(topic, payload, classified, received)
+                handled.outgoing.append(self._owed_lamp(received))
+                return handled
+        return self._journal_and_run(topic, payload, classified, received)
+
+    def _journal_and_run(
+        self, topic: str, payload: bytes, classified: Classified, received: datetime
+    ) -> Handled:
         key = digest(topic, payload)
         earlier = self.recent.find(key)
         if earlier is not None:
             log.info("%s: delivered again (record %d), not applied twice", classified.summary, earlier)
             return Handled(earlier, [], repeat=True)
-        if not self.admit(classified):
-            too_many = Malformed(topic, classified.device, f"more than {MAX_DEVICES} devices")
-            return self._rejected(too_many, payload, received)
         cause = self.journal.received(topic, payload, received) if self.journal is not None else 0
         self.recent.add(key, cause)
         return Handled(cause, self._input(cause, classified, received))
@@ -279,7 +302,8 @@ class TableController:
             self.checkpoint(cause, now)
 
     def tick(self, now: datetime) -> list[Outgoing]:
-        """Reports of malformed input due by now (the service calls this about twice a second)."""
+        """Reports of malformed input due by now, and the end of the start-up grace (the service
+        calls this about twice a second)."""
         out: list[Outgoing] = []
         for report in self.tally.due(now):
             out += self._report(report, now)
@@ -288,7 +312,25 @@ class TableController:
             counted = self.health.count(self.journal.progress().held, now=now)
             if counted is not None:
                 out += self._journal_alert(counted, now)
+        held = self.grace.ended(now)
+        if held is not None:
+            still = ", ".join(bounded(device, 64) for device in held)
+            log.info("start-up grace over: %s", f"still offline: {still}" if still else "none offline")
+            # What the devices that did not come up said last goes to the engine now.
+            for topic, payload in held.values():
+                out += self.receive(topic, payload, now).outgoing
+            if self._lamp_owed:
+                out.append(self._owed_lamp(now))
         return out
+
+    def start_grace(self, now: datetime) -> None:
+        """The service starts: its devices get ``[table] startup_grace_s`` to come up."""
+        self.grace.start(now, self.config.table.startup_grace_s)
+
+    def _owed_lamp(self, now: datetime) -> Outgoing:
+        assert self.signal_device is not None
+        self._lamp_owed = False
+        return self._command(0, self.signal_device, self.signals.resend_lamp(now))
 
     def admit(self, classified: Classified) -> bool:
         """Whether the table follows this message's device (at most ``MAX_DEVICES`` besides
@@ -365,8 +407,11 @@ class TableController:
         state = self.state if self.state is not None else self.engine.public_state()
         out.append(Outgoing("state", 0, self.topics.state, self._public(state).to_json(), retain=True))
         if self.signal_device is not None:
-            lamp = self.signals.resend_lamp(now)
-            out.append(self._command(0, self.signal_device, lamp))
+            if self.grace.waiting_for(self.signal_device, now):
+                # the board's driver could not act on it yet: sent once the board is heard from
+                self._lamp_owed = True
+            else:
+                out.append(self._owed_lamp(now))
         return out
 
     def _public(self, state: PublicState) -> PublicState:

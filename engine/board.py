@@ -32,6 +32,7 @@ class BoardRules(HandRules):
                     "misdeal-play",
                     f"Play went on after the misdeal ({done}): the hand is void.",
                     ("Stop: retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
+                    of=self._misdeal_code(),
                 )
             return False
         if self.phase == "dealing":
@@ -59,6 +60,7 @@ class BoardRules(HandRules):
                 "extra-burn",
                 "A board card was dealt while both burn cards were still in the burn.",
                 ("Put one burn card back on the deck: it is the next burn.",),
+                of="extra_burn",
             )
         elif extra_burn is not None and uid == extra_burn.returned:
             self.extra_burn_r = None  # the alert stays open until the hand is over
@@ -67,6 +69,7 @@ class BoardRules(HandRules):
                 "The burn card put back on the deck was turned on the board instead of being "
                 "the next burn.",
                 ("The burn card put back on the deck is the next burn.",),
+                of="extra_burn",
             )
         if redeal is not None and self._redeal_card(redeal, uid, street):
             return
@@ -81,6 +84,7 @@ class BoardRules(HandRules):
                 f"wait-betting-{street}",
                 f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
                 ("Complete the betting before dealing the street.",),
+                of=redeal.code,
             )
             if redeal.code.startswith("premature_"):
                 # premature again: the same remedy, under the same alert (the rest of this
@@ -100,6 +104,7 @@ class BoardRules(HandRules):
                     f"burn-{street}",
                     f"The {STREET_NAMES[street]} was dealt again without a burn card.",
                     ("Burn one card, then deal the street.",),
+                    of=redeal.code,
                 )
                 if redeal.code == "missing_burn":
                     self.redeal = None  # the alert stays open until the hand is over
@@ -116,6 +121,7 @@ class BoardRules(HandRules):
                     f"The flop came while the exposed card of seat {exposed.seat} was not the burn.",
                     ("The exposed card may not be kept: it is the burn card before the flop.",),
                     exposed.seat,
+                    of="exposed_card",
                 )
             if not exposed.replaced:
                 self._not_followed(
@@ -123,6 +129,7 @@ class BoardRules(HandRules):
                     f"Seat {exposed.seat} was not given the top card in place of its exposed card.",
                     ("Give that seat the top card of the deck.",),
                     exposed.seat,
+                    of="exposed_card",
                 )
         extra = self.extra_r
         if extra is not None:
@@ -131,6 +138,7 @@ class BoardRules(HandRules):
                 f"The flop came but the extra card of seat {extra.seat} was not the burn card.",
                 ("The extra card goes back on the deck and is the burn card for the flop.",),
                 extra.seat,
+                of="extra_card",
             )
             self.extra_r = None
 
@@ -148,6 +156,7 @@ class BoardRules(HandRules):
                     "The set-aside card is reshuffled with the stub (not the burns or discards) "
                     "before the river.",
                 ),
+                of="premature_turn",
             )
 
     def _redeal_card(self, redeal: BoardRedeal, uid: str, street: int) -> bool:
@@ -175,6 +184,7 @@ class BoardRules(HandRules):
                 "scramble",
                 "A new card was turned instead of using the four scrambled flop cards.",
                 ("Scramble the four cards; one becomes the burn, three are the flop.",),
+                of="board_too_many_cards",
             )
             return True
         if not redeal.all_removed and street == redeal.street:
@@ -183,6 +193,7 @@ class BoardRules(HandRules):
                 f"The {STREET_NAMES[redeal.street]} was dealt again before the cards turned by "
                 "mistake were taken back.",
                 ("Take the cards turned by mistake back and mix them with the stub.",),
+                of=redeal.code,
             )
             self._street_progress()
             return True
@@ -194,7 +205,9 @@ class BoardRules(HandRules):
         name = STREET_NAMES[street]
         code = f"premature_{name}"
         if alert is None:
-            alert = self._raise(code, f"The {name} was turned before the betting round was complete.")
+            alert = self._raise(
+                code, f"The {name} was turned before the {STREET_NAMES[street - 1]} betting was complete."
+            )
         if street == 1:
             taken = frozenset(u for u in self.board if u not in self._taken())
             self.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
@@ -213,7 +226,8 @@ class BoardRules(HandRules):
         cards = frozenset((*live[BOARD_AT[street - 1] :], uid))
         alert = self._raise(
             "board_too_many_cards",
-            f"Too many cards were turned for the {name}.",
+            f"{len(cards)} cards were turned for the {name}, which takes "
+            f"{BOARD_AT[street] - BOARD_AT[street - 1]}.",
         )
         scramble = self.profile == "tda" and street == 1
         self.redeal = BoardRedeal(
@@ -296,6 +310,7 @@ class BoardRules(HandRules):
                     f"The burn card put back on the deck was burned again for the "
                     f"{STREET_NAMES[min(street, 3)]}: it is the next street's burn.",
                     ("The burn card put back on the deck is the next street's burn.",),
+                    of="extra_burn",
                 )
                 self.street_burns += 1
             else:
@@ -311,6 +326,7 @@ class BoardRules(HandRules):
                     f"The {STREET_NAMES[min(street, 3)]} was burned with another card: the burn "
                     "card put back on the deck is the next burn.",
                     ("The burn card put back on the deck is the next burn.",),
+                    of="extra_burn",
                 )
             self.street_burns += 1
             return
@@ -320,6 +336,7 @@ class BoardRules(HandRules):
                 f"A burn card was dealt for the {STREET_NAMES[min(street, 3)]}, "
                 "which must be dealt without burning.",
                 ("Deal the street without burning a card.",),
+                of=redeal.code if redeal is not None else None,
             )
             self.street_burns += 1
             return

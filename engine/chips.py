@@ -243,12 +243,18 @@ class ChipRules(HandRules):
                     self.money_alerts = {k: a for k, a in self.money_alerts.items() if k != verdict.key}
                 continue
             existing = self.money_alerts.get(verdict.key)
+            remedy = verdict.remedy or None  # None: the catalogue's
             if existing is not None and existing in self.book.active:
                 if self.book.active[existing].message != verdict.message:
-                    self.book.update(existing, self.ts, message=verdict.message)
+                    fields: dict[str, object] = {"message": verdict.message}
+                    if remedy is not None:
+                        fields["remedy"] = list(remedy)
+                    self.book.update(existing, self.ts, **fields)
                 continue
             code, message = self.session.blind_code(verdict.code, verdict.message)  # a level's
-            alert = self._raise(code, message, verdict.seat, scope="money")
+            # a wrong blind judged against a tournament level keeps the level's own remedy
+            alert = self._raise(code, message, verdict.seat, scope="money",
+                                remedy=remedy if code == verdict.code else None)
             self.money_alerts = {**self.money_alerts, verdict.key: alert}
 
     def _money_progress(self) -> None:

@@ -58,6 +58,7 @@ class DealRules(HandRules):
                     "misdeal-reshuffle",
                     f"The redeal uses deck {deck} without a reshuffle after the misdeal.",
                     ("Retrieve all cards, reshuffle and cut.", "Redeal with the same button."),
+                    of=self._misdeal_code(),
                 )
         # the button, checked at the deal
         if self.button_r is not None:
@@ -81,6 +82,11 @@ class DealRules(HandRules):
                         "blinds_missing",
                         f"Dealing started without the {name} blind of seat {blind_seat} in its zone.",
                         blind_seat,
+                        remedy=(
+                            "Stop the deal.",
+                            f"Have seat {blind_seat} post the {name} blind in its zone, then continue "
+                            "the deal.",
+                        ),
                     )
                     remedies.append(BlindsRemedy(alert, blind_seat))
             self.blinds_r = tuple(remedies)
@@ -100,6 +106,7 @@ class DealRules(HandRules):
             "deck-blocked",
             f"Deck {deck} failed its deck check but is being dealt: switch decks.",
             ("Do not deal this deck.", "Switch to the other deck and call the floor."),
+            of="deck_check_failed",
         )
 
     def _deal_from_misplaced_button(self, seat: int) -> None:
@@ -141,6 +148,7 @@ class DealRules(HandRules):
                         f"The deal went on before the blind of seat {remedy.seat} was posted.",
                         ("Stop the deal until the blinds are posted.",),
                         remedy.seat,
+                        of="blinds_missing",
                     )
                 violated.append(replace(remedy, violated=True))
             self.blinds_r = tuple(violated)
@@ -201,7 +209,7 @@ class DealRules(HandRules):
         if index == 0:
             self._misdeal(
                 "misdeal_wrong_first_seat",
-                f"The first card went to seat {seat}, not to seat {self.order[0]}.",
+                f"The first card went to seat {seat}; it had to go to seat {self.order[0]}.",
                 seat,
             )
             return False
@@ -268,7 +276,9 @@ class DealRules(HandRules):
         if self.phase == "preflop" and not self._board_started():
             if self.extras >= 1:
                 self.extras += 1
-                self._misdeal("misdeal_extra_cards", "More than one extra card was dealt: misdeal.", seat)
+                self._misdeal(
+                    "misdeal_extra_cards", f"A second extra card was dealt (seat {seat}): misdeal.", seat
+                )
                 return
             self.extras = 1
             if seat == first:

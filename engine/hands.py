@@ -129,6 +129,7 @@ class HandRules(Memory):
                                 "Stop: retrieve all cards.",
                                 "Reshuffle, cut and redeal with the same button.",
                             ),
+                            of=self._misdeal_code(),
                         )
                     return False
         return True
@@ -183,7 +184,12 @@ class HandRules(Memory):
             where = f"on seat {actual}" if actual is not None else "not on the table"
             message = f"The button is {where} but must be on seat {expected}."
             if by_key:
-                alert = self._raise("button_misplaced", message, expected)
+                alert = self._raise(
+                    "button_misplaced",
+                    message,
+                    expected,
+                    remedy=(f"Before dealing, move the button to seat {expected}.",),
+                )
                 self.button_r = ButtonRemedy(alert, expected)
             else:
                 self._button_late(message, expected, None)
@@ -217,7 +223,7 @@ class HandRules(Memory):
         """The deal began with the button on the wrong seat: RR misdeal, TDA play continues."""
         if self.profile == "tda":
             remedy = (
-                "Correct the button before substantial action.",
+                f"Move the button to seat {expected} before substantial action.",
                 "After substantial action play continues with the button as it is.",
             )
             text = message + " The deal has begun: correct it before substantial action."

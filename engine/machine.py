@@ -456,6 +456,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
                     "burn-face-up",
                     "The burn card read face up was turned on the board: it stays the burn.",
                     ("Put it back in the burn; deal the board card from the deck.",),
+                    of="burn_face_up",
                 )
             self._arrive_board(uid)
         elif new == "burn":

@@ -322,12 +322,23 @@ class Memory:
         self._session_out(verdicts)
         return skip
 
-    def _not_followed(self, key: str, message: str, remedy: tuple[str, ...], seat: int | None = None) -> None:
-        """Raise ``remedy_not_followed`` once per missed step and hand."""
+    def _not_followed(
+        self, key: str, message: str, remedy: tuple[str, ...], seat: int | None = None, *, of: str | None
+    ) -> None:
+        """Raise ``remedy_not_followed`` once per missed step and hand; its rule line is that of
+        the code whose remedy it is (``of``; None: the catalogue's own)."""
         if key in self.nf_keys:
             return
         self.nf_keys |= {key}
-        self._raise("remedy_not_followed", message, seat, remedy=remedy)
+        rule = CATALOGUE[of].rule_for(self.profile) if of is not None else None
+        self._raise("remedy_not_followed", message, seat, remedy=remedy, rule=rule)
+
+    def _misdeal_code(self) -> str | None:
+        """The code of the misdeal that voided this hand (its alert, while active)."""
+        for alert_id, meta in self.book.meta.items():
+            if meta.scope == "misdeal":
+                return self.book.active[alert_id].code
+        return None
 
     def _reacting(self) -> bool:
         """Whether the dealer is still within his reaction time of the last critical alert."""

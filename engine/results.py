@@ -229,8 +229,8 @@ class ResultRules(ChipRules):
     def _start_hand(self, *, by_key: bool) -> None:
         # a push found wrong must be put right before the next hand (pot_awarded_wrong: "do not
         # start the next hand"); what the dealer does within his reaction time is not judged
-        left_wrong = [PUSH_WRONG[self.book.active[a].code] for a in self.money_alerts.values()
-                      if a in self.book.active and self.book.active[a].code in PUSH_CODES]
+        left_wrong = sorted({self.book.active[a].code for a in self.money_alerts.values()
+                             if a in self.book.active and self.book.active[a].code in PUSH_CODES})
         reacting = self._reacting()
         self._finish_hand()  # at the latest when the next hand starts
         self.book.resolve_scope("money", self.ts)
@@ -241,8 +241,9 @@ class ResultRules(ChipRules):
             self._not_followed(
                 "push-put-right",
                 "The next hand was started before the last hand's pots were put right "
-                f"({'; '.join(sorted(set(left_wrong)))}).",
+                f"({'; '.join(PUSH_WRONG[code] for code in left_wrong)}).",
                 ("Stop: put the last hand's pots right before dealing the next hand.",),
+                of=left_wrong[0],
             )
 
     def _resume(self) -> None:

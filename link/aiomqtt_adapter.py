@@ -10,16 +10,22 @@ connection they came from (a public attribute set on aiomqtt's own message objec
 
 :func:`socket_of` gives a connected client's socket (paho's public ``socket()``, behind aiomqtt),
 for diagnostics and the tests that check its options (TCP_NODELAY).
+
+:func:`tolerate_socket_race` keeps one harmless race of aiomqtt's out of the logs' tracebacks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
 import socket
 from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
+
+log = logging.getLogger(__name__)
 
 
 def enable_manual_acks(client: aiomqtt.Client) -> None:
@@ -246,3 +252,32 @@ class Intake:
         # What arrived meanwhile may be in paho's buffer already: read it now, not at the next
         # byte the socket brings.
         client._loop.call_soon(read)
+
+
+def tolerate_socket_race(loop: asyncio.AbstractEventLoop) -> None:
+    """Log aiomqtt's socket race on a lost connection as one WARNING line, not a traceback.
+
+    aiomqtt asks the loop to watch its socket through ``call_soon_threadsafe`` (paho calls it
+    from another thread); when the broker goes away in between, the socket is closed before the
+    callback runs, and asyncio's default handler logs "Exception in callback ...add_writer" with
+    an ``EBADF`` traceback. Nothing is lost (the connection is gone, the client's own loop sees
+    it and reconnects). Any other exception goes to the handler the loop had.
+    """
+    previous = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        handle = repr(context.get("handle"))
+        if (
+            isinstance(error, OSError)
+            and error.errno == errno.EBADF
+            and ("add_writer" in handle or "add_reader" in handle)
+        ):
+            log.warning("MQTT socket closed before the loop watched it (connection lost): %s", error)
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)

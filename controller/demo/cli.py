@@ -21,6 +21,7 @@ from controller.demo.rig import RigError
 from controller.demo.runner import CONFIG_NAME, ChildDied, DemoError, DemoOptions, DemoRun
 from controller.demo.summary import Summary
 from controller.demo.view import Header, render
+from link.aiomqtt_adapter import tolerate_socket_race
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -208,6 +209,7 @@ async def _run_until(
     options: DemoOptions, console: Console, show_view: bool, stop: asyncio.Event
 ) -> tuple[Summary, bool]:
     loop = asyncio.get_running_loop()
+    tolerate_socket_race(loop)  # the observer's and the floor console's clients
     # Ctrl-C, a kill, or the terminal closing: stop cleanly and still summarise.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)

@@ -28,8 +28,14 @@ from contract.models import (
 )
 from contract.timestamps import utc_now
 from contract.topics import Topics
+from link.backoff import Backoff
 
 log = logging.getLogger(__name__)
+
+#: The longest wait between two attempts to reach a broker that went away: the drivers and the
+#: engine come back within a second or so, and every step the monitor misses meanwhile holds
+#: the virtual dealer up (it waits for each step to be reported).
+RECONNECT_MAX_S = 1.0
 
 EventPredicate = Callable[[str, DeviceEvent], bool]
 
@@ -90,11 +96,41 @@ class Monitor:
         self.watch_state = watch_state
         self.view = TableView()
         self._waiters: list[_Waiter] = []
+        #: Set once the first connection is subscribed (and stays set across reconnections).
         self.ready = asyncio.Event()
+        #: Connections made and subscribed so far (more than one: the broker went away).
+        self.connections = 0
         self.last_message = time.monotonic()
 
     async def run(self) -> None:
-        """Subscribe and dispatch until cancelled."""
+        """Connect, subscribe and dispatch until cancelled.
+
+        The first connection must succeed (its :class:`aiomqtt.MqttError` is raised: a broker
+        that is not there is the user's to fix). After that a lost connection is the broker's
+        doing: the client is entered again, with the shared backoff, and subscribes again each
+        time, as the production clients do (a broker restarted has forgotten every
+        subscription).
+        """
+        backoff = Backoff(ceiling=RECONNECT_MAX_S)
+        while True:
+            try:
+                async with self.client:
+                    await self._subscribe()
+                    backoff.reset()
+                    self.connections += 1
+                    if self.connections > 1:
+                        # the pair of the warning below: the gap in what it saw is over
+                        log.warning("demo monitor: connected again and subscribed (connection %d)",
+                                    self.connections)
+                    self.ready.set()
+                    await self._dispatch_all()
+            except aiomqtt.MqttError as error:
+                if not self.ready.is_set():
+                    raise
+                log.warning("demo monitor: broker connection lost (%s); reconnecting", error)
+            await asyncio.sleep(backoff.next())
+
+    async def _subscribe(self) -> None:
         await self.client.subscribe(
             [
                 # At most once: the broker is on this machine and TCP loses nothing while the
@@ -107,7 +143,9 @@ class Monitor:
                 (self.topics.controller_status, 1),
             ]
         )
-        self.ready.set()
+
+    async def _dispatch_all(self) -> None:
+        """Dispatch what arrives until the connection is lost (:class:`aiomqtt.MqttError`)."""
         async for message in self.client.messages:
             payload = message.payload
             data = payload if isinstance(payload, bytes | str) else b""

@@ -59,6 +59,8 @@ log = logging.getLogger(__name__)
 EVENT_TIMEOUT_S: Final = 3.0
 #: How long an alert may take after the act that completes its evidence.
 ALERT_TIMEOUT_S: Final = 3.0
+#: How long the demo's observer gets to connect to the broker and subscribe.
+MONITOR_READY_S: Final = 5.0
 #: How long every device and the controller get to come online.
 STARTUP_TIMEOUT_S: Final = 20.0
 #: Quiet time on the broker that means the engine has caught up at the end.
@@ -264,15 +266,24 @@ class DemoRun:
 
     async def _monitor(self, stack: AsyncExitStack, url: str, topics: Topics) -> Monitor:
         client = make_client(MqttSection(url=url), f"tablectl-demo-monitor-{secrets.token_hex(4)}")
-        try:
-            await stack.enter_async_context(client)
-        except aiomqtt.MqttError as error:
-            raise DemoError(f"broker {url}: {error}") from None
         monitor = Monitor(client, topics, on_alert=self._on_alert, watch_state=self.watch_state)
         self.monitor = monitor
+        # The monitor connects (and, after a lost connection, connects and subscribes again)
+        # in its own task; the first connection's failure is the demo's error.
         task = asyncio.create_task(monitor.run(), name="demo-monitor")
         stack.push_async_callback(_cancel, task)
-        await asyncio.wait_for(monitor.ready.wait(), 5.0)
+        ready = asyncio.create_task(monitor.ready.wait())
+        try:
+            await asyncio.wait({task, ready}, timeout=MONITOR_READY_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        if task.done():
+            error = task.exception()
+            if isinstance(error, aiomqtt.MqttError):
+                raise DemoError(f"broker {url}: {error}") from None
+            raise DemoError(f"broker {url}: the observer stopped ({error})") from error
+        if not monitor.ready.is_set():
+            raise DemoError(f"broker {url}: not subscribed within {MONITOR_READY_S:g} s")
         return monitor
 
     async def _wait_online(

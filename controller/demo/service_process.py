@@ -75,9 +75,11 @@ async def _serve_until_eof(config: TableConfig, registry: DeckRegistry) -> int:
 async def _drive_until_eof(config: TableConfig) -> int:
     """``tablectl run``'s drivers alone, until SIGTERM or until standard input closes."""
     from controller.devices import DeviceRunner
+    from link.aiomqtt_adapter import tolerate_socket_race
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    tolerate_socket_race(loop)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     watcher = sigterm_at_eof()

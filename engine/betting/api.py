@@ -50,6 +50,8 @@ class Raise:
     code: str
     seat: int | None
     message: str
+    #: Steps naming this finding's seats and amounts; empty: the catalogue's remedy.
+    remedy: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

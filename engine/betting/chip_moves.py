@@ -112,7 +112,8 @@ def sweep(h: HandState, seat: int, amount: int, out: list[Verdict], layout: dict
     if not h.swept and key not in h.open_keys and anyone_owes(h):
         behind = [s for s in h.seating.ring if owes(h, s)]
         out.append(Raise(key, "premature_sweep", None,
-                         "The bets were swept while seat " + ", ".join(map(str, behind))
+                         f"The bets were swept while seat{'s' if len(behind) > 1 else ''} "
+                         + ", ".join(map(str, behind))
                          + f" had not matched {h.betting.top}: return them and finish the round."))
         h = h.with_(open_keys=h.open_keys | {key})
     h = h.with_(zone=add_count(h.zone, seat, -amount),

@@ -45,12 +45,31 @@ def check_push(awards: Sequence[PotAward], pushed: Mapping[int, int], *, raked: 
     else:
         verdicts.extend(_amounts(awards, expected, pushed, rake_gap if rake_explains else 0))
     if raked != rake:
-        direction = "too much" if raked > rake else "too little"
-        message = f"The rake for this hand is {rake}, not {raked} ({direction} taken)."
-        verdicts.append(Raise(RAKE, "rake_wrong", None, message))
+        verdicts.append(_rake_wrong(awards, raked=raked, rake=rake))
     else:
         verdicts.append(Clear(RAKE))
     return tuple(verdicts)
+
+
+def _rake_wrong(awards: Sequence[PotAward], *, raked: int, rake: int) -> Raise:
+    """The rake zone holds ``raked`` where the hand's rake is ``rake``: say how many chips go from
+    where to where. The rake comes out of the main pot first, so its winners give or get them."""
+    gap = abs(raked - rake)
+    chips = "1 chip" if gap == 1 else f"{gap} chips"
+    winners = next((pot.winners for pot in awards if pot.winners), ())
+    if not winners:
+        to = "the pot"
+    elif len(winners) == 1:
+        to = f"seat {winners[0]}"
+    else:
+        to = f"the winners (seats {', '.join(map(str, winners))}, as the split says)"
+    if raked > rake:
+        message = f"The rake zone holds {raked} but this hand's rake is {rake}: {chips} too many."
+        step = f"Move {chips} from the rake back to {to}."
+    else:
+        message = f"The rake zone holds {raked} but this hand's rake is {rake}: {chips} short."
+        step = f"Move {chips} from {to} into the rake." if winners else f"Move {chips} into the rake."
+    return Raise(RAKE, "rake_wrong", None, message, (step,))
 
 
 def describe_awards(awards: Sequence[PotAward]) -> str:
@@ -117,7 +136,9 @@ def _amounts(
         extra = [seat for seat in seats if gaps[seat] > 0]
         message = f"The odd chip goes to {_seats(owed)}, not {_seats(extra)}: {describe_awards(awards)}."
         owed_seat = owed[0] if owed else None
-        return [Clear(PUSH), Clear(SPLIT), Raise(ODD_CHIP, "odd_chip_wrong", owed_seat, message)]
+        chip = "odd chips" if len(owed) > 1 or len(extra) > 1 else "odd chip"
+        step = f"Move the {chip} from {_seats(extra)} to {_seats(owed)}."
+        return [Clear(PUSH), Clear(SPLIT), Raise(ODD_CHIP, "odd_chip_wrong", owed_seat, message, (step,))]
     wrong = ", ".join(
         f"seat {seat} should get {expected.get(seat, 0)} (got {pushed.get(seat, 0)})"
         for seat in seats

@@ -170,7 +170,11 @@ def out_of_turn(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     key = f"oot:{seat}:{h.betting.street_no}"
     out.append(Raise(key, "action_out_of_turn", seat,
                      f"Seat {seat} acted out of turn: seat {skipped} acts first; seat {seat}'s "
-                     "chips stay and are binding if the action to it does not change."))
+                     "chips stay and are binding if the action to it does not change.",
+                     (f"Seat {seat}'s chips stay in its betting area.",
+                      f"Seat {skipped} acts now.",
+                      f"If seat {skipped} only checks or calls, seat {seat}'s action stands; if it "
+                      f"bets or raises, seat {seat} may call, raise or fold again.")))
     h = h.with_betting(oot={**h.betting.oot, seat: skipped})
     return h.with_(open_keys=h.open_keys | {key})
 

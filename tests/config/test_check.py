@@ -43,6 +43,18 @@ def test_the_example_is_ok_with_no_warning(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert result.stdout.startswith(f"{path}: ok: table t1, 9 seats")
+    assert "; start-up grace 5 s; devices shuffler (shuffler)" in result.stdout
+
+
+def test_the_start_up_grace_is_checked_and_named(tmp_path: Path) -> None:
+    path = example(tmp_path, ("startup_grace_s = 5.0", "startup_grace_s = 12"))
+    assert "; start-up grace 12 s; devices " in check(path).summary
+    path = example(tmp_path, ("startup_grace_s = 5.0", "startup_grace_s = -1"))
+    [error] = refused(path)
+    assert error == (
+        f"error: {path}:{line_of(path, 'startup_grace_s')}: table.startup_grace_s: "
+        "Input should be greater than or equal to 0 (got -1)"
+    )
 
 
 def test_every_error_is_shown_each_on_its_line_with_the_device_by_its_id(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from contract.models import LampCommand
 from contract.timestamps import utc_now
 from contract.topics import Topics
 from drivers.driver import Driver, DriverOptions, stop_task
-from link.aiomqtt_adapter import socket_of
+from link.aiomqtt_adapter import socket_of, tolerate_socket_race
 from link.client import make_client
 from link.device import DeviceLink
 from testing.mosquitto import Mosquitto
@@ -144,3 +144,35 @@ async def test_every_client_sets_tcp_nodelay_drivers_included(mosquitto: Mosquit
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
     finally:
         await stop_task(task)
+
+
+async def test_the_socket_race_of_a_lost_connection_is_one_warning_not_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """aiomqtt asks the loop to watch its socket through call_soon_threadsafe; when the
+    connection is lost first, the loop is asked to watch a closed descriptor (EBADF)."""
+    loop = asyncio.get_running_loop()
+    previous = loop.get_exception_handler()
+    tolerate_socket_race(loop)
+    try:
+        closed = socket.socket()
+        fd = closed.fileno()
+        closed.close()
+        caplog.set_level(logging.WARNING)
+        loop.call_soon(loop.add_writer, fd, lambda: None)
+        await asyncio.sleep(0.01)
+        assert [(r.name, r.levelname) for r in caplog.records] == [("link.aiomqtt_adapter", "WARNING")]
+        assert "connection lost" in caplog.records[0].getMessage()
+        assert caplog.records[0].exc_info is None
+        # anything else still goes to the loop's handler, with its traceback
+        caplog.clear()
+
+        def broken() -> None:
+            raise ValueError("a bug")
+
+        loop.call_soon(broken)
+        await asyncio.sleep(0.01)
+        assert [(r.name, r.levelname) for r in caplog.records] == [("asyncio", "ERROR")]
+        assert caplog.records[0].exc_info is not None
+    finally:
+        loop.set_exception_handler(previous)

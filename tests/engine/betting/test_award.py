@@ -247,7 +247,11 @@ def test_odd_chips_of_two_split_pots_swapped() -> None:
 
 def test_a_three_way_odd_chip_given_twice_to_one_seat_is_a_wrong_split() -> None:
     awards = (PotAward(101, (1, 3, 7), (1, 3, 7), ((1, 33), (3, 34), (7, 34))),)
-    assert raised(verdicts(awards, {1: 34, 3: 34, 7: 33})) == {"odd_chip": "odd_chip_wrong"}
+    got = verdicts(awards, {1: 34, 3: 34, 7: 33})
+    assert raised(got) == {"odd_chip": "odd_chip_wrong"}
+    odd = got["odd_chip"]
+    assert isinstance(odd, Raise)
+    assert odd.remedy == ("Move the odd chip from seat 1 to seat 7.",)
     assert raised(verdicts(awards, {1: 35, 3: 33, 7: 33})) == {"split": "split_wrong"}
 
 
@@ -255,10 +259,23 @@ def test_a_wrong_rake() -> None:
     # two chips too many in the rake, taken from the winner: only the rake is wrong
     got = verdicts(MAIN_AND_SIDE, {1: 98, 3: 50}, raked=5, rake=3)
     assert raised(got) == {"rake": "rake_wrong"}
-    assert got["rake"].message == "The rake for this hand is 3, not 5 (too much taken)."  # type: ignore[union-attr]
+    too_many = got["rake"]
+    assert isinstance(too_many, Raise)
+    assert too_many.message == "The rake zone holds 5 but this hand's rake is 3: 2 chips too many."
+    # from where to where: the rake comes out of the main pot, so its winner gets them back
+    assert too_many.remedy == ("Move 2 chips from the rake back to seat 1.",)
     # no rake taken: the winner got it
     got = verdicts(MAIN_AND_SIDE, {1: 103, 3: 50}, raked=0, rake=3)
     assert raised(got) == {"rake": "rake_wrong"}
+    short = got["rake"]
+    assert isinstance(short, Raise)
+    assert short.message == "The rake zone holds 0 but this hand's rake is 3: 3 chips short."
+    assert short.remedy == ("Move 3 chips from seat 1 into the rake.",)
+    # a split main pot: its winners give or get them as the split says
+    got = verdicts(SPLIT, {2: 52, 5: 50}, raked=0, rake=1)
+    short = got["rake"]
+    assert isinstance(short, Raise)
+    assert short.remedy == ("Move 1 chip from the winners (seats 2, 5, as the split says) into the rake.",)
 
 
 def test_a_wrong_push_corrected_clears_its_alert() -> None:
