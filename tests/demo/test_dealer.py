@@ -112,6 +112,10 @@ def test_each_forced_mistake_is_tagged_then_acknowledged(profile: Profile, seed:
     dealer = VirtualDealer(DECKS, DealerSettings(seats=9, profile=profile), seed=seed)
     dealer.next_hand(mistake=None)
     for code in _mistake_codes(profile):
+        if code == "hand_after_last":  # it spans hands: announced, then three hands dealt
+            dealer.announce_last_hands()
+            for _ in range(3):
+                dealer.next_hand(mistake=None)
         script = dealer.next_hand(mistake=code)
         tagged = [(i, s) for i, s in enumerate(script.steps) if s.mistake is not None]
         assert tuple(s.mistake for _, s in tagged) == script.mistakes
