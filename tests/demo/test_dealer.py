@@ -22,6 +22,7 @@ from simulators.dealer import (
     Press,
     Remove,
     SetBlind,
+    SetOccupied,
     VirtualDealer,
     raisable_codes,
 )
@@ -77,6 +78,25 @@ def test_a_long_legal_session_covers_the_game() -> None:
     assert {"all_in", "round_complete", "declare_board", "new_hand"} <= set(seen)
     assert referee.showdowns >= 10  # the river betting round is closed, then losers muck
     assert len(sizes) >= 5
+
+
+def test_an_announced_game_deals_three_legal_hands_then_ends() -> None:
+    """``last_hands`` before a hand, three legal hands, then the table empties and fills again
+    before the next: the referee accepts all of it and nothing is tagged."""
+    dealer = VirtualDealer(DECKS, DealerSettings(seats=6), seed=4)
+    referee = _referee(6)
+    referee.play(dealer.next_hand(mistake=None))
+    dealer.announce_last_hands()
+    scripts = [dealer.next_hand(mistake=None) for _ in range(4)]
+    for script in scripts:
+        referee.play(script)
+        assert script.mistakes == ()
+    keys = [[s.key for s in script.steps if isinstance(s, Press)] for script in scripts]
+    assert keys[0].count("last_hands") == 1
+    assert all("last_hands" not in k for k in keys[1:])
+    stood_up = [s for s in scripts[3].steps if isinstance(s, SetOccupied) and not s.occupied]
+    assert len(stood_up) >= len(scripts[2].players)  # every player of the game stood up
+    assert dealer.hands_left is None
 
 
 def test_heads_up_the_button_posts_the_small_blind_and_is_dealt_last() -> None:
