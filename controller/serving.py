@@ -294,14 +294,14 @@ class Service:
                 if other is not None:
                     log.error(
                         "table %s: another controller is %s on %s:%d (session %d, since %s); "
-                        "this one stops instead of taking its client id (stop the other first%s)",
+                        "this one stops instead of taking its client id (stop the other first; --take-over "
+                        "if it is gone for good)",
                         self.config.table.id,
                         other.state,
                         mqtt.host,
                         mqtt.port,
                         other.session or 0,
                         other.ts.isoformat(timespec="seconds"),
-                        "" if self.connections else "; --take-over if it is gone for good",
                     )
                     return False
                 # Messages from here on arrive on the next connection.
@@ -335,16 +335,20 @@ class Service:
         A status naming this journal's instance id is this controller's own (or its
         predecessor's: this process holds the journal's lock, so that one is gone, whatever its
         retained status says); without instance ids (a journal directory where the lock file
-        could not be made, an older controller) the sessions tell: this run's, and at the first
-        connection the one before. None also when the broker cannot be asked (the connection
-        loop then tries again).
+        could not be made, an older controller) the sessions tell: this run's and the one
+        before. None also when the broker cannot be asked (the connection loop then tries again).
+
+        Asked at the first connection only: at a reconnection this controller held the table a
+        moment ago (one that started meanwhile found it there and refused), and every moment
+        spent asking widens the window in which a broker that lost its sessions (restarted
+        without persistence) drops what devices and dealer inputs publish before the controller
+        is subscribed again: the demo's broker-crash test lost dealer inputs that way.
+        ``--take-over`` is for a controller gone for good, so no fight follows it either.
         """
-        if self.take_over and self.connections == 0:
+        if self.connections > 0 or self.take_over:
             return None
         mqtt = self.config.mqtt
-        own = {self.controller.session}
-        if self.connections == 0:
-            own.add(self.controller.session - 1)
+        own = {self.controller.session, self.controller.session - 1}
         topic = self.topics.controller_status
         try:
             async with (

@@ -10,15 +10,17 @@ from __future__ import annotations
 from typing import Final
 
 from contract.models import Profile
-from engine.catalogue import CATALOGUE, CHIP_CODES, DEALING_CODES
+from engine.catalogue import CATALOGUE, CHIP_CODES, DEALING_CODES, SESSION_CODES
 from simulators.dealer.mistakes import MISTAKES
 
 #: Every irregularity of the catalogue the dealer can commit: the dealing codes, then the codes of
 #: "Chips, pots and showdown" (irregularities.md) with ``unknown_chip`` (a tag in a chip zone in
-#: no registry). The session's codes (``engine.catalogue.SESSION_CODES``) are not among them:
-#: they have no injector yet (docs/demo.md).
+#: no registry), then the session's codes (``engine.catalogue.SESSION_CODES``) that have an
+#: injector: only ``hand_after_last`` so far (docs/demo.md says why the others have none).
 CATALOGUE_CODES: Final[tuple[str, ...]] = (
-    *DEALING_CODES, *(c for c in CHIP_CODES if c not in DEALING_CODES)
+    *DEALING_CODES,
+    *(c for c in CHIP_CODES if c not in DEALING_CODES),
+    *(c for c in SESSION_CODES if c in MISTAKES),
 )
 
 #: Codes whose remedy is a misdeal: every card back, the deck replaced, a redeal, same button.

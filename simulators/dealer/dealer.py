@@ -57,6 +57,7 @@ from simulators.dealer.steps import (
     AwaitShuffle,
     HandScript,
     Marker,
+    Press,
     SetBlind,
     SetOccupied,
     Shuffle,
@@ -162,6 +163,11 @@ class VirtualDealer:
             self.rack = Rack(values)
             self._known_uids |= set(values)
         self.tendencies = Tendencies()
+        #: After the dealer pressed ``last_hands``: the hands that may still begin (the engine's
+        #: ``hands_left``, mirrored); None: no end of the game announced.
+        self.hands_left: int | None = None
+        self._announce = False  # press ``last_hands`` before the next hand
+        self._last_pending = False  # a drawn ``hand_after_last`` waits for the count to run out
 
     # ------------------------------------------------------------------ public API
 
@@ -186,6 +192,12 @@ class VirtualDealer:
         injector = MISTAKES[primary](ignore_remedy=ignore) if primary is not None else Mistake()
         return self._play(injector)
 
+    def announce_last_hands(self) -> None:
+        """The dealer announces the end of the game before the next hand: three hands are left
+        (``hand_after_last`` can be forced once they are dealt)."""
+        if self.hands_left is None:
+            self._announce = True
+
     def allowed_codes(self) -> tuple[str, ...]:
         """The codes a hand can raise under the configured profile (and stakes)."""
         return raisable_codes(self.settings.profile, chips=self.settings.stakes is not None)
@@ -193,6 +205,8 @@ class VirtualDealer:
     # ------------------------------------------------------------------ choosing mistakes
 
     def _draw(self) -> str | None:
+        if self._last_pending and self.hands_left == 0:
+            return "hand_after_last"  # the hand after the announced three, drawn earlier
         if self.rng.random() >= self.settings.mistake_rate:
             return None
         codes = self.settings.codes or self.allowed_codes()
@@ -201,6 +215,11 @@ class VirtualDealer:
                 self._bag = list(codes)
                 self.rng.shuffle(self._bag)
             candidate = self._bag.pop()
+            if candidate == "hand_after_last" and self.hands_left is None and not self._announce:
+                # It spans hands: this hand announces the last three (legally), the one after
+                # them is the mistake.
+                self._announce = self._last_pending = True
+                return None
             if self._infeasible(self._resolve(candidate, probe=True)[0]) is None:
                 return candidate
             self._bag.insert(0, candidate)  # retry it in a later hand
@@ -258,13 +277,39 @@ class VirtualDealer:
         mistake.seat_changes(self, steps)
         return steps
 
+    def _end_game(self, steps: list[Step]) -> None:
+        """The announced game is over: every player stands up (the table is empty, the engine
+        forgets the announcement), then sits down again for a new game."""
+        seated = sorted(self.occupied)
+        steps += [SetOccupied(seat=s, occupied=False, pause_s=PACE["sit"]) for s in seated]
+        steps += [SetOccupied(seat=s, occupied=True, pause_s=PACE["sit"]) for s in seated]
+        self.hands_left = None
+        self._last_pending = False
+
+    def _count_last_hands(self, steps: list[Step], mistake: Mistake) -> None:
+        """The ``last_hands`` key before this hand, where due; this hand counts as one of them."""
+        if self._announce and self.hands_left is None:
+            steps.append(Press(key="last_hands", pause_s=PACE["ack"]))
+            self.hands_left = 3
+        self._announce = False
+        if mistake.code == "hand_after_last":
+            self._last_pending = False  # stays at 0: the next hand ends the game first
+        elif self.hands_left is not None:
+            self.hands_left -= 1
+
     # ------------------------------------------------------------------ the hand
 
     def _play(self, mistake: Mistake) -> HandScript:
         rng, settings = self.rng, self.settings
         self.hand_number += 1
         steps: list[Step] = [Marker(kind="hand_start", hand=self.hand_number)]
-        steps += self._open_table() if self.button is None else self._seat_changes(mistake)
+        if self.button is None:
+            steps += self._open_table()
+        else:
+            if self.hands_left == 0 and mistake.code != "hand_after_last":
+                self._end_game(steps)
+            steps += self._seat_changes(mistake)
+        self._count_last_hands(steps, mistake)
         due = (
             next_occupied(self.button, self.occupied, settings.seats)
             if self.button is not None

@@ -60,7 +60,7 @@ class Referee:
         raise RuleBroken(f"unknown tag {uid} in a legal hand")
 
     def due_button(self) -> int | None:
-        if self.button is None:
+        if self.button is None or not self.occupied:  # an empty table (a game over) has none
             return None
         seat = _next_clockwise(self.button, self.seats)
         while seat not in self.occupied:
@@ -130,6 +130,9 @@ class _Hand:
                     self.close_round(index, step)
                 case Press(key="declare_board", seat=seat):
                     self.declared.add(seat or 0)
+                case Press(key="last_hands"):
+                    if self.started:
+                        self.fail(index, step, "the end of the game is announced between hands")
                 case Press():
                     self.fail(index, step, "a legal hand needs no other key")
                 case Place():

@@ -22,6 +22,7 @@ from simulators.dealer import (
     Press,
     Remove,
     SetBlind,
+    SetOccupied,
     VirtualDealer,
     raisable_codes,
 )
@@ -79,6 +80,25 @@ def test_a_long_legal_session_covers_the_game() -> None:
     assert len(sizes) >= 5
 
 
+def test_an_announced_game_deals_three_legal_hands_then_ends() -> None:
+    """``last_hands`` before a hand, three legal hands, then the table empties and fills again
+    before the next: the referee accepts all of it and nothing is tagged."""
+    dealer = VirtualDealer(DECKS, DealerSettings(seats=6), seed=4)
+    referee = _referee(6)
+    referee.play(dealer.next_hand(mistake=None))
+    dealer.announce_last_hands()
+    scripts = [dealer.next_hand(mistake=None) for _ in range(4)]
+    for script in scripts:
+        referee.play(script)
+        assert script.mistakes == ()
+    keys = [[s.key for s in script.steps if isinstance(s, Press)] for script in scripts]
+    assert keys[0].count("last_hands") == 1
+    assert all("last_hands" not in k for k in keys[1:])
+    stood_up = [s for s in scripts[3].steps if isinstance(s, SetOccupied) and not s.occupied]
+    assert len(stood_up) >= len(scripts[2].players)  # every player of the game stood up
+    assert dealer.hands_left is None
+
+
 def test_heads_up_the_button_posts_the_small_blind_and_is_dealt_last() -> None:
     dealer = VirtualDealer(DECKS, DealerSettings(seats=6, min_players=2, max_players=2), seed=5)
     referee = _referee(6)
@@ -112,6 +132,10 @@ def test_each_forced_mistake_is_tagged_then_acknowledged(profile: Profile, seed:
     dealer = VirtualDealer(DECKS, DealerSettings(seats=9, profile=profile), seed=seed)
     dealer.next_hand(mistake=None)
     for code in _mistake_codes(profile):
+        if code == "hand_after_last":  # it spans hands: announced, then three hands dealt
+            dealer.announce_last_hands()
+            for _ in range(3):
+                dealer.next_hand(mistake=None)
         script = dealer.next_hand(mistake=code)
         tagged = [(i, s) for i, s in enumerate(script.steps) if s.mistake is not None]
         assert tuple(s.mistake for _, s in tagged) == script.mistakes

@@ -17,7 +17,7 @@ from contract.models import Profile
 from engine.api import DeviceEventReceived, EngineSettings
 from engine.betting.api import Stakes
 from engine.core import Engine
-from simulators.dealer import DealerSettings, VirtualDealer, raisable_codes
+from simulators.dealer import DealerSettings, InfeasibleMistake, VirtualDealer, raisable_codes
 from simulators.dealer.chips import Structure, TableStakes, chip_registry
 from testing.events import to_events
 from tests.conftest import EXAMPLE_REGISTRY
@@ -119,3 +119,26 @@ def test_a_long_session_exercises_every_code_the_profile_can_raise() -> None:
     injected, disagreements = _session("roberts", 9, 11, hands=250)
     assert not disagreements, "\n".join(disagreements[:10])
     assert set(injected) == set(raisable_codes("roberts"))
+
+
+def test_the_hand_after_the_last_three_raises_hand_after_last_then_the_game_ends() -> None:
+    """Announced, three hands dealt, a fourth: only that hand raises ``hand_after_last``; the
+    dealer then ends the game (the table empties) and the next hand is a legal one again."""
+    engine = Engine(EngineSettings(seats=6, profile="roberts", registry=REGISTRY,
+                                   hole_card_off_s=60.0))
+    dealer = VirtualDealer(REGISTRY.decks, DealerSettings(seats=6), seed=8)
+    with pytest.raises(InfeasibleMistake, match="announce_last_hands"):
+        dealer.next_hand(mistake="hand_after_last")
+    raised_by_hand: list[list[str]] = []
+    scripts = [dealer.next_hand(mistake=None)]  # the dealer's state did not change: deal on
+    dealer.announce_last_hands()
+    scripts += [dealer.next_hand(mistake=None) for _ in range(3)]
+    scripts += [dealer.next_hand(mistake="hand_after_last"), dealer.next_hand(mistake=None)]
+    for script in scripts:
+        raised: list[str] = []
+        for sourced in to_events(script.steps, start=START + timedelta(hours=script.hand)):
+            received = DeviceEventReceived(sourced.device, sourced.event, sourced.event.ts)
+            raised += [a.code for a in engine.handle(received).alerts if a.status == "raised"]
+        raised_by_hand.append(raised)
+    assert raised_by_hand == [[], [], [], [], ["hand_after_last"], []]
+    assert [s.mistakes for s in scripts] == [(), (), (), (), ("hand_after_last",), ()]

@@ -2,7 +2,7 @@
 
 ``MISTAKES[code]`` is the :class:`~simulators.dealer.mistakes.base.Mistake` subclass that commits
 ``code`` (and then its remedy); the legal dealer calls its hooks as it plays. A test checks that
-every dealing code of the engine's catalogue has one.
+every dealing and chip code of the engine's catalogue has one, and says which session codes do.
 """
 
 from simulators.dealer.mistakes import (
@@ -12,6 +12,7 @@ from simulators.dealer.mistakes import (
     handling,
     pushes,
     remedy,
+    session,
     table,
 )
 from simulators.dealer.mistakes.base import DealPlan, Mistake
@@ -30,5 +31,6 @@ __all__ = [
     "pushes",
     "register",
     "remedy",
+    "session",
     "table",
 ]
