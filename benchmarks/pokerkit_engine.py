@@ -6,10 +6,11 @@ Usage: ``.venv/bin/python benchmarks/pokerkit_engine.py [--hands N] [--first SEE
 three hands of 3+ players have a straddle, ``play_hand(..., straddle=True)``).
 
 Each hand (testing.oracle_hand) is played in PokerKit, rendered as card reads and chip movements
-and, separately, as card reads and ``action`` inputs (testing.oracle_render), and fed to a new
-pure engine; the hand result must equal PokerKit's (odd chips mapped to the house rule) and no
-alert may be raised (testing.engine_oracle). Prints the agreement counts, what the hands held
-(showdowns, uncontested, split pots, side pots, all-ins), the first disagreements, and the time.
+and, separately, as card reads and ``action`` inputs with and without the keypad's ``new_hand``
+(testing.oracle_render), and fed to a new pure engine; the hand result must equal PokerKit's (odd
+chips mapped to the house rule) and no alert may be raised (testing.engine_oracle). Prints the
+agreement counts, what the hands held (showdowns, uncontested, split pots, side pots, all-ins),
+the first disagreements, and the time.
 """
 
 from __future__ import annotations

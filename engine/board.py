@@ -54,11 +54,21 @@ class BoardRules(HandRules):
         first_of_street = live_before in (0, 3, 4)
         if first_of_street and street == 1:
             self._flop_prerequisites()
-        if self.extra_burn_r is not None:
+        extra_burn = self.extra_burn_r
+        if extra_burn is not None and extra_burn.returned is None:
             self._not_followed(
                 "extra-burn",
                 "A board card was dealt while both burn cards were still in the burn.",
                 ("Put one burn card back on the deck: it is the next burn.",),
+                of="extra_burn",
+            )
+        elif extra_burn is not None and uid == extra_burn.returned:
+            self.extra_burn_r = None  # the alert stays open until the hand is over
+            self._not_followed(
+                "returned-burn",
+                "The burn card put back on the deck was turned on the board instead of being "
+                "the next burn.",
+                ("The burn card put back on the deck is the next burn.",),
                 of="extra_burn",
             )
         if redeal is not None and self._redeal_card(redeal, uid, street):
@@ -76,19 +86,28 @@ class BoardRules(HandRules):
                 ("Complete the betting before dealing the street.",),
                 of=redeal.code,
             )
-            self.redeal = None  # the alert stays open until the hand is over
+            if redeal.code.startswith("premature_"):
+                # premature again: the same remedy, under the same alert (the rest of this
+                # street is part of it, not a new premature street)
+                self._premature(uid, street, redeal.alert)
+            else:
+                self.redeal = None  # the alert stays open until the hand is over
         elif street == 4 or (premature and first_of_street and street >= 2 and self.street_burns == 0):
             self._too_many(uid, street - 1)
         elif premature:
             self._premature(uid, street)
         elif first_of_street and self.street_burns == 0 and street not in self.burn_waived:
-            if redeal is not None and redeal.street == street and redeal.code == "missing_burn":
+            redealt = redeal is not None and redeal.street == street
+            if redeal is not None and redealt and redeal.code in ("missing_burn", "premature_turn"):
+                # (RR premature turn: what would have been the river is burned and turned)
                 self._not_followed(
                     f"burn-{street}",
                     f"The {STREET_NAMES[street]} was dealt again without a burn card.",
                     ("Burn one card, then deal the street.",),
-                    of="missing_burn",
+                    of=redeal.code,
                 )
+                if redeal.code == "missing_burn":
+                    self.redeal = None  # the alert stays open until the hand is over
             else:
                 self._missing_burn(uid, street)
         self._street_progress()
@@ -180,12 +199,15 @@ class BoardRules(HandRules):
             return True
         return False
 
-    def _premature(self, uid: str, street: int) -> None:
+    def _premature(self, uid: str, street: int, alert: str | None = None) -> None:
+        """A street turned before its betting round was complete (``alert``: the one already
+        raised, for a street dealt prematurely again)."""
         name = STREET_NAMES[street]
         code = f"premature_{name}"
-        alert = self._raise(
-            code, f"The {name} was turned before the {STREET_NAMES[street - 1]} betting was complete."
-        )
+        if alert is None:
+            alert = self._raise(
+                code, f"The {name} was turned before the {STREET_NAMES[street - 1]} betting was complete."
+            )
         if street == 1:
             taken = frozenset(u for u in self.board if u not in self._taken())
             self.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
@@ -277,12 +299,32 @@ class BoardRules(HandRules):
             # the flop says whether the remedy was followed.
             self._count_burn(street)
             return
-        if self.expected_burn is not None:
-            expected, self.expected_burn = self.expected_burn, None
-            if uid != expected:
+        returned = self.extra_burn_r
+        if returned is not None and returned.returned is not None and returned.street == street:
+            # burned for the street it was put back from: two burns for it again (the alert
+            # stays open until the hand is over)
+            self.extra_burn_r = None
+            if uid == returned.returned:
+                self._not_followed(
+                    "returned-burn-again",
+                    f"The burn card put back on the deck was burned again for the "
+                    f"{STREET_NAMES[min(street, 3)]}: it is the next street's burn.",
+                    ("The burn card put back on the deck is the next street's burn.",),
+                    of="extra_burn",
+                )
+                self.street_burns += 1
+            else:
+                self._count_burn(street)  # another second burn: extra_burn again
+            return
+        if returned is not None and returned.returned is not None:
+            self.extra_burn_r = None
+            if uid == returned.returned:
+                self.book.resolve(returned.alert, self.ts)  # the remedy carried out
+            else:  # the alert stays open until the hand is over
                 self._not_followed(
                     "returned-burn",
-                    "The burn card put back on the deck was not used as the next burn.",
+                    f"The {STREET_NAMES[min(street, 3)]} was burned with another card: the burn "
+                    "card put back on the deck is the next burn.",
                     ("The burn card put back on the deck is the next burn.",),
                     of="extra_burn",
                 )

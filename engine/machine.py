@@ -15,6 +15,9 @@ Evidence model, in short (docs/engine.md has the long form):
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Final
+
 from contract.cards import RANKS, is_chip_zone, zone_seat
 from contract.models import (
     ActionInput,
@@ -42,9 +45,11 @@ from engine.board import BoardRules
 from engine.chips import LIFT_S
 from engine.dealing import DealRules
 from engine.devices import DeviceRules
-from engine.memory import BOARD_AT
 from engine.results import ResultRules
 from engine.seqtrack import received_ts
+
+#: Actions kept between hands for the coming one (a hand's result lists at most 4,096).
+COMING_LIMIT: Final = 4096
 
 
 class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
@@ -215,7 +220,14 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self._session_out(self.session.on_level_start(self.ts))
 
     def _action(self, item: ActionInput) -> None:
-        if not (self.running or self.phase == "misdeal"):
+        if not self.running and (self.phase != "misdeal" or item.action == "post"):
+            # Between the previous hand's end (or its misdeal) and the deal: the coming hand's
+            # (contract: keys are optional, a table without a keypad posts before the first card)
+            coming = (*self.coming, item)
+            if len(coming) > COMING_LIMIT:
+                coming = coming[1:]
+                self._too_many_coming()
+            self.coming = coming
             return
         self.actions += ((self.rounds_done, item.seat, item.action),)
         redeal = self.redeal
@@ -238,6 +250,22 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         if item.action == "fold":
             self.folded |= {item.seat}
             self._check_one_left()
+
+    def _too_many_coming(self) -> None:
+        """More actions between hands than a hand has: the oldest are not kept (said once a
+        hand, as a ``bad_payload`` on the inputs)."""
+        message = (
+            f"More than {COMING_LIMIT} actions arrived between hands: only the latest "
+            f"{COMING_LIMIT} are kept for the coming hand."
+        )
+        if self.book.find("bad_payload", "coming-actions") is None:
+            self._raise("bad_payload", message, scope="hand", key="coming-actions")
+
+    def _start_hand(self, *, by_key: bool) -> None:
+        super()._start_hand(by_key=by_key)
+        coming, self.coming = self.coming, ()
+        for item in coming:  # the posts and actions that came before it, in their order
+            self._action(item)
 
     def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
         if key == "ack":
@@ -392,14 +420,14 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self._cards_change()
             del self.zone[uid]
             self.street_burns = max(0, self.street_burns - 1)
-            street = self.extra_burn_r.street
-            self.book.resolve(self.extra_burn_r.alert, self.ts)
-            self.extra_burn_r = None
-            if len(self._live_board()) > BOARD_AT[street - 1]:
-                # found after the street was dealt: the card put back is the next burn (RR)
-                self.expected_burn = uid
-            # before the street: back on the deck, the street's cards are those that would
-            # have come, the card put back among them
+            if self.extra_burn_r.street >= 3:
+                # the river's: no burn comes after it, putting it back is the whole remedy
+                self.book.resolve(self.extra_burn_r.alert, self.ts)
+                self.extra_burn_r = None
+            else:
+                # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
+                # or after them: the alert stays open until it is burned (engine.board)
+                self.extra_burn_r = replace(self.extra_burn_r, returned=uid)
         elif zone == "board" and self.phase in ("river", "showdown") and self._board_cleared():
             # The river was out and the board has been cleared: the hand is over.
             if self.phase == "river":
@@ -422,6 +450,14 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         if seat is not None:
             self._arrive_seat(uid, seat, old, face_up)
         elif new == "board":
+            if old == "burn" and f"burn:{uid}" in self.handling_state.alerts:
+                # burn_face_up: "the card stays the burn" (it is never a board card)
+                self._not_followed(
+                    "burn-face-up",
+                    "The burn card read face up was turned on the board: it stays the burn.",
+                    ("Put it back in the burn; deal the board card from the deck.",),
+                    of="burn_face_up",
+                )
             self._arrive_board(uid)
         elif new == "burn":
             self._arrive_burn(uid, old)

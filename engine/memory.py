@@ -106,6 +106,9 @@ class Memory:
         self.cards_changed = False
         self.hand = 0
         self.phase: Phase = "idle"
+        #: Action inputs received between hands (after the last hand's end or misdeal, before
+        #: the next one starts): the coming hand's, given to it when it starts.
+        self.coming: tuple[ActionInput, ...] = ()
         self.state_key: object = None
         self.handling_state = HandlingState()
         self.handling: Handling
@@ -168,7 +171,6 @@ class Memory:
         self.exposed_r: ExposedRemedy | None = None
         self.extra_r: ExtraCardRemedy | None = None
         self.extra_burn_r: ExtraBurnRemedy | None = None
-        self.expected_burn: str | None = None
         self.blinds_r: tuple[BlindsRemedy, ...] = ()
         self.button_r: ButtonRemedy | None = None
         #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.

@@ -45,11 +45,11 @@ class ExtraCardRemedy:
 
 @dataclass(frozen=True, slots=True)
 class ExtraBurnRemedy:
-    """Two burns for a street: one goes back on the deck and is the next street's burn."""
+    """Two burns for a street: one goes back on the deck and is the next burn."""
 
     alert: str
     street: int  # the street that got two burns
-    returned: str | None = None  # the burn put back, once seen to leave the burn zone
+    returned: str | None = None  # the burn put back, once seen to leave the burn zone: the next burn
 
 
 @dataclass(frozen=True, slots=True)

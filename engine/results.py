@@ -29,6 +29,13 @@ from engine.memory import STREET_NAMES
 
 #: Push findings: while one is active the hand stays open for the dealer to put it right.
 PUSH_CODES: Final = frozenset({"pot_awarded_wrong", "split_wrong", "odd_chip_wrong", "rake_wrong"})
+#: What each push finding left wrong, for the remedy not followed when the next hand starts.
+PUSH_WRONG: Final = {
+    "pot_awarded_wrong": "a pot awarded to the wrong seat",
+    "split_wrong": "a pot split wrong",
+    "odd_chip_wrong": "the odd chip on the wrong seat",
+    "rake_wrong": "a wrong rake",
+}
 
 
 class ResultRules(ChipRules):
@@ -220,17 +227,33 @@ class ResultRules(ChipRules):
             self._money_table(seat)
 
     def _start_hand(self, *, by_key: bool) -> None:
+        # a push found wrong must be put right before the next hand (pot_awarded_wrong: "do not
+        # start the next hand"); what the dealer does within his reaction time is not judged
+        left_wrong = sorted({self.book.active[a].code for a in self.money_alerts.values()
+                             if a in self.book.active and self.book.active[a].code in PUSH_CODES})
+        reacting = self._reacting()
         self._finish_hand()  # at the latest when the next hand starts
         self.book.resolve_scope("money", self.ts)
         redeal = self.phase == "misdeal"
         super()._start_hand(by_key=by_key)
         self._session_out(self.session.on_hand_start(self.ts, self.in_hand, redeal=redeal))
+        if left_wrong and not reacting:
+            self._not_followed(
+                "push-put-right",
+                "The next hand was started before the last hand's pots were put right "
+                f"({'; '.join(PUSH_WRONG[code] for code in left_wrong)}).",
+                ("Stop: put the last hand's pots right before dealing the next hand.",),
+                of=left_wrong[0],
+            )
 
     def _resume(self) -> None:
         # Events of the hand were lost: its result is what the evidence showed, marked so; the
         # money is left out (a bet or a push may be among what was lost: nothing is made up).
         self.money_done = True
         self._finish_hand()
+        # what its pushes were found to be is forgotten with it (no remedy is judged at the next
+        # hand's start)
+        self.book.resolve_scope("money", self.ts)
         super()._resume()
         self.result_sent = True  # (the hand's reset would let the next hand's start make another)
 

@@ -40,7 +40,8 @@ from engine.state import EngineState, PublicCache, new_state
 
 #: The layout of :func:`state_to_data`'s output; raise it whenever a field of the machine or of
 #: a data class it holds changes meaning, is added, removed or renamed.
-STATE_VERSION: Final = 2
+#: (3: Machine.coming, the actions between hands, added; expected_burn removed.)
+STATE_VERSION: Final = 3
 
 #: Machine fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})

@@ -2,11 +2,13 @@
 rendered as a table's messages (:mod:`testing.oracle_render`), fed to the pure core; the hand
 result it publishes is compared with PokerKit's and no alert may be raised.
 
-Three paths: ``chips`` (card reads and chip movements, the dealer's ``all_in`` key for a seat
+Four paths: ``chips`` (card reads and chip movements, the dealer's ``all_in`` key for a seat
 whose last chips went in; the engine has the chip registry), ``stacks`` (the same where the
-reader covers the players' stacks too: no key, an emptied stack is the all in) and ``actions``
-(card reads and ``action`` inputs; no chip registry). In all the engine has the hand's stakes;
-``awarded`` is what the chips showed pushed, so it is empty on the actions path.
+reader covers the players' stacks too: no key, an emptied stack is the all in), ``actions``
+(card reads and ``action`` inputs after the keypad's ``new_hand``; no chip registry) and
+``keyless`` (the same with no key at all: the posts come before the first hole card, which
+starts the hand). In all the engine has the hand's stakes; ``awarded`` is what the chips showed
+pushed, so it is empty on the action paths.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from testing.script import Message
 
 __all__ = ["CHIPS", "PATHS", "Path_", "Played", "disagreements", "feed", "messages", "registry"]
 
-Path_: TypeAlias = Literal["chips", "stacks", "actions"]
-PATHS: Final[tuple[Path_, ...]] = ("chips", "stacks", "actions")
+Path_: TypeAlias = Literal["chips", "stacks", "actions", "keyless"]
+PATHS: Final[tuple[Path_, ...]] = ("chips", "stacks", "actions", "keyless")
 #: Enough chips of every denomination for the busiest hand's pieces.
 CHIPS: Final = chip_registry(per_value=600)
 _REGISTRY = Path(__file__).resolve().parents[1] / "config" / "decks.example.csv"
@@ -53,7 +55,7 @@ def registry() -> DeckRegistry:
 def messages(hand: OracleHand, path: Path_) -> list[Message]:
     if path in ("chips", "stacks"):
         return chip_messages(hand, registry(), CHIPS, stacks=path == "stacks")
-    return action_messages(hand, registry())
+    return action_messages(hand, registry(), key=path == "actions")
 
 
 def _received(message: Message) -> Received:
@@ -78,7 +80,7 @@ def feed(hand: OracleHand, path: Path_, received: Sequence[Received] | None = No
         seats=TABLE_SEATS,
         profile="roberts",
         registry=registry(),
-        chips=CHIPS if path != "actions" else None,
+        chips=CHIPS if path in ("chips", "stacks") else None,
         stakes=hand.stakes,
         odd_chip="first_shown",
     )
@@ -135,7 +137,7 @@ def disagreements(hand: OracleHand, path: Path_, played: Played | None = None) -
     if got.rake != want.rake:
         problems.append(f"rake {got.rake} != {want.rake}")
     awarded = [(a.seat, a.amount) for a in got.awarded]
-    pushed = list(want.pushed) if path != "actions" else []
+    pushed = list(want.pushed) if path in ("chips", "stacks") else []
     if awarded != pushed:
         problems.append(f"awarded {awarded} != {pushed}")
     showdown = [(s.seat, (s.cards[0], s.cards[1]), s.rank) for s in got.showdown]

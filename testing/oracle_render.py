@@ -47,13 +47,15 @@ def _cards(step: Step, table: Table, board: list[str]) -> None:
         table.run(f"fold {step.seat}")  # the hand's cards to the muck
 
 
-def action_messages(hand: OracleHand, registry: DeckRegistry) -> list[Message]:
-    """The hand as card reads and ``action`` inputs (no chips): the keypad's ``new_hand``, the
-    posts, the deal, every action including checks, folds (the input and the cards to the muck),
-    the board, the hands shown, the table cleared."""
+def action_messages(hand: OracleHand, registry: DeckRegistry, *, key: bool = True) -> list[Message]:
+    """The hand as card reads and ``action`` inputs (no chips): the keypad's ``new_hand`` (none
+    without ``key``: a table without a keypad, whose hand starts at the first card), the posts,
+    the deal, every action including checks, folds (the input and the cards to the muck), the
+    board, the hands shown, the table cleared."""
     table = Table(registry, table_seats=TABLE_SEATS)
     _setup(hand, table)
-    table.run("new_hand")
+    if key:
+        table.run("new_hand")
     board: list[str] = []
     for step in hand.steps:
         if step.kind in _PUT_IN or step.kind == "check":

@@ -645,11 +645,11 @@ RULES: list[Scenario] = [
         profile="tda",
     ),
     Scenario(
-        "roberts_two_burns_one_back_on_the_deck_before_the_flop",
-        # the card put back is dealt again in the flop: the cards that would have come
+        "roberts_two_burns_one_back_on_the_deck_dealt_in_the_flop_is_not_the_next_burn",
+        # the card put back is dealt again in the flop: it is the next burn (RR; TDA 38)
         hand(SENSORS, "key new_hand", DEAL, PREFLOP, "burn", "burn", "return burn#1",
              "board 3", "key round_complete", TURN, "key round_complete", "clear"),
-        ["extra_burn - warning raised", "extra_burn - warning resolved"],
+        ["extra_burn - warning raised", "remedy_not_followed - warning raised"],
     ),
     Scenario(
         "roberts_premature_turn_river_dealt_while_the_card_is_still_aside",

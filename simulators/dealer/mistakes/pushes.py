@@ -1,6 +1,7 @@
 """Mistakes at the end of the hand: chips pushed to a seat that won nothing, a split pot cut
-unevenly, the odd chip to the wrong winner, the wrong rake. Sometimes the dealer puts the push
-right after the alert (takes the chips back and pushes them where they belong).
+unevenly, the odd chip to the wrong winner, the wrong rake. After the alert the dealer puts the
+push right (takes the chips back and pushes them where they belong): a push left standing when
+the next hand starts is a remedy not followed (docs/engine.md), which this dealer does not commit.
 
 The engine judges the pushes once the pot is empty, so the last push carries the tag; a push to
 a seat that wins nothing is judged at once.
@@ -16,10 +17,6 @@ from simulators.dealer.hand import HandPlay
 from simulators.dealer.mistakes.chipbase import ChipMistake, money_of
 from simulators.dealer.mistakes.registry import register
 from simulators.dealer.money import Settlement, TableMoney
-
-#: Chance that the dealer follows the remedy of a wrong push (left standing, the hand ends when
-#: the next hand's blinds arrive).
-FOLLOW = 0.5
 
 
 def totals(plan: Settlement) -> dict[int, int]:
@@ -82,9 +79,8 @@ class PotAwardedWrong(ChipMistake):
         chips = carry_out(money, [plan.rake], pieces, self.code or "", tag_at=0)
         wrong = chips[1]
         play.ack()
-        if play.rng.random() < FOLLOW:
-            money.push_back(loser, wrong)
-            money.push(winner, wrong)
+        money.push_back(loser, wrong)
+        money.push(winner, wrong)
         return True
 
 
@@ -124,10 +120,9 @@ class SplitWrong(_Split):
         pieces += [(rich, moved), (poor, won[poor] - moved)]
         chips = carry_out(money, [plan.rake], pieces, self.code or "")
         play.ack()
-        if play.rng.random() < FOLLOW:
-            extra = chips[len(pieces) - 1]
-            money.push_back(rich, extra)
-            money.push(poor, extra)
+        extra = chips[len(pieces) - 1]
+        money.push_back(rich, extra)
+        money.push(poor, extra)
         return True
 
 
@@ -189,10 +184,9 @@ class OddChipWrong(_Split):
         pieces.append((last, 1))
         chips = carry_out(money, [plan.rake], pieces, self.code or "")
         play.ack()
-        if play.rng.random() < FOLLOW:
-            odd = chips[-1]
-            money.push_back(last, odd)
-            money.push(first, odd)
+        odd = chips[-1]
+        money.push_back(last, odd)
+        money.push(first, odd)
         return True
 
 
@@ -211,7 +205,6 @@ class RakeWrong(ChipMistake):
         pieces = [(s, a - (1 if s == winner else 0)) for s, a in won.items()]
         chips = carry_out(money, [plan.rake, 1], pieces, self.code or "")
         play.ack()
-        if play.rng.random() < FOLLOW:
-            money.unrake(chips[1])
-            money.push(winner, chips[1])
+        money.unrake(chips[1])
+        money.push(winner, chips[1])
         return True
