@@ -19,10 +19,28 @@ from controller.journal import read_journal
 from testing.mosquitto import running_mosquitto
 from testing.small_disk import fill, small_disk
 from tests.service.conftest import StartService
-from tests.service.support import TABLECTL, probe, until, write_config
+from tests.service.support import TABLECTL, Probe, probe, until, write_config
 
 #: More than the 20 a stock mosquitto lets go unacknowledged.
 ROUNDS = 30
+
+
+async def fault_to_its_alert(p: Probe, device: str, seq: int, mark: int) -> int:
+    """Publish a device fault and wait for its alert; the probe's new mark."""
+    event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="full")
+    await p.publish(p.topics.device_event(device), event.to_json())
+    await p.alert("device_fault", after=mark)
+    return len(p.messages)
+
+
+def verify(config: Path) -> subprocess.CompletedProcess[str]:
+    """``tablectl journal verify`` on the table's journal (the service is done with it)."""
+    return subprocess.run(
+        [str(TABLECTL), "journal", "verify", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 async def test_disk_full_behind_a_stock_broker_alerts_go_on_and_the_tail_is_written_later(
@@ -43,10 +61,7 @@ async def test_disk_full_behind_a_stock_broker_alerts_go_on_and_the_tail_is_writ
                 for round_ in range(1, ROUNDS + 1):
                     device = f"dev-{round_ % 5}"
                     seq = (round_ - 1) // 5 + 1  # each device's own seqs, without gaps
-                    event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="full")
-                    await p.publish(p.topics.device_event(device), event.to_json())
-                    await p.alert("device_fault", after=mark)
-                    mark = len(p.messages)
+                    mark = await fault_to_its_alert(p, device, seq, mark)
                     online = Status(state="online", ts=datetime.now(UTC), session=1)
                     await p.publish(p.topics.device_status(device), online.to_json(), retain=True)
                     await p.alert("device_fault", status="resolved", after=mark)
@@ -79,13 +94,8 @@ async def test_disk_full_behind_a_stock_broker_alerts_go_on_and_the_tail_is_writ
             assert len(early_numbers & set(received)) >= 2 * ROUNDS - 2, (early, received)
             assert early_numbers <= set(received) | set(range(early[0][0], early[-1][1] + 1))
             assert all(first <= last for first, last in early)
-            verify = subprocess.run(  # noqa: ASYNC221 - the service is done
-                [str(TABLECTL), "journal", "verify", "--config", str(config)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            assert verify.returncode == 0, verify.stdout + verify.stderr
+            checked = verify(config)  # the service is done with the journal
+            assert checked.returncode == 0, checked.stdout + checked.stderr
         finally:
             service.stop()
         await until(lambda: not service.running(), what="the service stopped")
@@ -112,16 +122,10 @@ async def test_a_controller_killed_during_the_outage_leaves_the_span_it_acknowle
                 status = p.topics.controller_status
                 while not [m for m in p.messages if m.topic == status and b'"fault"' in m.payload]:
                     seq += 1
-                    event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="full")
-                    await p.publish(p.topics.device_event(f"dev-{seq}"), event.to_json())
-                    await p.alert("device_fault", after=mark)
-                    mark = len(p.messages)
+                    mark = await fault_to_its_alert(p, f"dev-{seq}", seq, mark)
                 for _ in range(3):
                     seq += 1
-                    event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="full")
-                    await p.publish(p.topics.device_event(f"dev-{seq}"), event.to_json())
-                    await p.alert("device_fault", after=mark)
-                    mark = len(p.messages)
+                    mark = await fault_to_its_alert(p, f"dev-{seq}", seq, mark)
                 service.kill()  # dies holding what it acknowledged
                 filler.unlink()
                 restarted = start_service(config)
@@ -137,14 +141,9 @@ async def test_a_controller_killed_during_the_outage_leaves_the_span_it_acknowle
             assert outage.lost_from is not None
             assert outage.lost_to is not None
             assert early <= set(range(outage.lost_from, outage.lost_to + 1))
-            verify = subprocess.run(  # noqa: ASYNC221 - the service is done with it
-                [str(TABLECTL), "journal", "verify", "--config", str(config)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            assert verify.returncode == 2, verify.stdout + verify.stderr  # intact, loss declared
-            assert f"records {outage.lost_from} to {outage.lost_to} LOST" in verify.stdout
+            checked = verify(config)  # the service is done with the journal
+            assert checked.returncode == 2, checked.stdout + checked.stderr  # intact, loss declared
+            assert f"records {outage.lost_from} to {outage.lost_to} LOST" in checked.stdout
         finally:
             for process in (service, restarted):
                 process.stop()
