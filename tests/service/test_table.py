@@ -153,7 +153,8 @@ def _checkpoints(config: Path) -> list[Path]:
     return sorted(config.parent.glob("journal.*.ckpt"))
 
 
-def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) -> None:
+def _checkpointed_then_dealt(tmp_path: Path) -> tuple[Path, TableController]:
+    """A controller that checkpointed after a hand, then saw a card dealt (no checkpoint yet)."""
     config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
     first = _controller(config)
     first.recover(T0)
@@ -163,6 +164,11 @@ def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) 
     first.checkpoint(first.last_record, T0)
     assert first.journal.flush()
     _feed(first, script(table, "deal 1"))
+    return config, first
+
+
+def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) -> None:
+    config, first = _checkpointed_then_dealt(tmp_path)
     first.checkpoint(first.last_record, T0)
     first.close()
     expected = first.state
@@ -197,15 +203,7 @@ def test_a_crafted_or_older_checkpoint_in_the_journal_is_refused_and_an_older_on
     """Written through the journal (its SHA-256 in the chain, as a version that wrote it, or
     someone who can rewrite the journal, would have): refused with its reason, the state
     comes from the checkpoint before it and the records after."""
-    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
-    first = _controller(config)
-    first.recover(T0)
-    table = new_table()
-    assert first.journal is not None
-    _feed(first, initial_statuses() + script(table, *HAND))
-    first.checkpoint(first.last_record, T0)
-    assert first.journal.flush()
-    _feed(first, script(table, "deal 1"))
+    config, first = _checkpointed_then_dealt(tmp_path)
     snapshot = Snapshot(
         covers=first.last_record, session=first.session, engine=first.engine.state,
         state=first.state, signals=first.signals,
@@ -216,6 +214,7 @@ def test_a_crafted_or_older_checkpoint_in_the_journal_is_refused_and_an_older_on
         document = json.loads(zlib.decompress(checkpoint.dump(snapshot)))
         change(document)
         crafted = zlib.compress(json.dumps(document).encode())
+    assert first.journal is not None
     first.journal.checkpoint(first.last_record, crafted, first.session, T0)
     assert first.journal.flush()
     first.close()
