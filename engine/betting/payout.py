@@ -10,6 +10,7 @@ from typing import Any
 from engine.betting.api import OddChip, PotAward, Raise, Stakes, Verdict, Verdicts
 from engine.betting.award import award, check_push, rake_for
 from engine.betting.chip_moves import check_uncalled, give_back
+from engine.betting.derived import LastAnswer
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import HandState
 from engine.betting.rounds import anyone_owes, contributions, settle, settled_view, uncalled_due
@@ -53,6 +54,12 @@ def pushes_done(h: HandState) -> bool:
 
 def awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     """Each pot's winners and shares as the hands shown say, and the rake."""
+    # asked after every chip of a push, which leaves the betting, the hands shown and the board
+    # as they are
+    return _last_awards.get(h.seating, h.betting, h.shown, h.board, _awards, h)
+
+
+def _awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     seating = h.seating
     button = seating.button if seating.button is not None else (seating.ring[-1] if seating.ring else 0)
     shown = h.shown if len(h.board) >= 3 else ()  # no board: no ranks yet
@@ -61,6 +68,9 @@ def awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
         contributed, h.betting.live, shown, h.board, seating.stakes, h.betting.street_no >= 1,
         seating.odd_chip, button, seating.table_seats,
     )
+
+
+_last_awards: LastAnswer[tuple[tuple[PotAward, ...], int]] = LastAnswer()
 
 
 def push(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kind: str | None,
