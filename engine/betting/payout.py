@@ -30,6 +30,15 @@ def shows_first(h: HandState) -> int | None:
     last round with betting, else the house's rule for a showdown with no bet."""
     if h.betting.street_no < 3 and len(h.betting.live) > 1 and not h.finished:
         return None  # before the river nobody shows (an all-in's run-out comes first)
+    # asked for every new money value at showdown (every chip pushed), which leaves the betting
+    # as it is (the settled view's betting is derived from the seating and the betting alone)
+    return _last_shows_first.get(h.seating, h.betting, h.finished, None, _shows_first, h)
+
+
+_last_shows_first: LastAnswer[int | None] = LastAnswer()
+
+
+def _shows_first(h: HandState) -> int | None:
     v = settled_view(h)
     b = v.betting
     if not decided(v) or len(b.live) < 2:
@@ -48,8 +57,10 @@ def pushes_done(h: HandState) -> bool:
     if h.pot_chips:  # (the cheap test first: asked after every chip of a push)
         return False
     pushed_zone = h.pushed_zone
-    leftover = any(v > pushed_zone.get(s, 0) for s, v in h.zone.items())
-    return not leftover and (bool(h.pushed) or h.raked > 0)
+    for seat, chips in h.zone.items():  # (a loop, not any(): asked after every chip of a push)
+        if chips > pushed_zone.get(seat, 0):
+            return False  # chips other than pushed ones lie in a betting area
+    return bool(h.pushed) or h.raked > 0
 
 
 def awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
@@ -122,8 +133,9 @@ def push(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kin
 def check_winner(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     """Chips were pushed to ``seat``: at once wrong if it wins no pot."""
     found, _ = awards(h)
-    if any(seat in a.winners for a in found):
-        return h
+    for pot in found:  # (a loop, not any(): every chip of a push asks it)
+        if seat in pot.winners:
+            return h
     winners = sorted({w for a in found for w in a.winners})
     out.append(Raise("push", "pot_awarded_wrong", seat,
                      f"Stop: seat {seat} wins no pot; take the chips back and push "
