@@ -87,8 +87,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self._sequence_findings()
         if taken is None:
             sequences.wait(received)  # it shows a gap: it waits for the fill
-        elif taken:
-            sequences.counted(device)
+        elif taken:  # (counted by the sequences as taken)
             if value is not None and device in self.readers:
                 if ts > self.read_ts:  # noqa: PLR1730 - (as above)
                     self.read_ts = ts
@@ -153,7 +152,6 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             if taken is None:
                 sequences.wait(received)  # it shows a gap: it waits for the fill
             elif taken:
-                sequences.counted(received.device)
                 self._device_event(received.device, received.event)
         elif isinstance(received, DeviceStatusReceived):
             self.ts = received.status.ts
