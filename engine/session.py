@@ -293,7 +293,7 @@ class Session:
         if occupied:
             if any(s == seat for s, _ in st.away):
                 self._back(seat, out)
-            elif not _get(st.stacks, seat):
+            elif seat in st.bought_in and not _get(st.stacks, seat):
                 # a new player: his first stack is a buy-in
                 self.state = replace(st, bought_in=st.bought_in - {seat})
             return tuple(out)
@@ -301,7 +301,7 @@ class Session:
                 and not any(s == seat for s, _ in st.away):
             self.state = replace(st, away=(*st.away, (seat, now)))
             self._refresh(now)
-        elif not _get(st.stacks, seat):
+        elif seat in st.bought_in and not _get(st.stacks, seat):
             self.state = replace(st, bought_in=st.bought_in - {seat})
         return tuple(out)
 
