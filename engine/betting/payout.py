@@ -4,10 +4,9 @@ the dealer pushed where, and the award it is checked against."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
-from engine.betting.api import OddChip, PotAward, Raise, Stakes, Verdict, Verdicts
+from engine.betting.api import PotAward, Raise, Verdict, Verdicts
 from engine.betting.award import award, check_push, rake_for
 from engine.betting.chip_moves import check_uncalled, give_back
 from engine.betting.derived import LastAnswer
@@ -30,15 +29,6 @@ def shows_first(h: HandState) -> int | None:
     last round with betting, else the house's rule for a showdown with no bet."""
     if h.betting.street_no < 3 and len(h.betting.live) > 1 and not h.finished:
         return None  # before the river nobody shows (an all-in's run-out comes first)
-    # asked for every new money value at showdown (every chip pushed), which leaves the betting
-    # as it is (the settled view's betting is derived from the seating and the betting alone)
-    return _last_shows_first.get(h.seating, h.betting, h.finished, None, _shows_first, h)
-
-
-_last_shows_first: LastAnswer[int | None] = LastAnswer()
-
-
-def _shows_first(h: HandState) -> int | None:
     v = settled_view(h)
     b = v.betting
     if not decided(v) or len(b.live) < 2:
@@ -74,11 +64,15 @@ def _awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     seating = h.seating
     button = seating.button if seating.button is not None else (seating.ring[-1] if seating.ring else 0)
     shown = h.shown if len(h.board) >= 3 else ()  # no board: no ranks yet
-    contributed = tuple(sorted(contributions(h).items()))
-    return _award_of(
-        contributed, h.betting.live, shown, h.board, seating.stakes, h.betting.street_no >= 1,
-        seating.odd_chip, button, seating.table_seats,
-    )
+    put = dict(sorted(contributions(h).items()))
+    due = uncalled(put)
+    if due is not None:
+        put[due[0]] -= due[1]
+    pots = build_pots(put, h.betting.live)
+    rake = rake_for(seating.stakes, sum(p.amount for p in pots), h.betting.street_no >= 1)
+    found = award(pots, shown, h.board, rake=rake, odd_chip=seating.odd_chip, button=button,
+                  table_seats=seating.table_seats)
+    return found, rake
 
 
 _last_awards: LastAnswer[tuple[tuple[PotAward, ...], int]] = LastAnswer()
@@ -162,7 +156,7 @@ def after_push(h: HandState, out: list[Verdict]) -> HandState:
     return h
 
 
-# The last push check, by the identity of its award (remembered, see _award_of) and of the
+# The last push check, by the identity of its award (remembered, see awards) and of the
 # pushed counts (replaced, never updated): every chip a winner collects asks it again unchanged.
 # One entry, a tuple read and replaced whole (consistent when engines run in several threads).
 _last_check: list[tuple[object, object, int, int, Verdicts]] = [(None, None, 0, 0, ())]
@@ -176,26 +170,3 @@ def _checked(found: tuple[PotAward, ...], pushed: Mapping[int, int], raked: int,
     _last_check[0] = (found, pushed, raked, rake, verdicts)
     return verdicts
 
-
-@lru_cache(maxsize=64)
-def _award_of(
-    contributed: tuple[tuple[int, int], ...],
-    live: frozenset[int],
-    shown: tuple[tuple[int, tuple[str, str]], ...],
-    board: tuple[str, ...],
-    stakes: Stakes,
-    saw_flop: bool,
-    odd_chip: OddChip,
-    button: int,
-    table_seats: int,
-) -> tuple[tuple[PotAward, ...], int]:
-    """The award of a hand (a pure function of its arguments, remembered: every chip of a push
-    asks for it, and the hands do not change while the pot is pushed)."""
-    put = dict(contributed)
-    due = uncalled(put)
-    if due is not None:
-        put[due[0]] -= due[1]
-    pots = build_pots(put, live)
-    rake = rake_for(stakes, sum(p.amount for p in pots), saw_flop)
-    found = award(pots, shown, board, rake=rake, odd_chip=odd_chip, button=button, table_seats=table_seats)
-    return found, rake
