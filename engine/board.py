@@ -27,8 +27,8 @@ class BoardRules(HandRules):
         """
         if self.phase == "misdeal":
             self.void_cards |= {uid}
-            if not self._reacting():
-                self._not_followed(
+            if not self.reacting():
+                self.not_followed(
                     "misdeal-play",
                     f"Play went on after the misdeal ({done}): the hand is void.",
                     ("Stop: retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
@@ -56,7 +56,7 @@ class BoardRules(HandRules):
             self._flop_prerequisites()
         extra_burn = self.extra_burn_r
         if extra_burn is not None and extra_burn.returned is None:
-            self._not_followed(
+            self.not_followed(
                 "extra-burn",
                 "A board card was dealt while both burn cards were still in the burn.",
                 ("Put one burn card back on the deck: it is the next burn.",),
@@ -64,7 +64,7 @@ class BoardRules(HandRules):
             )
         elif extra_burn is not None and uid == extra_burn.returned:
             self.extra_burn_r = None  # the alert stays open until the hand is over
-            self._not_followed(
+            self.not_followed(
                 "returned-burn",
                 "The burn card put back on the deck was turned on the board instead of being "
                 "the next burn.",
@@ -80,7 +80,7 @@ class BoardRules(HandRules):
             self.rounds_done = max(self.rounds_done, street)
         premature = not self.all_in and self.rounds_done < min(street, 4)
         if premature and redeal is not None and redeal.street == street:
-            self._not_followed(
+            self.not_followed(
                 f"wait-betting-{street}",
                 f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
                 ("Complete the betting before dealing the street.",),
@@ -100,7 +100,7 @@ class BoardRules(HandRules):
             redealt = redeal is not None and redeal.street == street
             if redeal is not None and redealt and redeal.code in ("missing_burn", "premature_turn"):
                 # (RR premature turn: what would have been the river is burned and turned)
-                self._not_followed(
+                self.not_followed(
                     f"burn-{street}",
                     f"The {STREET_NAMES[street]} was dealt again without a burn card.",
                     ("Burn one card, then deal the street.",),
@@ -116,7 +116,7 @@ class BoardRules(HandRules):
         exposed = self.exposed_r
         if exposed is not None:
             if not exposed.burned:
-                self._not_followed(
+                self.not_followed(
                     "exposed-burn",
                     f"The flop came while the exposed card of seat {exposed.seat} was not the burn.",
                     ("The exposed card may not be kept: it is the burn card before the flop.",),
@@ -124,7 +124,7 @@ class BoardRules(HandRules):
                     of="exposed_card",
                 )
             if not exposed.replaced:
-                self._not_followed(
+                self.not_followed(
                     "exposed-replace",
                     f"Seat {exposed.seat} was not given the top card in place of its exposed card.",
                     ("Give that seat the top card of the deck.",),
@@ -133,7 +133,7 @@ class BoardRules(HandRules):
                 )
         extra = self.extra_r
         if extra is not None:
-            self._not_followed(
+            self.not_followed(
                 "extra-card",
                 f"The flop came but the extra card of seat {extra.seat} was not the burn card.",
                 ("The extra card goes back on the deck and is the burn card for the flop.",),
@@ -148,7 +148,7 @@ class BoardRules(HandRules):
             return
         aside = [u for u in redeal.taken if u != uid and "aside" in self.present.get(u, ())]
         if aside:
-            self._not_followed(
+            self.not_followed(
                 "set-aside-river",
                 "The river was dealt while the card taken out of play was still set aside, "
                 "not reshuffled into the stub.",
@@ -180,7 +180,7 @@ class BoardRules(HandRules):
         if redeal.keep_ok:
             return False
         if redeal.scramble:
-            self._not_followed(
+            self.not_followed(
                 "scramble",
                 "A new card was turned instead of using the four scrambled flop cards.",
                 ("Scramble the four cards; one becomes the burn, three are the flop.",),
@@ -188,7 +188,7 @@ class BoardRules(HandRules):
             )
             return True
         if not redeal.all_removed and street == redeal.street:
-            self._not_followed(
+            self.not_followed(
                 f"take-back-{redeal.street}",
                 f"The {STREET_NAMES[redeal.street]} was dealt again before the cards turned by "
                 "mistake were taken back.",
@@ -205,7 +205,7 @@ class BoardRules(HandRules):
         name = STREET_NAMES[street]
         code = f"premature_{name}"
         if alert is None:
-            alert = self._raise(
+            alert = self.raise_alert(
                 code, f"The {name} was turned before the {STREET_NAMES[street - 1]} betting was complete."
             )
         if street == 1:
@@ -224,7 +224,7 @@ class BoardRules(HandRules):
         name = STREET_NAMES[street]
         live = [u for u in self.board if u not in self._taken() and u != uid]
         cards = frozenset((*live[BOARD_AT[street - 1] :], uid))
-        alert = self._raise(
+        alert = self.raise_alert(
             "board_too_many_cards",
             f"{len(cards)} cards were turned for the {name}, which takes "
             f"{BOARD_AT[street] - BOARD_AT[street - 1]}.",
@@ -241,7 +241,7 @@ class BoardRules(HandRules):
         burn, dealt again); once action is taken on it, it stands (RR; TDA 39-B), and the
         next streets are burned and dealt as usual."""
         name = STREET_NAMES[street]
-        alert = self._raise(
+        alert = self.raise_alert(
             "missing_burn",
             f"The {name} was turned without a burn card: before any action, take it back, burn "
             "and deal it again; once action is taken on it, it stands.",
@@ -305,7 +305,7 @@ class BoardRules(HandRules):
             # stays open until the hand is over)
             self.extra_burn_r = None
             if uid == returned.returned:
-                self._not_followed(
+                self.not_followed(
                     "returned-burn-again",
                     f"The burn card put back on the deck was burned again for the "
                     f"{STREET_NAMES[min(street, 3)]}: it is the next street's burn.",
@@ -321,7 +321,7 @@ class BoardRules(HandRules):
             if uid == returned.returned:
                 self.book.resolve(returned.alert, self.ts)  # the remedy carried out
             else:  # the alert stays open until the hand is over
-                self._not_followed(
+                self.not_followed(
                     "returned-burn",
                     f"The {STREET_NAMES[min(street, 3)]} was burned with another card: the burn "
                     "card put back on the deck is the next burn.",
@@ -331,7 +331,7 @@ class BoardRules(HandRules):
             self.street_burns += 1
             return
         if street in self.burn_waived:
-            self._not_followed(
+            self.not_followed(
                 f"no-burn-{street}",
                 f"A burn card was dealt for the {STREET_NAMES[min(street, 3)]}, "
                 "which must be dealt without burning.",
@@ -346,7 +346,7 @@ class BoardRules(HandRules):
         """One more burn for ``street``; the second is an extra burn (one goes back)."""
         self.street_burns += 1
         if self.street_burns == 2 and self.extra_burn_r is None:
-            alert = self._raise(
+            alert = self.raise_alert(
                 "extra_burn",
                 f"Two burn cards were dealt for the {STREET_NAMES[min(street, 3)]}.",
             )

@@ -58,7 +58,7 @@ class ChipRules(HandRules):
             self.unknown_chips |= {uid}
             seat = chip_seat(zone)
             where = f"the betting area of seat {seat}" if zone_bet_seat(zone) else zone
-            alert = self._raise(
+            alert = self.raise_alert(
                 "unknown_chip",
                 f"A tag that is not a chip of this table was read in {where}.",
                 seat,
@@ -253,7 +253,7 @@ class ChipRules(HandRules):
                 continue
             code, message = self.session.blind_code(verdict.code, verdict.message)  # a level's
             # a wrong blind judged against a tournament level keeps the level's own remedy
-            alert = self._raise(code, message, verdict.seat, scope="money",
+            alert = self.raise_alert(code, message, verdict.seat, scope="money",
                                 remedy=remedy if code == verdict.code else None)
             self.money_alerts = {**self.money_alerts, verdict.key: alert}
 

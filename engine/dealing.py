@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from contract.cards import zone_seat
+from contract.models import ShuffleCompleteEvent
 from engine.hands import HandRules
 from engine.remedies import (
     BlindsRemedy,
@@ -54,7 +55,7 @@ class DealRules(HandRules):
             if status == "blocked":
                 self._check_blocked()
             elif deck == self.redeal_of and status != "ready":
-                self._not_followed(
+                self.not_followed(
                     "misdeal-reshuffle",
                     f"The redeal uses deck {deck} without a reshuffle after the misdeal.",
                     ("Retrieve all cards, reshuffle and cut.", "Redeal with the same button."),
@@ -78,7 +79,7 @@ class DealRules(HandRules):
             remedies = []
             for blind_seat, name in ((small, "small"), (big, "big")):
                 if not self.blinds.get(blind_seat):
-                    alert = self._raise(
+                    alert = self.raise_alert(
                         "blinds_missing",
                         f"Dealing started without the {name} blind of seat {blind_seat} in its zone.",
                         blind_seat,
@@ -99,10 +100,10 @@ class DealRules(HandRules):
             or not self.shuffler_known
             or self.decks.get(deck) != "blocked"
             or "deck-blocked" in self.nf_keys
-            or self._reacting()
+            or self.reacting()
         ):
             return
-        self._not_followed(
+        self.not_followed(
             "deck-blocked",
             f"Deck {deck} failed its deck check but is being dealt: switch decks.",
             ("Do not deal this deck.", "Switch to the other deck and call the floor."),
@@ -143,7 +144,7 @@ class DealRules(HandRules):
             violated = []
             for remedy in self.blinds_r:
                 if not remedy.violated:
-                    self._not_followed(
+                    self.not_followed(
                         f"blinds-{remedy.seat}",
                         f"The deal went on before the blind of seat {remedy.seat} was posted.",
                         ("Stop the deal until the blinds are posted.",),
@@ -289,7 +290,7 @@ class DealRules(HandRules):
                         seat,
                     )
                     return
-                alert = self._raise(
+                alert = self.raise_alert(
                     "extra_card",
                     f"An extra card was dealt to seat {seat} after every seat had its two cards.",
                     seat,
@@ -350,7 +351,7 @@ class DealRules(HandRules):
                 seat,
             )
         else:
-            alert = self._raise(
+            alert = self.raise_alert(
                 "exposed_card",
                 f"A hole card of seat {seat} was exposed{self._shown(uid)}: it may not be kept.",
                 seat,
@@ -383,8 +384,64 @@ class DealRules(HandRules):
         board_codes = [c.card for c in board if c is not None]
         hole_codes = [c.card for c in cards if c is not None]
         if board_is_best(board_codes, hole_codes):
-            self._raise(
+            self.raise_alert(
                 "board_claim_forfeited",
                 f"Seat {seat} mucked at showdown without declaring the board, which was its best hand.",
                 seat,
             )
+
+    # -- the decks (shuffler events) --------------------------------------------------------------
+
+    def _forget_deck(self, deck: str) -> None:
+        """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
+        registry = self.settings.registry
+        for uid, zone in list(self.zone.items()):
+            card = registry.lookup(uid)
+            if card is not None and card.deck == deck:
+                self._leave(uid, zone)
+                self._cards_change()
+                del self.zone[uid]
+
+    def _other_deck(self, deck: str | None) -> str | None:
+        others = [d for d in self.settings.registry.decks if d != deck]
+        return others[0] if len(others) == 1 else None
+
+    def _shuffle_complete(self, device: str, event: ShuffleCompleteEvent) -> None:
+        self.shuffler_known = True
+        deck = event.deck
+        if deck is not None and deck not in self.settings.registry.decks:
+            # not a deck of this table: nothing to mark (and no name from a payload to keep)
+            if event.ok:
+                return
+            self.raise_alert(
+                "deck_check_failed",
+                f"The deck check of a deck not in the registry failed (count {event.count}): "
+                "do not deal it.",
+                scope="deck",
+                device=device,
+            )
+            return
+        if deck is None:
+            # The shuffler cannot name the deck: it is the one not in play (decks alternate).
+            current = self.hand_deck if self.running else self.last_deck
+            deck = self._other_deck(current) if current is not None else None
+        if event.ok:
+            if deck is not None:
+                self.decks = {**self.decks, deck: "ready"}
+                self.book.resolve_scope("deck", self.ts, deck)
+                if not self.running:
+                    self._forget_deck(deck)
+            if self.phase == "idle":
+                self.phase = "shuffled"
+            return
+        if deck is not None:
+            self.decks = {**self.decks, deck: "blocked"}
+        # Counts only: card names could be hole cards of the deck in play (secrecy).
+        parts = [f"count {event.count}"]
+        if event.missing:
+            parts.append(f"{len(event.missing)} missing")
+        if event.duplicates:
+            parts.append(f"{len(event.duplicates)} duplicated")
+        name = f"deck {deck}" if deck is not None else "the deck"
+        message = f"The deck check of {name} failed ({', '.join(parts)}): do not deal it."
+        self.raise_alert("deck_check_failed", message, scope="deck", key=deck, device=device)

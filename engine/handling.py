@@ -97,7 +97,7 @@ class Handling:
             return  # an exposed hole card made the burn (the remedy) is face up by nature
         state.alerts = {
             **state.alerts,
-            key: table._raise(
+            key: table.raise_alert(
                 "burn_face_up",
                 "A burn card was turned face up: it stays the burn; deal the next board card as "
                 "normal.",
@@ -123,7 +123,7 @@ class Handling:
             if key not in state.alerts and self.live_cards(folding):
                 state.alerts = {
                     **state.alerts,
-                    key: table._raise(
+                    key: table.raise_alert(
                         "fold_incomplete",
                         f"Seat {folding} folded but only one of its cards reached the muck.",
                         folding,
@@ -144,7 +144,7 @@ class Handling:
                 continue
             state.alerts = {
                 **state.alerts,
-                key: table._raise(
+                key: table.raise_alert(
                     "hole_card_off_table",
                     f"A hole card of seat {holder} has been off the table for more than "
                     f"{table.settings.hole_card_off_s:g} seconds.",

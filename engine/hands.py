@@ -120,8 +120,8 @@ class HandRules(Memory):
                 if zone in PLAY_ZONES or zone_seat(zone) is not None:
                     if arriving is not None:
                         self.void_cards |= {arriving}
-                    if not self._reacting():
-                        self._not_followed(
+                    if not self.reacting():
+                        self.not_followed(
                             "misdeal-retrieve",
                             f"{done} while the misdealt hand was still on the table: the hand "
                             "is void.",
@@ -151,8 +151,7 @@ class HandRules(Memory):
         self.misdeal_deck = None
         self.anchor = None
         self.critical_at = None
-        self.untracked = False
-        self._update_tracking()
+        self.devices.resume()
 
     def _start_hand(self, *, by_key: bool) -> None:
         redeal_of = self.misdeal_deck if self.phase == "misdeal" else None
@@ -184,7 +183,7 @@ class HandRules(Memory):
             where = f"on seat {actual}" if actual is not None else "not on the table"
             message = f"The button is {where} but must be on seat {expected}."
             if by_key:
-                alert = self._raise(
+                alert = self.raise_alert(
                     "button_misplaced",
                     message,
                     expected,
@@ -231,7 +230,7 @@ class HandRules(Memory):
                 self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(remedy))
                 self.critical_at = self.ts
             else:
-                self._raise("button_misplaced", text, expected, severity="critical", remedy=remedy)
+                self.raise_alert("button_misplaced", text, expected, severity="critical", remedy=remedy)
             self.button_r = None
             self.late_button = self.book.find("button_misplaced")
             return
@@ -248,7 +247,7 @@ class HandRules(Memory):
             self.book.meta[existing] = replace(self.book.meta[existing], scope="misdeal")
             self.critical_at = self.ts
         else:
-            self._raise(
+            self.raise_alert(
                 "button_misplaced", text, expected, severity="critical", remedy=steps, scope="misdeal"
             )
         self.book.resolve_scope("hand", self.ts)
@@ -275,3 +274,35 @@ class HandRules(Memory):
         if len(remaining) <= 1:
             self.phase = "idle"
             self._hand_done()
+
+    # -- the button and the blinds (sensor events) ----------------------------------------------
+
+    def _button(self, seat: int | None) -> None:
+        self.button_known = True
+        self.button = seat
+        remedy = self.button_r
+        if remedy is not None and seat == remedy.expected:
+            self.book.resolve(remedy.alert, self.ts)
+            self.button_r = None
+        late = self.late_button
+        if (
+            late is not None
+            and seat is not None
+            and seat == self.expected_button
+            and self.phase in ("dealing", "preflop")
+            and not (self.settings.action_feed and self._window_closed())
+        ):
+            # TDA 34-A: corrected before substantial action; the next hand moves on from here
+            self.book.resolve(late, self.ts)
+            self.late_button = None
+            self.hand_button = seat
+            self.anchor = (seat, True)
+
+    def _blind_posted(self, seat: int) -> None:
+        kept = []
+        for remedy in self.blinds_r:
+            if remedy.seat == seat:
+                self.book.resolve(remedy.alert, self.ts)
+            else:
+                kept.append(remedy)
+        self.blinds_r = tuple(kept)

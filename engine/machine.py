@@ -44,7 +44,6 @@ from engine.api import (
 from engine.board import BoardRules
 from engine.chips import LIFT_S
 from engine.dealing import DealRules
-from engine.devices import DeviceRules
 from engine.results import ResultRules
 from engine.seqtrack import received_ts
 
@@ -52,7 +51,7 @@ from engine.seqtrack import received_ts
 COMING_LIMIT: Final = 4096
 
 
-class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
+class Machine(ResultRules, DealRules, BoardRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def handle(self, received: Received) -> None:
@@ -61,7 +60,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         (engine.sequences), and is applied in its place once the gap is closed."""
         if (
             type(received) is DeviceEventReceived or type(received) is DeviceStatusReceived
-        ) and not self._admitted(received):
+        ) and not self.devices.admitted(received):
             return  # refused (engine.devices: who may say what), reported
         if self.device_seqs.held:
             self._hold(received)
@@ -84,12 +83,12 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         sequences = self.sequences
         taken = sequences.take(device, event, self.clock)
         if sequences.findings:
-            self._sequence_findings()
+            self.devices.sequence_findings()
         if taken is None:
             sequences.wait(received)  # it shows a gap: it waits for the fill
         elif taken:
             sequences.counted(device)
-            if value is not None and device in self.readers:
+            if value is not None and device in self.device_state.readers:
                 if ts > self.read_ts:  # noqa: PLR1730 - (as above)
                     self.read_ts = ts
                 self._chip_tag(event.uid, event.zone, event.present, value)
@@ -105,7 +104,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         sequences = self.sequences
         released = sequences.hold(received, self.clock)
         if sequences.findings:
-            self._sequence_findings()
+            self.devices.sequence_findings()
         for index, item in enumerate(released):
             self._apply(item)
             if self.device_seqs.gaps:
@@ -149,7 +148,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             sequences = self.sequences
             taken = sequences.take(received.device, received.event, self.clock)
             if sequences.findings:
-                self._sequence_findings()
+                self.devices.sequence_findings()
             if taken is None:
                 sequences.wait(received)  # it shows a gap: it waits for the fill
             elif taken:
@@ -162,28 +161,27 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             device, status = received.device, received.status
             sequences = self.sequences
             if sequences.status_gap(device, status, self.clock) or sequences.reconnected(
-                device, status, newer, self.dev_state.get(device), self.clock
+                device, status, newer, self.device_state.states.get(device), self.clock
             ):
                 sequences.wait(received)  # what it announces is coming: it waits
             else:
-                self._status(device, status)
+                self.devices.status(device, status)
         elif isinstance(received, InputReceived):
             self.ts = received.input.ts
             self.clock = max(self.clock, self.ts)
-            self._input_seq(received.input)
+            self.devices.input_seen(received.input)
             self._input(received.input)
         else:
             self.ts = received.received
             self.clock = max(self.clock, self.ts)
-            self._rejected(received)
+            self.devices.rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
         if isinstance(event, TagEvent):  # most events: tag reads
             self._tag(device, event)
             return
-        if not isinstance(event, FaultEvent) and device not in self.others:
-            self.others |= {device}
-            self._update_tracking()
+        if not isinstance(event, FaultEvent):
+            self.devices.other_from(device)
         if not isinstance(event, FaultEvent):
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):
@@ -201,13 +199,14 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             if event.present:
                 self._blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
-            if self.untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
+            untracked = self.device_state.untracked
+            if untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
                 self._resume()  # the deck of the hand not tracked was reshuffled: it is over
             self._shuffle_complete(device, event)
         elif isinstance(event, ShufflingEvent):
             self.shuffler_known = True
         elif isinstance(event, FaultEvent):
-            self._fault(device, event)
+            self.devices.fault(device, event)
 
     def _input(self, item: DealerInput) -> None:
         if isinstance(item, KeyInput):
@@ -259,7 +258,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             f"{COMING_LIMIT} are kept for the coming hand."
         )
         if self.book.find("bad_payload", "coming-actions") is None:
-            self._raise("bad_payload", message, scope="hand", key="coming-actions")
+            self.raise_alert("bad_payload", message, scope="hand", key="coming-actions")
 
     def _start_hand(self, *, by_key: bool) -> None:
         super()._start_hand(by_key=by_key)
@@ -271,7 +270,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         if key == "ack":
             self.book.acknowledge(self.ts, seat, alert)
         elif key == "new_hand":
-            if self.untracked:
+            if self.device_state.untracked:
                 self._resume()  # events of the last hand were lost: start clean
                 self._start_hand(by_key=True)
                 return
@@ -309,9 +308,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self._session_out(self.session.on_last_hands(self.ts))
 
     def _tag(self, device: str, event: TagEvent) -> None:
-        if device not in self.readers:
-            self.readers |= {device}
-            self._update_tracking()
+        self.devices.tag_from(device)
         self.read_ts = max(self.read_ts, event.ts)
         if (self.settings.chips is not None or is_chip_zone(event.zone)) and self._chip_or_unknown(
             event.uid, event.zone, event.present
@@ -405,7 +402,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         if self.running:
             self._misdeal("fouled_deck", message)
         else:
-            self._raise("fouled_deck", message)
+            self.raise_alert("fouled_deck", message)
 
     def _lifted(self, uid: str, zone: str) -> None:
         """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
@@ -452,7 +449,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         elif new == "board":
             if old == "burn" and f"burn:{uid}" in self.handling_state.alerts:
                 # burn_face_up: "the card stays the burn" (it is never a board card)
-                self._not_followed(
+                self.not_followed(
                     "burn-face-up",
                     "The burn card read face up was turned on the board: it stays the burn.",
                     ("Put it back in the burn; deal the board card from the deck.",),

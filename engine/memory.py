@@ -20,6 +20,7 @@ from engine.api import (
 )
 from engine.betting.api import Clear
 from engine.catalogue import CATALOGUE
+from engine.devices import Devices, DeviceState
 from engine.handling import Handling, HandlingState
 from engine.remedies import (
     BlindsRemedy,
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.betting.api import Verdicts
     from engine.betting.hand import Money
-    from engine.kinds import Learnt
 
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
 STREET_NAMES: Final = ("preflop", "flop", "turn", "river")
@@ -75,18 +75,10 @@ class Memory:
         # the concern that follows it, which is rebuilt around a copy's state)
         self.device_seqs = SequenceState()
         self.sequences: Sequences
-        #: Who may say what (engine.kinds): the kind each undeclared device showed in its
-        #: session, and the messages refused so far per alert (replaced, not updated).
-        self.dev_kind: dict[str, Learnt] = {}
-        self.refused: dict[str, int] = {}
-        #: The highest dealer input seq taken per source ("": inputs that name none).
-        self.input_seq: dict[str, int] = {}
-        #: Events were lost this hand: it is not tracked until the next hand begins.
-        self.untracked = False
-        self.dev_state: dict[str, str] = {}
-        self.readers: frozenset[str] = frozenset()  # devices that sent tag events
-        self.others: frozenset[str] = frozenset()  # devices that sent only other events
-        self.tracking = True
+        # devices: their health, who may say what, tracking (engine.devices: the state, and the
+        # concern that follows it)
+        self.device_state = DeviceState()
+        self.devices: Devices
         # sensors (a kind of sensor that never reported is taken as absent hardware)
         self.occupied: dict[int, bool] = {}
         self.seats_known = False
@@ -217,6 +209,7 @@ class Memory:
         new.commands = []
         new.hands_out = []
         new.device_seqs = self.device_seqs.copy()
+        new.device_state = self.device_state.copy()
         new.handling_state = self.handling_state.copy()
         new.session_part = self.session_part.copy()
         new.attach_concerns()
@@ -230,12 +223,13 @@ class Memory:
         return new
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
-    CONCERNS: Final = frozenset({"sequences", "handling", "session"})
+    CONCERNS: Final = frozenset({"sequences", "devices", "handling", "session"})
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
         a state restored from data)."""
         self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
+        self.devices = Devices(self.device_state, self)
         self.handling = Handling(self.handling_state, self)
         self.session = Session(self.session_part, self.settings.session)
 
@@ -251,17 +245,6 @@ class Memory:
     @property
     def running(self) -> bool:
         return self.phase in RUNNING
-
-    def _update_tracking(self) -> None:
-        """The hand is tracked unless a reader (a device that sent tags) is offline, or events
-        of this hand were lost."""
-        self.tracking = not self.untracked and not any(
-            state == "offline" and self._may_read(device) for device, state in self.dev_state.items()
-        )
-
-    def _may_read(self, device: str) -> bool:
-        """A reader, or a device that never sent an event (it may be one)."""
-        return device in self.readers or device not in self.others
 
     # Hooks of the betting core (engine.results overrides them): rules written before it call
     # these, and without [stakes] nothing changes.
@@ -284,7 +267,7 @@ class Memory:
     def _maybe_finish(self) -> None:
         """Publish the hand's result if it has ended (engine.results)."""
 
-    def _raise(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
+    def raise_alert(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
         severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)
         if severity == "critical":
             self.critical_at = self.ts
@@ -307,7 +290,9 @@ class Memory:
                 continue
             existing = self.book.find(verdict.code, verdict.key)
             if existing is None:
-                self._raise(verdict.code, verdict.message, verdict.seat, scope="session", key=verdict.key)
+                self.raise_alert(
+                    verdict.code, verdict.message, verdict.seat, scope="session", key=verdict.key
+                )
             elif self.book.active[existing].message != verdict.message:
                 self.book.update(existing, self.ts, message=verdict.message)
 
@@ -322,7 +307,7 @@ class Memory:
         self._session_out(verdicts)
         return skip
 
-    def _not_followed(
+    def not_followed(
         self, key: str, message: str, remedy: tuple[str, ...], seat: int | None = None, *, of: str | None
     ) -> None:
         """Raise ``remedy_not_followed`` once per missed step and hand; its rule line is that of
@@ -331,7 +316,7 @@ class Memory:
             return
         self.nf_keys |= {key}
         rule = CATALOGUE[of].rule_for(self.profile) if of is not None else None
-        self._raise("remedy_not_followed", message, seat, remedy=remedy, rule=rule)
+        self.raise_alert("remedy_not_followed", message, seat, remedy=remedy, rule=rule)
 
     def _misdeal_code(self) -> str | None:
         """The code of the misdeal that voided this hand (its alert, while active)."""
@@ -340,7 +325,7 @@ class Memory:
                 return self.book.active[alert_id].code
         return None
 
-    def _reacting(self) -> bool:
+    def reacting(self) -> bool:
         """Whether the dealer is still within his reaction time of the last critical alert."""
         at = self.critical_at
         return at is not None and self.ts - at < self.reaction
@@ -379,7 +364,7 @@ class Memory:
         """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
         fouled = code == "fouled_deck"
         if not fouled and self.settings.action_feed and self._window_closed():
-            self._raise(
+            self.raise_alert(
                 code,
                 message + " Action has begun, so a misdeal can no longer be called: play continues.",
                 seat,
@@ -389,7 +374,7 @@ class Memory:
         if not fouled and not self.settings.action_feed:
             message += " The misdeal stands only if no action has taken place."
         self.book.resolve_scope("hand", self.ts)
-        self._raise(code, message, seat, scope="misdeal")
+        self.raise_alert(code, message, seat, scope="misdeal")
         self._void_hand()
 
     def _void_hand(self) -> None:

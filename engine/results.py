@@ -231,14 +231,14 @@ class ResultRules(ChipRules):
         # start the next hand"); what the dealer does within his reaction time is not judged
         left_wrong = sorted({self.book.active[a].code for a in self.money_alerts.values()
                              if a in self.book.active and self.book.active[a].code in PUSH_CODES})
-        reacting = self._reacting()
+        reacting = self.reacting()
         self._finish_hand()  # at the latest when the next hand starts
         self.book.resolve_scope("money", self.ts)
         redeal = self.phase == "misdeal"
         super()._start_hand(by_key=by_key)
         self._session_out(self.session.on_hand_start(self.ts, self.in_hand, redeal=redeal))
         if left_wrong and not reacting:
-            self._not_followed(
+            self.not_followed(
                 "push-put-right",
                 "The next hand was started before the last hand's pots were put right "
                 f"({'; '.join(PUSH_WRONG[code] for code in left_wrong)}).",

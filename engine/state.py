@@ -136,7 +136,7 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         m.board,
         len(m.burns),
         m.hand_deck,
-        m.tracking,
+        m.device_state.tracking,
         money_view,
         m.session_part.view,  # (replaced, never updated, when it changes)
     )
@@ -307,7 +307,7 @@ def public_of(
             "alerts": alerts,
             "alerts_omitted": omitted,
             "profile": m.profile,
-            "tracking": m.tracking,
+            "tracking": m.device_state.tracking,
             # the session's (docs/engine.md, "The session"): none on most tables
             "dealer": None,
             "hands_left": None,
