@@ -36,7 +36,7 @@ class BoardRules(HandRules):
                 )
             return False
         if self.phase == "dealing":
-            self._deal_end()
+            self.deal_end()
         return self.running
 
     def _arrive_board(self, uid: str) -> None:

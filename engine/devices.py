@@ -29,7 +29,7 @@ from engine.seqtrack import REPORT_EVERY, SEQ_AHEAD
 from engine.sequences import Lost
 
 if TYPE_CHECKING:
-    from engine.memory import Memory
+    from engine.machine import Machine
 
 
 @dataclass(slots=True)
@@ -65,7 +65,7 @@ class Devices:
 
     __slots__ = ("state", "table")
 
-    def __init__(self, state: DeviceState, table: Memory) -> None:
+    def __init__(self, state: DeviceState, table: Machine) -> None:
         self.state = state
         self.table = table  # the time, the settings and the alert book; the hand's result marked
 

@@ -53,7 +53,7 @@ class HandRules(Memory):
 
     def _round_complete(self) -> None:
         if self.phase == "dealing":
-            self._deal_end()
+            self.deal_end()
         if not self.running:
             return
         street = self._board_street()
@@ -66,7 +66,7 @@ class HandRules(Memory):
         if self.rounds_done >= 4:
             self._showdown()
 
-    def _deal_end(self) -> None:
+    def deal_end(self) -> None:
         """The dealer moved on (betting, burn, board) while the deal was incomplete."""
         if self.phase != "dealing" or not self.dealt:
             return

@@ -16,7 +16,7 @@ Evidence model, in short (docs/engine.md has the long form):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
+from typing import Final, Self
 
 from contract.cards import RANKS, is_chip_zone, zone_seat
 from contract.models import (
@@ -38,14 +38,19 @@ from contract.models import (
 from engine.api import (
     DeviceEventReceived,
     DeviceStatusReceived,
+    EngineSettings,
     InputReceived,
     Received,
 )
 from engine.board import BoardRules
-from engine.chips import LIFT_S
+from engine.chips import LIFT_S, Chips
 from engine.dealing import DealRules
+from engine.devices import Devices
+from engine.handling import Handling
 from engine.results import ResultRules
 from engine.seqtrack import received_ts
+from engine.sequences import Sequences
+from engine.session import Session
 
 #: Actions kept between hands for the coming one (a hand's result lists at most 4,096).
 COMING_LIMIT: Final = 4096
@@ -53,6 +58,43 @@ COMING_LIMIT: Final = 4096
 
 class Machine(ResultRules, DealRules, BoardRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
+
+    def __init__(self, settings: EngineSettings) -> None:
+        super().__init__(settings)
+        self.attach_concerns()
+
+    def copy(self) -> Self:
+        """A working copy for the next step: containers copied, immutable values shared."""
+        new = type(self).__new__(type(self))
+        new.__dict__ = self.__dict__.copy()
+        # rarely written dicts (sessions, states, occupancy, blinds, decks) are replaced, not
+        # updated, when they change, so they can be shared here
+        new.book = self.book.copy()
+        new.commands = []
+        new.hands_out = []
+        new.device_seqs = self.device_seqs.copy()
+        new.device_state = self.device_state.copy()
+        new.chip_state = self.chip_state.copy()
+        new.handling_state = self.handling_state.copy()
+        new.session_part = self.session_part.copy()
+        new.attach_concerns()
+        new.zone = self.zone.copy()
+        new.present = self.present.copy()
+        new.seat_cards = self.seat_cards.copy()
+        new.cards_changed = False
+        return new
+
+    #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
+    CONCERNS: Final = frozenset({"sequences", "devices", "chips", "handling", "session"})
+
+    def attach_concerns(self) -> None:
+        """Build the concern objects around this machine's state parts (a new machine, a copy,
+        a state restored from data)."""
+        self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
+        self.devices = Devices(self.device_state, self)
+        self.chips = Chips(self.chip_state, self)
+        self.handling = Handling(self.handling_state, self)
+        self.session = Session(self.session_part, self.settings.session)
 
     def handle(self, received: Received) -> None:
         """Take one received message; alert changes accumulate in ``self.book.changes``,
@@ -74,9 +116,9 @@ class Machine(ResultRules, DealRules, BoardRules):
         once)."""
         chips = self.settings.chips
         value = chips.value(event.uid) if chips is not None else None
-        if value is None and self.chip_lift:
+        if value is None and self.chip_state.lifted:
             # a card follows the chips lifted before it: they have gone
-            self._settle_lifted(everything=True)
+            self.chips.settle_lifted(everything=True)
         ts = self.ts = event.ts
         if ts > self.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
             self.clock = ts
@@ -91,7 +133,7 @@ class Machine(ResultRules, DealRules, BoardRules):
             if value is not None and device in self.device_state.readers:
                 if ts > self.read_ts:  # noqa: PLR1730 - (as above)
                     self.read_ts = ts
-                self._chip_tag(event.uid, event.zone, event.present, value)
+                self.chips.tag(event.uid, event.zone, event.present, value)
             else:
                 self._tag(device, event)
         self._after_apply()
@@ -112,18 +154,18 @@ class Machine(ResultRules, DealRules, BoardRules):
                 return
 
     def _apply(self, received: Received) -> None:
-        if self.chip_lift and not self._is_chip_read(received):
+        if self.chip_state.lifted and not self._is_chip_read(received):
             # a card, a key or an action follows the chips lifted before it: they have gone
-            self._settle_lifted(everything=True)
+            self.chips.settle_lifted(everything=True)
         self._apply_one(received)
         self._after_apply()
 
     def _after_apply(self) -> None:
         """What time and the message's effects made due: chips lifted long enough ago, cards
         off the table, half-done folds, the hand's result."""
-        lifted = self.chip_lift
+        lifted = self.chip_state.lifted
         if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
-            self._settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
+            self.chips.settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
         handling = self.handling_state
         if handling.off_table:
             self.handling.timers()
@@ -310,7 +352,7 @@ class Machine(ResultRules, DealRules, BoardRules):
     def _tag(self, device: str, event: TagEvent) -> None:
         self.devices.tag_from(device)
         self.read_ts = max(self.read_ts, event.ts)
-        if (self.settings.chips is not None or is_chip_zone(event.zone)) and self._chip_or_unknown(
+        if (self.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
             event.uid, event.zone, event.present
         ):
             return

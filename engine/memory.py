@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final, Self
+from typing import TYPE_CHECKING, Final
 
 from contract.cards import zone_seat
 from contract.models import (
@@ -20,8 +20,9 @@ from engine.api import (
 )
 from engine.betting.api import Clear
 from engine.catalogue import CATALOGUE
-from engine.devices import Devices, DeviceState
-from engine.handling import Handling, HandlingState
+from engine.chips import ChipState
+from engine.devices import DeviceState
+from engine.handling import HandlingState
 from engine.remedies import (
     BlindsRemedy,
     BoardRedeal,
@@ -31,13 +32,18 @@ from engine.remedies import (
     ExtraCardRemedy,
 )
 from engine.seqtrack import EPOCH
-from engine.sequences import Sequences, SequenceState
-from engine.session import Session, SessionPart
+from engine.sequences import SequenceState
+from engine.session import SessionPart
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.betting.api import Verdicts
     from engine.betting.hand import Money
+    from engine.chips import Chips
+    from engine.devices import Devices
+    from engine.handling import Handling
+    from engine.sequences import Sequences
+    from engine.session import Session
 
 RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
 STREET_NAMES: Final = ("preflop", "flop", "turn", "river")
@@ -103,6 +109,10 @@ class Memory:
         self.coming: tuple[ActionInput, ...] = ()
         self.state_key: object = None
         self.handling_state = HandlingState()
+        # chips (engine.chips: the state, and the concern that follows it): where each chip tag
+        # is read, where it is, chips read nowhere since (zone, event time), unknown tags
+        self.chip_state = ChipState()
+        self.chips: Chips
         self.handling: Handling
         self._reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
@@ -114,11 +124,7 @@ class Memory:
         self.reaction = timedelta(seconds=settings.reaction_s)
         #: Events shown missing and not come again this long (event time) are lost.
         self.gap_wait = timedelta(seconds=settings.gap_wait_s)
-        # chips (engine.chips): where each chip tag is read, where it is, chips read nowhere
-        # since (zone, event time), chips pushed to winners of earlier hands, unknown tags
-        self.chip_seen: dict[str, tuple[str, ...]] = {}
-        self.chip_at: dict[str, str] = {}
-        self.chip_lift: dict[str, tuple[str, datetime]] = {}
+        # chips pushed to winners of earlier hands (engine.results)
         self.award_chips: frozenset[str] = frozenset()
         #: chips gathered from a betting area into the pot before the betting core began (antes
         #: the dealer collects before the deal): chip -> the seat that put it in
@@ -130,7 +136,7 @@ class Memory:
         #: The session around the hands (engine.session): its part, and the concern over it.
         self.session_part = SessionPart()
         self.session: Session
-        self.attach_concerns()
+        # (the concern objects are built by the dispatcher, engine.machine)
 
     def _reset_hand(self) -> None:
         self.hand_deck: str | None = None
@@ -195,43 +201,9 @@ class Memory:
         self.showdown_reached = False
         #: Events or dealer inputs of this hand were lost: its result says so.
         self.evidence_missing = False
-        self.unknown_chips: frozenset[str] = frozenset()
+        self.chip_state.unknown = {}
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
         self.handling_state.reset()
-
-    def copy(self) -> Self:
-        """A working copy for the next step: containers copied, immutable values shared."""
-        new = type(self).__new__(type(self))
-        new.__dict__ = self.__dict__.copy()
-        # rarely written dicts (sessions, states, occupancy, blinds, decks) are replaced, not
-        # updated, when they change, so they can be shared here
-        new.book = self.book.copy()
-        new.commands = []
-        new.hands_out = []
-        new.device_seqs = self.device_seqs.copy()
-        new.device_state = self.device_state.copy()
-        new.handling_state = self.handling_state.copy()
-        new.session_part = self.session_part.copy()
-        new.attach_concerns()
-        new.zone = self.zone.copy()
-        new.present = self.present.copy()
-        new.seat_cards = self.seat_cards.copy()
-        new.cards_changed = False
-        new.chip_seen = self.chip_seen.copy()
-        new.chip_at = self.chip_at.copy()
-        new.chip_lift = self.chip_lift.copy()
-        return new
-
-    #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
-    CONCERNS: Final = frozenset({"sequences", "devices", "handling", "session"})
-
-    def attach_concerns(self) -> None:
-        """Build the concern objects around this machine's state parts (a new machine, a copy,
-        a state restored from data)."""
-        self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
-        self.devices = Devices(self.device_state, self)
-        self.handling = Handling(self.handling_state, self)
-        self.session = Session(self.session_part, self.settings.session)
 
     def begin_step(self) -> None:
         """Start a step on this working copy in place (engine.core.Engine: a copy nobody else

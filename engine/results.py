@@ -23,8 +23,10 @@ from contract.models import (
     ShownHand,
 )
 from contract.pydantic_adapter import construct_valid
+from engine.betting.api import Clear, Verdicts
 from engine.betting.hand import Money
-from engine.chips import ChipRules
+from engine.chips import chip_seat
+from engine.hands import HandRules
 from engine.memory import STREET_NAMES
 
 #: Push findings: while one is active the hand stays open for the dealer to put it right.
@@ -38,7 +40,7 @@ PUSH_WRONG: Final = {
 }
 
 
-class ResultRules(ChipRules):
+class ResultRules(HandRules):
     """Begin, feed and finish the betting core; the hand result."""
 
     # -- when the betting is followed ---------------------------------------------------------
@@ -69,7 +71,7 @@ class ResultRules(ChipRules):
         chips = self.settings.chips
         verdicts: list[object] = []
         if chips is not None:
-            for uid, zone in sorted(self.chip_at.items(), key=lambda item: item[1]):
+            for uid, zone in sorted(self.chip_state.at.items(), key=lambda item: item[1]):
                 # the betting areas (blinds and antes) and, where read, the stacks (an all in
                 # is a stack emptied)
                 if uid in self.award_chips or uid in self.session.state.rebuy_chips or (
@@ -84,7 +86,7 @@ class ResultRules(ChipRules):
                 verdicts.extend(found)
             for uid, seat in sorted(self.gathered.items()):
                 value = chips.value(uid)
-                if value is None or self.chip_at.get(uid) != "pot":
+                if value is None or self.chip_state.at.get(uid) != "pot":
                     continue
                 # an ante gathered before the deal: put in by its seat, then into the pot
                 self.chips_read = True
@@ -212,6 +214,130 @@ class ResultRules(ChipRules):
         for seat in sorted(money.live - {covering}):
             self._money_all_in(seat, tabled=True)
 
+    # -- chips moved (engine.chips) and the betting core's verdicts --------------------------------
+
+    def chips_gone(self, gone: list[tuple[str, str]]) -> None:
+        """Chips read nowhere have left the table (engine.chips: each with the zone it left)."""
+        chips = self.settings.chips
+        # A winner collecting the chips pushed to him (out of a betting area after the betting)
+        # moves them one by one; their moves add up, so a run of them from one betting area is
+        # told to the betting core once, with their total: a collection is tens of chips.
+        run_from: str | None = None
+        run_total = 0
+        for uid, left in gone:
+            value = chips.value(uid) if chips is not None else None
+            if value is None:
+                continue
+            if self._collected(uid, left):
+                if left != run_from:
+                    self._collect(run_from, run_total)
+                    run_from, run_total = left, 0
+                run_total += value
+                if uid in self.hand_awards:
+                    self.hand_awards -= {uid}  # collected by the winner: in play again once bet
+                continue
+            self._collect(run_from, run_total)
+            run_from, run_total = None, 0
+            self.chip_move(uid, value, left, None)
+        self._collect(run_from, run_total)
+
+    def _collected(self, uid: str, left: str) -> bool:
+        """Whether a chip gone off the table from ``left`` is collected after the betting (a
+        move the betting core takes in a total, see :meth:`chips_gone`)."""
+        money = self.money
+        return (
+            money is not None
+            and not self.money_done
+            and uid not in self.award_chips
+            and zone_bet_seat(left) is not None
+            and money.decided
+        )
+
+    def _collect(self, src: str | None, total: int) -> None:
+        """Chips worth ``total`` collected off the table from betting area ``src`` (none: no run)."""
+        if src is not None:
+            self._tell_money(total, src, None)
+
+    def chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
+        """One chip moved (engine.chips): the betting core interprets it, if a hand is followed."""
+        if self._session_chip(uid, value, src, dst):
+            return  # added to a stack during the hand: it plays no part in it
+        if uid in self.award_chips:
+            # pushed to a winner at the end of an earlier hand: not in play until it has left
+            # the table (a winner collecting his chips)
+            if dst is None or zone_stack_seat(dst) is not None:
+                self.award_chips -= {uid}
+            return
+        if (
+            self.hand_over
+            and not self.result_sent
+            and src is None
+            and dst is not None
+            and zone_bet_seat(dst) is not None
+        ):
+            # chips from a player's side into a betting area after the hand was decided: the
+            # next hand's blinds; the last hand is over even with a wrong push left standing
+            self._finish_hand()
+        money = self.money
+        if money is None or self.money_done:
+            # between hands: what lies in the betting areas is read at the next deal, and the
+            # antes gathered into the pot with the seat that put them in
+            seat = zone_bet_seat(src) if src is not None else None
+            if dst == "pot" and seat is not None:
+                self.gathered = {**self.gathered, uid: seat}
+            elif uid in self.gathered:
+                self.gathered = {u: s for u, s in self.gathered.items() if u != uid}
+            return
+        if src == "pot" and dst is not None and chip_seat(dst) is not None:
+            self.hand_awards |= {uid}
+        elif uid in self.hand_awards and (dst is None or zone_stack_seat(dst) is not None):
+            self.hand_awards -= {uid}  # collected by the winner: in play again once bet
+        self._tell_money(value, src, dst)
+
+    def _tell_money(self, value: int, src: str | None, dst: str | None) -> None:
+        """Chips worth ``value`` moved: the betting core's verdicts as alerts, and what follows."""
+        money = self.money
+        if money is None:
+            return
+        self.chips_read = True
+        money, verdicts = money.move(value, src, dst)
+        self.money = money
+        self._verdicts(verdicts)
+        self._money_progress()
+
+    def _verdicts(self, verdicts: Verdicts) -> None:
+        for verdict in verdicts:
+            if isinstance(verdict, Clear):
+                alert = self.money_alerts.get(verdict.key)
+                if alert is not None:
+                    self.book.resolve(alert, self.ts)
+                    self.money_alerts = {k: a for k, a in self.money_alerts.items() if k != verdict.key}
+                continue
+            existing = self.money_alerts.get(verdict.key)
+            remedy = verdict.remedy or None  # None: the catalogue's
+            if existing is not None and existing in self.book.active:
+                if self.book.active[existing].message != verdict.message:
+                    fields: dict[str, object] = {"message": verdict.message}
+                    if remedy is not None:
+                        fields["remedy"] = list(remedy)
+                    self.book.update(existing, self.ts, **fields)
+                continue
+            code, message = self.session.blind_code(verdict.code, verdict.message)  # a level's
+            # a wrong blind judged against a tournament level keeps the level's own remedy
+            alert = self.raise_alert(code, message, verdict.seat, scope="money",
+                                remedy=remedy if code == verdict.code else None)
+            self.money_alerts = {**self.money_alerts, verdict.key: alert}
+
+    def _money_progress(self) -> None:
+        """After the betting core moved on: an all-in run-out, a hand won uncontested."""
+        money = self.money
+        if money is None:
+            return
+        if not self.all_in and self.running and money.run_out:  # (the cheap tests first)
+            self.all_in = True
+        if self.hand_over and not self.result_sent:
+            self._maybe_finish()
+
     # -- overrides of the hand rules -----------------------------------------------------------
 
     def _open_round(self) -> None:
@@ -316,7 +442,7 @@ class ResultRules(ChipRules):
         }
         money = self.money
         if money is not None and not self.money_done and self.phase != "misdeal":
-            self._settle_lifted(everything=True)
+            self.chips.settle_lifted(everything=True)
             money, verdicts, outcome = money.finish(self._card_codes(self._live_board()))
             self.money = money
             self._verdicts(verdicts)
@@ -346,9 +472,10 @@ class ResultRules(ChipRules):
         self.money_done = True
         # the chips pushed this hand still in front of the winner (those already taken off, or
         # stacked in a stack zone, are the player's again)
+        chips = self.chip_state
         self.award_chips |= {
             u for u in self.hand_awards
-            if u in self.chip_lift or (u in self.chip_at and zone_stack_seat(self.chip_at[u]) is None)
+            if u in chips.lifted or (u in chips.at and zone_stack_seat(chips.at[u]) is None)
         }
         self.hand_awards = frozenset()
         fields["dealer"] = self.session.hand_dealer  # (off the wire when unknown)
