@@ -5,15 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine.hands import HandRules
-from engine.memory import (
-    BOARD_AT,
-    STREET_NAMES,
-    _street_of,
-)
 from engine.remedies import (
     BoardRedeal,
     ExtraBurnRemedy,
 )
+from engine.streets import BOARD_AT, STREET_NAMES, street_of
 
 
 class BoardRules(HandRules):
@@ -49,8 +45,8 @@ class BoardRules(HandRules):
             # ``removed``: its taking back happened (the redeal is no longer the first turn-up)
             redeal = replace(redeal, taken=redeal.taken - {uid})
             self.redeal = redeal
-        live_before = len(self._live_board()) - 1
-        street = _street_of(live_before)
+        live_before = len(self.live_board()) - 1
+        street = street_of(live_before)
         first_of_street = live_before in (0, 3, 4)
         if first_of_street and street == 1:
             self._flop_prerequisites()
@@ -75,7 +71,7 @@ class BoardRules(HandRules):
             return
         if redeal is not None and first_of_street and street == 3:
             self._set_aside_check(redeal, uid)
-        if first_of_street and street <= 3 and self._money_street(street):
+        if first_of_street and street <= 3 and self.results.street(street):
             # the betting core saw the previous round complete (from chips or actions)
             self.rounds_done = max(self.rounds_done, street)
         premature = not self.all_in and self.rounds_done < min(street, 4)
@@ -252,7 +248,7 @@ class BoardRules(HandRules):
 
     def _street_progress(self) -> None:
         """Board complete for a street: reset the burn count, resolve finished remedies."""
-        live = len(self._live_board())
+        live = len(self.live_board())
         street = {3: 1, 4: 2, 5: 3}.get(live)
         if street is None:
             return
@@ -265,7 +261,7 @@ class BoardRules(HandRules):
         elif redeal is not None and redeal.resolve_at < street:
             self.redeal = None
         if street == 3 and self.all_in:
-            self._showdown()
+            self.showdown()
         elif self.rounds_done == street:
             self._open_round()
 
@@ -274,7 +270,7 @@ class BoardRules(HandRules):
         exposed = self.exposed_r
         if exposed is not None and uid == exposed.uid and self.running:
             self.exposed_r = replace(exposed, burned=True)
-            self._count_burn(_street_of(len(self._live_board())))
+            self._count_burn(street_of(len(self.live_board())))
             self._check_exposed()
             return
         if not self._prelude(uid, "a card was burned"):
@@ -287,7 +283,7 @@ class BoardRules(HandRules):
             self.redeal = None
             self._street_progress()
             return
-        street = _street_of(len(self._live_board()))
+        street = street_of(len(self.live_board()))
         extra = self.extra_r
         if extra is not None and uid == extra.uid:
             self.extra_r = None

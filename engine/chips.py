@@ -128,7 +128,7 @@ class Chips:
                 table.deal_end()  # chips into a betting area: the deal is over, betting began
             state.at[uid] = zone
             if current != zone:
-                table.chip_move(uid, value, current, zone)
+                table.results.chip_move(uid, value, current, zone)
             return
         if zone not in seen:
             return
@@ -142,7 +142,7 @@ class Chips:
         places = [z for z in rest if is_chip_zone(z)]
         if places:
             state.at[uid] = places[-1]
-            table.chip_move(uid, value, zone, places[-1])
+            table.results.chip_move(uid, value, zone, places[-1])
             return
         del state.at[uid]
         state.lifted[uid] = (zone, table.read_ts)
@@ -177,4 +177,4 @@ class Chips:
             return
         for uid, _ in gone:
             del lifted[uid]
-        self.table.chips_gone(gone)
+        self.table.results.chips_gone(gone)

@@ -18,18 +18,6 @@ from engine.showdown import board_is_best
 class DealRules(HandRules):
     """The deal checked card by card; exposures, extra cards, folds, board claims."""
 
-    def _start_by_card(self, uid: str, seat: int) -> bool:
-        """A card landed on a seat with no hand running: it starts one (or is refused)."""
-        if self.phase == "misdeal" and not self._retrieved(
-            f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
-        ):
-            return False
-        self._start_hand(by_key=False)
-        if self.phase != "dealing":
-            self.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
-            return False
-        return True
-
     def _arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
         self._cards_change()
         self.seat_cards[seat] = (*self.seat_cards.get(seat, ()), uid)
@@ -317,7 +305,7 @@ class DealRules(HandRules):
                 self.handling.burn_face_up(uid)
             return
         self.face_up |= {uid}
-        self._card_face_up(seat)
+        self.results.card_face_up(seat)
         if self.phase not in ("dealing", "preflop") or self._board_started():
             return
         if self.all_in:
@@ -368,10 +356,10 @@ class DealRules(HandRules):
             self._board_claim(seat, (*self.seat_cards.get(seat, ()), uid))
         if not self.seat_cards.get(seat) and self.running:
             self.folded |= {seat}
-            self._money_fold(seat)
+            self.results.fold(seat)
             self._check_one_left()
         elif not self.seat_cards.get(seat) and self.phase == "showdown":
-            self._money_muck(seat)
+            self.results.muck(seat)
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
         if seat in self.declared or len(self.board) != 5 or len(hole) != 2:

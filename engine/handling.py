@@ -65,7 +65,7 @@ class Handling:
                 if table.phase != "showdown":
                     # for the betting the seat has folded (a player does not muck one card and
                     # play on): the next seat's chips are in turn while the other card follows
-                    table._money_fold(seat)
+                    table.results.fold(seat)
             return
         if seat in state.half_folds:
             state.half_folds = {s: t for s, t in state.half_folds.items() if s != seat}

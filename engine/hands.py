@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from contract.cards import zone_seat
-from engine.memory import (
-    PLAY_ZONES,
-    Memory,
-)
+from engine.memory import Memory
 from engine.remedies import (
     ButtonRemedy,
 )
+from engine.streets import PLAY_ZONES
 
 
 class HandRules(Memory):
@@ -21,6 +19,9 @@ class HandRules(Memory):
         return frozenset(self.in_hand) - self.folded - self.allin_seats
 
     def _open_round(self) -> None:
+        if self.settings.stakes is not None:
+            self.results.round_opened()  # the betting core follows the rounds
+            return
         if self.settings.action_feed and not self.all_in:
             self.to_act = self._active()
             self.round_open = True
@@ -64,7 +65,7 @@ class HandRules(Memory):
             self.redeal = None
         self.rounds_done = max(self.rounds_done, street + 1)
         if self.rounds_done >= 4:
-            self._showdown()
+            self.showdown()
 
     def deal_end(self) -> None:
         """The dealer moved on (betting, burn, board) while the deal was incomplete."""
@@ -143,6 +144,7 @@ class HandRules(Memory):
         the hand is over as far as the evidence goes. Everything it left is forgotten, including
         where tags were seen (an absence may be among what was lost: a card the engine still
         believes on the table would block the next redeal) and where the button must go."""
+        self.results.hand_lost()
         self._close_hand()
         self._reset_hand()
         self.phase = "idle"
@@ -152,8 +154,16 @@ class HandRules(Memory):
         self.anchor = None
         self.critical_at = None
         self.devices.resume()
+        self.results.no_result()
 
     def _start_hand(self, *, by_key: bool) -> None:
+        """A new hand starts (by the ``new_hand`` key, or by its first card)."""
+        left_wrong = self.results.hand_ends()
+        redeal = self.phase == "misdeal"
+        self._begin_hand(by_key=by_key)
+        self.results.hand_started(left_wrong, redeal=redeal)
+
+    def _begin_hand(self, *, by_key: bool) -> None:
         redeal_of = self.misdeal_deck if self.phase == "misdeal" else None
         self._close_hand()
         self.hand += 1
@@ -263,9 +273,10 @@ class HandRules(Memory):
         self.exposed_r = self.extra_r = self.extra_burn_r = None
         self.blinds_r = ()
 
-    def _showdown(self) -> None:
+    def showdown(self) -> None:
         self.phase = "showdown"
         self._hand_done()
+        self.results.showdown()
 
     def _check_one_left(self) -> None:
         if not self.running or not self.deal_done:

@@ -47,7 +47,7 @@ from engine.chips import LIFT_S, Chips
 from engine.dealing import DealRules
 from engine.devices import Devices
 from engine.handling import Handling
-from engine.results import ResultRules
+from engine.results import Results
 from engine.seqtrack import received_ts
 from engine.sequences import Sequences
 from engine.session import Session
@@ -56,7 +56,7 @@ from engine.session import Session
 COMING_LIMIT: Final = 4096
 
 
-class Machine(ResultRules, DealRules, BoardRules):
+class Machine(DealRules, BoardRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def __init__(self, settings: EngineSettings) -> None:
@@ -75,6 +75,7 @@ class Machine(ResultRules, DealRules, BoardRules):
         new.device_seqs = self.device_seqs.copy()
         new.device_state = self.device_state.copy()
         new.chip_state = self.chip_state.copy()
+        new.result_state = self.result_state.copy()
         new.handling_state = self.handling_state.copy()
         new.session_part = self.session_part.copy()
         new.attach_concerns()
@@ -85,7 +86,7 @@ class Machine(ResultRules, DealRules, BoardRules):
         return new
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
-    CONCERNS: Final = frozenset({"sequences", "devices", "chips", "handling", "session"})
+    CONCERNS: Final = frozenset({"sequences", "devices", "chips", "results", "handling", "session"})
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
@@ -93,6 +94,7 @@ class Machine(ResultRules, DealRules, BoardRules):
         self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
         self.devices = Devices(self.device_state, self)
         self.chips = Chips(self.chip_state, self)
+        self.results = Results(self.result_state, self)
         self.handling = Handling(self.handling_state, self)
         self.session = Session(self.session_part, self.settings.session)
 
@@ -171,10 +173,10 @@ class Machine(ResultRules, DealRules, BoardRules):
             self.handling.timers()
         if handling.half_folds:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
-        if self.hand_over and not self.result_sent:
-            self._maybe_finish()
+        if self.hand_over and not self.result_state.result_sent:
+            self.results.maybe_finish()
         if self.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
-            self._session_out(self.session.on_time(self.clock))
+            self.session_out(self.session.on_time(self.clock))
 
     def _is_chip_read(self, received: Received) -> bool:
         if not isinstance(received, DeviceEventReceived):
@@ -232,7 +234,7 @@ class Machine(ResultRules, DealRules, BoardRules):
             self.seats_known = True
             self.occupied = {**self.occupied, event.seat: event.occupied}
             empty = not any(self.occupied.values())
-            self._session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
+            self.session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
             self._button(event.seat)
         elif isinstance(event, BlindEvent):
@@ -256,9 +258,9 @@ class Machine(ResultRules, DealRules, BoardRules):
         elif isinstance(item, ActionInput):
             self._action(item)
         elif isinstance(item, DealerBadgeInput):
-            self._session_out(self.session.on_dealer(item.dealer, self.ts))
+            self.session_out(self.session.on_dealer(item.dealer, self.ts))
         elif isinstance(item, LevelStartInput):
-            self._session_out(self.session.on_level_start(self.ts))
+            self.session_out(self.session.on_level_start(self.ts))
 
     def _action(self, item: ActionInput) -> None:
         if not self.running and (self.phase != "misdeal" or item.action == "post"):
@@ -282,9 +284,9 @@ class Machine(ResultRules, DealRules, BoardRules):
             self.book.resolve(redeal.alert, self.ts)
             self.redeal = None
         if self.settings.stakes is not None:
-            self._money_action(item)
+            self.results.action(item)
             if item.action == "fold":
-                self.money_folded |= {item.seat}
+                self.result_state.folded |= {item.seat}
             self._river_actions_done()
         elif self.settings.action_feed and self.running:
             self._bet(item.seat, item.action, item.amount)
@@ -302,11 +304,24 @@ class Machine(ResultRules, DealRules, BoardRules):
         if self.book.find("bad_payload", "coming-actions") is None:
             self.raise_alert("bad_payload", message, scope="hand", key="coming-actions")
 
-    def _start_hand(self, *, by_key: bool) -> None:
-        super()._start_hand(by_key=by_key)
+    def start_hand(self, *, by_key: bool) -> None:
+        """A new hand starts (engine.hands), then takes the actions that came before it."""
+        self._start_hand(by_key=by_key)
         coming, self.coming = self.coming, ()
         for item in coming:  # the posts and actions that came before it, in their order
             self._action(item)
+
+    def _start_by_card(self, uid: str, seat: int) -> bool:
+        """A card landed on a seat with no hand running: it starts one (or is refused)."""
+        if self.phase == "misdeal" and not self._retrieved(
+            f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
+        ):
+            return False
+        self.start_hand(by_key=False)
+        if self.phase != "dealing":
+            self.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
+            return False
+        return True
 
     def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
         if key == "ack":
@@ -314,25 +329,25 @@ class Machine(ResultRules, DealRules, BoardRules):
         elif key == "new_hand":
             if self.device_state.untracked:
                 self._resume()  # events of the last hand were lost: start clean
-                self._start_hand(by_key=True)
+                self.start_hand(by_key=True)
                 return
             if self.phase == "dealing" and not self.dealt:
                 return  # pressed twice
             if self.phase == "misdeal" and not self._retrieved("A new hand was started"):
                 return
-            self._start_hand(by_key=True)
+            self.start_hand(by_key=True)
         elif key == "round_complete":
-            if not self.chips_read:  # where chips are read, the sweep ends the round
+            if not self.result_state.chips_read:  # where chips are read, the sweep ends the round
                 self._round_complete()
         elif key == "all_in":
             if seat is not None:
-                self._money_all_in(seat)
+                self.results.all_in(seat)
             # A seat all in where the betting is followed closes nothing by itself: the betting
             # core says when nobody is left to bet (engine.chips, the run-out).
-            if self.running and (seat is None or not self._betting_followed()):
+            if self.running and (seat is None or not self.results.followed()):
                 self.all_in = True
-                if len(self._live_board()) >= 5:
-                    self._showdown()
+                if len(self.live_board()) >= 5:
+                    self.showdown()
         elif key == "exposed":
             if seat is not None and self.phase in ("dealing", "preflop") and not self._board_started():
                 cards = self.seat_cards.get(seat, ())
@@ -347,7 +362,7 @@ class Machine(ResultRules, DealRules, BoardRules):
         elif key == "declare_board" and seat is not None:
             self.declared |= {seat}
         elif key == "last_hands":
-            self._session_out(self.session.on_last_hands(self.ts))
+            self.session_out(self.session.on_last_hands(self.ts))
 
     def _tag(self, device: str, event: TagEvent) -> None:
         self.devices.tag_from(device)
@@ -510,13 +525,13 @@ class Machine(ResultRules, DealRules, BoardRules):
 
     def _river_actions_done(self) -> None:
         """With action inputs, the river's last action ends the betting: showdown."""
-        money = self.money
+        money = self.result_state.money
         if (
             self.phase == "river"
             and money is not None
-            and not self.chips_read
+            and not self.result_state.chips_read
             and money.round_complete
             and money.to_act is None  # every action is reported: a check too
             and len(money.live) > 1  # (a fold input is the money's before the machine's)
         ):
-            self._showdown()
+            self.showdown()

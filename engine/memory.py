@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from contract.cards import zone_seat
 from contract.models import (
@@ -31,38 +31,21 @@ from engine.remedies import (
     ExtraBurnRemedy,
     ExtraCardRemedy,
 )
+from engine.results import ResultState
 from engine.seqtrack import EPOCH
 from engine.sequences import SequenceState
 from engine.session import SessionPart
+from engine.streets import CHIP_ACTIONS, RUNNING
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.betting.api import Verdicts
-    from engine.betting.hand import Money
     from engine.chips import Chips
     from engine.devices import Devices
     from engine.handling import Handling
+    from engine.results import Results
     from engine.sequences import Sequences
     from engine.session import Session
-
-RUNNING: Final = frozenset({"dealing", "preflop", "flop", "turn", "river"})
-STREET_NAMES: Final = ("preflop", "flop", "turn", "river")
-#: Live board cards once a street is complete: flop 3, turn 4, river 5.
-BOARD_AT: Final = (0, 3, 4, 5)
-CHIP_ACTIONS: Final = frozenset({"bet", "call", "raise", "all_in"})
-PLAY_ZONES: Final = ("board", "burn")
-
-
-def _street_of(live: int) -> int:
-    """The street a board card belongs to when ``live`` board cards are already out."""
-    if live < 3:
-        return 1
-    if live == 3:
-        return 2
-    if live == 4:
-        return 3
-    return 4
-
 
 class Memory:
     """Everything the engine knows; mutated only inside a step, on a copy no state shares."""
@@ -109,6 +92,10 @@ class Memory:
         self.coming: tuple[ActionInput, ...] = ()
         self.state_key: object = None
         self.handling_state = HandlingState()
+        # the hand's money and result, and what lasts across hands (engine.results: the state,
+        # and the concern that follows it)
+        self.result_state = ResultState()
+        self.results: Results
         # chips (engine.chips: the state, and the concern that follows it): where each chip tag
         # is read, where it is, chips read nowhere since (zone, event time), unknown tags
         self.chip_state = ChipState()
@@ -124,11 +111,6 @@ class Memory:
         self.reaction = timedelta(seconds=settings.reaction_s)
         #: Events shown missing and not come again this long (event time) are lost.
         self.gap_wait = timedelta(seconds=settings.gap_wait_s)
-        # chips pushed to winners of earlier hands (engine.results)
-        self.award_chips: frozenset[str] = frozenset()
-        #: chips gathered from a betting area into the pot before the betting core began (antes
-        #: the dealer collects before the deal): chip -> the seat that put it in
-        self.gathered: dict[str, int] = {}
         #: The time of the latest tag read applied: the reader's own clock (engine.handling).
         self.read_ts = EPOCH
         #: Hand results produced by the current step (the core resets it for each step).
@@ -186,19 +168,7 @@ class Memory:
         self.redeal_of: str | None = None  # the misdealt deck this hand must not reuse unshuffled
         self.hand_over = False
         # the hand's money (engine.results): the betting core, once the deal is complete
-        self.money: Money | None = None
-        self.money_done = False  # its result is out
-        self.money_street = 0  # the last street the betting core was told of
-        self.chips_read = False  # chip moves were seen this hand
-        self.actions_seen = False  # action inputs were seen this hand
-        self.early_inputs: tuple[ActionInput, ...] = ()  # action inputs before the deal ended
-        self.money_alerts: dict[str, str] = {}  # finding key -> alert id
-        self.money_folded: frozenset[int] = frozenset()
-        self.hand_awards: frozenset[str] = frozenset()  # chips pushed from the pot to a seat
-        self.face_up_seats: tuple[int, ...] = ()  # seats with both cards face up, in that order
-        self.tabled: tuple[int, ...] = ()  # hands tabled to the betting core, in that order
-        self.result_sent = False
-        self.showdown_reached = False
+        self.result_state.new_hand()
         #: Events or dealer inputs of this hand were lost: its result says so.
         self.evidence_missing = False
         self.chip_state.unknown = {}
@@ -218,27 +188,6 @@ class Memory:
     def running(self) -> bool:
         return self.phase in RUNNING
 
-    # Hooks of the betting core (engine.results overrides them): rules written before it call
-    # these, and without [stakes] nothing changes.
-    def _money_street(self, street: int) -> bool:
-        """Whether the betting core saw the round before ``street`` complete (it is told)."""
-        return False
-
-    def _money_fold(self, seat: int) -> None:
-        """The seat's cards reached the muck."""
-
-    def _money_muck(self, seat: int) -> None:
-        """The seat's hand, not tabled, was mucked at showdown."""
-
-    def _card_face_up(self, seat: int) -> None:
-        """A hole card of ``seat`` was read face up."""
-
-    def _finish_hand(self) -> None:
-        """Publish the hand's result now (engine.results)."""
-
-    def _maybe_finish(self) -> None:
-        """Publish the hand's result if it has ended (engine.results)."""
-
     def raise_alert(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
         severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)
         if severity == "critical":
@@ -252,7 +201,7 @@ class Memory:
             **kw,  # type: ignore[arg-type]
         )
 
-    def _session_out(self, verdicts: Verdicts) -> None:
+    def session_out(self, verdicts: Verdicts) -> None:
         """The session part's findings as alerts: one per key, kept across hands (scope
         ``session``) until the part clears it."""
         for verdict in verdicts:
@@ -268,15 +217,15 @@ class Memory:
             elif self.book.active[existing].message != verdict.message:
                 self.book.update(existing, self.ts, message=verdict.message)
 
-    def _session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
+    def session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
         """A chip moved: the session follows stacks; True when the chip plays no part in the
         hand (added to a stack during it)."""
         session = self.session
         if not session.touches(uid, src, dst):
             return False
-        won = uid in self.award_chips or uid in self.hand_awards
+        won = uid in self.result_state.award_chips or uid in self.result_state.hand_awards
         skip, verdicts = session.on_chip(uid, value, src, dst, won=won, now=self.clock)
-        self._session_out(verdicts)
+        self.session_out(verdicts)
         return skip
 
     def not_followed(
@@ -377,7 +326,7 @@ class Memory:
     def _board_started(self) -> bool:
         return bool(self.board or self.burns)
 
-    def _live_board(self) -> tuple[str, ...]:
+    def live_board(self) -> tuple[str, ...]:
         redeal = self.redeal
         if redeal is None or redeal.keep_ok:
             return self.board
@@ -385,7 +334,7 @@ class Memory:
 
     def _board_street(self) -> int:
         """Completed board streets: 0 none, 1 flop, 2 turn, 3 river."""
-        live = len(self._live_board())
+        live = len(self.live_board())
         return 3 if live >= 5 else 2 if live == 4 else 1 if live >= 3 else 0
 
     def _taken(self) -> frozenset[str]:

@@ -117,9 +117,9 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         cache.occupied = (occupied, occupied_items)
     # to_act, bets, pots and shows_first while the betting core follows the hand (the same
     # value while the money is unchanged: the betting core remembers it)
-    money = m.money
+    money = m.result_state.money
     money_view = None
-    if money is not None and not m.money_done:
+    if money is not None and not m.result_state.done:
         showdown = m.phase == "showdown"
         last_money, last_showdown, money_view = cache.view
         if money is not last_money or showdown is not last_showdown:

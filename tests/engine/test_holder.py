@@ -73,11 +73,11 @@ def test_a_state_handed_out_never_changes() -> None:
     handed = engine.state
     machine = handed.machine
     before = (public_state(handed).model_dump_json(), dict(machine.chip_state.at), dict(machine.seat_cards),
-              dict(machine.device_seqs.tracks), machine.money, dict(machine.book.active))
+              dict(machine.device_seqs.tracks), machine.result_state.money, dict(machine.book.active))
     for item in received[half:]:
         engine.handle(item)
     after = (public_state(handed).model_dump_json(), dict(machine.chip_state.at), dict(machine.seat_cards),
-             dict(machine.device_seqs.tracks), machine.money, dict(machine.book.active))
+             dict(machine.device_seqs.tracks), machine.result_state.money, dict(machine.book.active))
     assert engine.state.machine is not machine
     assert after == before
     assert public_state(engine.state).model_dump_json() != before[0]

@@ -200,9 +200,9 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
     for attempt in attempts:
 
         def plant(document: dict[str, Any], attempt: Any = attempt) -> None:
-            document["engine"]["machine"]["money"] = attempt
+            document["engine"]["machine"]["result_state"]["f"]["money"] = attempt
 
-        with pytest.raises(CheckpointError, match=r"machine.money: .*not"):
+        with pytest.raises(CheckpointError, match=r"machine.result_state.ResultState.money: .*not"):
             checkpoint.load(_crafted(plant), engine_settings())
     assert not target.exists()
 
