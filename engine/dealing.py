@@ -47,7 +47,7 @@ class DealRules(HandRules):
                     "misdeal-reshuffle",
                     f"The redeal uses deck {deck} without a reshuffle after the misdeal.",
                     ("Retrieve all cards, reshuffle and cut.", "Redeal with the same button."),
-                    of=self._misdeal_code(),
+                    of=self.misdeal_code(),
                 )
         # the button, checked at the deal
         if self.button_r is not None:
@@ -169,7 +169,7 @@ class DealRules(HandRules):
         if self.order_closed and len(self.dealt) >= len(self.sequence):
             self.deal_done = True
             self.phase = "preflop"
-            self._open_round()
+            self.open_round()
 
     def _discover(self, seat: int, index: int) -> bool:
         """Without occupancy sensors the first round of the deal shows who is dealt in."""
@@ -256,13 +256,13 @@ class DealRules(HandRules):
         exposed = self.exposed_r
         if exposed is not None and seat == exposed.seat and not exposed.replaced:
             self.exposed_r = replace(exposed, replaced=True)
-            self._check_exposed()
+            self.check_exposed()
             return
         if self.button_short and seat == self.hand_button:
             self.button_short = False
             return
         first = self.order[0] if self.order else seat
-        if self.phase == "preflop" and not self._board_started():
+        if self.phase == "preflop" and not self.board.started():
             if self.extras >= 1:
                 self.extras += 1
                 self._misdeal(
@@ -306,7 +306,7 @@ class DealRules(HandRules):
             return
         self.face_up |= {uid}
         self.results.card_face_up(seat)
-        if self.phase not in ("dealing", "preflop") or self._board_started():
+        if self.phase not in ("dealing", "preflop") or self.board.started():
             return
         if self.all_in:
             return  # betting is over: players table their hands for the run-out (TDA 16)
@@ -362,10 +362,10 @@ class DealRules(HandRules):
             self.results.muck(seat)
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
-        if seat in self.declared or len(self.board) != 5 or len(hole) != 2:
+        if seat in self.declared or len(self.board_state.cards) != 5 or len(hole) != 2:
             return
         registry = self.settings.registry
-        board = [registry.lookup(u) for u in self.board]
+        board = [registry.lookup(u) for u in self.board_state.cards]
         cards = [registry.lookup(u) for u in hole]
         if any(c is None for c in board) or any(c is None for c in cards):
             return
@@ -386,9 +386,7 @@ class DealRules(HandRules):
         for uid, zone in list(self.zone.items()):
             card = registry.lookup(uid)
             if card is not None and card.deck == deck:
-                self._leave(uid, zone)
-                self._cards_change()
-                del self.zone[uid]
+                self.take_away(uid, zone)
 
     def _other_deck(self, deck: str | None) -> str | None:
         others = [d for d in self.settings.registry.decks if d != deck]

@@ -18,7 +18,7 @@ class HandRules(Memory):
     def _active(self) -> frozenset[int]:
         return frozenset(self.in_hand) - self.folded - self.allin_seats
 
-    def _open_round(self) -> None:
+    def open_round(self) -> None:
         if self.settings.stakes is not None:
             self.results.round_opened()  # the betting core follows the rounds
             return
@@ -57,12 +57,9 @@ class HandRules(Memory):
             self.deal_end()
         if not self.running:
             return
-        street = self._board_street()
+        street = self.board.street()
         self.round_open = False
-        if self.redeal is not None and self.redeal.keep_ok and not self.redeal.removed:
-            # TDA 39-B: action took place on the unburned card, it stands
-            self.book.resolve(self.redeal.alert, self.ts)
-            self.redeal = None
+        self.board.round_complete()
         self.rounds_done = max(self.rounds_done, street + 1)
         if self.rounds_done >= 4:
             self.showdown()
@@ -92,7 +89,7 @@ class HandRules(Memory):
                 return  # void; otherwise the window had closed and play continues
         self.deal_done = True
         self.phase = "preflop"
-        self._open_round()
+        self.open_round()
 
     def _next_occupied(self, seat: int) -> int:
         n = self.settings.seats
@@ -130,7 +127,7 @@ class HandRules(Memory):
                                 "Stop: retrieve all cards.",
                                 "Reshuffle, cut and redeal with the same button.",
                             ),
-                            of=self._misdeal_code(),
+                            of=self.misdeal_code(),
                         )
                     return False
         return True
@@ -265,17 +262,17 @@ class HandRules(Memory):
         self.hand_button = expected
         self._void_hand()
 
-    def _hand_done(self) -> None:
+    def hand_done(self) -> None:
         """The hand is over (one seat left, or showdown): dealing alerts are resolved."""
         self.hand_over = True
         self.book.resolve_scope("hand", self.ts)
-        self.redeal = None
-        self.exposed_r = self.extra_r = self.extra_burn_r = None
+        self.board.end_remedies()
+        self.exposed_r = self.extra_r = None
         self.blinds_r = ()
 
     def showdown(self) -> None:
         self.phase = "showdown"
-        self._hand_done()
+        self.hand_done()
         self.results.showdown()
 
     def _check_one_left(self) -> None:
@@ -284,7 +281,7 @@ class HandRules(Memory):
         remaining = [s for s in self.in_hand if s not in self.folded]
         if len(remaining) <= 1:
             self.phase = "idle"
-            self._hand_done()
+            self.hand_done()
 
     # -- the button and the blinds (sensor events) ----------------------------------------------
 

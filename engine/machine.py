@@ -15,7 +15,6 @@ Evidence model, in short (docs/engine.md has the long form):
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final, Self
 
 from contract.cards import RANKS, is_chip_zone, zone_seat
@@ -42,7 +41,7 @@ from engine.api import (
     InputReceived,
     Received,
 )
-from engine.board import BoardRules
+from engine.board import Board
 from engine.chips import LIFT_S, Chips
 from engine.dealing import DealRules
 from engine.devices import Devices
@@ -56,7 +55,7 @@ from engine.session import Session
 COMING_LIMIT: Final = 4096
 
 
-class Machine(DealRules, BoardRules):
+class Machine(DealRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def __init__(self, settings: EngineSettings) -> None:
@@ -75,6 +74,7 @@ class Machine(DealRules, BoardRules):
         new.device_seqs = self.device_seqs.copy()
         new.device_state = self.device_state.copy()
         new.chip_state = self.chip_state.copy()
+        new.board_state = self.board_state.copy()
         new.result_state = self.result_state.copy()
         new.handling_state = self.handling_state.copy()
         new.session_part = self.session_part.copy()
@@ -86,7 +86,7 @@ class Machine(DealRules, BoardRules):
         return new
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
-    CONCERNS: Final = frozenset({"sequences", "devices", "chips", "results", "handling", "session"})
+    CONCERNS: Final = frozenset({"sequences", "devices", "chips", "board", "results", "handling", "session"})
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
@@ -94,6 +94,7 @@ class Machine(DealRules, BoardRules):
         self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
         self.devices = Devices(self.device_state, self)
         self.chips = Chips(self.chip_state, self)
+        self.board = Board(self.board_state, self)
         self.results = Results(self.result_state, self)
         self.handling = Handling(self.handling_state, self)
         self.session = Session(self.session_part, self.settings.session)
@@ -273,16 +274,7 @@ class Machine(DealRules, BoardRules):
             self.coming = coming
             return
         self.actions += ((self.rounds_done, item.seat, item.action),)
-        redeal = self.redeal
-        if (
-            redeal is not None
-            and redeal.code == "missing_burn"
-            and item.action != "post"
-            and not redeal.removed
-        ):
-            # action taken on the unburned street: it stands (RR; TDA 39-B)
-            self.book.resolve(redeal.alert, self.ts)
-            self.redeal = None
+        self.board.action(item.action)  # action taken on an unburned street: it stands
         if self.settings.stakes is not None:
             self.results.action(item)
             if item.action == "fold":
@@ -346,10 +338,10 @@ class Machine(DealRules, BoardRules):
             # core says when nobody is left to bet (engine.chips, the run-out).
             if self.running and (seat is None or not self.results.followed()):
                 self.all_in = True
-                if len(self.live_board()) >= 5:
+                if len(self.board.live()) >= 5:
                     self.showdown()
         elif key == "exposed":
-            if seat is not None and self.phase in ("dealing", "preflop") and not self._board_started():
+            if seat is not None and self.phase in ("dealing", "preflop") and not self.board.started():
                 cards = self.seat_cards.get(seat, ())
                 # the card read face up, if one was; else the latest dealt (named nowhere)
                 shown = [uid for uid in cards if uid in self.face_up]
@@ -464,29 +456,8 @@ class Machine(DealRules, BoardRules):
     def _lifted(self, uid: str, zone: str) -> None:
         """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
         self.handling.card_lifted(uid, zone)
-        redeal = self.redeal
-        if zone == "board" and redeal is not None and uid in redeal.taken:
-            self._leave(uid, zone)
-            self._cards_change()
-            del self.zone[uid]
-        elif zone == "burn" and self.extra_burn_r is not None and self.extra_burn_r.returned is None:
-            self._leave(uid, zone)
-            self._cards_change()
-            del self.zone[uid]
-            self.street_burns = max(0, self.street_burns - 1)
-            if self.extra_burn_r.street >= 3:
-                # the river's: no burn comes after it, putting it back is the whole remedy
-                self.book.resolve(self.extra_burn_r.alert, self.ts)
-                self.extra_burn_r = None
-            else:
-                # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
-                # or after them: the alert stays open until it is burned (engine.board)
-                self.extra_burn_r = replace(self.extra_burn_r, returned=uid)
-        elif zone == "board" and self.phase in ("river", "showdown") and self._board_cleared():
-            # The river was out and the board has been cleared: the hand is over.
-            if self.phase == "river":
-                self._hand_done()
-            self.phase = "idle"
+        if zone in ("board", "burn"):
+            self.board.lifted(uid, zone)
 
     def _move(self, uid: str, old: str | None, new: str, face_up: bool = False) -> None:
         seat = zone_seat(new)
@@ -512,9 +483,9 @@ class Machine(DealRules, BoardRules):
                     ("Put it back in the burn; deal the board card from the deck.",),
                     of="burn_face_up",
                 )
-            self._arrive_board(uid)
+            self.board.arrive(uid)
         elif new == "burn":
-            self._arrive_burn(uid, old)
+            self.board.arrive_burn(uid, old)
             if face_up:
                 self.handling.burn_face_up(uid)
         elif new == "muck" and old is not None:

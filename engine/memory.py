@@ -6,7 +6,6 @@ value in them is immutable, so a copy is cheap and the previous state never chan
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -19,16 +18,15 @@ from engine.api import (
     EngineSettings,
 )
 from engine.betting.api import Clear
+from engine.board import BoardState
 from engine.catalogue import CATALOGUE
 from engine.chips import ChipState
 from engine.devices import DeviceState
 from engine.handling import HandlingState
 from engine.remedies import (
     BlindsRemedy,
-    BoardRedeal,
     ButtonRemedy,
     ExposedRemedy,
-    ExtraBurnRemedy,
     ExtraCardRemedy,
 )
 from engine.results import ResultState
@@ -40,6 +38,7 @@ from engine.streets import CHIP_ACTIONS, RUNNING
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.betting.api import Verdicts
+    from engine.board import Board
     from engine.chips import Chips
     from engine.devices import Devices
     from engine.handling import Handling
@@ -92,6 +91,9 @@ class Memory:
         self.coming: tuple[ActionInput, ...] = ()
         self.state_key: object = None
         self.handling_state = HandlingState()
+        # the board and the burns (engine.board: the state, and the concern that follows it)
+        self.board_state = BoardState()
+        self.board: Board
         # the hand's money and result, and what lasts across hands (engine.results: the state,
         # and the concern that follows it)
         self.result_state = ResultState()
@@ -142,20 +144,15 @@ class Memory:
         self.folded: frozenset[int] = frozenset()
         self.zone = {}
         self.seat_cards = {}
-        self.board: tuple[str, ...] = ()
-        self.burns: tuple[str, ...] = ()
-        self.street_burns = 0
+        self.board_state.new_hand()
         self.rounds_done = 0
         self.all_in = False
-        self.redeal: BoardRedeal | None = None
         self.exposed_r: ExposedRemedy | None = None
         self.extra_r: ExtraCardRemedy | None = None
-        self.extra_burn_r: ExtraBurnRemedy | None = None
         self.blinds_r: tuple[BlindsRemedy, ...] = ()
         self.button_r: ButtonRemedy | None = None
         #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.
         self.late_button: str | None = None
-        self.burn_waived: frozenset[int] = frozenset()
         self.declared: frozenset[int] = frozenset()
         self.claims_checked: frozenset[int] = frozenset()
         self.actions: tuple[tuple[int, int, str], ...] = ()  # (betting round, seat, action)
@@ -239,7 +236,7 @@ class Memory:
         rule = CATALOGUE[of].rule_for(self.profile) if of is not None else None
         self.raise_alert("remedy_not_followed", message, seat, remedy=remedy, rule=rule)
 
-    def _misdeal_code(self) -> str | None:
+    def misdeal_code(self) -> str | None:
         """The code of the misdeal that voided this hand (its alert, while active)."""
         for alert_id, meta in self.book.meta.items():
             if meta.scope == "misdeal":
@@ -304,8 +301,8 @@ class Memory:
             self.anchor = (self.hand_button, False)  # a redeal keeps the button
         self.misdeal_deck = self.hand_deck
         self.void_cards = frozenset(self.zone)
-        self.redeal = None
-        self.exposed_r = self.extra_r = self.extra_burn_r = None
+        self.board.end_remedies()
+        self.exposed_r = self.extra_r = None
         self.blinds_r = ()
         self.button_r = None
         self.late_button = None
@@ -315,36 +312,16 @@ class Memory:
         if seat is not None:
             self._cards_change()
             self.seat_cards[seat] = tuple(u for u in self.seat_cards.get(seat, ()) if u != uid)
-        elif zone == "board":
-            self.board = tuple(u for u in self.board if u != uid)
-            redeal = self.redeal
-            if redeal is not None and uid in redeal.taken:
-                self.redeal = replace(redeal, removed=redeal.removed | {uid})
-        elif zone == "burn":
-            self.burns = tuple(u for u in self.burns if u != uid)
+        elif zone in ("board", "burn"):
+            self.board.leave(uid, zone)
 
-    def _board_started(self) -> bool:
-        return bool(self.board or self.burns)
+    def take_away(self, uid: str, zone: str) -> None:
+        """A card a remedy takes away (or a reshuffled deck's) is in no zone any more."""
+        self._leave(uid, zone)
+        self._cards_change()
+        del self.zone[uid]
 
-    def live_board(self) -> tuple[str, ...]:
-        redeal = self.redeal
-        if redeal is None or redeal.keep_ok:
-            return self.board
-        return tuple(u for u in self.board if u not in redeal.taken)
-
-    def _board_street(self) -> int:
-        """Completed board streets: 0 none, 1 flop, 2 turn, 3 river."""
-        live = len(self.live_board())
-        return 3 if live >= 5 else 2 if live == 4 else 1 if live >= 3 else 0
-
-    def _taken(self) -> frozenset[str]:
-        return self.redeal.taken if self.redeal is not None else frozenset()
-
-    def _board_cleared(self) -> bool:
-        present = self.present
-        return not any("board" in present.get(uid, ()) for uid in self.board)
-
-    def _check_exposed(self) -> None:
+    def check_exposed(self) -> None:
         remedy = self.exposed_r
         if remedy is not None and remedy.replaced and remedy.burned:
             self.book.resolve(remedy.alert, self.ts)

@@ -221,7 +221,7 @@ class Results:
         if money is None or state.done or seat in state.tabled:
             return
         cards = self._card_codes(table.seat_cards.get(seat, ()))
-        board = self._card_codes(table.live_board())
+        board = self._card_codes(table.board.live())
         if len(cards) != 2:
             return
         state.tabled = (*state.tabled, seat)
@@ -472,7 +472,7 @@ class Results:
             for uid in uids:
                 if present.get(uid):
                     return True
-        return any(present.get(uid) for uid in table.board)
+        return any(present.get(uid) for uid in table.board_state.cards)
 
     def maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
@@ -512,7 +512,7 @@ class Results:
             "hand": table.hand,
             "button": table.hand_button,
             "seats": list(table.in_hand or sorted(set(table.dealt_seats))),
-            "board": list(self._card_codes(table.live_board() if table.phase != "misdeal" else ())),
+            "board": list(self._card_codes(table.board.live() if table.phase != "misdeal" else ())),
             "result": outcome_result,
             "actions": [],
             "pots": [],
@@ -525,11 +525,11 @@ class Results:
         money = state.money
         if money is not None and not state.done and table.phase != "misdeal":
             table.chips.settle_lifted(everything=True)
-            money, verdicts, outcome = money.finish(self._card_codes(table.live_board()))
+            money, verdicts, outcome = money.finish(self._card_codes(table.board.live()))
             state.money = money
             self._verdicts(verdicts)
             fields["result"] = "showdown" if state.showdown_reached else outcome.result
-            fields["board"] = list(self._card_codes(table.live_board()))
+            fields["board"] = list(self._card_codes(table.board.live()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
                 construct_valid(

@@ -133,8 +133,8 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         m.in_hand,
         m.folded,
         occupied_items,
-        m.board,
-        len(m.burns),
+        m.board_state.cards,
+        len(m.board_state.burns),
         m.hand_deck,
         m.device_state.tracking,
         money_view,
@@ -224,14 +224,14 @@ def _board_of(cache: PublicCache, m: Machine) -> list[str]:
     """The board's card names (the registry's)."""
     registry = m.settings.registry
     last_board, last_registry, board = cache.board
-    if last_registry is registry and last_board == m.board:
+    if last_registry is registry and last_board == m.board_state.cards:
         return board
     board = []
-    for uid in m.board:
+    for uid in m.board_state.cards:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
-    cache.board = (m.board, registry, board)
+    cache.board = (m.board_state.cards, registry, board)
     return board
 
 

@@ -213,7 +213,7 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
         ("hand", "seven", "machine.hand: str where this engine keeps a int"),
         ("hand", True, "machine.hand: bool where this engine keeps a int"),
         ("zone", [], "machine.zone: tuple where this engine keeps a dict"),
-        ("board", {"D": [[{"L": []}, 1]]}, "machine.board: bad 'D' value"),
+        ("present", {"D": [[{"L": []}, 1]]}, "machine.present: bad 'D' value"),
         ("phase", {"T": "yesterday"}, "machine.phase: bad 'T' value"),
         ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
         ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
