@@ -167,7 +167,7 @@ class Board:
                 )
             return False
         if table.phase == "dealing":
-            table.deal_end()
+            table.dealing.deal_end()
         return table.running
 
     def arrive(self, uid: str) -> None:
@@ -185,7 +185,7 @@ class Board:
         street = street_of(live_before)
         first_of_street = live_before in (0, 3, 4)
         if first_of_street and street == 1:
-            self._flop_prerequisites()
+            table.dealing.flop_came()
         extra_burn = state.extra_burn
         if extra_burn is not None and extra_burn.returned is None:
             table.not_followed(
@@ -243,37 +243,6 @@ class Board:
             else:
                 self._missing_burn(uid, street)
         self.progress()
-
-    def _flop_prerequisites(self) -> None:
-        table = self.table
-        exposed = table.exposed_r
-        if exposed is not None:
-            if not exposed.burned:
-                table.not_followed(
-                    "exposed-burn",
-                    f"The flop came while the exposed card of seat {exposed.seat} was not the burn.",
-                    ("The exposed card may not be kept: it is the burn card before the flop.",),
-                    exposed.seat,
-                    of="exposed_card",
-                )
-            if not exposed.replaced:
-                table.not_followed(
-                    "exposed-replace",
-                    f"Seat {exposed.seat} was not given the top card in place of its exposed card.",
-                    ("Give that seat the top card of the deck.",),
-                    exposed.seat,
-                    of="exposed_card",
-                )
-        extra = table.extra_r
-        if extra is not None:
-            table.not_followed(
-                "extra-card",
-                f"The flop came but the extra card of seat {extra.seat} was not the burn card.",
-                ("The extra card goes back on the deck and is the burn card for the flop.",),
-                extra.seat,
-                of="extra_card",
-            )
-            table.extra_r = None
 
     def _set_aside_check(self, redeal: BoardRedeal, uid: str) -> None:
         """RR premature turn: the river comes from the stub reshuffled with the set-aside card."""
@@ -411,11 +380,11 @@ class Board:
     def arrive_burn(self, uid: str, old: str | None) -> None:
         state, table = self.state, self.table
         state.burns = (*state.burns, uid)
-        exposed = table.exposed_r
+        exposed = table.deal_state.exposed
         if exposed is not None and uid == exposed.uid and table.running:
-            table.exposed_r = replace(exposed, burned=True)
+            table.dealing.exposed_burned()
             self._count_burn(street_of(len(self.live())))
-            table.check_exposed()
+            table.dealing.check_exposed()
             return
         if not self._prelude(uid, "a card was burned"):
             return
@@ -428,10 +397,9 @@ class Board:
             self.progress()
             return
         street = street_of(len(self.live()))
-        extra = table.extra_r
+        extra = table.deal_state.extra
         if extra is not None and uid == extra.uid:
-            table.extra_r = None
-            table.book.resolve(extra.alert, table.ts)
+            table.dealing.extra_burned()
             self._count_burn(street)
             return
         if (extra is not None or (exposed is not None and not exposed.burned)) and street == 1:

@@ -124,8 +124,8 @@ class Chips:
                 )
                 if lifted and zone != "pot" and current is not None:
                     self.settle_lifted(zone=zone, before=left_at)
-            if table.phase == "dealing" and table.dealt and zone_bet_seat(zone) is not None:
-                table.deal_end()  # chips into a betting area: the deal is over, betting began
+            if table.phase == "dealing" and table.deal_state.dealt and zone_bet_seat(zone) is not None:
+                table.dealing.deal_end()  # chips into a betting area: the deal is over, betting began
             state.at[uid] = zone
             if current != zone:
                 table.results.chip_move(uid, value, current, zone)

@@ -93,7 +93,7 @@ class Handling:
         """A burn card read face up."""
         table, state = self.table, self.state
         key = f"burn:{uid}"
-        if key in state.alerts or not table.running or uid in table.face_up:
+        if key in state.alerts or not table.running or uid in table.deal_state.face_up:
             return  # an exposed hole card made the burn (the remedy) is face up by nature
         state.alerts = {
             **state.alerts,
@@ -108,7 +108,7 @@ class Handling:
         """The seat's hole cards, without those a remedy sends back to the deck."""
         table = self.table
         cards = table.seat_cards.get(seat, ())
-        away = {r.uid for r in (table.extra_r, table.exposed_r) if r is not None}
+        away = {r.uid for r in (table.deal_state.extra, table.deal_state.exposed) if r is not None}
         return tuple(uid for uid in cards if uid not in away) if away else cards
 
     def half_folds_due(self, seat: int | None) -> None:

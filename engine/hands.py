@@ -54,7 +54,7 @@ class HandRules(Memory):
 
     def _round_complete(self) -> None:
         if self.phase == "dealing":
-            self.deal_end()
+            self.dealing.deal_end()
         if not self.running:
             return
         street = self.board.street()
@@ -64,33 +64,6 @@ class HandRules(Memory):
         if self.rounds_done >= 4:
             self.showdown()
 
-    def deal_end(self) -> None:
-        """The dealer moved on (betting, burn, board) while the deal was incomplete."""
-        if self.phase != "dealing" or not self.dealt:
-            return
-        counts = {s: self.dealt_seats.count(s) for s in self.in_hand}
-        wrong = [s for s, c in counts.items() if c != 2]
-        button = self.hand_button
-        if self.profile == "tda" and wrong == [button] and button is not None and counts[button] == 1:
-            self.button_short = True  # TDA 37: a missing button card may be replaced
-            wrong = []
-        if wrong:
-            seat = self.order[0] if self.order and self.order[0] in wrong else min(wrong)
-            for candidate in self.order:
-                if candidate in wrong:
-                    seat = candidate
-                    break
-            self._misdeal(
-                "misdeal_wrong_count",
-                f"Seat {seat} ended the deal with {counts[seat]} cards instead of two.",
-                seat,
-            )
-            if self.phase != "dealing":
-                return  # void; otherwise the window had closed and play continues
-        self.deal_done = True
-        self.phase = "preflop"
-        self.open_round()
-
     def _next_occupied(self, seat: int) -> int:
         n = self.settings.seats
         for step in range(1, n + 1):
@@ -99,7 +72,7 @@ class HandRules(Memory):
                 return candidate
         return seat
 
-    def _clockwise_from(self, button: int, seats: tuple[int, ...]) -> tuple[int, ...]:
+    def clockwise_from(self, button: int, seats: tuple[int, ...]) -> tuple[int, ...]:
         """``seats`` in dealing order: first the seat left of the button, the button last."""
         n = self.settings.seats
         return tuple(sorted(seats, key=lambda s: (s - button - 1) % n))
@@ -198,7 +171,7 @@ class HandRules(Memory):
                 )
                 self.button_r = ButtonRemedy(alert, expected)
             else:
-                self._button_late(message, expected, None)
+                self.button_late(message, expected, None)
 
     def _set_order(self, button: int | None) -> None:
         """The hand's button and, with the seats known, the dealing order."""
@@ -207,11 +180,11 @@ class HandRules(Memory):
             return
         self.anchor = (button, True)
         if self.in_hand:
-            self.order = self._clockwise_from(button, self.in_hand)
+            self.order = self.clockwise_from(button, self.in_hand)
             self.order_closed = True
             self.sequence = self.order + self.order
 
-    def _refresh_seats(self) -> None:
+    def refresh_seats(self) -> None:
         """At the first card: players who sat down, or a button placed, after ``new_hand``."""
         changed = False
         if self.seats_known:
@@ -225,7 +198,7 @@ class HandRules(Memory):
             self.order, self.order_closed, self.sequence = (), False, ()
             self._set_order(button)
 
-    def _button_late(self, message: str, expected: int, existing: str | None) -> None:
+    def button_late(self, message: str, expected: int, existing: str | None) -> None:
         """The deal began with the button on the wrong seat: RR misdeal, TDA play continues."""
         if self.profile == "tda":
             remedy = (
@@ -267,16 +240,15 @@ class HandRules(Memory):
         self.hand_over = True
         self.book.resolve_scope("hand", self.ts)
         self.board.end_remedies()
-        self.exposed_r = self.extra_r = None
-        self.blinds_r = ()
+        self.dealing.end_remedies()
 
     def showdown(self) -> None:
         self.phase = "showdown"
         self.hand_done()
         self.results.showdown()
 
-    def _check_one_left(self) -> None:
-        if not self.running or not self.deal_done:
+    def check_one_left(self) -> None:
+        if not self.running or not self.deal_state.done:
             return
         remaining = [s for s in self.in_hand if s not in self.folded]
         if len(remaining) <= 1:
@@ -305,12 +277,3 @@ class HandRules(Memory):
             self.late_button = None
             self.hand_button = seat
             self.anchor = (seat, True)
-
-    def _blind_posted(self, seat: int) -> None:
-        kept = []
-        for remedy in self.blinds_r:
-            if remedy.seat == seat:
-                self.book.resolve(remedy.alert, self.ts)
-            else:
-                kept.append(remedy)
-        self.blinds_r = tuple(kept)

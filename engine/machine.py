@@ -43,9 +43,10 @@ from engine.api import (
 )
 from engine.board import Board
 from engine.chips import LIFT_S, Chips
-from engine.dealing import DealRules
+from engine.dealing import Dealing
 from engine.devices import Devices
 from engine.handling import Handling
+from engine.hands import HandRules
 from engine.results import Results
 from engine.seqtrack import received_ts
 from engine.sequences import Sequences
@@ -55,7 +56,7 @@ from engine.session import Session
 COMING_LIMIT: Final = 4096
 
 
-class Machine(DealRules):
+class Machine(HandRules):
     """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
 
     def __init__(self, settings: EngineSettings) -> None:
@@ -74,6 +75,7 @@ class Machine(DealRules):
         new.device_seqs = self.device_seqs.copy()
         new.device_state = self.device_state.copy()
         new.chip_state = self.chip_state.copy()
+        new.deal_state = self.deal_state.copy()
         new.board_state = self.board_state.copy()
         new.result_state = self.result_state.copy()
         new.handling_state = self.handling_state.copy()
@@ -86,7 +88,9 @@ class Machine(DealRules):
         return new
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
-    CONCERNS: Final = frozenset({"sequences", "devices", "chips", "board", "results", "handling", "session"})
+    CONCERNS: Final = frozenset(
+        {"sequences", "devices", "chips", "dealing", "board", "results", "handling", "session"}
+    )
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
@@ -94,6 +98,7 @@ class Machine(DealRules):
         self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
         self.devices = Devices(self.device_state, self)
         self.chips = Chips(self.chip_state, self)
+        self.dealing = Dealing(self.deal_state, self)
         self.board = Board(self.board_state, self)
         self.results = Results(self.result_state, self)
         self.handling = Handling(self.handling_state, self)
@@ -242,14 +247,14 @@ class Machine(DealRules):
             self.blinds_known = True
             self.blinds = {**self.blinds, event.seat: event.present}
             if event.present:
-                self._blind_posted(event.seat)
+                self.dealing.blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
             untracked = self.device_state.untracked
             if untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
                 self._resume()  # the deck of the hand not tracked was reshuffled: it is over
-            self._shuffle_complete(device, event)
+            self.dealing.shuffle_complete(device, event)
         elif isinstance(event, ShufflingEvent):
-            self.shuffler_known = True
+            self.dealing.shuffling()
         elif isinstance(event, FaultEvent):
             self.devices.fault(device, event)
 
@@ -284,7 +289,7 @@ class Machine(DealRules):
             self._bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             self.folded |= {item.seat}
-            self._check_one_left()
+            self.check_one_left()
 
     def _too_many_coming(self) -> None:
         """More actions between hands than a hand has: the oldest are not kept (said once a
@@ -323,7 +328,7 @@ class Machine(DealRules):
                 self._resume()  # events of the last hand were lost: start clean
                 self.start_hand(by_key=True)
                 return
-            if self.phase == "dealing" and not self.dealt:
+            if self.phase == "dealing" and not self.deal_state.dealt:
                 return  # pressed twice
             if self.phase == "misdeal" and not self._retrieved("A new hand was started"):
                 return
@@ -344,15 +349,15 @@ class Machine(DealRules):
             if seat is not None and self.phase in ("dealing", "preflop") and not self.board.started():
                 cards = self.seat_cards.get(seat, ())
                 # the card read face up, if one was; else the latest dealt (named nowhere)
-                shown = [uid for uid in cards if uid in self.face_up]
+                shown = [uid for uid in cards if uid in self.deal_state.face_up]
                 if shown or cards:
-                    self._expose(shown[-1] if shown else cards[-1], seat)
+                    self.dealing.expose(shown[-1] if shown else cards[-1], seat)
         elif key == "misdeal":
             if self.running:
                 self.book.resolve_scope("hand", self.ts)
                 self._void_hand()
         elif key == "declare_board" and seat is not None:
-            self.declared |= {seat}
+            self.deal_state.declared |= {seat}
         elif key == "last_hands":
             self.session_out(self.session.on_last_hands(self.ts))
 
@@ -372,9 +377,9 @@ class Machine(DealRules):
         zones = self.present.get(uid, ())
         if zone in zones:
             if face_up and self.zone.get(uid) == zone:
-                self._face_up(uid, zone, arriving=False)
+                self.dealing.turned_up(uid, zone, arriving=False)
             return  # the same tag reported twice is one card
-        self._cards_change()
+        self.cards_change()
         self.present[uid] = (*zones, zone)
         if not self._genuine(uid, zone):
             return
@@ -383,7 +388,7 @@ class Machine(DealRules):
             if self.handling_state.off_table:
                 self.handling.card_read(uid)
             if face_up:
-                self._face_up(uid, zone, arriving=False)
+                self.dealing.turned_up(uid, zone, arriving=False)
             return
         if zones:
             return  # still seen elsewhere: a move or crosstalk, the next absence tells
@@ -391,7 +396,7 @@ class Machine(DealRules):
             return
         self._move(uid, current, zone, face_up)
         if face_up and self.zone.get(uid) == zone:
-            self._face_up(uid, zone, arriving=True)
+            self.dealing.turned_up(uid, zone, arriving=True)
 
     def _drawn_for_button(self, uid: str, zone: str) -> bool:
         """Seed 000: before the first hand each player is dealt a club face up for the button."""
@@ -411,7 +416,7 @@ class Machine(DealRules):
         if not zones or zone not in zones:
             return
         rest = tuple(z for z in zones if z != zone)
-        self._cards_change()
+        self.cards_change()
         if rest:
             self.present[uid] = rest
         else:
@@ -420,7 +425,7 @@ class Machine(DealRules):
         if current != zone:
             return  # a crosstalk read ended: the card never left its zone
         if rest:
-            self._move(uid, current, rest[-1], uid in self.face_up)
+            self._move(uid, current, rest[-1], uid in self.deal_state.face_up)
         else:
             self._lifted(uid, zone)
 
@@ -449,7 +454,7 @@ class Machine(DealRules):
 
     def _foul(self, message: str) -> None:
         if self.running:
-            self._misdeal("fouled_deck", message)
+            self.misdeal("fouled_deck", message)
         else:
             self.raise_alert("fouled_deck", message)
 
@@ -470,10 +475,10 @@ class Machine(DealRules):
             return
         if old is not None:
             self._leave(uid, old)
-        self._cards_change()
+        self.cards_change()
         self.zone[uid] = new
         if seat is not None:
-            self._arrive_seat(uid, seat, old, face_up)
+            self.dealing.arrive_seat(uid, seat, old, face_up)
         elif new == "board":
             if old == "burn" and f"burn:{uid}" in self.handling_state.alerts:
                 # burn_face_up: "the card stays the burn" (it is never a board card)
@@ -489,7 +494,7 @@ class Machine(DealRules):
             if face_up:
                 self.handling.burn_face_up(uid)
         elif new == "muck" and old is not None:
-            self._arrive_muck(uid, old)
+            self.dealing.arrive_muck(uid, old)
             seat_left = zone_seat(old)
             if seat_left is not None:
                 self.handling.muck_arrival(seat_left)

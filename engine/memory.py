@@ -21,13 +21,11 @@ from engine.betting.api import Clear
 from engine.board import BoardState
 from engine.catalogue import CATALOGUE
 from engine.chips import ChipState
+from engine.dealing import DealState
 from engine.devices import DeviceState
 from engine.handling import HandlingState
 from engine.remedies import (
-    BlindsRemedy,
     ButtonRemedy,
-    ExposedRemedy,
-    ExtraCardRemedy,
 )
 from engine.results import ResultState
 from engine.seqtrack import EPOCH
@@ -40,6 +38,7 @@ if TYPE_CHECKING:
     from engine.betting.api import Verdicts
     from engine.board import Board
     from engine.chips import Chips
+    from engine.dealing import Dealing
     from engine.devices import Devices
     from engine.handling import Handling
     from engine.results import Results
@@ -74,10 +73,6 @@ class Memory:
         self.button_known = False
         self.blinds: dict[int, bool] = {}
         self.blinds_known = False
-        # decks: "ready" (shuffled, check passed), "used", "blocked" (check failed)
-        self.decks: dict[str, str] = {}
-        self.shuffler_known = False
-        self.last_deck: str | None = None
         # cards: logical zone of this hand's cards, physical presence of every tag
         self.zone: dict[str, str] = {}
         self.present: dict[str, tuple[str, ...]] = {}
@@ -91,6 +86,9 @@ class Memory:
         self.coming: tuple[ActionInput, ...] = ()
         self.state_key: object = None
         self.handling_state = HandlingState()
+        # the deal and the decks (engine.dealing: the state, and the concern that follows it)
+        self.deal_state = DealState()
+        self.dealing: Dealing
         # the board and the burns (engine.board: the state, and the concern that follows it)
         self.board_state = BoardState()
         self.board: Board
@@ -130,31 +128,16 @@ class Memory:
         self.order: tuple[int, ...] = ()
         self.order_closed = False
         self.sequence: tuple[int, ...] = ()
-        self.dealt: tuple[str, ...] = ()
-        self.dealt_seats: tuple[int, ...] = ()
-        self.deal_done = False
-        self.button_short = False
-        self.extras = 0
-        self.exposures = 0
-        self.exposed_uids: frozenset[str] = frozenset()
-        #: Hole cards that arrived at their seat not face up (a later face-up read is a turn-up).
-        self.dealt_down: frozenset[str] = frozenset()
-        #: Hole cards read face up this hand: the only hole cards an alert may name.
-        self.face_up: frozenset[str] = frozenset()
+        self.deal_state.new_hand()
         self.folded: frozenset[int] = frozenset()
         self.zone = {}
         self.seat_cards = {}
         self.board_state.new_hand()
         self.rounds_done = 0
         self.all_in = False
-        self.exposed_r: ExposedRemedy | None = None
-        self.extra_r: ExtraCardRemedy | None = None
-        self.blinds_r: tuple[BlindsRemedy, ...] = ()
         self.button_r: ButtonRemedy | None = None
         #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.
         self.late_button: str | None = None
-        self.declared: frozenset[int] = frozenset()
-        self.claims_checked: frozenset[int] = frozenset()
         self.actions: tuple[tuple[int, int, str], ...] = ()  # (betting round, seat, action)
         self.contrib: dict[int, int] = {}  # chips put in this betting round (action feed)
         self.to_act: frozenset[int] = frozenset()
@@ -177,7 +160,7 @@ class Memory:
         holds). The lists of the last step's outputs were emptied when it ended."""
         self.cards_changed = False
 
-    def _cards_change(self) -> None:
+    def cards_change(self) -> None:
         """The card dicts are about to change in this step (see ``cards_changed``)."""
         self.cards_changed = True
 
@@ -248,14 +231,6 @@ class Memory:
         at = self.critical_at
         return at is not None and self.ts - at < self.reaction
 
-    def _shown(self, uid: str) -> str:
-        """`` (Kh)`` for a hole card read face up, else nothing: secrecy by construction, the only
-        way a hole card's name reaches an alert."""
-        if uid not in self.face_up:
-            return ""
-        card = self.settings.registry.lookup(uid)
-        return f" ({card.card})" if card is not None else ""
-
     def _blind_seats(self) -> tuple[int, ...]:
         """The small and big blind of the hand (heads-up the button posts the small blind)."""
         if self.hand_button is None or len(self.order) < 2:
@@ -278,7 +253,7 @@ class Memory:
         players = {s for r, s, a in self.actions if r == 0 and a != "post" and s not in blinds}
         return len(players) >= 2
 
-    def _misdeal(self, code: str, message: str, seat: int | None = None) -> None:
+    def misdeal(self, code: str, message: str, seat: int | None = None) -> None:
         """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
         fouled = code == "fouled_deck"
         if not fouled and self.settings.action_feed and self._window_closed():
@@ -302,15 +277,14 @@ class Memory:
         self.misdeal_deck = self.hand_deck
         self.void_cards = frozenset(self.zone)
         self.board.end_remedies()
-        self.exposed_r = self.extra_r = None
-        self.blinds_r = ()
+        self.dealing.end_remedies()
         self.button_r = None
         self.late_button = None
 
     def _leave(self, uid: str, zone: str) -> None:
         seat = zone_seat(zone)
         if seat is not None:
-            self._cards_change()
+            self.cards_change()
             self.seat_cards[seat] = tuple(u for u in self.seat_cards.get(seat, ()) if u != uid)
         elif zone in ("board", "burn"):
             self.board.leave(uid, zone)
@@ -318,11 +292,6 @@ class Memory:
     def take_away(self, uid: str, zone: str) -> None:
         """A card a remedy takes away (or a reshuffled deck's) is in no zone any more."""
         self._leave(uid, zone)
-        self._cards_change()
+        self.cards_change()
         del self.zone[uid]
 
-    def check_exposed(self) -> None:
-        remedy = self.exposed_r
-        if remedy is not None and remedy.replaced and remedy.burned:
-            self.book.resolve(remedy.alert, self.ts)
-            self.exposed_r = None

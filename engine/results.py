@@ -109,7 +109,7 @@ class Results:
         if stakes is None or state.money is not None or state.done:
             return
         stakes = table.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
-        seats = tuple(sorted(table.in_hand or set(table.dealt_seats)))
+        seats = tuple(sorted(table.in_hand or set(table.deal_state.dealt_seats)))
         if len(seats) < 2:
             return
         money = Money.begin(
@@ -244,7 +244,7 @@ class Results:
         all in for the run-out)."""
         state, table = self.state, self.table
         cards = table.seat_cards.get(seat, ())
-        if len(cards) != 2 or not all(uid in table.face_up for uid in cards):
+        if len(cards) != 2 or not all(uid in table.deal_state.face_up for uid in cards):
             return
         if seat not in state.face_up_seats:
             state.face_up_seats = (*state.face_up_seats, seat)
@@ -411,7 +411,7 @@ class Results:
         """A betting round opens (the betting core follows the rounds): at the first, the
         betting core begins."""
         table = self.table
-        if table.rounds_done == 0 and table.deal_done and self.state.money is None:
+        if table.rounds_done == 0 and table.deal_state.done and self.state.money is None:
             self._begin()
 
     def showdown(self) -> None:
@@ -511,7 +511,7 @@ class Results:
             "ts": table.ts,
             "hand": table.hand,
             "button": table.hand_button,
-            "seats": list(table.in_hand or sorted(set(table.dealt_seats))),
+            "seats": list(table.in_hand or sorted(set(table.deal_state.dealt_seats))),
             "board": list(self._card_codes(table.board.live() if table.phase != "misdeal" else ())),
             "result": outcome_result,
             "actions": [],
