@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from contract.cards import zone_seat
 
 if TYPE_CHECKING:
-    from engine.memory import Memory
+    from engine.machine import Machine
 
 
 @dataclass(slots=True)
@@ -50,7 +50,7 @@ class Handling:
 
     __slots__ = ("state", "table")
 
-    def __init__(self, state: HandlingState, table: Memory) -> None:
+    def __init__(self, state: HandlingState, table: Machine) -> None:
         self.state = state
         self.table = table  # the hand it judges: read, and alerts raised through it
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from contract.cards import zone_seat
-from engine.memory import Memory
 from engine.remedies import (
     ButtonRemedy,
 )
 from engine.streets import PLAY_ZONES
+from engine.table import Table
 
 
-class HandRules(Memory):
+class HandRules(Table):
     """Starting, voiding and ending hands; betting rounds (keypad or action feed)."""
 
     def _active(self) -> frozenset[int]:

@@ -24,8 +24,8 @@ from contract.models import (
     ShownHand,
 )
 from contract.pydantic_adapter import construct_valid
-from engine.betting.api import Clear, Verdicts
 from engine.betting.hand import Money
+from engine.betting.terms import Clear, Verdicts
 from engine.chips import chip_seat
 from engine.streets import STREET_NAMES
 

@@ -16,7 +16,7 @@ from contract.models import (
 )
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
-from engine.betting.api import Pot, TableView
+from engine.betting.terms import Pot, TableView
 from engine.machine import Machine
 from engine.session import EMPTY_VIEW, SessionView
 from engine.showdown import showdown_order

@@ -15,7 +15,7 @@ import pytest
 
 from contract.models import Profile
 from engine.api import EngineSettings
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from engine.catalogue import SESSION_CODES
 from engine.core import Engine
 from engine.session import Level, SessionRules, SessionState

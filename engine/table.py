@@ -1,7 +1,10 @@
-"""What the engine knows about the table and the hand, and the helpers every rule uses.
+"""The table every concern is attached to: the time, the alert book, the sensors, the cards on
+the table, the hand's course, the state parts of the concerns, and the helpers every rule uses
+(raise an alert, a remedy not followed, a misdeal).
 
-Every container inside is either replaced when it changes or copied by :meth:`Memory.copy`; every
-value in them is immutable, so a copy is cheap and the previous state never changes.
+Every container inside is either replaced when it changes or copied by ``Machine.copy``
+(engine.machine); every value in them is immutable, so a copy is cheap and the previous state
+never changes.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from engine.alerts import AlertBook
 from engine.api import (
     EngineSettings,
 )
-from engine.betting.api import Clear
+from engine.betting.terms import Clear
 from engine.board import BoardState
 from engine.catalogue import CATALOGUE
 from engine.chips import ChipState
@@ -35,7 +38,7 @@ from engine.streets import CHIP_ACTIONS, RUNNING
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
-    from engine.betting.api import Verdicts
+    from engine.betting.terms import Verdicts
     from engine.board import Board
     from engine.chips import Chips
     from engine.dealing import Dealing
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
     from engine.sequences import Sequences
     from engine.session import Session
 
-class Memory:
+class Table:
     """Everything the engine knows; mutated only inside a step, on a copy no state shares."""
 
     def __init__(self, settings: EngineSettings) -> None:
