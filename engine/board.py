@@ -82,7 +82,7 @@ class Board:
 
     def cleared(self) -> bool:
         """No board card is read on the board any more."""
-        present = self.table.present
+        present = self.table.card_state.present
         return not any("board" in present.get(uid, ()) for uid in self.state.cards)
 
     def leave(self, uid: str, zone: str) -> None:
@@ -108,9 +108,9 @@ class Board:
         redeal = state.redeal
         extra_burn = state.extra_burn
         if zone == "board" and redeal is not None and uid in redeal.taken:
-            table.take_away(uid, zone)
+            table.cards.take_away(uid, zone)
         elif zone == "burn" and extra_burn is not None and extra_burn.returned is None:
-            table.take_away(uid, zone)
+            table.cards.take_away(uid, zone)
             state.street_burns = max(0, state.street_burns - 1)
             if extra_burn.street >= 3:
                 # the river's: no burn comes after it, putting it back is the whole remedy
@@ -249,7 +249,7 @@ class Board:
         table = self.table
         if redeal.code != "premature_turn" or table.profile != "roberts":
             return
-        aside = [u for u in redeal.taken if u != uid and "aside" in table.present.get(u, ())]
+        aside = [u for u in redeal.taken if u != uid and "aside" in table.card_state.present.get(u, ())]
         if aside:
             table.not_followed(
                 "set-aside-river",

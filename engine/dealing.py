@@ -190,8 +190,8 @@ class Dealing:
 
     def arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
         state, table = self.state, self.table
-        table.cards_change()
-        table.seat_cards[seat] = (*table.seat_cards.get(seat, ()), uid)
+        table.cards.change()
+        table.card_state.seat_cards[seat] = (*table.card_state.seat_cards.get(seat, ()), uid)
         if not face_up:
             state.dealt_down |= {uid}
         if old is not None and zone_seat(old) is None:
@@ -467,7 +467,7 @@ class Dealing:
         table.misdeal(
             "misdeal_wrong_count",
             f"Seat {seat} was dealt a card after the deal: it now has "
-            f"{len(table.seat_cards.get(seat, ()))} cards.",
+            f"{len(table.card_state.seat_cards.get(seat, ()))} cards.",
             seat,
         )
 
@@ -535,12 +535,12 @@ class Dealing:
         if table.phase == "showdown" and seat not in state.claims_checked and seat not in table.folded:
             # (a seat that folded by an ``action`` input brings its cards to the muck after)
             state.claims_checked |= {seat}
-            self._board_claim(seat, (*table.seat_cards.get(seat, ()), uid))
-        if not table.seat_cards.get(seat) and table.running:
+            self._board_claim(seat, (*table.card_state.seat_cards.get(seat, ()), uid))
+        if not table.card_state.seat_cards.get(seat) and table.running:
             table.folded |= {seat}
             table.results.fold(seat)
             table.check_one_left()
-        elif not table.seat_cards.get(seat) and table.phase == "showdown":
+        elif not table.card_state.seat_cards.get(seat) and table.phase == "showdown":
             table.results.muck(seat)
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
@@ -567,10 +567,10 @@ class Dealing:
         """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
         table = self.table
         registry = table.settings.registry
-        for uid, zone in list(table.zone.items()):
+        for uid, zone in list(table.card_state.zone.items()):
             card = registry.lookup(uid)
             if card is not None and card.deck == deck:
-                table.take_away(uid, zone)
+                table.cards.take_away(uid, zone)
 
     def _other_deck(self, deck: str | None) -> str | None:
         table = self.table

@@ -107,7 +107,7 @@ class Handling:
     def live_cards(self, seat: int) -> tuple[str, ...]:
         """The seat's hole cards, without those a remedy sends back to the deck."""
         table = self.table
-        cards = table.seat_cards.get(seat, ())
+        cards = table.card_state.seat_cards.get(seat, ())
         away = {r.uid for r in (table.deal_state.extra, table.deal_state.exposed) if r is not None}
         return tuple(uid for uid in cards if uid not in away) if away else cards
 
@@ -138,7 +138,7 @@ class Handling:
             key = f"off:{uid}"
             if key in state.alerts or table.read_ts - since <= limit:
                 continue
-            holder = next((s for s, cards in table.seat_cards.items() if uid in cards), None)
+            holder = next((s for s, cards in table.card_state.seat_cards.items() if uid in cards), None)
             if holder is None or holder in table.folded or not table.running:
                 state.off_table = {u: t for u, t in state.off_table.items() if u != uid}
                 continue

@@ -87,7 +87,7 @@ class HandRules(Table):
         for uid in self.void_cards:
             if uid == arriving:
                 continue
-            for zone in self.present.get(uid, ()):
+            for zone in self.card_state.present.get(uid, ()):
                 if zone in PLAY_ZONES or zone_seat(zone) is not None:
                     if arriving is not None:
                         self.void_cards |= {arriving}
@@ -118,7 +118,7 @@ class HandRules(Table):
         self._close_hand()
         self._reset_hand()
         self.phase = "idle"
-        self.present = {}
+        self.card_state.present = {}
         self.void_cards = frozenset()
         self.misdeal_deck = None
         self.anchor = None

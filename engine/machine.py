@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final, Self
 
-from contract.cards import RANKS, is_chip_zone, zone_seat
+from contract.cards import is_chip_zone
 from contract.models import (
     ActionInput,
     BlindEvent,
@@ -42,6 +42,7 @@ from engine.api import (
     Received,
 )
 from engine.board import Board
+from engine.cards import Cards
 from engine.chips import LIFT_S, Chips
 from engine.dealing import Dealing
 from engine.devices import Devices
@@ -74,6 +75,7 @@ class Machine(HandRules):
         new.hands_out = []
         new.device_seqs = self.device_seqs.copy()
         new.device_state = self.device_state.copy()
+        new.card_state = self.card_state.copy()
         new.chip_state = self.chip_state.copy()
         new.deal_state = self.deal_state.copy()
         new.board_state = self.board_state.copy()
@@ -81,15 +83,11 @@ class Machine(HandRules):
         new.handling_state = self.handling_state.copy()
         new.session_part = self.session_part.copy()
         new.attach_concerns()
-        new.zone = self.zone.copy()
-        new.present = self.present.copy()
-        new.seat_cards = self.seat_cards.copy()
-        new.cards_changed = False
         return new
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
     CONCERNS: Final = frozenset(
-        {"sequences", "devices", "chips", "dealing", "board", "results", "handling", "session"}
+        {"sequences", "devices", "cards", "chips", "dealing", "board", "results", "handling", "session"}
     )
 
     def attach_concerns(self) -> None:
@@ -97,6 +95,7 @@ class Machine(HandRules):
         a state restored from data)."""
         self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
         self.devices = Devices(self.device_state, self)
+        self.cards = Cards(self.card_state, self)
         self.chips = Chips(self.chip_state, self)
         self.dealing = Dealing(self.deal_state, self)
         self.board = Board(self.board_state, self)
@@ -308,7 +307,7 @@ class Machine(HandRules):
         for item in coming:  # the posts and actions that came before it, in their order
             self._action(item)
 
-    def _start_by_card(self, uid: str, seat: int) -> bool:
+    def start_by_card(self, uid: str, seat: int) -> bool:
         """A card landed on a seat with no hand running: it starts one (or is refused)."""
         if self.phase == "misdeal" and not self._retrieved(
             f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
@@ -347,7 +346,7 @@ class Machine(HandRules):
                     self.showdown()
         elif key == "exposed":
             if seat is not None and self.phase in ("dealing", "preflop") and not self.board.started():
-                cards = self.seat_cards.get(seat, ())
+                cards = self.card_state.seat_cards.get(seat, ())
                 # the card read face up, if one was; else the latest dealt (named nowhere)
                 shown = [uid for uid in cards if uid in self.deal_state.face_up]
                 if shown or cards:
@@ -368,136 +367,7 @@ class Machine(HandRules):
             event.uid, event.zone, event.present
         ):
             return
-        if event.present:
-            self._present(event.uid, event.zone, event.face == "up")
-        else:
-            self._absent(event.uid, event.zone)
-
-    def _present(self, uid: str, zone: str, face_up: bool) -> None:
-        zones = self.present.get(uid, ())
-        if zone in zones:
-            if face_up and self.zone.get(uid) == zone:
-                self.dealing.turned_up(uid, zone, arriving=False)
-            return  # the same tag reported twice is one card
-        self.cards_change()
-        self.present[uid] = (*zones, zone)
-        if not self._genuine(uid, zone):
-            return
-        current = self.zone.get(uid)
-        if current == zone:
-            if self.handling_state.off_table:
-                self.handling.card_read(uid)
-            if face_up:
-                self.dealing.turned_up(uid, zone, arriving=False)
-            return
-        if zones:
-            return  # still seen elsewhere: a move or crosstalk, the next absence tells
-        if face_up and current is None and self._drawn_for_button(uid, zone):
-            return
-        self._move(uid, current, zone, face_up)
-        if face_up and self.zone.get(uid) == zone:
-            self.dealing.turned_up(uid, zone, arriving=True)
-
-    def _drawn_for_button(self, uid: str, zone: str) -> bool:
-        """Seed 000: before the first hand each player is dealt a club face up for the button."""
-        seat = zone_seat(zone)
-        card = self.settings.registry.lookup(uid)
-        if seat is None or card is None or self.hand != 0 or self.phase not in ("idle", "shuffled"):
-            return False
-        if self.button_known:
-            return False  # the button is placed once the draw is over
-        if card.card[1] != "c":
-            return False
-        self.draw = (*((s, r) for s, r in self.draw if s != seat), (seat, RANKS.index(card.card[0])))
-        return True
-
-    def _absent(self, uid: str, zone: str) -> None:
-        zones = self.present.get(uid)
-        if not zones or zone not in zones:
-            return
-        rest = tuple(z for z in zones if z != zone)
-        self.cards_change()
-        if rest:
-            self.present[uid] = rest
-        else:
-            del self.present[uid]
-        current = self.zone.get(uid)
-        if current != zone:
-            return  # a crosstalk read ended: the card never left its zone
-        if rest:
-            self._move(uid, current, rest[-1], uid in self.deal_state.face_up)
-        else:
-            self._lifted(uid, zone)
-
-    def _genuine(self, uid: str, zone: str) -> bool:
-        """False (and ``fouled_deck``) for an unknown tag or another deck's card in play."""
-        if zone in ("muck", "aside"):
-            return True
-        card = self.settings.registry.lookup(uid)
-        if card is None:
-            if uid not in self.fouled_seen and (self.running or zone_seat(zone) is not None):
-                self.fouled_seen |= {uid}
-                where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
-                # The UID stays out of the message: card identities never reach the alerts topic.
-                self._foul(f"A tag that is not in the deck registry appeared in {where}: the deck is fouled.")
-            return False
-        if self.running and self.hand_deck is not None and card.deck != self.hand_deck:
-            if uid not in self.fouled_seen:
-                self.fouled_seen |= {uid}
-                where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
-                self._foul(
-                    f"A card of deck {card.deck} appeared in {where} during a hand dealt from "
-                    f"deck {self.hand_deck}: the deck is fouled."
-                )
-            return False
-        return True
-
-    def _foul(self, message: str) -> None:
-        if self.running:
-            self.misdeal("fouled_deck", message)
-        else:
-            self.raise_alert("fouled_deck", message)
-
-    def _lifted(self, uid: str, zone: str) -> None:
-        """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
-        self.handling.card_lifted(uid, zone)
-        if zone in ("board", "burn"):
-            self.board.lifted(uid, zone)
-
-    def _move(self, uid: str, old: str | None, new: str, face_up: bool = False) -> None:
-        seat = zone_seat(new)
-        if (
-            seat is not None
-            and old is None
-            and not self.running
-            and not self._start_by_card(uid, seat)
-        ):
-            return
-        if old is not None:
-            self._leave(uid, old)
-        self.cards_change()
-        self.zone[uid] = new
-        if seat is not None:
-            self.dealing.arrive_seat(uid, seat, old, face_up)
-        elif new == "board":
-            if old == "burn" and f"burn:{uid}" in self.handling_state.alerts:
-                # burn_face_up: "the card stays the burn" (it is never a board card)
-                self.not_followed(
-                    "burn-face-up",
-                    "The burn card read face up was turned on the board: it stays the burn.",
-                    ("Put it back in the burn; deal the board card from the deck.",),
-                    of="burn_face_up",
-                )
-            self.board.arrive(uid)
-        elif new == "burn":
-            self.board.arrive_burn(uid, old)
-            if face_up:
-                self.handling.burn_face_up(uid)
-        elif new == "muck" and old is not None:
-            self.dealing.arrive_muck(uid, old)
-            seat_left = zone_seat(old)
-            if seat_left is not None:
-                self.handling.muck_arrival(seat_left)
+        self.cards.read(event.uid, event.zone, event.present, event.face == "up")
 
     def _river_actions_done(self) -> None:
         """With action inputs, the river's last action ends the betting: showdown."""

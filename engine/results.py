@@ -220,7 +220,7 @@ class Results:
         money = state.money
         if money is None or state.done or seat in state.tabled:
             return
-        cards = self._card_codes(table.seat_cards.get(seat, ()))
+        cards = self._card_codes(table.card_state.seat_cards.get(seat, ()))
         board = self._card_codes(table.board.live())
         if len(cards) != 2:
             return
@@ -243,7 +243,7 @@ class Results:
         """Both hole cards of a seat face up: tabled at showdown (the river's betting done, or
         all in for the run-out)."""
         state, table = self.state, self.table
-        cards = table.seat_cards.get(seat, ())
+        cards = table.card_state.seat_cards.get(seat, ())
         if len(cards) != 2 or not all(uid in table.deal_state.face_up for uid in cards):
             return
         if seat not in state.face_up_seats:
@@ -467,8 +467,8 @@ class Results:
     def _cards_out(self) -> bool:
         """Cards of this hand still read at a seat or on the board."""
         table = self.table
-        present = table.present
-        for uids in table.seat_cards.values():
+        present = table.card_state.present
+        for uids in table.card_state.seat_cards.values():
             for uid in uids:
                 if present.get(uid):
                     return True

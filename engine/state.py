@@ -104,9 +104,9 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     (Dict items are compared with their order; a different insertion order only costs a
     republished, identical state.)
     """
-    seat_cards = m.seat_cards
+    seat_cards = m.card_state.seat_cards
     last_cards, seat_items = cache.seat_cards
-    if m.cards_changed or seat_cards is not last_cards:
+    if m.card_state.changed or seat_cards is not last_cards:
         # (a dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
         cache.seat_cards = (seat_cards, seat_items)
@@ -169,7 +169,7 @@ def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, .
     count = m.settings.seats
     seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
     rest = (count, active, m.seats_known, key[4], key[5], key[6])
-    seat_cards = m.seat_cards
+    seat_cards = m.card_state.seat_cards
     if rest == last_rest:
         if seat_items is last_items:
             return states

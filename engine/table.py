@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from contract.cards import zone_seat
 from contract.models import (
     Phase,
 )
@@ -22,6 +21,7 @@ from engine.api import (
 )
 from engine.betting.terms import Clear
 from engine.board import BoardState
+from engine.cards import CardState
 from engine.catalogue import CATALOGUE
 from engine.chips import ChipState
 from engine.dealing import DealState
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from contract.models import ActionInput, DeviceCommand, HandResult
     from engine.betting.terms import Verdicts
     from engine.board import Board
+    from engine.cards import Cards
     from engine.chips import Chips
     from engine.dealing import Dealing
     from engine.devices import Devices
@@ -76,12 +77,6 @@ class Table:
         self.button_known = False
         self.blinds: dict[int, bool] = {}
         self.blinds_known = False
-        # cards: logical zone of this hand's cards, physical presence of every tag
-        self.zone: dict[str, str] = {}
-        self.present: dict[str, tuple[str, ...]] = {}
-        self.seat_cards: dict[int, tuple[str, ...]] = {}
-        #: The card dicts changed in this step (the public state's change check reads it).
-        self.cards_changed = False
         self.hand = 0
         self.phase: Phase = "idle"
         #: Action inputs received between hands (after the last hand's end or misdeal, before
@@ -89,6 +84,9 @@ class Table:
         self.coming: tuple[ActionInput, ...] = ()
         self.state_key: object = None
         self.handling_state = HandlingState()
+        # the cards on the table (engine.cards: the state, and the concern that follows it)
+        self.card_state = CardState()
+        self.cards: Cards
         # the deal and the decks (engine.dealing: the state, and the concern that follows it)
         self.deal_state = DealState()
         self.dealing: Dealing
@@ -133,8 +131,7 @@ class Table:
         self.sequence: tuple[int, ...] = ()
         self.deal_state.new_hand()
         self.folded: frozenset[int] = frozenset()
-        self.zone = {}
-        self.seat_cards = {}
+        self.card_state.new_hand()
         self.board_state.new_hand()
         self.rounds_done = 0
         self.all_in = False
@@ -161,11 +158,7 @@ class Table:
     def begin_step(self) -> None:
         """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
         holds). The lists of the last step's outputs were emptied when it ended."""
-        self.cards_changed = False
-
-    def cards_change(self) -> None:
-        """The card dicts are about to change in this step (see ``cards_changed``)."""
-        self.cards_changed = True
+        self.card_state.changed = False
 
     @property
     def running(self) -> bool:
@@ -278,23 +271,8 @@ class Table:
         if self.hand_button is not None:
             self.anchor = (self.hand_button, False)  # a redeal keeps the button
         self.misdeal_deck = self.hand_deck
-        self.void_cards = frozenset(self.zone)
+        self.void_cards = frozenset(self.card_state.zone)
         self.board.end_remedies()
         self.dealing.end_remedies()
         self.button_r = None
         self.late_button = None
-
-    def _leave(self, uid: str, zone: str) -> None:
-        seat = zone_seat(zone)
-        if seat is not None:
-            self.cards_change()
-            self.seat_cards[seat] = tuple(u for u in self.seat_cards.get(seat, ()) if u != uid)
-        elif zone in ("board", "burn"):
-            self.board.leave(uid, zone)
-
-    def take_away(self, uid: str, zone: str) -> None:
-        """A card a remedy takes away (or a reshuffled deck's) is in no zone any more."""
-        self._leave(uid, zone)
-        self.cards_change()
-        del self.zone[uid]
-
