@@ -1,16 +1,17 @@
-"""The hand, followed from evidence: the working copy one step mutates.
+"""The dispatcher: the working copy one step mutates, its parts, and where each message goes.
 
-:class:`Machine` holds everything the engine knows. :func:`engine.core.step` copies it (shallow
-copies of small dicts; every value inside is immutable), applies one received message and freezes
-the result into the next :class:`engine.state.EngineState`, so a state once returned never changes.
+:class:`Machine` holds everything the engine knows: the table's state (engine.table) and one
+state part per concern, each concern built around its part (:meth:`Machine.attach_concerns`).
+:func:`engine.core.step` copies it (shallow copies of small dicts; every value inside is
+immutable), applies one received message and freezes the result into the next
+:class:`engine.state.EngineState`, so a state once returned never changes.
 
-Evidence model, in short (docs/engine.md has the long form):
-- A card's *zone* is the last zone its tag was reported present in. A tag leaving an antenna
-  does not move the card (players lift their cards, reads are missed); only a report in another
-  zone does. A tag reported in a second zone while still present in the first is either a move
-  or antenna crosstalk: the next absence decides (absent from the old zone: it moved; absent
-  from the new one: crosstalk, nothing happened).
-- Board cards a remedy says to take back count as removed once their tag leaves the board.
+A message goes to the concern that takes it: a device's message is admitted by the devices and
+sequenced (engine.sequences: a gap holds what follows it); a tag read to the chips or the cards
+(engine.chips, engine.cards), which tell the betting core, the deal, the board and the handling;
+a status to the devices; a key or an action input to the hand's rules, here and in
+engine.hands; then what time made due (lifted chips, cards off the table, half-done folds, the
+hand's result, the session's clock).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ COMING_LIMIT: Final = 4096
 
 
 class Machine(HandRules):
-    """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
+    """The engine's working state and its dispatcher (see the module docstring)."""
 
     def __init__(self, settings: EngineSettings) -> None:
         super().__init__(settings)
