@@ -61,13 +61,6 @@ class Cards:
         """The card dicts are about to change in this step (see ``CardState.changed``)."""
         self.state.changed = True
 
-    def read(self, uid: str, zone: str, present: bool, face_up: bool) -> None:
-        """A card's tag read present (face up or not) or absent in ``zone``."""
-        if present:
-            self._present(uid, zone, face_up)
-        else:
-            self._absent(uid, zone)
-
     def leave(self, uid: str, zone: str) -> None:
         """A card left ``zone`` (moved, or taken away)."""
         seat = zone_seat(zone)
@@ -84,7 +77,8 @@ class Cards:
         self.change()
         del self.state.zone[uid]
 
-    def _present(self, uid: str, zone: str, face_up: bool) -> None:
+    def seen(self, uid: str, zone: str, face_up: bool) -> None:
+        """A card's tag read present in ``zone`` (face up or not)."""
         state, table = self.state, self.table
         zones = state.present.get(uid, ())
         if zone in zones:
@@ -124,7 +118,8 @@ class Cards:
         table.draw = (*((s, r) for s, r in table.draw if s != seat), (seat, RANKS.index(card.card[0])))
         return True
 
-    def _absent(self, uid: str, zone: str) -> None:
+    def unseen(self, uid: str, zone: str) -> None:
+        """A card's tag read absent from ``zone``."""
         state, table = self.state, self.table
         zones = state.present.get(uid)
         if not zones or zone not in zones:

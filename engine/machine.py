@@ -368,7 +368,10 @@ class Machine(HandRules):
             event.uid, event.zone, event.present
         ):
             return
-        self.cards.read(event.uid, event.zone, event.present, event.face == "up")
+        if event.present:
+            self.cards.seen(event.uid, event.zone, event.face == "up")
+        else:
+            self.cards.unseen(event.uid, event.zone)
 
     def _river_actions_done(self) -> None:
         """With action inputs, the river's last action ends the betting: showdown."""
