@@ -28,7 +28,7 @@ class HandRules(Table):
             if self.rounds_done > 0:
                 self.contrib = {}
 
-    def _bet(self, seat: int, action: str, amount: int) -> None:
+    def bet(self, seat: int, action: str, amount: int) -> None:
         if seat not in self.in_hand or seat in self.folded:
             return
         if amount:
@@ -50,9 +50,9 @@ class HandRules(Table):
         left = frozenset(self.in_hand) - self.folded
         if len(left) > 1 and len(self._active()) <= 1:
             self.all_in = True  # nobody left to bet: the board is run out
-        self._round_complete()
+        self.round_complete()
 
-    def _round_complete(self) -> None:
+    def round_complete(self) -> None:
         if self.phase == "dealing":
             self.dealing.deal_end()
         if not self.running:
@@ -77,7 +77,7 @@ class HandRules(Table):
         n = self.settings.seats
         return tuple(sorted(seats, key=lambda s: (s - button - 1) % n))
 
-    def _retrieved(self, done: str, arriving: str | None = None) -> bool:
+    def retrieved(self, done: str, arriving: str | None = None) -> bool:
         """After a misdeal: no card of the void hand is still on a seat, the board or the burn
         (``arriving``, the card now dealt, may be one of them, reshuffled).
 
@@ -109,14 +109,14 @@ class HandRules(Table):
         self.book.resolve_scope("hand", self.ts)
         self.book.resolve_scope("misdeal", self.ts)
 
-    def _resume(self) -> None:
+    def resume(self) -> None:
         """Events of this hand were lost (docs/engine.md, "Gap fill"): at the next hand boundary
         the hand is over as far as the evidence goes. Everything it left is forgotten, including
         where tags were seen (an absence may be among what was lost: a card the engine still
         believes on the table would block the next redeal) and where the button must go."""
         self.results.hand_lost()
         self._close_hand()
-        self._reset_hand()
+        self.reset_hand()
         self.phase = "idle"
         self.card_state.present = {}
         self.void_cards = frozenset()
@@ -126,18 +126,18 @@ class HandRules(Table):
         self.devices.resume()
         self.results.no_result()
 
-    def _start_hand(self, *, by_key: bool) -> None:
+    def begin_hand(self, *, by_key: bool) -> None:
         """A new hand starts (by the ``new_hand`` key, or by its first card)."""
         left_wrong = self.results.hand_ends()
         redeal = self.phase == "misdeal"
-        self._begin_hand(by_key=by_key)
+        self._set_up_hand(by_key=by_key)
         self.results.hand_started(left_wrong, redeal=redeal)
 
-    def _begin_hand(self, *, by_key: bool) -> None:
+    def _set_up_hand(self, *, by_key: bool) -> None:
         redeal_of = self.misdeal_deck if self.phase == "misdeal" else None
         self._close_hand()
         self.hand += 1
-        self._reset_hand()
+        self.reset_hand()
         self.redeal_of = redeal_of
         self.misdeal_deck = None
         self.void_cards = frozenset()
@@ -233,7 +233,7 @@ class HandRules(Table):
         self.book.resolve_scope("hand", self.ts)
         self.button_r = None
         self.hand_button = expected
-        self._void_hand()
+        self.void_hand()
 
     def hand_done(self) -> None:
         """The hand is over (one seat left, or showdown): dealing alerts are resolved."""
@@ -257,7 +257,7 @@ class HandRules(Table):
 
     # -- the button and the blinds (sensor events) ----------------------------------------------
 
-    def _button(self, seat: int | None) -> None:
+    def button_moved(self, seat: int | None) -> None:
         self.button_known = True
         self.button = seat
         remedy = self.button_r
@@ -270,7 +270,7 @@ class HandRules(Table):
             and seat is not None
             and seat == self.expected_button
             and self.phase in ("dealing", "preflop")
-            and not (self.settings.action_feed and self._window_closed())
+            and not (self.settings.action_feed and self.window_closed())
         ):
             # TDA 34-A: corrected before substantial action; the next hand moves on from here
             self.book.resolve(late, self.ts)

@@ -242,7 +242,7 @@ class Machine(HandRules):
             empty = not any(self.occupied.values())
             self.session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
-            self._button(event.seat)
+            self.button_moved(event.seat)
         elif isinstance(event, BlindEvent):
             self.blinds_known = True
             self.blinds = {**self.blinds, event.seat: event.present}
@@ -251,7 +251,7 @@ class Machine(HandRules):
         elif isinstance(event, ShuffleCompleteEvent):
             untracked = self.device_state.untracked
             if untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
-                self._resume()  # the deck of the hand not tracked was reshuffled: it is over
+                self.resume()  # the deck of the hand not tracked was reshuffled: it is over
             self.dealing.shuffle_complete(device, event)
         elif isinstance(event, ShufflingEvent):
             self.dealing.shuffling()
@@ -286,7 +286,7 @@ class Machine(HandRules):
                 self.result_state.folded |= {item.seat}
             self._river_actions_done()
         elif self.settings.action_feed and self.running:
-            self._bet(item.seat, item.action, item.amount)
+            self.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             self.folded |= {item.seat}
             self.check_one_left()
@@ -303,14 +303,14 @@ class Machine(HandRules):
 
     def start_hand(self, *, by_key: bool) -> None:
         """A new hand starts (engine.hands), then takes the actions that came before it."""
-        self._start_hand(by_key=by_key)
+        self.begin_hand(by_key=by_key)
         coming, self.coming = self.coming, ()
         for item in coming:  # the posts and actions that came before it, in their order
             self._action(item)
 
     def start_by_card(self, uid: str, seat: int) -> bool:
         """A card landed on a seat with no hand running: it starts one (or is refused)."""
-        if self.phase == "misdeal" and not self._retrieved(
+        if self.phase == "misdeal" and not self.retrieved(
             f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
         ):
             return False
@@ -325,17 +325,17 @@ class Machine(HandRules):
             self.book.acknowledge(self.ts, seat, alert)
         elif key == "new_hand":
             if self.device_state.untracked:
-                self._resume()  # events of the last hand were lost: start clean
+                self.resume()  # events of the last hand were lost: start clean
                 self.start_hand(by_key=True)
                 return
             if self.phase == "dealing" and not self.deal_state.dealt:
                 return  # pressed twice
-            if self.phase == "misdeal" and not self._retrieved("A new hand was started"):
+            if self.phase == "misdeal" and not self.retrieved("A new hand was started"):
                 return
             self.start_hand(by_key=True)
         elif key == "round_complete":
             if not self.result_state.chips_read:  # where chips are read, the sweep ends the round
-                self._round_complete()
+                self.round_complete()
         elif key == "all_in":
             if seat is not None:
                 self.results.all_in(seat)
@@ -355,7 +355,7 @@ class Machine(HandRules):
         elif key == "misdeal":
             if self.running:
                 self.book.resolve_scope("hand", self.ts)
-                self._void_hand()
+                self.void_hand()
         elif key == "declare_board" and seat is not None:
             self.deal_state.declared |= {seat}
         elif key == "last_hands":

@@ -102,7 +102,7 @@ class Table:
         self.chip_state = ChipState()
         self.chips: Chips
         self.handling: Handling
-        self._reset_hand()
+        self.reset_hand()
         self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
         self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
         self.misdeal_deck: str | None = None
@@ -121,7 +121,7 @@ class Table:
         self.session: Session
         # (the concern objects are built by the dispatcher, engine.machine)
 
-    def _reset_hand(self) -> None:
+    def reset_hand(self) -> None:
         self.hand_deck: str | None = None
         self.hand_button: int | None = None
         self.expected_button: int | None = None
@@ -235,7 +235,7 @@ class Table:
             return (self.hand_button, self.order[0])
         return (self.order[0], self.order[1])
 
-    def _window_closed(self) -> bool:
+    def window_closed(self) -> bool:
         """Whether action has gone too far for a misdeal (only known with an action feed).
 
         RR: two players after the blinds have acted; only the first betting round counts, and
@@ -252,7 +252,7 @@ class Table:
     def misdeal(self, code: str, message: str, seat: int | None = None) -> None:
         """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
         fouled = code == "fouled_deck"
-        if not fouled and self.settings.action_feed and self._window_closed():
+        if not fouled and self.settings.action_feed and self.window_closed():
             self.raise_alert(
                 code,
                 message + " Action has begun, so a misdeal can no longer be called: play continues.",
@@ -264,9 +264,9 @@ class Table:
             message += " The misdeal stands only if no action has taken place."
         self.book.resolve_scope("hand", self.ts)
         self.raise_alert(code, message, seat, scope="misdeal")
-        self._void_hand()
+        self.void_hand()
 
-    def _void_hand(self) -> None:
+    def void_hand(self) -> None:
         self.phase = "misdeal"
         if self.hand_button is not None:
             self.anchor = (self.hand_button, False)  # a redeal keeps the button
