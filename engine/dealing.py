@@ -3,7 +3,8 @@
 The concern is :class:`Dealing`, over its part :class:`DealState` (its hand's fields reset with
 each hand; the decks kept across hands); the dispatcher (:mod:`engine.machine`) tells it the
 cards that reach a seat or the muck and the shuffler's events; it reads the hand (seats, order,
-button) from the table it is attached to and calls a misdeal through it.
+button) from the table it is attached to and calls a misdeal through it. (One concern in one
+file, long because every check of the deal reads the same state at each card.)
 """
 
 from __future__ import annotations

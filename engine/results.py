@@ -6,6 +6,11 @@ A hand ends (contract, "Chips, betting and hand results") when its pots have bee
 the next hand starts; its result is published then. A push the engine found wrong keeps the
 hand open until it is put right (its alert resolved) or the next hand starts, so the result
 shows what was finally pushed.
+
+The concern is :class:`Results`, over its part :class:`ResultState`; the chips (engine.chips)
+tell it each chip move, the hand's rules (engine.hands), the deal and the board tell it the
+rounds, folds, streets, hands tabled, and the hand's start and end. (One concern in one file,
+long because the betting core's value is begun, fed and finished here as one thing.)
 """
 
 from __future__ import annotations
