@@ -41,7 +41,8 @@ from engine.state import EngineState, PublicCache, new_state
 #: The layout of :func:`state_to_data`'s output; raise it whenever a field of the machine or of
 #: a data class it holds changes meaning, is added, removed or renamed.
 #: (3: Machine.coming, the actions between hands, added; expected_burn removed. 4: the machine's
-#: state in groups, one per concern: device_state, ...)
+#: state in parts, one per concern: device_state, card_state, chip_state, deal_state,
+#: board_state, result_state; version 3 data is refused, the caller replays instead.)
 STATE_VERSION: Final = 4
 
 #: Machine fields that come from the settings (given again at load), not from the data.
