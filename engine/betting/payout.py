@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.betting.api import PotAward, Raise, Verdict, Verdicts
 from engine.betting.award import award, check_push, rake_for
 from engine.betting.chip_moves import check_uncalled, give_back
 from engine.betting.derived import LastAnswer
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import HandState
 from engine.betting.rounds import anyone_owes, contributions, settle, settled_view, uncalled_due
+from engine.betting.terms import PotAward, Raise, Verdict, Verdicts
 from engine.betting.zones import add_count
 
 
