@@ -150,7 +150,7 @@ def to_public(state: EngineState) -> PublicState:
 
 
 # The step's hot path builds its models without validation (see contract.pydantic_adapter);
-# pydantic's own model_construct in its place: a tenth of the throughput (engine_throughput --against).
+# pydantic's own model_construct in its place: 47 % fewer events/s with chips (100 hands, alternated).
 _construct = construct_valid
 
 
