@@ -150,7 +150,7 @@ def to_public(state: EngineState) -> PublicState:
 
 
 # The step's hot path builds its models without validation (see contract.pydantic_adapter);
-# pydantic's own model_construct in its place: 47 % fewer events/s with chips (100 hands, alternated).
+# kept: pydantic's model_construct instead is 47 to 54 % slower with chips (benchmarks/engine_tricks.py).
 _construct = construct_valid
 
 
