@@ -2,7 +2,14 @@
 killed mid-run; lost and doubled rows in PostgreSQL, the console's lag, its recovery.
 
 Usage: ``.venv/bin/python benchmarks/floor_cluster.py [--tables 500] [--seconds 60]
-[--kill-at 30] [--bridged 3] [--keep DIR]``
+[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--keep DIR]``
+
+What a node's death costs depends on what it led: NATS elects a new leader for each JetStream
+group the dead node led only after a random 4-9 s, and until then the MQTT gateway waits for
+it (4 s at most each time) — to connect any client (the sessions' stream, ``$MQTT_sess``), to
+store a retained message before routing it (``$MQTT_rmsgs``), to take a QoS 1 message
+(``$MQTT_msgs``). The run prints what the killed node led; ``--kill sessions|retained|messages``
+kills the node leading that stream (default ``n1``, the console's first broker).
 
 ``--keep DIR`` runs in DIR and leaves there what tells a run's story afterwards: the nodes' logs
 (``logs/``), the console's log, ``publisher-events.jsonl`` (every lost and regained connection of
@@ -281,6 +288,31 @@ async def read_grid(
             writer.close()
 
 
+STREAMS: Final = {"sessions": "$MQTT_sess", "retained": "$MQTT_rmsgs", "messages": "$MQTT_msgs"}
+
+
+def led_by(monitor_ports: dict[str, int]) -> dict[str, str]:
+    """Which node leads the metadata group and each MQTT stream (from the nodes' ``/jsz``)."""
+    import urllib.request
+
+    leaders: dict[str, str] = {}
+    for port in monitor_ports.values():
+        url = f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                info = json.load(answer)
+        except (OSError, ValueError):
+            continue
+        if (info.get("meta_cluster") or {}).get("leader"):
+            leaders["metadata"] = info["meta_cluster"]["leader"]
+        for account in info.get("account_details") or []:
+            for stream in account.get("stream_detail") or []:
+                leader = (stream.get("cluster") or {}).get("leader")
+                if leader:
+                    leaders[stream["name"]] = leader
+    return leaders
+
+
 def cpu_ticks(pid: int) -> int:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -362,12 +394,17 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         publisher.stdin.write(b"go\n")
         await publisher.stdin.drain()
         await asyncio.sleep(args.kill_at)
+        leaders = await asyncio.to_thread(led_by, {n.name: n.monitor_port for n in nodes})
         victim = nodes[0]  # the console's first broker: its live view and its recorder fail over
+        if args.kill != "n1":
+            victim = next(n for n in nodes if n.name == leaders.get(STREAMS[args.kill], "n1"))
+        led = [what for what, node in sorted(leaders.items()) if node == victim.name]
         killed_at = time.time()
         loads.append(os.getloadavg()[0])
         victim.kill()
         (directory / "killed").write_text(f"{killed_at}\n")
-        print(f"killed {victim.name} (kill -9) at {args.kill_at:g} s", flush=True)
+        print(f"killed {victim.name} (kill -9) at {args.kill_at:g} s; it led: "
+              + (", ".join(led) or "nothing"), flush=True)
         done = json.loads(await publisher.stdout.readline())
         elapsed = time.monotonic() - started
         loads.append(os.getloadavg()[0])
@@ -451,6 +488,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
+    parser.add_argument("--kill", choices=("n1", *STREAMS), default="n1",
+                        help="the node to kill: n1, or the leader of that MQTT stream (see above)")
     parser.add_argument("--keep", type=Path, help="run in DIR and keep its logs there (see above)")
     parser.add_argument("--role", choices=("bench", "publisher"), default="bench", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
