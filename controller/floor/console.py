@@ -88,7 +88,7 @@ class LiveViews:
             self.feeds.append(second)
         self.filters = self.feeds[0].filters
         self.duplicates = 0
-        self._seen: dict[tuple[str, bytes], float] = {}
+        self._seen: set[tuple[str, bytes]] = set()
         self._order: deque[tuple[float, tuple[str, bytes]]] = deque()
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -100,14 +100,13 @@ class LiveViews:
             return
         now = time.monotonic()
         while self._order and now - self._order[0][0] > SEEN_S:
-            _, old = self._order.popleft()
-            if self._seen.get(old, now) <= now - SEEN_S:
-                del self._seen[old]
+            _, old = self._order.popleft()  # each remembered message has one entry here
+            self._seen.discard(old)
         key = (topic, payload)
         if key in self._seen:
             self.duplicates += 1
             return
-        self._seen[key] = now
+        self._seen.add(key)
         self._order.append((now, key))
         self.handle(topic, payload, received_ms)
 
