@@ -141,9 +141,9 @@ class Intake:
     its own.
 
     Also: messages are tagged with the connection they arrived on (:func:`arrived_on`), the
-    CONNACK's *session present* flag is kept (:attr:`session_present`), and :meth:`get` takes
+    CONNACK's *session present* flag is kept (:attr:`session_present`), :meth:`get` takes
     a waiting message without the task and ``asyncio.wait`` that aiomqtt's iterator spends on
-    each one.
+    each one, and paho hands each message straight to aiomqtt's callback (see :meth:`bind`).
     """
 
     def __init__(self, connection: Callable[[], int], *, high: int = 1_000, low: int = 250) -> None:
