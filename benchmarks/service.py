@@ -290,7 +290,13 @@ async def restart_behind(
                 print(f"restart behind {len(messages):,} queued: NOT online after 60 s")
                 raise
             online = time.perf_counter() - started
-            done = await journaled(journal, before + len(messages), 900)
+            print(
+                f"restart behind {len(messages):,} queued: online after {online:.2f} s "
+                "(target <= 2 s)",
+                flush=True,
+            )
+            # A million messages take minutes on a loaded machine.
+            done = await journaled(journal, before + len(messages), max(900, len(messages) / 200))
             drained, cpu = time.perf_counter() - started, cpu_s(service.pid)
             assert done, f"{name}: the backlog was not journaled"
         finally:
@@ -486,9 +492,8 @@ async def run(args: argparse.Namespace) -> None:
                 online, drained, rate = await restart_behind(directory, port, backlog, f"backlog-{size}")
                 restarts[size] = online
                 print(
-                    f"restart behind {size:,} queued: online after {online:.2f} s (target <= 2 s), "
-                    f"backlog journaled after {drained:.2f} s ({rate.wall:,.0f} events/s = "
-                    f"{rate.versus(core)})"
+                    f"  and the {size:,} journaled after {drained:.2f} s ({rate.wall:,.0f} events/s "
+                    f"= {rate.versus(core)})"
                 )
             if len(restarts) > 1:
                 low, high = min(restarts), max(restarts)

@@ -78,7 +78,12 @@ class Acknowledgements:
 
     def add(self, record: int, message: aiomqtt.Message, connection: int) -> None:
         """Acknowledge ``message`` once the record ``record`` is durable (0: nothing to wait for)."""
+        behind = bool(self._pending)
         self._pending.append((record, message, connection))
+        if behind and self.journal is not None:
+            # The messages before it wait for the journal, and it waits for them: every change of
+            # the journal's progress releases what it can (``_update``), nothing to look at now.
+            return
         self._release(self.journal.progress() if self.journal is not None else None)
 
     def _release(self, progress: Progress | None) -> None:
