@@ -284,6 +284,10 @@ class Service:
             will=will,
             persistent=True,  # the broker keeps the events for a controller that restarts
             queue_type=self.intake.queue_type(),
+            # Behind a backlog the broker's PUBACKs come after the backlog (read at the engine's
+            # pace): with paho's 20 in flight, ``online`` waited in paho's queue behind the
+            # outputs owed from the journal until the backlog was drained (42 s behind 60,000).
+            max_inflight=2 * PUBLISH_BATCH,
         )
         client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
         enable_manual_acks(client)
