@@ -72,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", default="demo", help="table id in the topics (default demo)")
     parser.add_argument("--structure", choices=("no_limit", "pot_limit", "fixed_limit"),
                         help="betting structure (default: from the seed, see docs/demo.md)")
+    parser.add_argument("--tournament", action="store_true",
+                        help="a tournament: the blinds and ante rise by levels on the clock "
+                        "(docs/demo.md; not with --no-chips)")
     parser.add_argument("--no-chips", action="store_true",
                         help="a table without chip reading: betting shown by the keypad only")
     parser.add_argument("--noise", type=_rate, default=0.0,
@@ -95,6 +98,8 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
     low, high = args.players if args.players is not None else (2, seats)
     if not 2 <= low <= high <= seats:
         raise ValueError(f"--players {low}-{high}: need 2 <= MIN <= MAX <= seats ({seats})")
+    if args.tournament and args.no_chips:
+        raise ValueError("--tournament needs chips: the blinds of each level are read as chips")
     broker: str | None = args.broker
     if broker is not None and not broker.startswith("mqtt://"):
         raise ValueError(f"--broker {broker}: expected mqtt://host:port")
@@ -113,6 +118,7 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
         web=args.web,
         chips=not args.no_chips,
         structure=args.structure,
+        tournament=args.tournament,
         journal=args.journal,
     )
 

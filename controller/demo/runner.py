@@ -43,12 +43,16 @@ from controller.demo.setup import (
     EXAMPLE_REGISTRY,
     HOLD_MS,
     HOLE_CARD_OFF_S,
+    LEVEL_GUARD_S,
+    MAX_ABSENCE_S,
+    MAX_REBUY,
     REACTION_S,
     demo_config,
     demo_stakes,
     write_chip_registry,
 )
 from controller.demo.summary import Summary, Tally
+from controller.demo.terminal import InputTerminal
 from link.client import make_client
 from simulators.dealer import DealerSettings, HandScript, InfeasibleMistake, Marker, VirtualDealer
 from simulators.dealer.chips import Structure, TableStakes
@@ -104,6 +108,7 @@ class DemoOptions:
     web: bool = False  # the pages on fixed ports (controller.demo.pages), opened in a browser
     chips: bool = True  # the table reads chips and the dealer bets with them
     structure: Structure | None = None  # None: from the seed (controller.demo.setup)
+    tournament: bool = False  # blinds by levels on the clock (with chips)
     journal: Path | None = None  # where the journal is kept (None: a new folder, printed)
 
 
@@ -132,7 +137,9 @@ class DemoRun:
         self.seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
         self.interrupted = False
         self.stakes: TableStakes | None = (
-            demo_stakes(self.seed, options.structure) if options.chips else None
+            demo_stakes(self.seed, options.structure, tournament=options.tournament,
+                        fast=options.speed == 0)
+            if options.chips else None
         )
         self.chip_values: dict[str, int] | None = None
         #: Where the journal and the table's configuration are kept (once :meth:`run` made it).
@@ -212,6 +219,7 @@ class DemoRun:
                 decks=registry.decks,
                 ids=DEVICE_IDS,
                 event_timeout_s=EVENT_TIMEOUT_S,
+                inputs=InputTerminal(config.mqtt, topics),
             )
             try:
                 await self._deal(hands, registry.decks)
@@ -330,6 +338,7 @@ class DemoRun:
     async def _deal(self, hands: TableHands, decks: Mapping[str, Mapping[str, str]]) -> None:
         options = self.options
         pace = "fast" if options.speed == 0 else "paced"
+        chips = self.stakes is not None
         settings = DealerSettings(
             seats=options.seats,
             min_players=options.min_players,
@@ -341,10 +350,18 @@ class DemoRun:
             hole_card_off_s=HOLE_CARD_OFF_S[pace],
             reaction_s=REACTION_S[pace],
             hold_s=HOLD_MS[pace] / 1000,
+            # the house's session rules of the demo table's configuration (with chips: its
+            # stacks are read)
+            max_rebuy=MAX_REBUY if chips else 0,
+            max_absence_s=MAX_ABSENCE_S[pace] if chips else None,
+            level_guard_s=LEVEL_GUARD_S[pace] / (options.speed or 1.0),
         )
         dealer = VirtualDealer(decks, settings, seed=self.seed)
+        terminal = hands.inputs
         played = 0
         while not self.stop.is_set() and (options.hands == 0 or played < options.hands):
+            if isinstance(terminal, InputTerminal):
+                dealer.clock_s = terminal.clock_s()  # the tournament clock, as the floor's shows
             script = first_hand(dealer) if played == 0 and options.speed > 0 else dealer.next_hand()
             # What the engine takes in any order is done at once, as a dealer does it (a whole
             # table swept off, a folded hand pushed to the muck, a flop turned).
@@ -431,6 +448,11 @@ def _game(stakes: TableStakes | None) -> str:
     """The game played, in a few words."""
     if stakes is None:
         return "no chips"
+    if stakes.levels:
+        first, last = stakes.levels[0], stakes.levels[-1]
+        return (f"{stakes.structure} tournament, {len(stakes.levels)} levels of "
+                f"{first.minutes:g} min, {first.small_blind}/{first.big_blind} to "
+                f"{last.small_blind}/{last.big_blind}")
     game = f"{stakes.structure} {stakes.small_blind}/{stakes.big_blind}"
     if stakes.ante:
         game += f" ante {stakes.ante}"
