@@ -142,7 +142,8 @@ class TableHands:
         inputs: InputApi | None = None,
     ) -> None:
         self.cards = cards
-        #: The input terminal (None: the dealer's badge and the clock are not sent, and noted).
+        #: The input terminal (None: a table without one: no badge is read, the tournament
+        #: clock starts with the first hand).
         self.inputs = inputs
         self.shuffler = shuffler
         self.board = board
@@ -225,14 +226,10 @@ class TableHands:
             case SetOccupied(seat=seat, occupied=occupied):
                 await _call(self.board.set_occupied(seat, occupied))
             case DealerBadge(badge=badge):
-                if self.inputs is None:
-                    self.report.note("DealerBadge")
-                else:
+                if self.inputs is not None:
                     await _call(self.inputs.dealer(badge))
             case LevelStart():
-                if self.inputs is None:
-                    self.report.note("LevelStart")
-                else:
+                if self.inputs is not None:
                     await _call(self.inputs.level_start())
             case Shuffle(deck=deck) | FailDeckCheck(deck=deck):
                 self._shuffles[deck] = self.monitor.expect(self._shuffled(deck))
