@@ -45,6 +45,16 @@ def _rate(text: str) -> float:
     return value
 
 
+def _codes(text: str) -> tuple[str, ...]:
+    from simulators.dealer import CATALOGUE_CODES  # (the dealer's catalogue: loaded on use)
+
+    codes = tuple(code.strip() for code in text.split(",") if code.strip())
+    unknown = [code for code in codes if code not in CATALOGUE_CODES]
+    if not codes or unknown:
+        raise argparse.ArgumentTypeError(f"{text!r}: not catalogue codes: {', '.join(unknown) or text!r}")
+    return codes
+
+
 def _speed(text: str) -> float:
     value = float(text)
     if value < 0:
@@ -61,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "system keeps up (default 1)")
     parser.add_argument("--mistake-rate", type=_rate, default=0.2,
                         help="share of hands with a dealer mistake (default 0.2)")
+    parser.add_argument("--mistakes", type=_codes, default=None, metavar="CODE,...",
+                        help="draw only these mistakes (catalogue codes; default: every code the "
+                        "table can raise)")
     parser.add_argument("--seats", type=int, default=9, choices=range(2, 11), metavar="2..10",
                         help="seats at the table (default 9)")
     parser.add_argument("--players", type=_players, default=None, metavar="MIN-MAX",
@@ -120,6 +133,7 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
         structure=args.structure,
         tournament=args.tournament,
         journal=args.journal,
+        codes=args.mistakes,
     )
 
 

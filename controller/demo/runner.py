@@ -110,6 +110,7 @@ class DemoOptions:
     structure: Structure | None = None  # None: from the seed (controller.demo.setup)
     tournament: bool = False  # blinds by levels on the clock (with chips)
     journal: Path | None = None  # where the journal is kept (None: a new folder, printed)
+    codes: tuple[str, ...] | None = None  # only these mistakes (None: every code the table can raise)
 
 
 class DemoRun:
@@ -339,23 +340,10 @@ class DemoRun:
         options = self.options
         pace = "fast" if options.speed == 0 else "paced"
         chips = self.stakes is not None
-        settings = DealerSettings(
-            seats=options.seats,
-            min_players=options.min_players,
-            max_players=options.max_players,
-            profile=options.profile,
-            mistake_rate=options.mistake_rate,
-            stakes=self.stakes,
-            chip_values=self.chip_values,
-            hole_card_off_s=HOLE_CARD_OFF_S[pace],
-            reaction_s=REACTION_S[pace],
-            hold_s=HOLD_MS[pace] / 1000,
-            # the house's session rules of the demo table's configuration (with chips: its
-            # stacks are read)
-            max_rebuy=MAX_REBUY if chips else 0,
-            max_absence_s=MAX_ABSENCE_S[pace] if chips else None,
-            level_guard_s=LEVEL_GUARD_S[pace] / (options.speed or 1.0),
-        )
+        try:
+            settings = self._dealer_settings(pace, chips)
+        except ValueError as error:
+            raise DemoError(f"--mistakes: {error}") from None
         dealer = VirtualDealer(decks, settings, seed=self.seed)
         terminal = hands.inputs
         played = 0
@@ -389,6 +377,27 @@ class DemoRun:
                     self.scorer.close_hand()
                 if self.on_change is not None:
                     self.on_change()
+
+    def _dealer_settings(self, pace: str, chips: bool) -> DealerSettings:
+        options = self.options
+        return DealerSettings(
+            seats=options.seats,
+            min_players=options.min_players,
+            max_players=options.max_players,
+            profile=options.profile,
+            mistake_rate=options.mistake_rate,
+            stakes=self.stakes,
+            chip_values=self.chip_values,
+            hole_card_off_s=HOLE_CARD_OFF_S[pace],
+            reaction_s=REACTION_S[pace],
+            hold_s=HOLD_MS[pace] / 1000,
+            # the house's session rules of the demo table's configuration (with chips: its
+            # stacks are read)
+            max_rebuy=MAX_REBUY if chips else 0,
+            max_absence_s=MAX_ABSENCE_S[pace] if chips else None,
+            level_guard_s=LEVEL_GUARD_S[pace] / (options.speed or 1.0),
+            codes=options.codes,
+        )
 
     async def _settle(self, monitor: Monitor) -> None:
         """Give the engine the time to catch up: wait for a quiet broker (bounded)."""

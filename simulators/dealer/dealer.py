@@ -137,7 +137,11 @@ class DealerSettings:
         allowed = raisable_codes(self.profile, chips=self.stakes is not None, house=self.house)
         for code in self.codes or ():
             if code not in allowed:
-                raise ValueError(f"code {code!r} cannot be raised under profile {self.profile}")
+                game = "no chips" if self.stakes is None else (
+                    "a tournament" if self.stakes.levels else "a cash game with chips")
+                rules = ", ".join(sorted(self.house)) or "none"
+                raise ValueError(f"code {code!r} cannot be raised at this table (profile "
+                                 f"{self.profile}, {game}, house rules: {rules})")
 
     @property
     def most_players(self) -> int:

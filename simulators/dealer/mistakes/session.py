@@ -178,6 +178,8 @@ class AbsenceOverLimit(ChipMistake):
     def infeasible(cls, dealer: VirtualDealer) -> str | None:
         if dealer.settings.max_absence_s is None:
             return f"{cls.code}: the house sets no longest absence"
+        if dealer.button is None:
+            return f"{cls.code}: not at the first hand (the players are only sitting down)"
         if dealer.settings.min_players >= dealer.settings.most_players:
             return f"{cls.code}: no player may leave this table"
         return super().infeasible(dealer)
