@@ -76,7 +76,10 @@ class ChipRules(HandRules):
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
             current = self.chip_at.get(uid)
-            left_at = self.read_ts
+            # this read's own time: with several readers (the betting areas on one, the stacks
+            # on another) a chip lifted after it was seen arriving here, on the other reader's
+            # clock, did not leave before this one moved
+            left_at = self.ts
             if current is None:
                 lifted = self.chip_lift.get(uid)
                 if lifted is not None:
