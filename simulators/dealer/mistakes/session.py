@@ -156,7 +156,6 @@ class BuyInOutOfLimits(ChipMistake):
         money.stacked.setdefault(self.seat, []).extend(self.kept)  # taken with it after the hand
 
 
-
 @register
 class AbsenceOverLimit(ChipMistake):
     """Between hands a player leaves the table with his chips on his stack (``stack:N``) and
