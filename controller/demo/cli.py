@@ -51,7 +51,8 @@ def _codes(text: str) -> tuple[str, ...]:
     codes = tuple(code.strip() for code in text.split(",") if code.strip())
     unknown = [code for code in codes if code not in CATALOGUE_CODES]
     if not codes or unknown:
-        raise argparse.ArgumentTypeError(f"{text!r}: not catalogue codes: {', '.join(unknown) or text!r}")
+        named = ", ".join(unknown) if unknown else "none given"
+        raise argparse.ArgumentTypeError(f"{text!r}: not catalogue codes: {named}")
     return codes
 
 
