@@ -15,7 +15,7 @@ from config.chips import ChipRegistry
 from config.registry import load_registry
 from contract.models import Profile
 from engine.api import DeviceEventReceived, EngineSettings, InputReceived, Received
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from engine.core import Engine
 from engine.session import Level, SessionRules
 from simulators.dealer import DealerSettings, InfeasibleMistake, VirtualDealer, raisable_codes
