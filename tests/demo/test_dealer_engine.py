@@ -18,9 +18,16 @@ from engine.api import DeviceEventReceived, EngineSettings, InputReceived, Recei
 from engine.betting.terms import Stakes
 from engine.core import Engine
 from engine.session import Level, SessionRules
-from simulators.dealer import DealerSettings, InfeasibleMistake, VirtualDealer, raisable_codes
+from simulators.dealer import (
+    DealerSettings,
+    InfeasibleMistake,
+    MoveChips,
+    Step,
+    VirtualDealer,
+    raisable_codes,
+)
 from simulators.dealer.chips import BlindLevel, Structure, TableStakes, chip_registry
-from testing.events import SourcedEvent, to_events, to_stream
+from testing.events import SourcedEvent, SourcedInput, to_events, to_stream
 from tests.conftest import EXAMPLE_REGISTRY
 
 REGISTRY = load_registry(EXAMPLE_REGISTRY)
@@ -208,3 +215,67 @@ def test_the_hand_after_the_last_three_raises_hand_after_last_then_the_game_ends
         raised_by_hand.append(raised)
     assert raised_by_hand == [[], [], [], [], ["hand_after_last"], []]
     assert [s.mistakes for s in scripts] == [(), (), (), (), ("hand_after_last",), ()]
+
+
+def _two_readers(items: list[SourcedEvent | SourcedInput], steps: tuple[Step, ...]) -> tuple[
+        list[SourcedEvent | SourcedInput], int]:
+    """The stacks on a reader of their own (``rfid-3``, as at the demo's table), and each
+    handful of four chips or more handed back to a stack reported interleaved: the betting
+    area's reader reports two chips gone before the stacks' reader reports them arrived (their
+    arrival read earlier, on its clock). Returns the stream and how many handfuls were so."""
+    out: list[SourcedEvent | SourcedInput] = []
+    interleaved = 0
+    index = 0
+    while index < len(items):
+        item = items[index]
+        step = steps[item.step]
+        run = [x for x in items[index:] if x.step == item.step]
+        index += len(run)
+        if isinstance(step, MoveChips) and step.zone.startswith("stack:") and len(step.uids) >= 4:
+            arrived = [x for x in run if isinstance(x, SourcedEvent) and x.event.type == "tag"
+                       and x.event.present]
+            left = [x for x in run if x not in arrived]
+            run = [arrived[0], left[1], left[2], arrived[3], arrived[1], arrived[2], left[0],
+                   *left[3:], *arrived[4:]]
+            interleaved += 1
+        out += run
+    seqs: Counter[str] = Counter()
+    renamed: list[SourcedEvent | SourcedInput] = []
+    for item in out:
+        if not isinstance(item, SourcedEvent):
+            renamed.append(item)
+            continue
+        zone = getattr(item.event, "zone", "") or ""
+        device = "rfid-3" if zone.startswith("stack:") else item.device
+        seqs[device] += 1
+        renamed.append(SourcedEvent(device, item.event.model_copy(update={"seq": seqs[device]}), item.step))
+    return renamed, interleaved
+
+
+def test_a_hand_back_read_by_two_readers_interleaved_is_no_rebuy() -> None:
+    """A chip leaving a betting area (one reader) is taken off the table only for chips lifted
+    before the read that moves another chip (on that read's own clock): a handful handed back
+    to a stack, its arrivals and departures interleaved across the two readers, is no new money
+    (it was a false rebuy_during_hand in a loaded demo)."""
+    stakes = TableStakes(structure="no_limit", rake_percent=5, rake_cap=3)
+    engine = Engine(EngineSettings(
+        seats=9, profile="roberts", registry=REGISTRY, chips=ChipRegistry(CHIPS),
+        stakes=Stakes(structure="no_limit", small_blind=1, big_blind=2, ante=0, rake_percent=5,
+                      rake_cap=3),
+        hole_card_off_s=60.0,
+        session=SessionRules(stack_seats=frozenset(range(1, 10))),
+    ))
+    dealer = VirtualDealer(REGISTRY.decks, DealerSettings(seats=9, stakes=stakes, chip_values=CHIPS,
+                                                          hole_card_off_s=60.0), seed=5)
+    steps = tuple(step for _ in range(150) for step in dealer.next_hand(mistake=None).steps)
+    stream, interleaved = _two_readers(to_stream(steps, start=START), steps)
+    assert interleaved > 0
+    raised = []
+    for item in stream:
+        received: Received
+        if isinstance(item, SourcedEvent):
+            received = DeviceEventReceived(item.device, item.event, item.event.ts)
+        else:
+            received = InputReceived(item.input, item.input.ts)
+        raised += [a.code for a in engine.handle(received).alerts if a.status == "raised"]
+    assert raised == []
