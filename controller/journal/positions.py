@@ -47,10 +47,12 @@ class Positions:
 
     # ---- reading --------------------------------------------------------------------------
 
-    def snapshot(self, submitted: int) -> Progress:
+    def snapshot(self, submitted: Callable[[], int]) -> Progress:
+        """A consistent snapshot; ``submitted`` (the queue's count, read under this lock after
+        the positions) is never below what they show written."""
         with self._lock:
             return Progress(
-                submitted=submitted,
+                submitted=submitted(),
                 written=self._written,
                 durable=self._durable,
                 fault=self._fault,

@@ -230,7 +230,7 @@ class Journal:
 
     def progress(self) -> Progress:
         """How far the journal got (a consistent snapshot of its positions)."""
-        return self._positions.snapshot(self._queue.submitted)
+        return self._positions.snapshot(lambda: self._queue.submitted)
 
     @property
     def fault(self) -> str | None:

@@ -93,7 +93,7 @@ def test_positions_say_how_far_the_journal_got_and_tell_the_listener() -> None:
     positions = Positions()
     positions.start(4, lambda: told.append(1))
     positions.wrote(6, durable=False)
-    assert (positions.snapshot(9).written, positions.snapshot(9).durable) == (6, 4)
+    assert (positions.snapshot(lambda: 9).written, positions.snapshot(lambda: 9).durable) == (6, 4)
     assert positions.to_sync() == 6
     positions.synced(6)
     assert positions.to_sync() == 0
@@ -101,18 +101,18 @@ def test_positions_say_how_far_the_journal_got_and_tell_the_listener() -> None:
     positions.holding(2, 8)
     positions.lost((9, 9))
     positions.lost((9, 11))  # the same span grows
-    progress = positions.snapshot(11)
+    progress = positions.snapshot(lambda: 11)
     assert progress.fault == "No space left on device"
     assert progress.lost == ((9, 11),)
     assert progress.held_in_memory(8)
     assert not progress.held_in_memory(9)
     assert positions.to_sync() == 0  # never during a fault
     positions.probing(True)  # no early acknowledgement while a probe writes the tail
-    assert positions.snapshot(11).held_through == 0
+    assert positions.snapshot(lambda: 11).held_through == 0
     positions.probing(False)
     positions.wrote(8, durable=False)
     positions.fault_ended()
-    progress = positions.snapshot(11)
+    progress = positions.snapshot(lambda: 11)
     assert (progress.fault, progress.held, progress.durable) == (None, 0, 8)
     assert len(told) == 10
 
@@ -190,8 +190,8 @@ def test_the_appender_chains_records_and_hands_a_checkpoint_on_at_its_place(tmp_
     (job,) = parts.jobs
     assert job.marker.covers == 2
     assert job.position == Position(1, sum(map(len, parts.files.active.read_bytes().splitlines(True)[:2])))
-    assert parts.positions.snapshot(3).written == 3
-    assert parts.positions.snapshot(3).durable == 3  # fsync off: written is durable
+    assert parts.positions.snapshot(lambda: 3).written == 3
+    assert parts.positions.snapshot(lambda: 3).durable == 3  # fsync off: written is durable
     parts.segment.close(fsync=False)
     assert [r.n for r in read_journal(parts.files.active).received] == [1, 2, 3]
     assert verify(parts.files).exit_status == EXIT_INTACT
@@ -209,7 +209,7 @@ def test_the_appender_rotates_segments_and_says_what_a_failed_write_left(tmp_pat
     done = parts.appender.append([_record(6), Marker(6, b"", 1, T0), _record(7)])
     assert done.failure == "No space left on device"
     assert [getattr(i, "n", None) or getattr(i, "covers", None) for i in done.unwritten] == [6, 6, 7]
-    assert parts.positions.snapshot(7).written == 5
+    assert parts.positions.snapshot(lambda: 7).written == 5
 
 
 def test_the_appender_makes_an_outage_record_once_what_precedes_it_is_written(tmp_path: Path) -> None:
@@ -248,9 +248,9 @@ def test_the_syncer_fsyncs_what_was_written_and_writes_checkpoint_files(tmp_path
     thread = threading.Thread(target=syncer.run)
     thread.start()
     parts.appender.append([_record(1), _record(2)])
-    assert parts.positions.snapshot(2).durable == 0  # written, not yet fsynced
+    assert parts.positions.snapshot(lambda: 2).durable == 0  # written, not yet fsynced
     syncer.wake()
-    wait_for(lambda: parts.positions.snapshot(2).durable == 2, "the fsync")
+    wait_for(lambda: parts.positions.snapshot(lambda: 2).durable == 2, "the fsync")
     parts.queue.start_at(3)
     syncer.checkpoint(Job(Marker(2, b"state", 1, T0), parts.segment.position()))
     wait_for(lambda: syncer.idle and parts.queue.submitted == 3, "the checkpoint")
@@ -361,7 +361,7 @@ def test_the_fault_handling_holds_loses_beyond_the_backlog_and_writes_the_outage
     parts.queue.done()
     assert done.failure is not None
     faults.enter(done.failure, done.unwritten)  # none written: 3..5 held, 6 and 7 lost
-    progress = parts.positions.snapshot(parts.queue.submitted)
+    progress = parts.positions.snapshot(lambda: parts.queue.submitted)
     assert progress.fault == "No space left on device"
     assert (progress.held, progress.held_through, progress.lost) == (3, 5, ((6, 7),))
     early.note(3, extends=False)
@@ -371,7 +371,7 @@ def test_the_fault_handling_holds_loses_beyond_the_backlog_and_writes_the_outage
     disk.free()
     faults.probe()
     assert not faults.active
-    assert parts.positions.snapshot(parts.queue.submitted).fault is None
+    assert parts.positions.snapshot(lambda: parts.queue.submitted).fault is None
     parts.segment.close(fsync=False)
     early.close(clean=True)
     contents = read_journal(path)
