@@ -31,7 +31,7 @@ from controller.journal.state import (
 from controller.journal.submissions import Submissions
 from controller.journal.sync import Syncer
 from controller.journal.verify import EXIT_GAPS, EXIT_INTACT, verify
-from tests.journal.support import T0, TOPIC, Disk, wait_for
+from tests.journal.support import T0, TOPIC, Disk, journal, wait_for
 
 
 def _fields(n: int) -> dict[str, Any]:
@@ -380,3 +380,47 @@ def test_the_fault_handling_holds_loses_beyond_the_backlog_and_writes_the_outage
     assert (outage.n, outage.late, outage.lost_from, outage.lost_to) == (8, 3, 6, 7)
     assert outage.acknowledged_early == ((3, 5),)
     assert verify(parts.files).exit_status == EXIT_GAPS
+
+
+# ---- The parts together ---------------------------------------------------------------------
+
+
+def test_records_from_several_threads_through_a_fault_are_all_written_in_number_order(
+    tmp_path: Path,
+) -> None:
+    """Submitters on three threads, checkpoints among them, a disk that fills and frees: every
+    number is written once, in order, the chain intact, one outage record for the fault."""
+    path = tmp_path / "journal.jsonl"
+    j = journal(path, fsync=True, probe_first_s=0.02)
+    disk = Disk(path)
+    numbers: list[int] = []
+    lock = threading.Lock()
+    half = threading.Barrier(4)
+
+    def submit() -> None:
+        for i in range(400):
+            n = j.received(TOPIC, f"{threading.get_ident()}-{i}".encode(), T0)
+            with lock:
+                numbers.append(n)
+            if i % 100 == 50:
+                j.checkpoint(n, b"state", 1, T0)
+            if i == 200:
+                half.wait()  # the disk fills while they go on
+
+    threads = [threading.Thread(target=submit) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    half.wait()
+    disk.fill()
+    wait_for(lambda: j.fault is not None, "the fault")
+    disk.free()
+    for thread in threads:
+        thread.join()
+    wait_for(lambda: j.fault is None, "the journal writable again")
+    assert j.flush()
+    j.close()
+    contents = read_journal(path)
+    assert [r.n for r in contents.received] == sorted(numbers)
+    assert len(numbers) == 1200
+    assert len(contents.outages) == 1
+    assert verify(JournalFiles(path)).exit_status == EXIT_INTACT
