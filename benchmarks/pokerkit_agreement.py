@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.betting.api import OddChip
+from engine.betting.terms import OddChip
 from testing.pokerkit_oracle import PlayedHand, engine_result, judge, play
 
 RULES: tuple[OddChip, ...] = ("first_shown", "left_of_button")

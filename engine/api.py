@@ -27,7 +27,7 @@ from contract.models import (
     PublicState,
     Status,
 )
-from engine.betting.api import NoBetShowsFirst, OddChip, Stakes
+from engine.betting.terms import NoBetShowsFirst, OddChip, Stakes
 from engine.session import Level, SessionRules
 
 

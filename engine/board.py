@@ -1,23 +1,153 @@
-"""The board and the burns: streets, premature and extra board cards, burns, and their remedies."""
+"""The board and the burns: streets, premature and extra board cards, burns, and their remedies.
+
+The concern is :class:`Board`, over its part :class:`BoardState` (reset with each hand); the
+dispatcher (:mod:`engine.machine`) tells it the cards that arrive on the board and in the burn,
+and those that leave; it reads the hand (its phase, its betting rounds, the dealing remedies in
+force) from the table it is attached to, and raises its alerts through it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from engine.hands import HandRules
-from engine.memory import (
-    BOARD_AT,
-    STREET_NAMES,
-    _street_of,
-)
 from engine.remedies import (
     BoardRedeal,
     ExtraBurnRemedy,
 )
+from engine.streets import BOARD_AT, STREET_NAMES, street_of
+
+if TYPE_CHECKING:
+    from engine.machine import Machine
 
 
-class BoardRules(HandRules):
+@dataclass(slots=True)
+class BoardState:
+    """The hand's board and burns. Every value is immutable (a copy shares them)."""
+
+    #: The board cards turned, in order, and the burns.
+    cards: tuple[str, ...] = ()
+    burns: tuple[str, ...] = ()
+    #: Burns dealt for the street being dealt.
+    street_burns: int = 0
+    #: The board remedy in force (a street taken back and dealt again), and an extra burn's.
+    redeal: BoardRedeal | None = None
+    extra_burn: ExtraBurnRemedy | None = None
+    #: Streets a remedy says to deal without a burn.
+    waived: frozenset[int] = frozenset()
+
+    def copy(self) -> BoardState:
+        return BoardState(
+            self.cards, self.burns, self.street_burns, self.redeal, self.extra_burn, self.waived
+        )
+
+    def new_hand(self) -> None:
+        """A new hand: no board yet."""
+        self.cards, self.burns, self.street_burns = (), (), 0
+        self.redeal, self.extra_burn, self.waived = None, None, frozenset()
+
+
+class Board:
     """Board cards and burns, checked against the betting and the remedies in force."""
+
+    __slots__ = ("state", "table")
+
+    def __init__(self, state: BoardState, table: Machine) -> None:
+        self.state = state
+        self.table = table  # the hand: its phase, betting rounds, dealing remedies; alerts
+
+    # -- what the board shows ------------------------------------------------------------------
+
+    def started(self) -> bool:
+        """A board card or a burn is out."""
+        return bool(self.state.cards or self.state.burns)
+
+    def live(self) -> tuple[str, ...]:
+        """The board cards in play (not those a remedy takes back)."""
+        state = self.state
+        redeal = state.redeal
+        if redeal is None or redeal.keep_ok:
+            return state.cards
+        return tuple(u for u in state.cards if u not in redeal.taken)
+
+    def street(self) -> int:
+        """Completed board streets: 0 none, 1 flop, 2 turn, 3 river."""
+        live = len(self.live())
+        return 3 if live >= 5 else 2 if live == 4 else 1 if live >= 3 else 0
+
+    def taken(self) -> frozenset[str]:
+        """The board cards a remedy takes back."""
+        redeal = self.state.redeal
+        return redeal.taken if redeal is not None else frozenset()
+
+    def cleared(self) -> bool:
+        """No board card is read on the board any more."""
+        present = self.table.card_state.present
+        return not any("board" in present.get(uid, ()) for uid in self.state.cards)
+
+    def leave(self, uid: str, zone: str) -> None:
+        """A card left the board or the burn."""
+        state = self.state
+        if zone == "board":
+            state.cards = tuple(u for u in state.cards if u != uid)
+            redeal = state.redeal
+            if redeal is not None and uid in redeal.taken:
+                state.redeal = replace(redeal, removed=redeal.removed | {uid})
+        elif zone == "burn":
+            state.burns = tuple(u for u in state.burns if u != uid)
+
+    def end_remedies(self) -> None:
+        """The hand is over or void: no board remedy is followed any more."""
+        self.state.redeal = None
+        self.state.extra_burn = None
+
+    def lifted(self, uid: str, zone: str) -> None:
+        """A board card or a burn read by no antenna: taken away if a remedy says so; the board
+        cleared after the river ends the hand."""
+        state, table = self.state, self.table
+        redeal = state.redeal
+        extra_burn = state.extra_burn
+        if zone == "board" and redeal is not None and uid in redeal.taken:
+            table.cards.take_away(uid, zone)
+        elif zone == "burn" and extra_burn is not None and extra_burn.returned is None:
+            table.cards.take_away(uid, zone)
+            state.street_burns = max(0, state.street_burns - 1)
+            if extra_burn.street >= 3:
+                # the river's: no burn comes after it, putting it back is the whole remedy
+                table.book.resolve(extra_burn.alert, table.ts)
+                state.extra_burn = None
+            else:
+                # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
+                # or after them: the alert stays open until it is burned (arrive_burn)
+                state.extra_burn = replace(extra_burn, returned=uid)
+        elif zone == "board" and table.phase in ("river", "showdown") and self.cleared():
+            # The river was out and the board has been cleared: the hand is over.
+            if table.phase == "river":
+                table.hand_done()
+            table.phase = "idle"
+
+    def action(self, action: str) -> None:
+        """An action input: action taken on an unburned street, which then stands (RR; TDA
+        39-B)."""
+        redeal = self.state.redeal
+        if (
+            redeal is not None
+            and redeal.code == "missing_burn"
+            and action != "post"
+            and not redeal.removed
+        ):
+            self.table.book.resolve(redeal.alert, self.table.ts)
+            self.state.redeal = None
+
+    def round_complete(self) -> None:
+        """A betting round is complete: action took place on the unburned card, it stands (TDA
+        39-B)."""
+        redeal = self.state.redeal
+        if redeal is not None and redeal.keep_ok and not redeal.removed:
+            self.table.book.resolve(redeal.alert, self.table.ts)
+            self.state.redeal = None
+
+    # -- cards arriving --------------------------------------------------------------------------
 
     def _prelude(self, uid: str, done: str) -> bool:
         """Before a burn or board card: the deal must be over and the hand alive.
@@ -25,46 +155,48 @@ class BoardRules(HandRules):
         After a misdeal the card joins the void hand; once the dealer's reaction time is over,
         what was ``done`` is a remedy not followed.
         """
-        if self.phase == "misdeal":
-            self.void_cards |= {uid}
-            if not self._reacting():
-                self._not_followed(
+        table = self.table
+        if table.phase == "misdeal":
+            table.void_cards |= {uid}
+            if not table.reacting():
+                table.not_followed(
                     "misdeal-play",
                     f"Play went on after the misdeal ({done}): the hand is void.",
                     ("Stop: retrieve all cards.", "Reshuffle, cut and redeal with the same button."),
-                    of=self._misdeal_code(),
+                    of=table.misdeal_code(),
                 )
             return False
-        if self.phase == "dealing":
-            self._deal_end()
-        return self.running
+        if table.phase == "dealing":
+            table.dealing.deal_end()
+        return table.running
 
-    def _arrive_board(self, uid: str) -> None:
-        self.board = (*self.board, uid)
+    def arrive(self, uid: str) -> None:
+        state, table = self.state, self.table
+        state.cards = (*state.cards, uid)
         if not self._prelude(uid, "a board card was turned"):
             return
-        redeal = self.redeal
+        redeal = state.redeal
         if redeal is not None and uid in redeal.removed:
             # a card taken back, reshuffled and dealt again is a new card; it stays in
             # ``removed``: its taking back happened (the redeal is no longer the first turn-up)
             redeal = replace(redeal, taken=redeal.taken - {uid})
-            self.redeal = redeal
-        live_before = len(self._live_board()) - 1
-        street = _street_of(live_before)
+            state.redeal = redeal
+        live_before = len(self.live()) - 1
+        street = street_of(live_before)
         first_of_street = live_before in (0, 3, 4)
         if first_of_street and street == 1:
-            self._flop_prerequisites()
-        extra_burn = self.extra_burn_r
+            table.dealing.flop_came()
+        extra_burn = state.extra_burn
         if extra_burn is not None and extra_burn.returned is None:
-            self._not_followed(
+            table.not_followed(
                 "extra-burn",
                 "A board card was dealt while both burn cards were still in the burn.",
                 ("Put one burn card back on the deck: it is the next burn.",),
                 of="extra_burn",
             )
         elif extra_burn is not None and uid == extra_burn.returned:
-            self.extra_burn_r = None  # the alert stays open until the hand is over
-            self._not_followed(
+            state.extra_burn = None  # the alert stays open until the hand is over
+            table.not_followed(
                 "returned-burn",
                 "The burn card put back on the deck was turned on the board instead of being "
                 "the next burn.",
@@ -75,12 +207,12 @@ class BoardRules(HandRules):
             return
         if redeal is not None and first_of_street and street == 3:
             self._set_aside_check(redeal, uid)
-        if first_of_street and street <= 3 and self._money_street(street):
+        if first_of_street and street <= 3 and table.results.street(street):
             # the betting core saw the previous round complete (from chips or actions)
-            self.rounds_done = max(self.rounds_done, street)
-        premature = not self.all_in and self.rounds_done < min(street, 4)
+            table.rounds_done = max(table.rounds_done, street)
+        premature = not table.all_in and table.rounds_done < min(street, 4)
         if premature and redeal is not None and redeal.street == street:
-            self._not_followed(
+            table.not_followed(
                 f"wait-betting-{street}",
                 f"The {STREET_NAMES[street]} was dealt again before the betting was complete.",
                 ("Complete the betting before dealing the street.",),
@@ -91,64 +223,35 @@ class BoardRules(HandRules):
                 # street is part of it, not a new premature street)
                 self._premature(uid, street, redeal.alert)
             else:
-                self.redeal = None  # the alert stays open until the hand is over
-        elif street == 4 or (premature and first_of_street and street >= 2 and self.street_burns == 0):
+                state.redeal = None  # the alert stays open until the hand is over
+        elif street == 4 or (premature and first_of_street and street >= 2 and state.street_burns == 0):
             self._too_many(uid, street - 1)
         elif premature:
             self._premature(uid, street)
-        elif first_of_street and self.street_burns == 0 and street not in self.burn_waived:
+        elif first_of_street and state.street_burns == 0 and street not in state.waived:
             redealt = redeal is not None and redeal.street == street
             if redeal is not None and redealt and redeal.code in ("missing_burn", "premature_turn"):
                 # (RR premature turn: what would have been the river is burned and turned)
-                self._not_followed(
+                table.not_followed(
                     f"burn-{street}",
                     f"The {STREET_NAMES[street]} was dealt again without a burn card.",
                     ("Burn one card, then deal the street.",),
                     of=redeal.code,
                 )
                 if redeal.code == "missing_burn":
-                    self.redeal = None  # the alert stays open until the hand is over
+                    state.redeal = None  # the alert stays open until the hand is over
             else:
                 self._missing_burn(uid, street)
-        self._street_progress()
-
-    def _flop_prerequisites(self) -> None:
-        exposed = self.exposed_r
-        if exposed is not None:
-            if not exposed.burned:
-                self._not_followed(
-                    "exposed-burn",
-                    f"The flop came while the exposed card of seat {exposed.seat} was not the burn.",
-                    ("The exposed card may not be kept: it is the burn card before the flop.",),
-                    exposed.seat,
-                    of="exposed_card",
-                )
-            if not exposed.replaced:
-                self._not_followed(
-                    "exposed-replace",
-                    f"Seat {exposed.seat} was not given the top card in place of its exposed card.",
-                    ("Give that seat the top card of the deck.",),
-                    exposed.seat,
-                    of="exposed_card",
-                )
-        extra = self.extra_r
-        if extra is not None:
-            self._not_followed(
-                "extra-card",
-                f"The flop came but the extra card of seat {extra.seat} was not the burn card.",
-                ("The extra card goes back on the deck and is the burn card for the flop.",),
-                extra.seat,
-                of="extra_card",
-            )
-            self.extra_r = None
+        self.progress()
 
     def _set_aside_check(self, redeal: BoardRedeal, uid: str) -> None:
         """RR premature turn: the river comes from the stub reshuffled with the set-aside card."""
-        if redeal.code != "premature_turn" or self.profile != "roberts":
+        table = self.table
+        if redeal.code != "premature_turn" or table.profile != "roberts":
             return
-        aside = [u for u in redeal.taken if u != uid and "aside" in self.present.get(u, ())]
+        aside = [u for u in redeal.taken if u != uid and "aside" in table.card_state.present.get(u, ())]
         if aside:
-            self._not_followed(
+            table.not_followed(
                 "set-aside-river",
                 "The river was dealt while the card taken out of play was still set aside, "
                 "not reshuffled into the stub.",
@@ -161,6 +264,7 @@ class BoardRules(HandRules):
 
     def _redeal_card(self, redeal: BoardRedeal, uid: str, street: int) -> bool:
         """A board card while a street is being redealt; True when fully handled here."""
+        state, table = self.state, self.table
         if redeal.keep_ok and redeal.code != "missing_burn":
             return False
         needed = BOARD_AT[redeal.street] - BOARD_AT[redeal.street - 1]
@@ -173,14 +277,14 @@ class BoardRules(HandRules):
         )
         if absorbing:
             # the rest of the same premature (or unburned) street, turned in one go
-            self.redeal = replace(redeal, taken=redeal.taken | {uid})
+            state.redeal = replace(redeal, taken=redeal.taken | {uid})
             if redeal.keep_ok:
-                self._street_progress()  # an unburned street stands once action is taken
+                self.progress()  # an unburned street stands once action is taken
             return True
         if redeal.keep_ok:
             return False
         if redeal.scramble:
-            self._not_followed(
+            table.not_followed(
                 "scramble",
                 "A new card was turned instead of using the four scrambled flop cards.",
                 ("Scramble the four cards; one becomes the burn, three are the flop.",),
@@ -188,110 +292,114 @@ class BoardRules(HandRules):
             )
             return True
         if not redeal.all_removed and street == redeal.street:
-            self._not_followed(
+            table.not_followed(
                 f"take-back-{redeal.street}",
                 f"The {STREET_NAMES[redeal.street]} was dealt again before the cards turned by "
                 "mistake were taken back.",
                 ("Take the cards turned by mistake back and mix them with the stub.",),
                 of=redeal.code,
             )
-            self._street_progress()
+            self.progress()
             return True
         return False
 
     def _premature(self, uid: str, street: int, alert: str | None = None) -> None:
         """A street turned before its betting round was complete (``alert``: the one already
         raised, for a street dealt prematurely again)."""
+        state, table = self.state, self.table
         name = STREET_NAMES[street]
         code = f"premature_{name}"
         if alert is None:
-            alert = self._raise(
+            alert = table.raise_alert(
                 code, f"The {name} was turned before the {STREET_NAMES[street - 1]} betting was complete."
             )
         if street == 1:
-            taken = frozenset(u for u in self.board if u not in self._taken())
-            self.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
-            self.burn_waived |= {1}
-        elif street == 2 and self.profile == "roberts":
-            self.redeal = BoardRedeal(alert, code, 2, frozenset({uid}), resolve_at=3)
-            self.street_burns = 0  # burn and turn what would have been the river
-            self.burn_waived |= {3}
+            taken = frozenset(u for u in state.cards if u not in self.taken())
+            state.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
+            state.waived |= {1}
+        elif street == 2 and table.profile == "roberts":
+            state.redeal = BoardRedeal(alert, code, 2, frozenset({uid}), resolve_at=3)
+            state.street_burns = 0  # burn and turn what would have been the river
+            state.waived |= {3}
         else:
-            self.redeal = BoardRedeal(alert, code, street, frozenset({uid}), resolve_at=street)
-            self.burn_waived |= {street}
+            state.redeal = BoardRedeal(alert, code, street, frozenset({uid}), resolve_at=street)
+            state.waived |= {street}
 
     def _too_many(self, uid: str, street: int) -> None:
+        state, table = self.state, self.table
         name = STREET_NAMES[street]
-        live = [u for u in self.board if u not in self._taken() and u != uid]
+        live = [u for u in state.cards if u not in self.taken() and u != uid]
         cards = frozenset((*live[BOARD_AT[street - 1] :], uid))
-        alert = self._raise(
+        alert = table.raise_alert(
             "board_too_many_cards",
             f"{len(cards)} cards were turned for the {name}, which takes "
             f"{BOARD_AT[street] - BOARD_AT[street - 1]}.",
         )
-        scramble = self.profile == "tda" and street == 1
-        self.redeal = BoardRedeal(
+        scramble = table.profile == "tda" and street == 1
+        state.redeal = BoardRedeal(
             alert, "board_too_many_cards", street, cards, resolve_at=street, scramble=scramble
         )
         if not scramble:
-            self.burn_waived |= {street}
+            state.waived |= {street}
 
     def _missing_burn(self, uid: str, street: int) -> None:
         """A street turned without a burn: corrected before any action on it (taken back,
         burn, dealt again); once action is taken on it, it stands (RR; TDA 39-B), and the
         next streets are burned and dealt as usual."""
+        state, table = self.state, self.table
         name = STREET_NAMES[street]
-        alert = self._raise(
+        alert = table.raise_alert(
             "missing_burn",
             f"The {name} was turned without a burn card: before any action, take it back, burn "
             "and deal it again; once action is taken on it, it stands.",
         )
-        self.redeal = BoardRedeal(
+        state.redeal = BoardRedeal(
             alert, "missing_burn", street, frozenset({uid}), resolve_at=street, keep_ok=True
         )
 
-    def _street_progress(self) -> None:
+    def progress(self) -> None:
         """Board complete for a street: reset the burn count, resolve finished remedies."""
-        live = len(self._live_board())
+        state, table = self.state, self.table
+        live = len(self.live())
         street = {3: 1, 4: 2, 5: 3}.get(live)
         if street is None:
             return
-        self.street_burns = 0
-        self.phase = ("preflop", "flop", "turn", "river")[street]
-        redeal = self.redeal
+        state.street_burns = 0
+        table.phase = ("preflop", "flop", "turn", "river")[street]
+        redeal = state.redeal
         if redeal is not None and redeal.resolve_at == street and redeal.all_removed:
-            self.book.resolve(redeal.alert, self.ts)
-            self.redeal = None
+            table.book.resolve(redeal.alert, table.ts)
+            state.redeal = None
         elif redeal is not None and redeal.resolve_at < street:
-            self.redeal = None
-        if street == 3 and self.all_in:
-            self._showdown()
-        elif self.rounds_done == street:
-            self._open_round()
+            state.redeal = None
+        if street == 3 and table.all_in:
+            table.showdown()
+        elif table.rounds_done == street:
+            table.open_round()
 
-    def _arrive_burn(self, uid: str, old: str | None) -> None:
-        self.burns = (*self.burns, uid)
-        exposed = self.exposed_r
-        if exposed is not None and uid == exposed.uid and self.running:
-            self.exposed_r = replace(exposed, burned=True)
-            self._count_burn(_street_of(len(self._live_board())))
-            self._check_exposed()
+    def arrive_burn(self, uid: str, old: str | None) -> None:
+        state, table = self.state, self.table
+        state.burns = (*state.burns, uid)
+        exposed = table.deal_state.exposed
+        if exposed is not None and uid == exposed.uid and table.running:
+            table.dealing.exposed_burned()
+            self._count_burn(street_of(len(self.live())))
+            table.dealing.check_exposed()
             return
         if not self._prelude(uid, "a card was burned"):
             return
-        redeal = self.redeal
+        redeal = state.redeal
         if redeal is not None and redeal.scramble and uid in redeal.taken:
             # TDA 39-A: one of the four becomes the burn, the other three are the flop
-            self.board = tuple(u for u in self.board if u != uid)
-            self.book.resolve(redeal.alert, self.ts)
-            self.redeal = None
-            self._street_progress()
+            state.cards = tuple(u for u in state.cards if u != uid)
+            table.book.resolve(redeal.alert, table.ts)
+            state.redeal = None
+            self.progress()
             return
-        street = _street_of(len(self._live_board()))
-        extra = self.extra_r
+        street = street_of(len(self.live()))
+        extra = table.deal_state.extra
         if extra is not None and uid == extra.uid:
-            self.extra_r = None
-            self.book.resolve(extra.alert, self.ts)
+            table.dealing.extra_burned()
             self._count_burn(street)
             return
         if (extra is not None or (exposed is not None and not exposed.burned)) and street == 1:
@@ -299,55 +407,56 @@ class BoardRules(HandRules):
             # the flop says whether the remedy was followed.
             self._count_burn(street)
             return
-        returned = self.extra_burn_r
+        returned = state.extra_burn
         if returned is not None and returned.returned is not None and returned.street == street:
             # burned for the street it was put back from: two burns for it again (the alert
             # stays open until the hand is over)
-            self.extra_burn_r = None
+            state.extra_burn = None
             if uid == returned.returned:
-                self._not_followed(
+                table.not_followed(
                     "returned-burn-again",
                     f"The burn card put back on the deck was burned again for the "
                     f"{STREET_NAMES[min(street, 3)]}: it is the next street's burn.",
                     ("The burn card put back on the deck is the next street's burn.",),
                     of="extra_burn",
                 )
-                self.street_burns += 1
+                state.street_burns += 1
             else:
                 self._count_burn(street)  # another second burn: extra_burn again
             return
         if returned is not None and returned.returned is not None:
-            self.extra_burn_r = None
+            state.extra_burn = None
             if uid == returned.returned:
-                self.book.resolve(returned.alert, self.ts)  # the remedy carried out
+                table.book.resolve(returned.alert, table.ts)  # the remedy carried out
             else:  # the alert stays open until the hand is over
-                self._not_followed(
+                table.not_followed(
                     "returned-burn",
                     f"The {STREET_NAMES[min(street, 3)]} was burned with another card: the burn "
                     "card put back on the deck is the next burn.",
                     ("The burn card put back on the deck is the next burn.",),
                     of="extra_burn",
                 )
-            self.street_burns += 1
+            state.street_burns += 1
             return
-        if street in self.burn_waived:
-            self._not_followed(
+        if street in state.waived:
+            table.not_followed(
                 f"no-burn-{street}",
                 f"A burn card was dealt for the {STREET_NAMES[min(street, 3)]}, "
                 "which must be dealt without burning.",
                 ("Deal the street without burning a card.",),
                 of=redeal.code if redeal is not None else None,
             )
-            self.street_burns += 1
+            state.street_burns += 1
             return
         self._count_burn(street)
 
     def _count_burn(self, street: int) -> None:
         """One more burn for ``street``; the second is an extra burn (one goes back)."""
-        self.street_burns += 1
-        if self.street_burns == 2 and self.extra_burn_r is None:
-            alert = self._raise(
+        state, table = self.state, self.table
+        state.street_burns += 1
+        if state.street_burns == 2 and state.extra_burn is None:
+            alert = table.raise_alert(
                 "extra_burn",
                 f"Two burn cards were dealt for the {STREET_NAMES[min(street, 3)]}.",
             )
-            self.extra_burn_r = ExtraBurnRemedy(alert, street)
+            state.extra_burn = ExtraBurnRemedy(alert, street)

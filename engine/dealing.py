@@ -1,11 +1,19 @@
-"""Hole cards: the deal, exposed cards, extra cards, folds and the showdown claim."""
+"""Hole cards: the deal, exposed cards, extra cards, folds and the showdown claim; the decks.
+
+The concern is :class:`Dealing`, over its part :class:`DealState` (its hand's fields reset with
+each hand; the decks kept across hands); the dispatcher (:mod:`engine.machine`) tells it the
+cards that reach a seat or the muck and the shuffler's events; it reads the hand (seats, order,
+button) from the table it is attached to and calls a misdeal through it. (One concern in one
+file, long because every check of the deal reads the same state at each card.)
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from contract.cards import zone_seat
-from engine.hands import HandRules
+from contract.models import ShuffleCompleteEvent
 from engine.remedies import (
     BlindsRemedy,
     ExposedRemedy,
@@ -13,72 +21,226 @@ from engine.remedies import (
 )
 from engine.showdown import board_is_best
 
+if TYPE_CHECKING:
+    from engine.machine import Machine
 
-class DealRules(HandRules):
-    """The deal checked card by card; exposures, extra cards, folds, board claims."""
 
-    def _start_by_card(self, uid: str, seat: int) -> bool:
-        """A card landed on a seat with no hand running: it starts one (or is refused)."""
-        if self.phase == "misdeal" and not self._retrieved(
-            f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
-        ):
-            return False
-        self._start_hand(by_key=False)
-        if self.phase != "dealing":
-            self.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
-            return False
-        return True
+@dataclass(slots=True)
+class DealState:
+    """The deal of the hand, and the decks. Every value is immutable or replaced when it
+    changes (a copy shares them)."""
 
-    def _arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
-        self._cards_change()
-        self.seat_cards[seat] = (*self.seat_cards.get(seat, ()), uid)
+    #: The hole cards dealt in order, and the seat each went to; the deal is complete.
+    dealt: tuple[str, ...] = ()
+    dealt_seats: tuple[int, ...] = ()
+    done: bool = False
+    #: TDA 37: the button's missing second card may still come.
+    button_short: bool = False
+    #: Extra cards dealt after the deal, and hole cards exposed (counted, and which).
+    extras: int = 0
+    exposures: int = 0
+    exposed_uids: frozenset[str] = frozenset()
+    #: Hole cards that arrived at their seat not face up (a later face-up read is a turn-up).
+    dealt_down: frozenset[str] = frozenset()
+    #: Hole cards read face up this hand: the only hole cards an alert may name.
+    face_up: frozenset[str] = frozenset()
+    #: The remedies in force: an exposed card, an extra card, blinds missing at the deal.
+    exposed: ExposedRemedy | None = None
+    extra: ExtraCardRemedy | None = None
+    blinds: tuple[BlindsRemedy, ...] = ()
+    #: Seats that declared the board (keypad); seats whose showdown muck was checked.
+    declared: frozenset[int] = frozenset()
+    claims_checked: frozenset[int] = frozenset()
+    #: Across hands: each deck's state ("ready": shuffled, check passed; "used"; "blocked":
+    #: check failed), whether a shuffler reported, the deck of the last hand dealt.
+    decks: dict[str, str] = field(default_factory=dict)
+    shuffler_known: bool = False
+    last_deck: str | None = None
+
+    def copy(self) -> DealState:
+        return replace(self)
+
+    def new_hand(self) -> None:
+        """A new hand: nothing dealt yet (the decks are kept)."""
+        self.dealt, self.dealt_seats, self.done, self.button_short = (), (), False, False
+        self.extras = self.exposures = 0
+        self.exposed_uids = self.dealt_down = self.face_up = frozenset()
+        self.exposed, self.extra, self.blinds = None, None, ()
+        self.declared = self.claims_checked = frozenset()
+
+
+class Dealing:
+    """The deal checked card by card; exposures, extra cards, folds, board claims; the decks."""
+
+    __slots__ = ("state", "table")
+
+    def __init__(self, state: DealState, table: Machine) -> None:
+        self.state = state
+        self.table = table  # the hand: its seats, order and button; misdeals and alerts
+
+    def check_exposed(self) -> None:
+        """The exposed card's remedy carried out: the seat given the top card, the exposed card
+        burned."""
+        state = self.state
+        remedy = state.exposed
+        if remedy is not None and remedy.replaced and remedy.burned:
+            self.table.book.resolve(remedy.alert, self.table.ts)
+            state.exposed = None
+
+    def exposed_burned(self) -> None:
+        """The exposed card was burned (engine.board)."""
+        exposed = self.state.exposed
+        if exposed is not None:
+            self.state.exposed = replace(exposed, burned=True)
+
+    def extra_burned(self) -> None:
+        """The extra card was burned (engine.board): its remedy is carried out."""
+        extra = self.state.extra
+        if extra is not None:
+            self.state.extra = None
+            self.table.book.resolve(extra.alert, self.table.ts)
+
+    def end_remedies(self) -> None:
+        """The hand is over or void: no dealing remedy is followed any more."""
+        state = self.state
+        state.exposed = state.extra = None
+        state.blinds = ()
+
+    def deal_end(self) -> None:
+        """The dealer moved on (betting, burn, board) while the deal was incomplete."""
+        state, table = self.state, self.table
+        if table.phase != "dealing" or not state.dealt:
+            return
+        counts = {s: state.dealt_seats.count(s) for s in table.in_hand}
+        wrong = [s for s, c in counts.items() if c != 2]
+        button = table.hand_button
+        if table.profile == "tda" and wrong == [button] and button is not None and counts[button] == 1:
+            state.button_short = True  # TDA 37: a missing button card may be replaced
+            wrong = []
+        if wrong:
+            seat = table.order[0] if table.order and table.order[0] in wrong else min(wrong)
+            for candidate in table.order:
+                if candidate in wrong:
+                    seat = candidate
+                    break
+            table.misdeal(
+                "misdeal_wrong_count",
+                f"Seat {seat} ended the deal with {counts[seat]} cards instead of two.",
+                seat,
+            )
+            if table.phase != "dealing":
+                return  # void; otherwise the window had closed and play continues
+        state.done = True
+        table.phase = "preflop"
+        table.open_round()
+
+    def blind_posted(self, seat: int) -> None:
+        """A blind arrived in its zone: a blinds remedy is carried out."""
+        state, table = self.state, self.table
+        kept = []
+        for remedy in state.blinds:
+            if remedy.seat == seat:
+                table.book.resolve(remedy.alert, table.ts)
+            else:
+                kept.append(remedy)
+        state.blinds = tuple(kept)
+
+    def shuffling(self) -> None:
+        """The shuffler reported: there is one."""
+        self.state.shuffler_known = True
+
+    def shown(self, uid: str) -> str:
+        """`` (Kh)`` for a hole card read face up, else nothing: secrecy by construction, the only
+        way a hole card's name reaches an alert."""
+        if uid not in self.state.face_up:
+            return ""
+        card = self.table.settings.registry.lookup(uid)
+        return f" ({card.card})" if card is not None else ""
+
+    def flop_came(self) -> None:
+        """The flop's first card: the exposed or extra card must have been the burn."""
+        state, table = self.state, self.table
+        exposed = state.exposed
+        if exposed is not None:
+            if not exposed.burned:
+                table.not_followed(
+                    "exposed-burn",
+                    f"The flop came while the exposed card of seat {exposed.seat} was not the burn.",
+                    ("The exposed card may not be kept: it is the burn card before the flop.",),
+                    exposed.seat,
+                    of="exposed_card",
+                )
+            if not exposed.replaced:
+                table.not_followed(
+                    "exposed-replace",
+                    f"Seat {exposed.seat} was not given the top card in place of its exposed card.",
+                    ("Give that seat the top card of the deck.",),
+                    exposed.seat,
+                    of="exposed_card",
+                )
+        extra = state.extra
+        if extra is not None:
+            table.not_followed(
+                "extra-card",
+                f"The flop came but the extra card of seat {extra.seat} was not the burn card.",
+                ("The extra card goes back on the deck and is the burn card for the flop.",),
+                extra.seat,
+                of="extra_card",
+            )
+            state.extra = None
+
+    def arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
+        state, table = self.state, self.table
+        table.cards.change()
+        table.card_state.seat_cards[seat] = (*table.card_state.seat_cards.get(seat, ()), uid)
         if not face_up:
-            self.dealt_down |= {uid}
+            state.dealt_down |= {uid}
         if old is not None and zone_seat(old) is None:
             return  # from the board, burn or muck back to a seat: not a dealt card
-        if self.phase == "dealing":
+        if table.phase == "dealing":
             self._deal(uid, seat)
-        elif self.running:
+        elif table.running:
             self._late_card(uid, seat)
 
     def _first_card(self, uid: str, seat: int) -> None:
-        self._refresh_seats()
-        card = self.settings.registry.lookup(uid)
+        state, table = self.state, self.table
+        table.refresh_seats()
+        card = table.settings.registry.lookup(uid)
         deck = card.deck if card is not None else None
-        self.hand_deck = deck
-        self.last_deck = deck
-        status = self.decks.get(deck) if deck is not None else None
+        table.hand_deck = deck
+        state.last_deck = deck
+        status = state.decks.get(deck) if deck is not None else None
         if deck is not None and status != "blocked":
-            self.decks = {**self.decks, deck: "used"}
-        if deck is not None and self.shuffler_known:
+            state.decks = {**state.decks, deck: "used"}
+        if deck is not None and state.shuffler_known:
             if status == "blocked":
                 self._check_blocked()
-            elif deck == self.redeal_of and status != "ready":
-                self._not_followed(
+            elif deck == table.redeal_of and status != "ready":
+                table.not_followed(
                     "misdeal-reshuffle",
                     f"The redeal uses deck {deck} without a reshuffle after the misdeal.",
                     ("Retrieve all cards, reshuffle and cut.", "Redeal with the same button."),
-                    of=self._misdeal_code(),
+                    of=table.misdeal_code(),
                 )
         # the button, checked at the deal
-        if self.button_r is not None:
-            remedy = self.button_r
-            where = f"on seat {self.button}" if self.button is not None else "not on the table"
+        if table.button_r is not None:
+            remedy = table.button_r
+            where = f"on seat {table.button}" if table.button is not None else "not on the table"
             message = f"The button is {where} but must be on seat {remedy.expected}."
-            self._button_late(message, remedy.expected, remedy.alert)
-            if self.phase != "dealing":
+            table.button_late(message, remedy.expected, remedy.alert)
+            if table.phase != "dealing":
                 return
         self._deal_from_misplaced_button(seat)
         # the blinds, checked before the deal
-        if self.blinds_known and self.hand_button is not None and len(self.in_hand) >= 2:
-            if len(self.in_hand) == 2:
-                small, big = self.hand_button, self.order[0]
+        if table.blinds_known and table.hand_button is not None and len(table.in_hand) >= 2:
+            if len(table.in_hand) == 2:
+                small, big = table.hand_button, table.order[0]
             else:
-                small, big = self.order[0], self.order[1]
+                small, big = table.order[0], table.order[1]
             remedies = []
             for blind_seat, name in ((small, "small"), (big, "big")):
-                if not self.blinds.get(blind_seat):
-                    alert = self._raise(
+                if not table.blinds.get(blind_seat):
+                    alert = table.raise_alert(
                         "blinds_missing",
                         f"Dealing started without the {name} blind of seat {blind_seat} in its zone.",
                         blind_seat,
@@ -89,20 +251,21 @@ class DealRules(HandRules):
                         ),
                     )
                     remedies.append(BlindsRemedy(alert, blind_seat))
-            self.blinds_r = tuple(remedies)
+            state.blinds = tuple(remedies)
 
     def _check_blocked(self) -> None:
         """Dealing a deck that failed its check, once the dealer's reaction time is over."""
-        deck = self.hand_deck
+        state, table = self.state, self.table
+        deck = table.hand_deck
         if (
             deck is None
-            or not self.shuffler_known
-            or self.decks.get(deck) != "blocked"
-            or "deck-blocked" in self.nf_keys
-            or self._reacting()
+            or not state.shuffler_known
+            or state.decks.get(deck) != "blocked"
+            or "deck-blocked" in table.nf_keys
+            or table.reacting()
         ):
             return
-        self._not_followed(
+        table.not_followed(
             "deck-blocked",
             f"Deck {deck} failed its deck check but is being dealt: switch decks.",
             ("Do not deal this deck.", "Switch to the other deck and call the floor."),
@@ -115,35 +278,37 @@ class DealRules(HandRules):
         The button alert is already raised; dealing left of where the button physically is
         must not add a wrong-first-seat misdeal the rule does not call.
         """
-        actual, expected = self.button, self.expected_button
+        table = self.table
+        actual, expected = table.button, table.expected_button
         if (
-            self.profile != "tda"
-            or not (self.button_known and self.order_closed and self.in_hand)
+            table.profile != "tda"
+            or not (table.button_known and table.order_closed and table.in_hand)
             or actual is None
             or expected is None
             or actual == expected
         ):
             return
-        physical = self._clockwise_from(actual, self.in_hand)
-        if seat == physical[0] != self.order[0]:
-            self.hand_button = actual
+        physical = table.clockwise_from(actual, table.in_hand)
+        if seat == physical[0] != table.order[0]:
+            table.hand_button = actual
             # the next hand moves on from where the button really was: it is not backed up
-            self.anchor = (actual, True)
-            self.order = physical
-            self.sequence = physical + physical
+            table.anchor = (actual, True)
+            table.order = physical
+            table.sequence = physical + physical
 
     def _deal(self, uid: str, seat: int) -> None:
-        index = len(self.dealt)
+        state, table = self.state, self.table
+        index = len(state.dealt)
         if index == 0:
             self._first_card(uid, seat)
-            if self.phase != "dealing":
+            if table.phase != "dealing":
                 return
-        elif self.blinds_r or self.decks.get(self.hand_deck or "") == "blocked":
+        elif state.blinds or state.decks.get(table.hand_deck or "") == "blocked":
             self._check_blocked()
             violated = []
-            for remedy in self.blinds_r:
+            for remedy in state.blinds:
                 if not remedy.violated:
-                    self._not_followed(
+                    table.not_followed(
                         f"blinds-{remedy.seat}",
                         f"The deal went on before the blind of seat {remedy.seat} was posted.",
                         ("Stop the deal until the blinds are posted.",),
@@ -151,93 +316,95 @@ class DealRules(HandRules):
                         of="blinds_missing",
                     )
                 violated.append(replace(remedy, violated=True))
-            self.blinds_r = tuple(violated)
-        if self.seats_known and self.in_hand and seat not in self.in_hand:
-            self._misdeal(
+            state.blinds = tuple(violated)
+        if table.seats_known and table.in_hand and seat not in table.in_hand:
+            table.misdeal(
                 "misdeal_empty_seat", f"A card was dealt to seat {seat}, which has no player.", seat
             )
             return
-        if not self.order_closed:
-            if index == 0 and self.seats_known and seat in self.in_hand:
+        if not table.order_closed:
+            if index == 0 and table.seats_known and seat in table.in_hand:
                 # no button known: the first card shows where the deal starts
-                position = self.in_hand.index(seat)
-                self.hand_button = self.in_hand[position - 1]
-                self.anchor = (self.hand_button, True)
-                self.order = self._clockwise_from(self.hand_button, self.in_hand)
-                self.order_closed = True
-                self.sequence = self.order + self.order
+                position = table.in_hand.index(seat)
+                table.hand_button = table.in_hand[position - 1]
+                table.anchor = (table.hand_button, True)
+                table.order = table.clockwise_from(table.hand_button, table.in_hand)
+                table.order_closed = True
+                table.sequence = table.order + table.order
             elif not self._discover(seat, index):
                 return
-            if not self.order_closed:
-                self.dealt += (uid,)
-                self.dealt_seats += (seat,)
+            if not table.order_closed:
+                state.dealt += (uid,)
+                state.dealt_seats += (seat,)
                 return
-        expected = self.sequence[index] if index < len(self.sequence) else None
+        expected = table.sequence[index] if index < len(table.sequence) else None
         if seat != expected and not self._deal_mismatch(seat, index):
             return
-        self.dealt += (uid,)
-        self.dealt_seats += (seat,)
-        if self.order_closed and len(self.dealt) >= len(self.sequence):
-            self.deal_done = True
-            self.phase = "preflop"
-            self._open_round()
+        state.dealt += (uid,)
+        state.dealt_seats += (seat,)
+        if table.order_closed and len(state.dealt) >= len(table.sequence):
+            state.done = True
+            table.phase = "preflop"
+            table.open_round()
 
     def _discover(self, seat: int, index: int) -> bool:
         """Without occupancy sensors the first round of the deal shows who is dealt in."""
-        n = self.settings.seats
+        table = self.table
+        n = table.settings.seats
         if index == 0:
-            self.order = (seat,)
+            table.order = (seat,)
             return True
-        first = self.order[0]
+        first = table.order[0]
         if seat == first:
-            self.order_closed = True
-            self.in_hand = tuple(sorted(self.order))
-            self.sequence = self.order + self.order
-            if self.hand_button is None:
-                self.hand_button = self.order[-1]
-                self.anchor = (self.hand_button, True)
+            table.order_closed = True
+            table.in_hand = tuple(sorted(table.order))
+            table.sequence = table.order + table.order
+            if table.hand_button is None:
+                table.hand_button = table.order[-1]
+                table.anchor = (table.hand_button, True)
             return True
-        if seat not in self.order and (seat - first) % n > (self.order[-1] - first) % n:
-            self.order += (seat,)
+        if seat not in table.order and (seat - first) % n > (table.order[-1] - first) % n:
+            table.order += (seat,)
             return True
-        self._misdeal("misdeal_out_of_sequence", f"A card was dealt out of sequence to seat {seat}.", seat)
+        table.misdeal("misdeal_out_of_sequence", f"A card was dealt out of sequence to seat {seat}.", seat)
         return False
 
     def _deal_mismatch(self, seat: int, index: int) -> bool:
         """A card went to another seat than the next in order: misdeal, or TDA 35-B."""
-        n = len(self.order)
+        state, table = self.state, self.table
+        n = len(table.order)
         if index == 0:
-            self._misdeal(
+            table.misdeal(
                 "misdeal_wrong_first_seat",
-                f"The first card went to seat {seat}; it had to go to seat {self.order[0]}.",
+                f"The first card went to seat {seat}; it had to go to seat {table.order[0]}.",
                 seat,
             )
             return False
-        if index >= len(self.sequence):
+        if index >= len(table.sequence):
             return True  # handled as a late card
-        button = self.order[-1]
-        expected = self.sequence[index]
-        if self.profile == "tda" and n > 1:
-            if seat == button and index == n and self.dealt_seats[-1] == button:
+        button = table.order[-1]
+        expected = table.sequence[index]
+        if table.profile == "tda" and n > 1:
+            if seat == button and index == n and state.dealt_seats[-1] == button:
                 # TDA 35-B: the button may be dealt two consecutive cards
-                self.sequence = (*self.order, button, *self.order[:-1])
+                table.sequence = (*table.order, button, *table.order[:-1])
                 return True
             if (
                 index == n - 1
                 and expected == button
-                and seat == self.order[0] != self.dealt_seats[-1]
+                and seat == table.order[0] != state.dealt_seats[-1]
             ):
                 # TDA 35-B: the button passed over in round one gets both cards at the end
-                self.sequence = (*self.order[:-1], *self.order[:-1], button, button)
+                table.sequence = (*table.order[:-1], *table.order[:-1], button, button)
                 return True
         if self._passed_over(seat, index):
-            self._misdeal(
+            table.misdeal(
                 "misdeal_seat_skipped",
                 f"Seat {expected} was passed over: the card went to seat {seat}.",
                 expected,
             )
         else:
-            self._misdeal(
+            table.misdeal(
                 "misdeal_out_of_sequence",
                 f"A card was dealt out of sequence to seat {seat}.",
                 seat,
@@ -252,139 +419,202 @@ class DealRules(HandRules):
         first seat dealt its second card). A seat dealt twice running is out of sequence, except
         the button at the end of round one, which passes over the first seat of round two.
         """
-        n = len(self.order)
-        last = self.dealt_seats[-1] if self.dealt_seats else None
-        if seat == last and not (seat == self.order[-1] and index == n):
+        state, table = self.state, self.table
+        n = len(table.order)
+        last = state.dealt_seats[-1] if state.dealt_seats else None
+        if seat == last and not (seat == table.order[-1] and index == n):
             return False
-        for slot in range(index + 1, len(self.sequence)):
-            if self.sequence[slot] == seat:
+        for slot in range(index + 1, len(table.sequence)):
+            if table.sequence[slot] == seat:
                 in_reach = slot // n == index // n or slot == index + 1
-                return in_reach and self.dealt_seats.count(seat) == slot // n
+                return in_reach and state.dealt_seats.count(seat) == slot // n
         return False
 
     def _late_card(self, uid: str, seat: int) -> None:
         """A card dealt to a seat after the deal is complete."""
-        exposed = self.exposed_r
+        state, table = self.state, self.table
+        exposed = state.exposed
         if exposed is not None and seat == exposed.seat and not exposed.replaced:
-            self.exposed_r = replace(exposed, replaced=True)
-            self._check_exposed()
+            state.exposed = replace(exposed, replaced=True)
+            self.check_exposed()
             return
-        if self.button_short and seat == self.hand_button:
-            self.button_short = False
+        if state.button_short and seat == table.hand_button:
+            state.button_short = False
             return
-        first = self.order[0] if self.order else seat
-        if self.phase == "preflop" and not self._board_started():
-            if self.extras >= 1:
-                self.extras += 1
-                self._misdeal(
+        first = table.order[0] if table.order else seat
+        if table.phase == "preflop" and not table.board.started():
+            if state.extras >= 1:
+                state.extras += 1
+                table.misdeal(
                     "misdeal_extra_cards", f"A second extra card was dealt (seat {seat}): misdeal.", seat
                 )
                 return
-            self.extras = 1
+            state.extras = 1
             if seat == first:
-                if self.profile == "tda":
-                    self._misdeal(
+                if table.profile == "tda":
+                    table.misdeal(
                         "misdeal_wrong_count",
                         f"Seat {seat} was dealt a third card: a wrong number of cards is a misdeal.",
                         seat,
                     )
                     return
-                alert = self._raise(
+                alert = table.raise_alert(
                     "extra_card",
                     f"An extra card was dealt to seat {seat} after every seat had its two cards.",
                     seat,
                 )
-                self.extra_r = ExtraCardRemedy(alert, seat, uid)
+                state.extra = ExtraCardRemedy(alert, seat, uid)
                 return
-        self._misdeal(
+        table.misdeal(
             "misdeal_wrong_count",
             f"Seat {seat} was dealt a card after the deal: it now has "
-            f"{len(self.seat_cards.get(seat, ()))} cards.",
+            f"{len(table.card_state.seat_cards.get(seat, ()))} cards.",
             seat,
         )
 
-    def _face_up(self, uid: str, zone: str, *, arriving: bool) -> None:
+    def turned_up(self, uid: str, zone: str, *, arriving: bool) -> None:
         """A hole card read face up at its seat: a dealer exposure, or the player's own doing.
 
         Seed 004 calls an exposure "due to a dealer error": a card that lands face up, or is
         turned up while the dealer is still dealing. Once the deal is complete, a card that was
         dealt face down and is now face up was turned by the player: no exposure.
         """
+        state, table = self.state, self.table
         seat = zone_seat(zone)
         if seat is None:
             if zone == "burn" and not arriving:
-                self.handling.burn_face_up(uid)
+                table.handling.burn_face_up(uid)
             return
-        self.face_up |= {uid}
-        self._card_face_up(seat)
-        if self.phase not in ("dealing", "preflop") or self._board_started():
+        state.face_up |= {uid}
+        table.results.card_face_up(seat)
+        if table.phase not in ("dealing", "preflop") or table.board.started():
             return
-        if self.all_in:
+        if table.all_in:
             return  # betting is over: players table their hands for the run-out (TDA 16)
-        if not arriving and self.deal_done and uid in self.dealt_down:
+        if not arriving and state.done and uid in state.dealt_down:
             return  # turned up by the player after the deal
-        self._expose(uid, seat)
+        self.expose(uid, seat)
 
-    def _expose(self, uid: str, seat: int) -> None:
+    def expose(self, uid: str, seat: int) -> None:
         """A hole card exposed by the dealer: misdeal if it is the first, or the second one.
 
         The alert names the card only when it was read face up (:meth:`_shown`).
         """
-        if uid in self.exposed_uids:
+        state, table = self.state, self.table
+        if uid in state.exposed_uids:
             return
-        self.exposed_uids |= {uid}
-        index = self.dealt.index(uid) if uid in self.dealt else None
-        limit = 2 if self.profile == "tda" else 1
-        self.exposures += 1
+        state.exposed_uids |= {uid}
+        index = state.dealt.index(uid) if uid in state.dealt else None
+        limit = 2 if table.profile == "tda" else 1
+        state.exposures += 1
         if index is not None and index < limit:
             which = "first" if index == 0 else "second"
-            self._misdeal(
+            table.misdeal(
                 "misdeal_exposed_early",
                 f"The {which} hole card dealt (seat {seat}) was exposed: misdeal.",
                 seat,
             )
-        elif self.exposures > 1:
-            self._misdeal(
+        elif state.exposures > 1:
+            table.misdeal(
                 "misdeal_exposed_multiple",
                 f"A second hole card was exposed (seat {seat}): misdeal.",
                 seat,
             )
         else:
-            alert = self._raise(
+            alert = table.raise_alert(
                 "exposed_card",
-                f"A hole card of seat {seat} was exposed{self._shown(uid)}: it may not be kept.",
+                f"A hole card of seat {seat} was exposed{self.shown(uid)}: it may not be kept.",
                 seat,
             )
-            self.exposed_r = ExposedRemedy(alert, seat, uid)
+            state.exposed = ExposedRemedy(alert, seat, uid)
 
-    def _arrive_muck(self, uid: str, old: str) -> None:
+    def arrive_muck(self, uid: str, old: str) -> None:
+        state, table = self.state, self.table
         seat = zone_seat(old)
-        if seat is None or seat not in self.in_hand:
+        if seat is None or seat not in table.in_hand:
             return
-        if self.phase == "showdown" and seat not in self.claims_checked and seat not in self.folded:
+        if table.phase == "showdown" and seat not in state.claims_checked and seat not in table.folded:
             # (a seat that folded by an ``action`` input brings its cards to the muck after)
-            self.claims_checked |= {seat}
-            self._board_claim(seat, (*self.seat_cards.get(seat, ()), uid))
-        if not self.seat_cards.get(seat) and self.running:
-            self.folded |= {seat}
-            self._money_fold(seat)
-            self._check_one_left()
-        elif not self.seat_cards.get(seat) and self.phase == "showdown":
-            self._money_muck(seat)
+            state.claims_checked |= {seat}
+            self._board_claim(seat, (*table.card_state.seat_cards.get(seat, ()), uid))
+        if not table.card_state.seat_cards.get(seat) and table.running:
+            table.folded |= {seat}
+            table.results.fold(seat)
+            table.check_one_left()
+        elif not table.card_state.seat_cards.get(seat) and table.phase == "showdown":
+            table.results.muck(seat)
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
-        if seat in self.declared or len(self.board) != 5 or len(hole) != 2:
+        state, table = self.state, self.table
+        if seat in state.declared or len(table.board_state.cards) != 5 or len(hole) != 2:
             return
-        registry = self.settings.registry
-        board = [registry.lookup(u) for u in self.board]
+        registry = table.settings.registry
+        board = [registry.lookup(u) for u in table.board_state.cards]
         cards = [registry.lookup(u) for u in hole]
         if any(c is None for c in board) or any(c is None for c in cards):
             return
         board_codes = [c.card for c in board if c is not None]
         hole_codes = [c.card for c in cards if c is not None]
         if board_is_best(board_codes, hole_codes):
-            self._raise(
+            table.raise_alert(
                 "board_claim_forfeited",
                 f"Seat {seat} mucked at showdown without declaring the board, which was its best hand.",
                 seat,
             )
+
+    # -- the decks (shuffler events) --------------------------------------------------------------
+
+    def _forget_deck(self, deck: str) -> None:
+        """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
+        table = self.table
+        registry = table.settings.registry
+        for uid, zone in list(table.card_state.zone.items()):
+            card = registry.lookup(uid)
+            if card is not None and card.deck == deck:
+                table.cards.take_away(uid, zone)
+
+    def _other_deck(self, deck: str | None) -> str | None:
+        table = self.table
+        others = [d for d in table.settings.registry.decks if d != deck]
+        return others[0] if len(others) == 1 else None
+
+    def shuffle_complete(self, device: str, event: ShuffleCompleteEvent) -> None:
+        state, table = self.state, self.table
+        state.shuffler_known = True
+        deck = event.deck
+        if deck is not None and deck not in table.settings.registry.decks:
+            # not a deck of this table: nothing to mark (and no name from a payload to keep)
+            if event.ok:
+                return
+            table.raise_alert(
+                "deck_check_failed",
+                f"The deck check of a deck not in the registry failed (count {event.count}): "
+                "do not deal it.",
+                scope="deck",
+                device=device,
+            )
+            return
+        if deck is None:
+            # The shuffler cannot name the deck: it is the one not in play (decks alternate).
+            current = table.hand_deck if table.running else state.last_deck
+            deck = self._other_deck(current) if current is not None else None
+        if event.ok:
+            if deck is not None:
+                state.decks = {**state.decks, deck: "ready"}
+                table.book.resolve_scope("deck", table.ts, deck)
+                if not table.running:
+                    self._forget_deck(deck)
+            if table.phase == "idle":
+                table.phase = "shuffled"
+            return
+        if deck is not None:
+            state.decks = {**state.decks, deck: "blocked"}
+        # Counts only: card names could be hole cards of the deck in play (secrecy).
+        parts = [f"count {event.count}"]
+        if event.missing:
+            parts.append(f"{len(event.missing)} missing")
+        if event.duplicates:
+            parts.append(f"{len(event.duplicates)} duplicated")
+        name = f"deck {deck}" if deck is not None else "the deck"
+        message = f"The deck check of {name} failed ({', '.join(parts)}): do not deal it."
+        table.raise_alert("deck_check_failed", message, scope="deck", key=deck, device=device)

@@ -1,13 +1,21 @@
-"""Device health (status, faults, bad payloads, the sequence findings reported), who may say
-what, lost dealer inputs, sensors and decks; the sequence policy and the gap fill are in
-:mod:`engine.sequences`."""
+"""The devices: their health (status, faults, bad payloads, the sequence findings reported),
+who may say what, lost dealer inputs, and whether the hand is tracked. The sequence policy and
+the gap fill are :mod:`engine.sequences`; the sensors' and the shuffler's events are rules of the
+hand (:mod:`engine.hands`, :mod:`engine.dealing`).
+
+The concern is :class:`Devices`, over its part :class:`DeviceState`; the dispatcher
+(:mod:`engine.machine`) calls it explicitly, and it raises its alerts through the table it is
+attached to.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from contract.models import (
     DealerInput,
     FaultEvent,
-    ShuffleCompleteEvent,
     Status,
 )
 from contract.text import bounded, identifier
@@ -17,17 +25,86 @@ from engine.api import (
     PayloadRejected,
 )
 from engine.kinds import EVENT_KIND, KIND_NAMES, Learnt, learns
-from engine.memory import Memory
 from engine.seqtrack import REPORT_EVERY, SEQ_AHEAD
 from engine.sequences import Lost
 
+if TYPE_CHECKING:
+    from engine.machine import Machine
 
-class DeviceRules(Memory):
-    """Device health, the button and blind sensors, and the deck states."""
 
-    def _sequence_findings(self) -> None:
+@dataclass(slots=True)
+class DeviceState:
+    """What the engine knows of the devices. Its dicts are replaced, never updated, when they
+    change, and its sets are frozen: a copy shares them."""
+
+    #: The last status state of each device (``online``, ``offline``, ``fault``).
+    states: dict[str, str] = field(default_factory=dict)
+    #: Who may say what (engine.kinds): the kind each undeclared device showed in its session.
+    kinds: dict[str, Learnt] = field(default_factory=dict)
+    #: The messages refused so far, per alert key.
+    refused: dict[str, int] = field(default_factory=dict)
+    #: The highest dealer input seq taken per source ("": inputs that name none).
+    input_seqs: dict[str, int] = field(default_factory=dict)
+    #: Devices that sent tag events, and devices that sent only other events.
+    readers: frozenset[str] = frozenset()
+    others: frozenset[str] = frozenset()
+    #: Events were lost this hand: it is not tracked until the next hand begins.
+    untracked: bool = False
+    #: The hand is tracked: no reader offline, no events of it lost.
+    tracking: bool = True
+
+    def copy(self) -> DeviceState:
+        return DeviceState(
+            self.states, self.kinds, self.refused, self.input_seqs, self.readers, self.others,
+            self.untracked, self.tracking,
+        )
+
+
+class Devices:
+    """Device health, who may say what, lost inputs, tracking (see the module docstring)."""
+
+    __slots__ = ("state", "table")
+
+    def __init__(self, state: DeviceState, table: Machine) -> None:
+        self.state = state
+        self.table = table  # the time, the settings and the alert book; the hand's result marked
+
+    # -- tracking ------------------------------------------------------------------------------
+
+    def update_tracking(self) -> None:
+        """The hand is tracked unless a reader (a device that sent tags) is offline, or events
+        of this hand were lost."""
+        state = self.state
+        state.tracking = not state.untracked and not any(
+            status == "offline" and self.may_read(device) for device, status in state.states.items()
+        )
+
+    def may_read(self, device: str) -> bool:
+        """A reader, or a device that never sent an event (it may be one)."""
+        return device in self.state.readers or device not in self.state.others
+
+    def tag_from(self, device: str) -> None:
+        """``device`` sent a tag read: it is a reader."""
+        if device not in self.state.readers:
+            self.state.readers |= {device}
+            self.update_tracking()
+
+    def other_from(self, device: str) -> None:
+        """``device`` sent an event other than a tag read or a fault."""
+        if device not in self.state.others:
+            self.state.others |= {device}
+            self.update_tracking()
+
+    def resume(self) -> None:
+        """The hand whose events were lost is over: the next one is tracked again."""
+        self.state.untracked = False
+        self.update_tracking()
+
+    # -- health and trust ------------------------------------------------------------------------
+
+    def sequence_findings(self) -> None:
         """Report what the sequence policy found (engine.sequences), in order."""
-        findings = self.sequences.findings
+        findings = self.table.sequences.findings
         for finding in findings:
             if isinstance(finding, Lost):
                 self._lost(finding.device, finding.what)
@@ -37,71 +114,76 @@ class DeviceRules(Memory):
 
     def _far_report(self, device: str, high: int, far: int) -> None:
         """Events with a seq far from the device's were ignored (updated at most once a second)."""
+        table = self.table
         key = f"{device}#far"
         message = (
             f"Device {bounded(device, 64)} sent {far} event(s) with a sequence number far from "
             f"its last one ({high}): they were ignored."
         )
-        existing = self.book.find("bad_payload", key)
+        existing = table.book.find("bad_payload", key)
         if existing is None:
-            self._raise("bad_payload", message, scope="device", key=key, device=device)
-        elif self.ts - self.book.active[existing].ts >= REPORT_EVERY:
-            self.book.update(existing, self.ts, message=message)
+            table.raise_alert("bad_payload", message, scope="device", key=key, device=device)
+        elif table.ts - table.book.active[existing].ts >= REPORT_EVERY:
+            table.book.update(existing, table.ts, message=message)
 
     def _lost(self, device: str, what: str) -> None:
         """Events of ``device`` are lost for good: say so; this hand is not tracked."""
+        table = self.table
         message = (
             f"Device {bounded(device, 64)} {what}: they were lost, so this hand is not tracked; "
             "tracking resumes with the next shuffle or new hand."
         )
         key = f"{device}#seq"
-        existing = self.book.find("device_fault", key)
+        existing = table.book.find("device_fault", key)
         if existing is None:
-            self._raise("device_fault", message, scope="hand", key=key, device=device)
+            table.raise_alert("device_fault", message, scope="hand", key=key, device=device)
         else:
-            self.book.update(existing, self.ts, message=message)
-        self.untracked = True
-        self.evidence_missing = True
-        self._update_tracking()
+            table.book.update(existing, table.ts, message=message)
+        self.state.untracked = True
+        table.evidence_missing = True
+        self.update_tracking()
 
-    def _status(self, device: str, status: Status) -> None:
-        self.sequences.status(device, status)
-        self.dev_state = {**self.dev_state, device: status.state}
-        self._update_tracking()
+    def status(self, device: str, status: Status) -> None:
+        table = self.table
+        table.sequences.status(device, status)
+        self.state.states = {**self.state.states, device: status.state}
+        self.update_tracking()
         # only a short identifier ("lost", "stopped"): a status' free text is not for the dealer
         known = identifier(status.detail or "")
         detail = f" ({known})" if known else ""
         if status.state == "online":
-            self.book.resolve_scope("device", self.ts, device)
-            self.book.resolve_scope("device", self.ts, f"{device}#fault")
-            self.book.resolve_scope("device", self.ts, f"{device}#far")
+            table.book.resolve_scope("device", table.ts, device)
+            table.book.resolve_scope("device", table.ts, f"{device}#fault")
+            table.book.resolve_scope("device", table.ts, f"{device}#far")
             # events lost stay lost: that alert lasts until the hand is over
             return
         code = "device_offline" if status.state == "offline" else "device_fault"
-        if self.book.find(code, device) is not None:
+        if table.book.find(code, device) is not None:
             return
         if status.state == "offline":
-            tail = ": the hand is not being tracked until it is back." if self._may_read(device) else "."
+            tail = ": the hand is not being tracked until it is back." if self.may_read(device) else "."
             message = f"Device {bounded(device, 64)} is offline{detail}{tail}"
         else:
             message = f"Device {bounded(device, 64)} reports a fault{detail}."
-        self._raise(code, message, scope="device", key=device, device=device)
+        table.raise_alert(code, message, scope="device", key=device, device=device)
 
-    def _fault(self, device: str, event: FaultEvent) -> None:
+    def fault(self, device: str, event: FaultEvent) -> None:
+        table = self.table
         key = f"{device}#fault"
         # The code when it is a plain identifier (jam, door_open); the device's free text stays
         # in the journal: payload text never reaches the dealer's screen.
         code = identifier(event.code) or "with a code that is not a plain name"
         message = f"Device {bounded(device, 64)} reports fault {code}."
-        existing = self.book.find("device_fault", key)
+        existing = table.book.find("device_fault", key)
         if existing is None:
-            self._raise("device_fault", message, scope="device", key=key, device=device)
+            table.raise_alert("device_fault", message, scope="device", key=key, device=device)
         else:
-            self.book.update(existing, self.ts, message=message)
+            table.book.update(existing, table.ts, message=message)
 
-    def _rejected(self, rejected: PayloadRejected) -> None:
+    def rejected(self, rejected: PayloadRejected) -> None:
         """One alert per topic, counting its rejected payloads (the shell reports at most once
         a second); the latest reason, bounded and escaped."""
+        table = self.table
         count = max(1, rejected.count)
         what = "A message" if count == 1 else f"{count} messages"
         message = (
@@ -110,14 +192,14 @@ class DeviceRules(Memory):
             f"{bounded(rejected.error, 200)}"
         )
         key = rejected.topic
-        existing = self.book.find("bad_payload", key)
+        existing = table.book.find("bad_payload", key)
         device = bounded(rejected.device, 60) if rejected.device is not None else None
         if existing is None:
-            self._raise("bad_payload", message, scope="hand", key=key, device=device)
+            table.raise_alert("bad_payload", message, scope="hand", key=key, device=device)
         else:
-            self.book.update(existing, self.ts, message=message)
+            table.book.update(existing, table.ts, message=message)
 
-    def _admitted(self, received: DeviceEventReceived | DeviceStatusReceived) -> bool:
+    def admitted(self, received: DeviceEventReceived | DeviceStatusReceived) -> bool:
         """Who may say what (docs/engine.md): whether a device's message is taken. A device
         sends only the events of its kind (declared, or shown by its first event accepted in
         its session; ``fault`` from any); with ``declared_only`` an undeclared device is not
@@ -125,8 +207,9 @@ class DeviceRules(Memory):
         taken as evidence (nor sequenced: it is not one of the device's events).
 
         (On the path of every event: the common cases first, with the fewest lookups.)"""
+        table = self.table
         device = received.device
-        settings = self.settings
+        settings = table.settings
         kind = settings.device_kinds.get(device)
         if kind is None and settings.declared_only:
             self._refuse(
@@ -141,16 +224,16 @@ class DeviceRules(Memory):
         event = received.event  # type: ignore[union-attr]
         wanted = EVENT_KIND[event.type]
         if kind is None:
-            learnt = self.dev_kind.get(device)
+            learnt = self.state.kinds.get(device)
             session = event.session
             if learnt is not None and wanted == learnt[1] and (session is None or session == learnt[0]):
                 return True  # an undeclared device's event of its kind, in its session
             if wanted is None:
                 return True  # a fault: from any kind, says nothing of the device's own
             if session is None:
-                session = self.device_seqs.sessions.get(device)
+                session = table.device_seqs.sessions.get(device)
             if learns(learnt, session):
-                self.dev_kind = {**self.dev_kind, device: Learnt(session, wanted)}
+                self.state.kinds = {**self.state.kinds, device: Learnt(session, wanted)}
                 return True
             kind = learnt.kind  # type: ignore[union-attr]  # (learns() is true without one)
         if wanted == kind or wanted is None:
@@ -169,29 +252,31 @@ class DeviceRules(Memory):
         """One ``bad_payload`` per key, counting the messages refused (``text`` names them:
         ``{count}``, ``{device}``; updated at most once a second); timed like a rejected
         payload, by the shell's clock."""
-        self.ts = received.received
-        self.clock = max(self.clock, self.ts)
-        count = self.refused.get(key, 0) + 1
-        self.refused = {**self.refused, key: count}
+        table = self.table
+        table.ts = received.received
+        table.clock = max(table.clock, table.ts)
+        count = self.state.refused.get(key, 0) + 1
+        self.state.refused = {**self.state.refused, key: count}
         device = bounded(received.device, 64)
         message = text.format(count=count, device=device)
-        existing = self.book.find("bad_payload", key)
+        existing = table.book.find("bad_payload", key)
         if existing is None:
-            self._raise("bad_payload", message, scope="hand", key=key, device=device)
-        elif self.ts - self.book.active[existing].ts >= REPORT_EVERY:
-            self.book.update(existing, self.ts, message=message, device=device)
+            table.raise_alert("bad_payload", message, scope="hand", key=key, device=device)
+        elif table.ts - table.book.active[existing].ts >= REPORT_EVERY:
+            table.book.update(existing, table.ts, message=message, device=device)
 
-    def _input_seq(self, item: DealerInput) -> None:
+    def input_seen(self, item: DealerInput) -> None:
         """A dealer input's ``seq`` (per source): inputs missing in between were lost on the
         way, and no one can send them again: told at once, the hand's result marked."""
+        table = self.table
         seq = item.seq
         if seq is None:
             return
         source = item.source or ""
-        high = self.input_seq.get(source)
+        high = self.state.input_seqs.get(source)
         if high is not None and seq <= high and seq != 1:
             return  # a repeat, or a late one: taken as before
-        self.input_seq = {**self.input_seq, source: seq}
+        self.state.input_seqs = {**self.state.input_seqs, source: seq}
         if high is None or seq <= high or seq == high + 1:
             return  # the first one seen, a sender restarted at 1, or the next one
         sender = f" from {bounded(source, 64)}" if source else ""
@@ -203,94 +288,10 @@ class DeviceRules(Memory):
             what = f"Dealer inputs {high + 1} to {seq - 1}{sender} were lost on the way"
         message = f"{what}: keys or actions may be missing from this hand."
         key = f"input#{source}"
-        existing = self.book.find("device_fault", key)
+        existing = table.book.find("device_fault", key)
         remedy = ("Check the last keys and actions entered; enter again those that mattered.",)
         if existing is None:
-            self._raise("device_fault", message, scope="hand", key=key, remedy=remedy)
+            table.raise_alert("device_fault", message, scope="hand", key=key, remedy=remedy)
         else:
-            self.book.update(existing, self.ts, message=message)
-        self.evidence_missing = True
-
-    def _button(self, seat: int | None) -> None:
-        self.button_known = True
-        self.button = seat
-        remedy = self.button_r
-        if remedy is not None and seat == remedy.expected:
-            self.book.resolve(remedy.alert, self.ts)
-            self.button_r = None
-        late = self.late_button
-        if (
-            late is not None
-            and seat is not None
-            and seat == self.expected_button
-            and self.phase in ("dealing", "preflop")
-            and not (self.settings.action_feed and self._window_closed())
-        ):
-            # TDA 34-A: corrected before substantial action; the next hand moves on from here
-            self.book.resolve(late, self.ts)
-            self.late_button = None
-            self.hand_button = seat
-            self.anchor = (seat, True)
-
-    def _blind_posted(self, seat: int) -> None:
-        kept = []
-        for remedy in self.blinds_r:
-            if remedy.seat == seat:
-                self.book.resolve(remedy.alert, self.ts)
-            else:
-                kept.append(remedy)
-        self.blinds_r = tuple(kept)
-
-    def _forget_deck(self, deck: str) -> None:
-        """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
-        registry = self.settings.registry
-        for uid, zone in list(self.zone.items()):
-            card = registry.lookup(uid)
-            if card is not None and card.deck == deck:
-                self._leave(uid, zone)
-                self._cards_change()
-                del self.zone[uid]
-
-    def _other_deck(self, deck: str | None) -> str | None:
-        others = [d for d in self.settings.registry.decks if d != deck]
-        return others[0] if len(others) == 1 else None
-
-    def _shuffle_complete(self, device: str, event: ShuffleCompleteEvent) -> None:
-        self.shuffler_known = True
-        deck = event.deck
-        if deck is not None and deck not in self.settings.registry.decks:
-            # not a deck of this table: nothing to mark (and no name from a payload to keep)
-            if event.ok:
-                return
-            self._raise(
-                "deck_check_failed",
-                f"The deck check of a deck not in the registry failed (count {event.count}): "
-                "do not deal it.",
-                scope="deck",
-                device=device,
-            )
-            return
-        if deck is None:
-            # The shuffler cannot name the deck: it is the one not in play (decks alternate).
-            current = self.hand_deck if self.running else self.last_deck
-            deck = self._other_deck(current) if current is not None else None
-        if event.ok:
-            if deck is not None:
-                self.decks = {**self.decks, deck: "ready"}
-                self.book.resolve_scope("deck", self.ts, deck)
-                if not self.running:
-                    self._forget_deck(deck)
-            if self.phase == "idle":
-                self.phase = "shuffled"
-            return
-        if deck is not None:
-            self.decks = {**self.decks, deck: "blocked"}
-        # Counts only: card names could be hole cards of the deck in play (secrecy).
-        parts = [f"count {event.count}"]
-        if event.missing:
-            parts.append(f"{len(event.missing)} missing")
-        if event.duplicates:
-            parts.append(f"{len(event.duplicates)} duplicated")
-        name = f"deck {deck}" if deck is not None else "the deck"
-        message = f"The deck check of {name} failed ({', '.join(parts)}): do not deal it."
-        self._raise("deck_check_failed", message, scope="deck", key=deck, device=device)
+            table.book.update(existing, table.ts, message=message)
+        table.evidence_missing = True

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from contract.cards import zone_seat
 
 if TYPE_CHECKING:
-    from engine.memory import Memory
+    from engine.machine import Machine
 
 
 @dataclass(slots=True)
@@ -50,7 +50,7 @@ class Handling:
 
     __slots__ = ("state", "table")
 
-    def __init__(self, state: HandlingState, table: Memory) -> None:
+    def __init__(self, state: HandlingState, table: Machine) -> None:
         self.state = state
         self.table = table  # the hand it judges: read, and alerts raised through it
 
@@ -65,7 +65,7 @@ class Handling:
                 if table.phase != "showdown":
                     # for the betting the seat has folded (a player does not muck one card and
                     # play on): the next seat's chips are in turn while the other card follows
-                    table._money_fold(seat)
+                    table.results.fold(seat)
             return
         if seat in state.half_folds:
             state.half_folds = {s: t for s, t in state.half_folds.items() if s != seat}
@@ -93,11 +93,11 @@ class Handling:
         """A burn card read face up."""
         table, state = self.table, self.state
         key = f"burn:{uid}"
-        if key in state.alerts or not table.running or uid in table.face_up:
+        if key in state.alerts or not table.running or uid in table.deal_state.face_up:
             return  # an exposed hole card made the burn (the remedy) is face up by nature
         state.alerts = {
             **state.alerts,
-            key: table._raise(
+            key: table.raise_alert(
                 "burn_face_up",
                 "A burn card was turned face up: it stays the burn; deal the next board card as "
                 "normal.",
@@ -107,8 +107,8 @@ class Handling:
     def live_cards(self, seat: int) -> tuple[str, ...]:
         """The seat's hole cards, without those a remedy sends back to the deck."""
         table = self.table
-        cards = table.seat_cards.get(seat, ())
-        away = {r.uid for r in (table.extra_r, table.exposed_r) if r is not None}
+        cards = table.card_state.seat_cards.get(seat, ())
+        away = {r.uid for r in (table.deal_state.extra, table.deal_state.exposed) if r is not None}
         return tuple(uid for uid in cards if uid not in away) if away else cards
 
     def half_folds_due(self, seat: int | None) -> None:
@@ -123,7 +123,7 @@ class Handling:
             if key not in state.alerts and self.live_cards(folding):
                 state.alerts = {
                     **state.alerts,
-                    key: table._raise(
+                    key: table.raise_alert(
                         "fold_incomplete",
                         f"Seat {folding} folded but only one of its cards reached the muck.",
                         folding,
@@ -138,13 +138,13 @@ class Handling:
             key = f"off:{uid}"
             if key in state.alerts or table.read_ts - since <= limit:
                 continue
-            holder = next((s for s, cards in table.seat_cards.items() if uid in cards), None)
+            holder = next((s for s, cards in table.card_state.seat_cards.items() if uid in cards), None)
             if holder is None or holder in table.folded or not table.running:
                 state.off_table = {u: t for u, t in state.off_table.items() if u != uid}
                 continue
             state.alerts = {
                 **state.alerts,
-                key: table._raise(
+                key: table.raise_alert(
                     "hole_card_off_table",
                     f"A hole card of seat {holder} has been off the table for more than "
                     f"{table.settings.hole_card_off_s:g} seconds.",

@@ -5,29 +5,30 @@ from __future__ import annotations
 from dataclasses import replace
 
 from contract.cards import zone_seat
-from engine.memory import (
-    PLAY_ZONES,
-    Memory,
-)
 from engine.remedies import (
     ButtonRemedy,
 )
+from engine.streets import PLAY_ZONES
+from engine.table import Table
 
 
-class HandRules(Memory):
+class HandRules(Table):
     """Starting, voiding and ending hands; betting rounds (keypad or action feed)."""
 
     def _active(self) -> frozenset[int]:
         return frozenset(self.in_hand) - self.folded - self.allin_seats
 
-    def _open_round(self) -> None:
+    def open_round(self) -> None:
+        if self.settings.stakes is not None:
+            self.results.round_opened()  # the betting core follows the rounds
+            return
         if self.settings.action_feed and not self.all_in:
             self.to_act = self._active()
             self.round_open = True
             if self.rounds_done > 0:
                 self.contrib = {}
 
-    def _bet(self, seat: int, action: str, amount: int) -> None:
+    def bet(self, seat: int, action: str, amount: int) -> None:
         if seat not in self.in_hand or seat in self.folded:
             return
         if amount:
@@ -49,49 +50,19 @@ class HandRules(Memory):
         left = frozenset(self.in_hand) - self.folded
         if len(left) > 1 and len(self._active()) <= 1:
             self.all_in = True  # nobody left to bet: the board is run out
-        self._round_complete()
+        self.round_complete()
 
-    def _round_complete(self) -> None:
+    def round_complete(self) -> None:
         if self.phase == "dealing":
-            self._deal_end()
+            self.dealing.deal_end()
         if not self.running:
             return
-        street = self._board_street()
+        street = self.board.street()
         self.round_open = False
-        if self.redeal is not None and self.redeal.keep_ok and not self.redeal.removed:
-            # TDA 39-B: action took place on the unburned card, it stands
-            self.book.resolve(self.redeal.alert, self.ts)
-            self.redeal = None
+        self.board.round_complete()
         self.rounds_done = max(self.rounds_done, street + 1)
         if self.rounds_done >= 4:
-            self._showdown()
-
-    def _deal_end(self) -> None:
-        """The dealer moved on (betting, burn, board) while the deal was incomplete."""
-        if self.phase != "dealing" or not self.dealt:
-            return
-        counts = {s: self.dealt_seats.count(s) for s in self.in_hand}
-        wrong = [s for s, c in counts.items() if c != 2]
-        button = self.hand_button
-        if self.profile == "tda" and wrong == [button] and button is not None and counts[button] == 1:
-            self.button_short = True  # TDA 37: a missing button card may be replaced
-            wrong = []
-        if wrong:
-            seat = self.order[0] if self.order and self.order[0] in wrong else min(wrong)
-            for candidate in self.order:
-                if candidate in wrong:
-                    seat = candidate
-                    break
-            self._misdeal(
-                "misdeal_wrong_count",
-                f"Seat {seat} ended the deal with {counts[seat]} cards instead of two.",
-                seat,
-            )
-            if self.phase != "dealing":
-                return  # void; otherwise the window had closed and play continues
-        self.deal_done = True
-        self.phase = "preflop"
-        self._open_round()
+            self.showdown()
 
     def _next_occupied(self, seat: int) -> int:
         n = self.settings.seats
@@ -101,12 +72,12 @@ class HandRules(Memory):
                 return candidate
         return seat
 
-    def _clockwise_from(self, button: int, seats: tuple[int, ...]) -> tuple[int, ...]:
+    def clockwise_from(self, button: int, seats: tuple[int, ...]) -> tuple[int, ...]:
         """``seats`` in dealing order: first the seat left of the button, the button last."""
         n = self.settings.seats
         return tuple(sorted(seats, key=lambda s: (s - button - 1) % n))
 
-    def _retrieved(self, done: str, arriving: str | None = None) -> bool:
+    def retrieved(self, done: str, arriving: str | None = None) -> bool:
         """After a misdeal: no card of the void hand is still on a seat, the board or the burn
         (``arriving``, the card now dealt, may be one of them, reshuffled).
 
@@ -116,12 +87,12 @@ class HandRules(Memory):
         for uid in self.void_cards:
             if uid == arriving:
                 continue
-            for zone in self.present.get(uid, ()):
+            for zone in self.card_state.present.get(uid, ()):
                 if zone in PLAY_ZONES or zone_seat(zone) is not None:
                     if arriving is not None:
                         self.void_cards |= {arriving}
-                    if not self._reacting():
-                        self._not_followed(
+                    if not self.reacting():
+                        self.not_followed(
                             "misdeal-retrieve",
                             f"{done} while the misdealt hand was still on the table: the hand "
                             "is void.",
@@ -129,7 +100,7 @@ class HandRules(Memory):
                                 "Stop: retrieve all cards.",
                                 "Reshuffle, cut and redeal with the same button.",
                             ),
-                            of=self._misdeal_code(),
+                            of=self.misdeal_code(),
                         )
                     return False
         return True
@@ -138,27 +109,35 @@ class HandRules(Memory):
         self.book.resolve_scope("hand", self.ts)
         self.book.resolve_scope("misdeal", self.ts)
 
-    def _resume(self) -> None:
+    def resume(self) -> None:
         """Events of this hand were lost (docs/engine.md, "Gap fill"): at the next hand boundary
         the hand is over as far as the evidence goes. Everything it left is forgotten, including
         where tags were seen (an absence may be among what was lost: a card the engine still
         believes on the table would block the next redeal) and where the button must go."""
+        self.results.hand_lost()
         self._close_hand()
-        self._reset_hand()
+        self.reset_hand()
         self.phase = "idle"
-        self.present = {}
+        self.card_state.present = {}
         self.void_cards = frozenset()
         self.misdeal_deck = None
         self.anchor = None
         self.critical_at = None
-        self.untracked = False
-        self._update_tracking()
+        self.devices.resume()
+        self.results.no_result()
 
-    def _start_hand(self, *, by_key: bool) -> None:
+    def begin_hand(self, *, by_key: bool) -> None:
+        """A new hand starts (by the ``new_hand`` key, or by its first card)."""
+        left_wrong = self.results.hand_ends()
+        redeal = self.phase == "misdeal"
+        self._set_up_hand(by_key=by_key)
+        self.results.hand_started(left_wrong, redeal=redeal)
+
+    def _set_up_hand(self, *, by_key: bool) -> None:
         redeal_of = self.misdeal_deck if self.phase == "misdeal" else None
         self._close_hand()
         self.hand += 1
-        self._reset_hand()
+        self.reset_hand()
         self.redeal_of = redeal_of
         self.misdeal_deck = None
         self.void_cards = frozenset()
@@ -184,7 +163,7 @@ class HandRules(Memory):
             where = f"on seat {actual}" if actual is not None else "not on the table"
             message = f"The button is {where} but must be on seat {expected}."
             if by_key:
-                alert = self._raise(
+                alert = self.raise_alert(
                     "button_misplaced",
                     message,
                     expected,
@@ -192,7 +171,7 @@ class HandRules(Memory):
                 )
                 self.button_r = ButtonRemedy(alert, expected)
             else:
-                self._button_late(message, expected, None)
+                self.button_late(message, expected, None)
 
     def _set_order(self, button: int | None) -> None:
         """The hand's button and, with the seats known, the dealing order."""
@@ -201,11 +180,11 @@ class HandRules(Memory):
             return
         self.anchor = (button, True)
         if self.in_hand:
-            self.order = self._clockwise_from(button, self.in_hand)
+            self.order = self.clockwise_from(button, self.in_hand)
             self.order_closed = True
             self.sequence = self.order + self.order
 
-    def _refresh_seats(self) -> None:
+    def refresh_seats(self) -> None:
         """At the first card: players who sat down, or a button placed, after ``new_hand``."""
         changed = False
         if self.seats_known:
@@ -219,7 +198,7 @@ class HandRules(Memory):
             self.order, self.order_closed, self.sequence = (), False, ()
             self._set_order(button)
 
-    def _button_late(self, message: str, expected: int, existing: str | None) -> None:
+    def button_late(self, message: str, expected: int, existing: str | None) -> None:
         """The deal began with the button on the wrong seat: RR misdeal, TDA play continues."""
         if self.profile == "tda":
             remedy = (
@@ -231,7 +210,7 @@ class HandRules(Memory):
                 self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(remedy))
                 self.critical_at = self.ts
             else:
-                self._raise("button_misplaced", text, expected, severity="critical", remedy=remedy)
+                self.raise_alert("button_misplaced", text, expected, severity="critical", remedy=remedy)
             self.button_r = None
             self.late_button = self.book.find("button_misplaced")
             return
@@ -248,30 +227,53 @@ class HandRules(Memory):
             self.book.meta[existing] = replace(self.book.meta[existing], scope="misdeal")
             self.critical_at = self.ts
         else:
-            self._raise(
+            self.raise_alert(
                 "button_misplaced", text, expected, severity="critical", remedy=steps, scope="misdeal"
             )
         self.book.resolve_scope("hand", self.ts)
         self.button_r = None
         self.hand_button = expected
-        self._void_hand()
+        self.void_hand()
 
-    def _hand_done(self) -> None:
+    def hand_done(self) -> None:
         """The hand is over (one seat left, or showdown): dealing alerts are resolved."""
         self.hand_over = True
         self.book.resolve_scope("hand", self.ts)
-        self.redeal = None
-        self.exposed_r = self.extra_r = self.extra_burn_r = None
-        self.blinds_r = ()
+        self.board.end_remedies()
+        self.dealing.end_remedies()
 
-    def _showdown(self) -> None:
+    def showdown(self) -> None:
         self.phase = "showdown"
-        self._hand_done()
+        self.hand_done()
+        self.results.showdown()
 
-    def _check_one_left(self) -> None:
-        if not self.running or not self.deal_done:
+    def check_one_left(self) -> None:
+        if not self.running or not self.deal_state.done:
             return
         remaining = [s for s in self.in_hand if s not in self.folded]
         if len(remaining) <= 1:
             self.phase = "idle"
-            self._hand_done()
+            self.hand_done()
+
+    # -- the button and the blinds (sensor events) ----------------------------------------------
+
+    def button_moved(self, seat: int | None) -> None:
+        self.button_known = True
+        self.button = seat
+        remedy = self.button_r
+        if remedy is not None and seat == remedy.expected:
+            self.book.resolve(remedy.alert, self.ts)
+            self.button_r = None
+        late = self.late_button
+        if (
+            late is not None
+            and seat is not None
+            and seat == self.expected_button
+            and self.phase in ("dealing", "preflop")
+            and not (self.settings.action_feed and self.window_closed())
+        ):
+            # TDA 34-A: corrected before substantial action; the next hand moves on from here
+            self.book.resolve(late, self.ts)
+            self.late_button = None
+            self.hand_button = seat
+            self.anchor = (seat, True)

@@ -1,24 +1,24 @@
-"""The hand, followed from evidence: the working copy one step mutates.
+"""The dispatcher: the working copy one step mutates, its parts, and where each message goes.
 
-:class:`Machine` holds everything the engine knows. :func:`engine.core.step` copies it (shallow
-copies of small dicts; every value inside is immutable), applies one received message and freezes
-the result into the next :class:`engine.state.EngineState`, so a state once returned never changes.
+:class:`Machine` holds everything the engine knows: the table's state (engine.table) and one
+state part per concern, each concern built around its part (:meth:`Machine.attach_concerns`).
+:func:`engine.core.step` copies it (shallow copies of small dicts; every value inside is
+immutable), applies one received message and freezes the result into the next
+:class:`engine.state.EngineState`, so a state once returned never changes.
 
-Evidence model, in short (docs/engine.md has the long form):
-- A card's *zone* is the last zone its tag was reported present in. A tag leaving an antenna
-  does not move the card (players lift their cards, reads are missed); only a report in another
-  zone does. A tag reported in a second zone while still present in the first is either a move
-  or antenna crosstalk: the next absence decides (absent from the old zone: it moved; absent
-  from the new one: crosstalk, nothing happened).
-- Board cards a remedy says to take back count as removed once their tag leaves the board.
+A message goes to the concern that takes it: a device's message is admitted by the devices and
+sequenced (engine.sequences: a gap holds what follows it); a tag read to the chips or the cards
+(engine.chips, engine.cards), which tell the betting core, the deal, the board and the handling;
+a status to the devices; a key or an action input to the hand's rules, here and in
+engine.hands; then what time made due (lifted chips, cards off the table, half-done folds, the
+hand's result, the session's clock).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Final
+from typing import Final, Self
 
-from contract.cards import RANKS, is_chip_zone, zone_seat
+from contract.cards import is_chip_zone
 from contract.models import (
     ActionInput,
     BlindEvent,
@@ -38,22 +38,71 @@ from contract.models import (
 from engine.api import (
     DeviceEventReceived,
     DeviceStatusReceived,
+    EngineSettings,
     InputReceived,
     Received,
 )
-from engine.board import BoardRules
-from engine.chips import LIFT_S
-from engine.dealing import DealRules
-from engine.devices import DeviceRules
-from engine.results import ResultRules
+from engine.board import Board
+from engine.cards import Cards
+from engine.chips import LIFT_S, Chips
+from engine.dealing import Dealing
+from engine.devices import Devices
+from engine.handling import Handling
+from engine.hands import HandRules
+from engine.results import Results
 from engine.seqtrack import received_ts
+from engine.sequences import Sequences
+from engine.session import Session
 
 #: Actions kept between hands for the coming one (a hand's result lists at most 4,096).
 COMING_LIMIT: Final = 4096
 
 
-class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
-    """The engine's working state: messages in, tags to cards, keys and inputs to the rules."""
+class Machine(HandRules):
+    """The engine's working state and its dispatcher (see the module docstring)."""
+
+    def __init__(self, settings: EngineSettings) -> None:
+        super().__init__(settings)
+        self.attach_concerns()
+
+    def copy(self) -> Self:
+        """A working copy for the next step: containers copied, immutable values shared."""
+        new = type(self).__new__(type(self))
+        new.__dict__ = self.__dict__.copy()
+        # rarely written dicts (sessions, states, occupancy, blinds, decks) are replaced, not
+        # updated, when they change, so they can be shared here
+        new.book = self.book.copy()
+        new.commands = []
+        new.hands_out = []
+        new.device_seqs = self.device_seqs.copy()
+        new.device_state = self.device_state.copy()
+        new.card_state = self.card_state.copy()
+        new.chip_state = self.chip_state.copy()
+        new.deal_state = self.deal_state.copy()
+        new.board_state = self.board_state.copy()
+        new.result_state = self.result_state.copy()
+        new.handling_state = self.handling_state.copy()
+        new.session_part = self.session_part.copy()
+        new.attach_concerns()
+        return new
+
+    #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
+    CONCERNS: Final = frozenset(
+        {"sequences", "devices", "cards", "chips", "dealing", "board", "results", "handling", "session"}
+    )
+
+    def attach_concerns(self) -> None:
+        """Build the concern objects around this machine's state parts (a new machine, a copy,
+        a state restored from data)."""
+        self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
+        self.devices = Devices(self.device_state, self)
+        self.cards = Cards(self.card_state, self)
+        self.chips = Chips(self.chip_state, self)
+        self.dealing = Dealing(self.deal_state, self)
+        self.board = Board(self.board_state, self)
+        self.results = Results(self.result_state, self)
+        self.handling = Handling(self.handling_state, self)
+        self.session = Session(self.session_part, self.settings.session)
 
     def handle(self, received: Received) -> None:
         """Take one received message; alert changes accumulate in ``self.book.changes``,
@@ -61,7 +110,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         (engine.sequences), and is applied in its place once the gap is closed."""
         if (
             type(received) is DeviceEventReceived or type(received) is DeviceStatusReceived
-        ) and not self._admitted(received):
+        ) and not self.devices.admitted(received):
             return  # refused (engine.devices: who may say what), reported
         if self.device_seqs.held:
             self._hold(received)
@@ -75,24 +124,24 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         once)."""
         chips = self.settings.chips
         value = chips.value(event.uid) if chips is not None else None
-        if value is None and self.chip_lift:
+        if value is None and self.chip_state.lifted:
             # a card follows the chips lifted before it: they have gone
-            self._settle_lifted(everything=True)
+            self.chips.settle_lifted(everything=True)
         ts = self.ts = event.ts
         if ts > self.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
             self.clock = ts
         sequences = self.sequences
         taken = sequences.take(device, event, self.clock)
         if sequences.findings:
-            self._sequence_findings()
+            self.devices.sequence_findings()
         if taken is None:
             sequences.wait(received)  # it shows a gap: it waits for the fill
         elif taken:
             sequences.counted(device)
-            if value is not None and device in self.readers:
+            if value is not None and device in self.device_state.readers:
                 if ts > self.read_ts:  # noqa: PLR1730 - (as above)
                     self.read_ts = ts
-                self._chip_tag(event.uid, event.zone, event.present, value)
+                self.chips.tag(event.uid, event.zone, event.present, value)
             else:
                 self._tag(device, event)
         self._after_apply()
@@ -105,7 +154,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         sequences = self.sequences
         released = sequences.hold(received, self.clock)
         if sequences.findings:
-            self._sequence_findings()
+            self.devices.sequence_findings()
         for index, item in enumerate(released):
             self._apply(item)
             if self.device_seqs.gaps:
@@ -113,27 +162,27 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
                 return
 
     def _apply(self, received: Received) -> None:
-        if self.chip_lift and not self._is_chip_read(received):
+        if self.chip_state.lifted and not self._is_chip_read(received):
             # a card, a key or an action follows the chips lifted before it: they have gone
-            self._settle_lifted(everything=True)
+            self.chips.settle_lifted(everything=True)
         self._apply_one(received)
         self._after_apply()
 
     def _after_apply(self) -> None:
         """What time and the message's effects made due: chips lifted long enough ago, cards
         off the table, half-done folds, the hand's result."""
-        lifted = self.chip_lift
+        lifted = self.chip_state.lifted
         if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
-            self._settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
+            self.chips.settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
         handling = self.handling_state
         if handling.off_table:
             self.handling.timers()
         if handling.half_folds:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
-        if self.hand_over and not self.result_sent:
-            self._maybe_finish()
+        if self.hand_over and not self.result_state.result_sent:
+            self.results.maybe_finish()
         if self.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
-            self._session_out(self.session.on_time(self.clock))
+            self.session_out(self.session.on_time(self.clock))
 
     def _is_chip_read(self, received: Received) -> bool:
         if not isinstance(received, DeviceEventReceived):
@@ -149,7 +198,7 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             sequences = self.sequences
             taken = sequences.take(received.device, received.event, self.clock)
             if sequences.findings:
-                self._sequence_findings()
+                self.devices.sequence_findings()
             if taken is None:
                 sequences.wait(received)  # it shows a gap: it waits for the fill
             elif taken:
@@ -162,28 +211,27 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             device, status = received.device, received.status
             sequences = self.sequences
             if sequences.status_gap(device, status, self.clock) or sequences.reconnected(
-                device, status, newer, self.dev_state.get(device), self.clock
+                device, status, newer, self.device_state.states.get(device), self.clock
             ):
                 sequences.wait(received)  # what it announces is coming: it waits
             else:
-                self._status(device, status)
+                self.devices.status(device, status)
         elif isinstance(received, InputReceived):
             self.ts = received.input.ts
             self.clock = max(self.clock, self.ts)
-            self._input_seq(received.input)
+            self.devices.input_seen(received.input)
             self._input(received.input)
         else:
             self.ts = received.received
             self.clock = max(self.clock, self.ts)
-            self._rejected(received)
+            self.devices.rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
         if isinstance(event, TagEvent):  # most events: tag reads
             self._tag(device, event)
             return
-        if not isinstance(event, FaultEvent) and device not in self.others:
-            self.others |= {device}
-            self._update_tracking()
+        if not isinstance(event, FaultEvent):
+            self.devices.other_from(device)
         if not isinstance(event, FaultEvent):
             self.book.resolve_scope("device", self.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):
@@ -192,22 +240,23 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self.seats_known = True
             self.occupied = {**self.occupied, event.seat: event.occupied}
             empty = not any(self.occupied.values())
-            self._session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
+            self.session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
-            self._button(event.seat)
+            self.button_moved(event.seat)
         elif isinstance(event, BlindEvent):
             self.blinds_known = True
             self.blinds = {**self.blinds, event.seat: event.present}
             if event.present:
-                self._blind_posted(event.seat)
+                self.dealing.blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
-            if self.untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
-                self._resume()  # the deck of the hand not tracked was reshuffled: it is over
-            self._shuffle_complete(device, event)
+            untracked = self.device_state.untracked
+            if untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
+                self.resume()  # the deck of the hand not tracked was reshuffled: it is over
+            self.dealing.shuffle_complete(device, event)
         elif isinstance(event, ShufflingEvent):
-            self.shuffler_known = True
+            self.dealing.shuffling()
         elif isinstance(event, FaultEvent):
-            self._fault(device, event)
+            self.devices.fault(device, event)
 
     def _input(self, item: DealerInput) -> None:
         if isinstance(item, KeyInput):
@@ -215,9 +264,9 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
         elif isinstance(item, ActionInput):
             self._action(item)
         elif isinstance(item, DealerBadgeInput):
-            self._session_out(self.session.on_dealer(item.dealer, self.ts))
+            self.session_out(self.session.on_dealer(item.dealer, self.ts))
         elif isinstance(item, LevelStartInput):
-            self._session_out(self.session.on_level_start(self.ts))
+            self.session_out(self.session.on_level_start(self.ts))
 
     def _action(self, item: ActionInput) -> None:
         if not self.running and (self.phase != "misdeal" or item.action == "post"):
@@ -230,26 +279,17 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             self.coming = coming
             return
         self.actions += ((self.rounds_done, item.seat, item.action),)
-        redeal = self.redeal
-        if (
-            redeal is not None
-            and redeal.code == "missing_burn"
-            and item.action != "post"
-            and not redeal.removed
-        ):
-            # action taken on the unburned street: it stands (RR; TDA 39-B)
-            self.book.resolve(redeal.alert, self.ts)
-            self.redeal = None
+        self.board.action(item.action)  # action taken on an unburned street: it stands
         if self.settings.stakes is not None:
-            self._money_action(item)
+            self.results.action(item)
             if item.action == "fold":
-                self.money_folded |= {item.seat}
+                self.result_state.folded |= {item.seat}
             self._river_actions_done()
         elif self.settings.action_feed and self.running:
-            self._bet(item.seat, item.action, item.amount)
+            self.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             self.folded |= {item.seat}
-            self._check_one_left()
+            self.check_one_left()
 
     def _too_many_coming(self) -> None:
         """More actions between hands than a hand has: the oldest are not kept (said once a
@@ -259,225 +299,89 @@ class Machine(ResultRules, DealRules, BoardRules, DeviceRules):
             f"{COMING_LIMIT} are kept for the coming hand."
         )
         if self.book.find("bad_payload", "coming-actions") is None:
-            self._raise("bad_payload", message, scope="hand", key="coming-actions")
+            self.raise_alert("bad_payload", message, scope="hand", key="coming-actions")
 
-    def _start_hand(self, *, by_key: bool) -> None:
-        super()._start_hand(by_key=by_key)
+    def start_hand(self, *, by_key: bool) -> None:
+        """A new hand starts (engine.hands), then takes the actions that came before it."""
+        self.begin_hand(by_key=by_key)
         coming, self.coming = self.coming, ()
         for item in coming:  # the posts and actions that came before it, in their order
             self._action(item)
+
+    def start_by_card(self, uid: str, seat: int) -> bool:
+        """A card landed on a seat with no hand running: it starts one (or is refused)."""
+        if self.phase == "misdeal" and not self.retrieved(
+            f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
+        ):
+            return False
+        self.start_hand(by_key=False)
+        if self.phase != "dealing":
+            self.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
+            return False
+        return True
 
     def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
         if key == "ack":
             self.book.acknowledge(self.ts, seat, alert)
         elif key == "new_hand":
-            if self.untracked:
-                self._resume()  # events of the last hand were lost: start clean
-                self._start_hand(by_key=True)
+            if self.device_state.untracked:
+                self.resume()  # events of the last hand were lost: start clean
+                self.start_hand(by_key=True)
                 return
-            if self.phase == "dealing" and not self.dealt:
+            if self.phase == "dealing" and not self.deal_state.dealt:
                 return  # pressed twice
-            if self.phase == "misdeal" and not self._retrieved("A new hand was started"):
+            if self.phase == "misdeal" and not self.retrieved("A new hand was started"):
                 return
-            self._start_hand(by_key=True)
+            self.start_hand(by_key=True)
         elif key == "round_complete":
-            if not self.chips_read:  # where chips are read, the sweep ends the round
-                self._round_complete()
+            if not self.result_state.chips_read:  # where chips are read, the sweep ends the round
+                self.round_complete()
         elif key == "all_in":
             if seat is not None:
-                self._money_all_in(seat)
+                self.results.all_in(seat)
             # A seat all in where the betting is followed closes nothing by itself: the betting
             # core says when nobody is left to bet (engine.chips, the run-out).
-            if self.running and (seat is None or not self._betting_followed()):
+            if self.running and (seat is None or not self.results.followed()):
                 self.all_in = True
-                if len(self._live_board()) >= 5:
-                    self._showdown()
+                if len(self.board.live()) >= 5:
+                    self.showdown()
         elif key == "exposed":
-            if seat is not None and self.phase in ("dealing", "preflop") and not self._board_started():
-                cards = self.seat_cards.get(seat, ())
+            if seat is not None and self.phase in ("dealing", "preflop") and not self.board.started():
+                cards = self.card_state.seat_cards.get(seat, ())
                 # the card read face up, if one was; else the latest dealt (named nowhere)
-                shown = [uid for uid in cards if uid in self.face_up]
+                shown = [uid for uid in cards if uid in self.deal_state.face_up]
                 if shown or cards:
-                    self._expose(shown[-1] if shown else cards[-1], seat)
+                    self.dealing.expose(shown[-1] if shown else cards[-1], seat)
         elif key == "misdeal":
             if self.running:
                 self.book.resolve_scope("hand", self.ts)
-                self._void_hand()
+                self.void_hand()
         elif key == "declare_board" and seat is not None:
-            self.declared |= {seat}
+            self.deal_state.declared |= {seat}
         elif key == "last_hands":
-            self._session_out(self.session.on_last_hands(self.ts))
+            self.session_out(self.session.on_last_hands(self.ts))
 
     def _tag(self, device: str, event: TagEvent) -> None:
-        if device not in self.readers:
-            self.readers |= {device}
-            self._update_tracking()
+        self.devices.tag_from(device)
         self.read_ts = max(self.read_ts, event.ts)
-        if (self.settings.chips is not None or is_chip_zone(event.zone)) and self._chip_or_unknown(
+        if (self.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
             event.uid, event.zone, event.present
         ):
             return
         if event.present:
-            self._present(event.uid, event.zone, event.face == "up")
+            self.cards.seen(event.uid, event.zone, event.face == "up")
         else:
-            self._absent(event.uid, event.zone)
-
-    def _present(self, uid: str, zone: str, face_up: bool) -> None:
-        zones = self.present.get(uid, ())
-        if zone in zones:
-            if face_up and self.zone.get(uid) == zone:
-                self._face_up(uid, zone, arriving=False)
-            return  # the same tag reported twice is one card
-        self._cards_change()
-        self.present[uid] = (*zones, zone)
-        if not self._genuine(uid, zone):
-            return
-        current = self.zone.get(uid)
-        if current == zone:
-            if self.handling_state.off_table:
-                self.handling.card_read(uid)
-            if face_up:
-                self._face_up(uid, zone, arriving=False)
-            return
-        if zones:
-            return  # still seen elsewhere: a move or crosstalk, the next absence tells
-        if face_up and current is None and self._drawn_for_button(uid, zone):
-            return
-        self._move(uid, current, zone, face_up)
-        if face_up and self.zone.get(uid) == zone:
-            self._face_up(uid, zone, arriving=True)
-
-    def _drawn_for_button(self, uid: str, zone: str) -> bool:
-        """Seed 000: before the first hand each player is dealt a club face up for the button."""
-        seat = zone_seat(zone)
-        card = self.settings.registry.lookup(uid)
-        if seat is None or card is None or self.hand != 0 or self.phase not in ("idle", "shuffled"):
-            return False
-        if self.button_known:
-            return False  # the button is placed once the draw is over
-        if card.card[1] != "c":
-            return False
-        self.draw = (*((s, r) for s, r in self.draw if s != seat), (seat, RANKS.index(card.card[0])))
-        return True
-
-    def _absent(self, uid: str, zone: str) -> None:
-        zones = self.present.get(uid)
-        if not zones or zone not in zones:
-            return
-        rest = tuple(z for z in zones if z != zone)
-        self._cards_change()
-        if rest:
-            self.present[uid] = rest
-        else:
-            del self.present[uid]
-        current = self.zone.get(uid)
-        if current != zone:
-            return  # a crosstalk read ended: the card never left its zone
-        if rest:
-            self._move(uid, current, rest[-1], uid in self.face_up)
-        else:
-            self._lifted(uid, zone)
-
-    def _genuine(self, uid: str, zone: str) -> bool:
-        """False (and ``fouled_deck``) for an unknown tag or another deck's card in play."""
-        if zone in ("muck", "aside"):
-            return True
-        card = self.settings.registry.lookup(uid)
-        if card is None:
-            if uid not in self.fouled_seen and (self.running or zone_seat(zone) is not None):
-                self.fouled_seen |= {uid}
-                where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
-                # The UID stays out of the message: card identities never reach the alerts topic.
-                self._foul(f"A tag that is not in the deck registry appeared in {where}: the deck is fouled.")
-            return False
-        if self.running and self.hand_deck is not None and card.deck != self.hand_deck:
-            if uid not in self.fouled_seen:
-                self.fouled_seen |= {uid}
-                where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
-                self._foul(
-                    f"A card of deck {card.deck} appeared in {where} during a hand dealt from "
-                    f"deck {self.hand_deck}: the deck is fouled."
-                )
-            return False
-        return True
-
-    def _foul(self, message: str) -> None:
-        if self.running:
-            self._misdeal("fouled_deck", message)
-        else:
-            self._raise("fouled_deck", message)
-
-    def _lifted(self, uid: str, zone: str) -> None:
-        """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
-        self.handling.card_lifted(uid, zone)
-        redeal = self.redeal
-        if zone == "board" and redeal is not None and uid in redeal.taken:
-            self._leave(uid, zone)
-            self._cards_change()
-            del self.zone[uid]
-        elif zone == "burn" and self.extra_burn_r is not None and self.extra_burn_r.returned is None:
-            self._leave(uid, zone)
-            self._cards_change()
-            del self.zone[uid]
-            self.street_burns = max(0, self.street_burns - 1)
-            if self.extra_burn_r.street >= 3:
-                # the river's: no burn comes after it, putting it back is the whole remedy
-                self.book.resolve(self.extra_burn_r.alert, self.ts)
-                self.extra_burn_r = None
-            else:
-                # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
-                # or after them: the alert stays open until it is burned (engine.board)
-                self.extra_burn_r = replace(self.extra_burn_r, returned=uid)
-        elif zone == "board" and self.phase in ("river", "showdown") and self._board_cleared():
-            # The river was out and the board has been cleared: the hand is over.
-            if self.phase == "river":
-                self._hand_done()
-            self.phase = "idle"
-
-    def _move(self, uid: str, old: str | None, new: str, face_up: bool = False) -> None:
-        seat = zone_seat(new)
-        if (
-            seat is not None
-            and old is None
-            and not self.running
-            and not self._start_by_card(uid, seat)
-        ):
-            return
-        if old is not None:
-            self._leave(uid, old)
-        self._cards_change()
-        self.zone[uid] = new
-        if seat is not None:
-            self._arrive_seat(uid, seat, old, face_up)
-        elif new == "board":
-            if old == "burn" and f"burn:{uid}" in self.handling_state.alerts:
-                # burn_face_up: "the card stays the burn" (it is never a board card)
-                self._not_followed(
-                    "burn-face-up",
-                    "The burn card read face up was turned on the board: it stays the burn.",
-                    ("Put it back in the burn; deal the board card from the deck.",),
-                    of="burn_face_up",
-                )
-            self._arrive_board(uid)
-        elif new == "burn":
-            self._arrive_burn(uid, old)
-            if face_up:
-                self.handling.burn_face_up(uid)
-        elif new == "muck" and old is not None:
-            self._arrive_muck(uid, old)
-            seat_left = zone_seat(old)
-            if seat_left is not None:
-                self.handling.muck_arrival(seat_left)
+            self.cards.unseen(event.uid, event.zone)
 
     def _river_actions_done(self) -> None:
         """With action inputs, the river's last action ends the betting: showdown."""
-        money = self.money
+        money = self.result_state.money
         if (
             self.phase == "river"
             and money is not None
-            and not self.chips_read
+            and not self.result_state.chips_read
             and money.round_complete
             and money.to_act is None  # every action is reported: a check too
             and len(money.live) > 1  # (a fold input is the money's before the machine's)
         ):
-            self._showdown()
+            self.showdown()

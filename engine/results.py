@@ -6,11 +6,17 @@ A hand ends (contract, "Chips, betting and hand results") when its pots have bee
 the next hand starts; its result is published then. A push the engine found wrong keeps the
 hand open until it is put right (its alert resolved) or the next hand starts, so the result
 shows what was finally pushed.
+
+The concern is :class:`Results`, over its part :class:`ResultState`; the chips (engine.chips)
+tell it each chip move, the hand's rules (engine.hands), the deal and the board tell it the
+rounds, folds, streets, hands tabled, and the hand's start and end. (One concern in one file,
+long because the betting core's value is begun, fed and finished here as one thing.)
 """
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Final
 
 from contract.cards import zone_bet_seat, zone_stack_seat
 from contract.models import (
@@ -24,8 +30,12 @@ from contract.models import (
 )
 from contract.pydantic_adapter import construct_valid
 from engine.betting.hand import Money
-from engine.chips import ChipRules
-from engine.memory import STREET_NAMES
+from engine.betting.terms import Clear, Verdicts
+from engine.chips import chip_seat
+from engine.streets import STREET_NAMES
+
+if TYPE_CHECKING:
+    from engine.machine import Machine
 
 #: Push findings: while one is active the hand stays open for the dealer to put it right.
 PUSH_CODES: Final = frozenset({"pot_awarded_wrong", "split_wrong", "odd_chip_wrong", "rake_wrong"})
@@ -38,138 +48,195 @@ PUSH_WRONG: Final = {
 }
 
 
-class ResultRules(ChipRules):
-    """Begin, feed and finish the betting core; the hand result."""
+@dataclass(slots=True)
+class ResultState:
+    """The hand's money and result. Every value is immutable or replaced when it changes (a
+    copy shares them)."""
+
+    #: The betting core (engine.betting), once the deal is complete; its result is out (done),
+    #: the last street it was told of.
+    money: Money | None = None
+    done: bool = False
+    street: int = 0
+    #: Chip moves, action inputs were seen this hand; action inputs before the deal ended.
+    chips_read: bool = False
+    actions_seen: bool = False
+    early_inputs: tuple[ActionInput, ...] = ()
+    #: The betting core's findings raised: finding key -> alert id.
+    alerts: dict[str, str] = field(default_factory=dict)
+    #: Seats told folded; chips pushed from the pot to a seat this hand.
+    folded: frozenset[int] = frozenset()
+    hand_awards: frozenset[str] = frozenset()
+    #: Seats with both cards face up, and hands tabled to the betting core, in that order.
+    face_up_seats: tuple[int, ...] = ()
+    tabled: tuple[int, ...] = ()
+    result_sent: bool = False
+    showdown_reached: bool = False
+    #: Across hands: chips pushed to winners of earlier hands, not in play until taken off the
+    #: table; chips gathered from a betting area into the pot before the betting core began
+    #: (antes the dealer collects before the deal): chip -> the seat that put it in.
+    award_chips: frozenset[str] = frozenset()
+    gathered: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> ResultState:
+        return replace(self)
+
+    def new_hand(self) -> None:
+        """A new hand: nothing of its money yet (what lasts across hands is kept)."""
+        self.money, self.done, self.street = None, False, 0
+        self.chips_read = self.actions_seen = False
+        self.early_inputs, self.alerts, self.folded, self.hand_awards = (), {}, frozenset(), frozenset()
+        self.face_up_seats, self.tabled = (), ()
+        self.result_sent = self.showdown_reached = False
+
+
+class Results:
+    """Begin, feed and finish the betting core; the hand result (see the module docstring)."""
+
+    __slots__ = ("state", "table")
+
+    def __init__(self, state: ResultState, table: Machine) -> None:
+        self.state = state
+        self.table = table  # the hand followed, its cards and board; alerts raised through it
 
     # -- when the betting is followed ---------------------------------------------------------
 
-    def _betting_followed(self) -> bool:
+    def followed(self) -> bool:
         """The engine knows the betting of this hand: chips are read, or actions arrived."""
-        return self.money is not None and (self.chips_read or self.actions_seen)
+        state = self.state
+        return state.money is not None and (state.chips_read or state.actions_seen)
 
-    def _money_begin(self) -> None:
+    def _begin(self) -> None:
         """The deal is complete: the betting core starts with what lies in the betting areas
         (the blinds and antes posted before the deal) and the action inputs already received."""
-        stakes = self.settings.stakes
-        if stakes is None or self.money is not None or self.money_done:
+        state, table = self.state, self.table
+        stakes = table.settings.stakes
+        if stakes is None or state.money is not None or state.done:
             return
-        stakes = self.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
-        seats = tuple(sorted(self.in_hand or set(self.dealt_seats)))
+        stakes = table.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
+        seats = tuple(sorted(table.in_hand or set(table.deal_state.dealt_seats)))
         if len(seats) < 2:
             return
         money = Money.begin(
             stakes=stakes,
             seats=seats,
-            button=self.hand_button,
-            table_seats=self.settings.seats,
-            profile=self.profile,
-            odd_chip=self.settings.odd_chip,
-            no_bet_shows_first=self.settings.no_bet_shows_first,
+            button=table.hand_button,
+            table_seats=table.settings.seats,
+            profile=table.profile,
+            odd_chip=table.settings.odd_chip,
+            no_bet_shows_first=table.settings.no_bet_shows_first,
         )
-        chips = self.settings.chips
+        chips = table.settings.chips
         verdicts: list[object] = []
         if chips is not None:
-            for uid, zone in sorted(self.chip_at.items(), key=lambda item: item[1]):
+            for uid, zone in sorted(table.chip_state.at.items(), key=lambda item: item[1]):
                 # the betting areas (blinds and antes) and, where read, the stacks (an all in
                 # is a stack emptied)
-                if uid in self.award_chips or uid in self.session.state.rebuy_chips or (
+                if uid in state.award_chips or uid in table.session.state.rebuy_chips or (
                         zone_bet_seat(zone) is None
                                                and zone_stack_seat(zone) is None):
                     continue
                 value = chips.value(uid)
                 if value is None:
                     continue
-                self.chips_read = True
+                state.chips_read = True
                 money, found = money.move(value, None, zone)
                 verdicts.extend(found)
-            for uid, seat in sorted(self.gathered.items()):
+            for uid, seat in sorted(state.gathered.items()):
                 value = chips.value(uid)
-                if value is None or self.chip_at.get(uid) != "pot":
+                if value is None or table.chip_state.at.get(uid) != "pot":
                     continue
                 # an ante gathered before the deal: put in by its seat, then into the pot
-                self.chips_read = True
+                state.chips_read = True
                 for src, dst in ((None, f"bet:{seat}"), (f"bet:{seat}", "pot")):
                     money, found = money.move(value, src, dst)
                     verdicts.extend(found)
-            self.gathered = {}
-        self.money = money
+            state.gathered = {}
+        state.money = money
         self._verdicts(tuple(verdicts))  # type: ignore[arg-type]
-        for item in self.early_inputs:
-            self._money_action(item)
-        self.early_inputs = ()
-        money, found = self.money.dealt()
-        self.money = money
+        for item in state.early_inputs:
+            self.action(item)
+        state.early_inputs = ()
+        money, found = state.money.dealt()
+        state.money = money
         self._verdicts(found)
-        self._money_progress()
+        self._progress()
 
-    def _money_action(self, item: ActionInput) -> None:
+    def action(self, item: ActionInput) -> None:
         """An ``action`` input for the betting core (kept until the deal is complete)."""
-        if self.settings.stakes is None or self.money_done:
+        state, table = self.state, self.table
+        if table.settings.stakes is None or state.done:
             return
-        if self.money is None:
-            self.early_inputs = (*self.early_inputs, item)
+        if state.money is None:
+            state.early_inputs = (*state.early_inputs, item)
             return
-        self.actions_seen = True
-        money, verdicts = self.money.action(item.seat, item.action, item.amount)
-        self.money = money
+        state.actions_seen = True
+        money, verdicts = state.money.action(item.seat, item.action, item.amount)
+        state.money = money
         self._verdicts(verdicts)
-        self._money_progress()
+        self._progress()
 
-    def _money_fold(self, seat: int) -> None:
-        if self.money is None or self.money_done or seat in self.money_folded:
+    def fold(self, seat: int) -> None:
+        state = self.state
+        if state.money is None or state.done or seat in state.folded:
             return
-        self.money_folded |= {seat}
-        money, verdicts = self.money.fold(seat)
-        self.money = money
+        state.folded |= {seat}
+        money, verdicts = state.money.fold(seat)
+        state.money = money
         self._verdicts(verdicts)
-        self._money_progress()
+        self._progress()
 
-    def _money_muck(self, seat: int) -> None:
-        if self.money is None or self.money_done:
+    def muck(self, seat: int) -> None:
+        state = self.state
+        if state.money is None or state.done:
             return
-        self.money = self.money.muck(seat)
+        state.money = state.money.muck(seat)
 
-    def _money_all_in(self, seat: int, *, tabled: bool = False) -> None:
-        if self.money is None or self.money_done:
+    def all_in(self, seat: int, *, tabled: bool = False) -> None:
+        state = self.state
+        if state.money is None or state.done:
             return
-        money, verdicts = self.money.all_in(seat, tabled=tabled)
-        self.money = money
+        money, verdicts = state.money.all_in(seat, tabled=tabled)
+        state.money = money
         self._verdicts(verdicts)
-        self._money_progress()
+        self._progress()
 
-    def _money_street(self, street: int) -> bool:
+    def street(self, street: int) -> bool:
         """The first card of ``street`` (1 flop, 2 turn, 3 river): True when the betting core
         saw the previous round complete (a check moves nothing: checks are inferred), and then
         tells it the round is over. A premature street is not told: its betting goes on."""
-        money = self.money
-        if money is None or self.money_done or not self._betting_followed():
+        state = self.state
+        money = state.money
+        if money is None or state.done or not self.followed():
             return False
-        if street <= self.money_street:
+        if street <= state.street:
             return True
         if not (money.round_complete or money.run_out):
             return False
         money, verdicts = money.street(street)
-        self.money = money
-        self.money_street = street
+        state.money = money
+        state.street = street
         self._verdicts(verdicts)
         return True
 
-    def _money_table(self, seat: int) -> None:
+    def _table(self, seat: int) -> None:
         """A hand tabled face up at showdown, in the order shown."""
-        money = self.money
-        if money is None or self.money_done or seat in self.tabled:
+        state, table = self.state, self.table
+        money = state.money
+        if money is None or state.done or seat in state.tabled:
             return
-        cards = self._card_codes(self.seat_cards.get(seat, ()))
-        board = self._card_codes(self._live_board())
+        cards = self._card_codes(table.card_state.seat_cards.get(seat, ()))
+        board = self._card_codes(table.board.live())
         if len(cards) != 2:
             return
-        self.tabled = (*self.tabled, seat)
+        state.tabled = (*state.tabled, seat)
         money, verdicts = money.table(seat, (cards[0], cards[1]), board)
-        self.money = money
+        state.money = money
         self._verdicts(verdicts)
 
     def _card_codes(self, uids: tuple[str, ...]) -> tuple[str, ...]:
-        registry = self.settings.registry
+        table = self.table
+        registry = table.settings.registry
         codes = []
         for uid in uids:
             card = registry.lookup(uid)
@@ -177,23 +244,24 @@ class ResultRules(ChipRules):
                 codes.append(card.card)
         return tuple(codes)
 
-    def _card_face_up(self, seat: int) -> None:
+    def card_face_up(self, seat: int) -> None:
         """Both hole cards of a seat face up: tabled at showdown (the river's betting done, or
         all in for the run-out)."""
-        cards = self.seat_cards.get(seat, ())
-        if len(cards) != 2 or not all(uid in self.face_up for uid in cards):
+        state, table = self.state, self.table
+        cards = table.card_state.seat_cards.get(seat, ())
+        if len(cards) != 2 or not all(uid in table.deal_state.face_up for uid in cards):
             return
-        if seat not in self.face_up_seats:
-            self.face_up_seats = (*self.face_up_seats, seat)
-        money = self.money
-        if money is None or self.money_done:
+        if seat not in state.face_up_seats:
+            state.face_up_seats = (*state.face_up_seats, seat)
+        money = state.money
+        if money is None or state.done:
             return
-        if self.phase == "river" and self._betting_followed() and money.round_complete:
-            self._showdown()  # the hands are tabled: the river's betting is over
-        elif self.phase == "showdown":
-            self._money_table(seat)
-        elif self.phase in ("preflop", "flop", "turn") and self._betting_followed() \
-                and not money.run_out and money.live <= set(self.face_up_seats):
+        if table.phase == "river" and self.followed() and money.round_complete:
+            table.showdown()  # the hands are tabled: the river's betting is over
+        elif table.phase == "showdown":
+            self._table(seat)
+        elif table.phase in ("preflop", "flop", "turn") and self.followed() \
+                and not money.run_out and money.live <= set(state.face_up_seats):
             self._tabled_run_out(money)
 
     def _tabled_run_out(self, money: Money) -> None:
@@ -210,35 +278,175 @@ class ResultRules(ChipRules):
             last[action.seat] = index
         covering = max(money.live, key=lambda s: (put.get(s, 0), last.get(s, -1)))
         for seat in sorted(money.live - {covering}):
-            self._money_all_in(seat, tabled=True)
+            self.all_in(seat, tabled=True)
 
-    # -- overrides of the hand rules -----------------------------------------------------------
+    # -- chips moved (engine.chips) and the betting core's verdicts --------------------------------
 
-    def _open_round(self) -> None:
-        if self.settings.stakes is None:
-            super()._open_round()
-        elif self.rounds_done == 0 and self.deal_done and self.money is None:
-            self._money_begin()
+    def chips_gone(self, gone: list[tuple[str, str]]) -> None:
+        """Chips read nowhere have left the table (engine.chips: each with the zone it left)."""
+        state, table = self.state, self.table
+        chips = table.settings.chips
+        # A winner collecting the chips pushed to him (out of a betting area after the betting)
+        # moves them one by one; their moves add up, so a run of them from one betting area is
+        # told to the betting core once, with their total: a collection is tens of chips.
+        run_from: str | None = None
+        run_total = 0
+        for uid, left in gone:
+            value = chips.value(uid) if chips is not None else None
+            if value is None:
+                continue
+            if self._collected(uid, left):
+                if left != run_from:
+                    self._collect(run_from, run_total)
+                    run_from, run_total = left, 0
+                run_total += value
+                if uid in state.hand_awards:
+                    state.hand_awards -= {uid}  # collected by the winner: in play again once bet
+                continue
+            self._collect(run_from, run_total)
+            run_from, run_total = None, 0
+            self.chip_move(uid, value, left, None)
+        self._collect(run_from, run_total)
 
-    def _showdown(self) -> None:
-        self.showdown_reached = True
-        super()._showdown()
-        for seat in self.face_up_seats:
-            self._money_table(seat)
+    def _collected(self, uid: str, left: str) -> bool:
+        """Whether a chip gone off the table from ``left`` is collected after the betting (a
+        move the betting core takes in a total, see :meth:`chips_gone`)."""
+        state = self.state
+        money = state.money
+        return (
+            money is not None
+            and not state.done
+            and uid not in state.award_chips
+            and zone_bet_seat(left) is not None
+            and money.decided
+        )
 
-    def _start_hand(self, *, by_key: bool) -> None:
+    def _collect(self, src: str | None, total: int) -> None:
+        """Chips worth ``total`` collected off the table from betting area ``src`` (none: no run)."""
+        if src is not None:
+            self._tell_money(total, src, None)
+
+    def chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
+        """One chip moved (engine.chips): the betting core interprets it, if a hand is followed."""
+        state, table = self.state, self.table
+        if table.session_chip(uid, value, src, dst):
+            return  # added to a stack during the hand: it plays no part in it
+        if uid in state.award_chips:
+            # pushed to a winner at the end of an earlier hand: not in play until it has left
+            # the table (a winner collecting his chips)
+            if dst is None or zone_stack_seat(dst) is not None:
+                state.award_chips -= {uid}
+            return
+        if (
+            table.hand_over
+            and not state.result_sent
+            and src is None
+            and dst is not None
+            and zone_bet_seat(dst) is not None
+        ):
+            # chips from a player's side into a betting area after the hand was decided: the
+            # next hand's blinds; the last hand is over even with a wrong push left standing
+            self.finish_hand()
+        money = state.money
+        if money is None or state.done:
+            # between hands: what lies in the betting areas is read at the next deal, and the
+            # antes gathered into the pot with the seat that put them in
+            seat = zone_bet_seat(src) if src is not None else None
+            if dst == "pot" and seat is not None:
+                state.gathered = {**state.gathered, uid: seat}
+            elif uid in state.gathered:
+                state.gathered = {u: s for u, s in state.gathered.items() if u != uid}
+            return
+        if src == "pot" and dst is not None and chip_seat(dst) is not None:
+            state.hand_awards |= {uid}
+        elif uid in state.hand_awards and (dst is None or zone_stack_seat(dst) is not None):
+            state.hand_awards -= {uid}  # collected by the winner: in play again once bet
+        self._tell_money(value, src, dst)
+
+    def _tell_money(self, value: int, src: str | None, dst: str | None) -> None:
+        """Chips worth ``value`` moved: the betting core's verdicts as alerts, and what follows."""
+        state = self.state
+        money = state.money
+        if money is None:
+            return
+        state.chips_read = True
+        money, verdicts = money.move(value, src, dst)
+        state.money = money
+        self._verdicts(verdicts)
+        self._progress()
+
+    def _verdicts(self, verdicts: Verdicts) -> None:
+        state, table = self.state, self.table
+        for verdict in verdicts:
+            if isinstance(verdict, Clear):
+                alert = state.alerts.get(verdict.key)
+                if alert is not None:
+                    table.book.resolve(alert, table.ts)
+                    state.alerts = {k: a for k, a in state.alerts.items() if k != verdict.key}
+                continue
+            existing = state.alerts.get(verdict.key)
+            remedy = verdict.remedy or None  # None: the catalogue's
+            if existing is not None and existing in table.book.active:
+                if table.book.active[existing].message != verdict.message:
+                    fields: dict[str, object] = {"message": verdict.message}
+                    if remedy is not None:
+                        fields["remedy"] = list(remedy)
+                    table.book.update(existing, table.ts, **fields)
+                continue
+            code, message = table.session.blind_code(verdict.code, verdict.message)  # a level's
+            # a wrong blind judged against a tournament level keeps the level's own remedy
+            alert = table.raise_alert(code, message, verdict.seat, scope="money",
+                                remedy=remedy if code == verdict.code else None)
+            state.alerts = {**state.alerts, verdict.key: alert}
+
+    def _progress(self) -> None:
+        """After the betting core moved on: an all-in run-out, a hand won uncontested."""
+        state, table = self.state, self.table
+        money = state.money
+        if money is None:
+            return
+        if not table.all_in and table.running and money.run_out:  # (the cheap tests first)
+            table.all_in = True
+        if table.hand_over and not state.result_sent:
+            self.maybe_finish()
+
+    # -- told by the hand rules (engine.hands) ---------------------------------------------------
+
+    def round_opened(self) -> None:
+        """A betting round opens (the betting core follows the rounds): at the first, the
+        betting core begins."""
+        table = self.table
+        if table.rounds_done == 0 and table.deal_state.done and self.state.money is None:
+            self._begin()
+
+    def showdown(self) -> None:
+        """The showdown is reached: the hands already tabled are shown to the betting core."""
+        state = self.state
+        state.showdown_reached = True
+        for seat in state.face_up_seats:
+            self._table(seat)
+
+    def hand_ends(self) -> tuple[str, ...]:
+        """The next hand is starting: the last one's result at the latest now. Returns what its
+        pushes left wrong (not judged while the dealer is still reacting), for
+        :meth:`hand_started`."""
+        state, table = self.state, self.table
         # a push found wrong must be put right before the next hand (pot_awarded_wrong: "do not
         # start the next hand"); what the dealer does within his reaction time is not judged
-        left_wrong = sorted({self.book.active[a].code for a in self.money_alerts.values()
-                             if a in self.book.active and self.book.active[a].code in PUSH_CODES})
-        reacting = self._reacting()
-        self._finish_hand()  # at the latest when the next hand starts
-        self.book.resolve_scope("money", self.ts)
-        redeal = self.phase == "misdeal"
-        super()._start_hand(by_key=by_key)
-        self._session_out(self.session.on_hand_start(self.ts, self.in_hand, redeal=redeal))
-        if left_wrong and not reacting:
-            self._not_followed(
+        active = table.book.active
+        left_wrong = sorted({active[a].code for a in state.alerts.values()
+                             if a in active and active[a].code in PUSH_CODES})
+        reacting = table.reacting()
+        self.finish_hand()  # at the latest when the next hand starts
+        table.book.resolve_scope("money", table.ts)
+        return () if reacting else tuple(left_wrong)
+
+    def hand_started(self, left_wrong: tuple[str, ...], *, redeal: bool) -> None:
+        """The new hand has started (:meth:`hand_ends` said what the last one left wrong)."""
+        table = self.table
+        table.session_out(table.session.on_hand_start(table.ts, table.in_hand, redeal=redeal))
+        if left_wrong:
+            table.not_followed(
                 "push-put-right",
                 "The next hand was started before the last hand's pots were put right "
                 f"({'; '.join(PUSH_WRONG[code] for code in left_wrong)}).",
@@ -246,82 +454,87 @@ class ResultRules(ChipRules):
                 of=left_wrong[0],
             )
 
-    def _resume(self) -> None:
-        # Events of the hand were lost: its result is what the evidence showed, marked so; the
-        # money is left out (a bet or a push may be among what was lost: nothing is made up).
-        self.money_done = True
-        self._finish_hand()
+    def hand_lost(self) -> None:
+        """Events of the hand were lost: its result is what the evidence showed, marked so; the
+        money is left out (a bet or a push may be among what was lost: nothing is made up)."""
+        self.state.done = True
+        self.finish_hand()
         # what its pushes were found to be is forgotten with it (no remedy is judged at the next
         # hand's start)
-        self.book.resolve_scope("money", self.ts)
-        super()._resume()
-        self.result_sent = True  # (the hand's reset would let the next hand's start make another)
+        self.table.book.resolve_scope("money", self.table.ts)
+
+    def no_result(self) -> None:
+        """The hand just reset (a lost one's) has had its result: the next start makes none."""
+        self.state.result_sent = True
 
     # -- the hand's end ------------------------------------------------------------------------
 
     def _cards_out(self) -> bool:
         """Cards of this hand still read at a seat or on the board."""
-        present = self.present
-        for uids in self.seat_cards.values():
+        table = self.table
+        present = table.card_state.present
+        for uids in table.card_state.seat_cards.values():
             for uid in uids:
                 if present.get(uid):
                     return True
-        return any(present.get(uid) for uid in self.board)
+        return any(present.get(uid) for uid in table.board_state.cards)
 
-    def _maybe_finish(self) -> None:
+    def maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
-        if self.result_sent or self.hand == 0 or self.phase == "misdeal" or not self.hand_over:
+        state, table = self.state, self.table
+        if state.result_sent or table.hand == 0 or table.phase == "misdeal" or not table.hand_over:
             return
-        money = self.money
-        followed = money is not None and not self.money_done and self.chips_read
+        money = state.money
+        followed = money is not None and not state.done and state.chips_read
         if money is not None and followed and not money.settled:  # (remembered: the cheap test
             return  # first, asked after every chip)
         if self._cards_out():
             return
-        if followed and any(self.book.active[a].code in PUSH_CODES for a in self.money_alerts.values()
-                            if a in self.book.active):
+        if followed and any(table.book.active[a].code in PUSH_CODES for a in state.alerts.values()
+                            if a in table.book.active):
             return  # a wrong push: the hand stays open until it is put right
-        self._finish_hand()
+        self.finish_hand()
 
-    def _finish_hand(self) -> None:
+    def finish_hand(self) -> None:
         """The hand's result, from the betting core where it followed the hand."""
-        if self.result_sent or self.hand == 0:
+        state, table = self.state, self.table
+        if state.result_sent or table.hand == 0:
             return
-        if self.handling_state.half_folds:
-            self.handling.half_folds_due(None)
-        self.result_sent = True
-        left = [s for s in self.in_hand if s not in self.folded]
+        if table.handling_state.half_folds:
+            table.handling.half_folds_due(None)
+        state.result_sent = True
+        left = [s for s in table.in_hand if s not in table.folded]
         outcome_result: HandOutcome
-        if self.phase == "misdeal":
-            outcome_result = "fouled" if self.book.find("fouled_deck") else "misdeal"
-        elif len(left) > 1 or self.showdown_reached:
+        if table.phase == "misdeal":
+            outcome_result = "fouled" if table.book.find("fouled_deck") else "misdeal"
+        elif len(left) > 1 or state.showdown_reached:
             outcome_result = "showdown"
         else:
             outcome_result = "uncontested"
         fields: dict[str, object] = {
             "v": 1,
-            "ts": self.ts,
-            "hand": self.hand,
-            "button": self.hand_button,
-            "seats": list(self.in_hand or sorted(set(self.dealt_seats))),
-            "board": list(self._card_codes(self._live_board() if self.phase != "misdeal" else ())),
+            "ts": table.ts,
+            "hand": table.hand,
+            "button": table.hand_button,
+            "seats": list(table.in_hand or sorted(set(table.deal_state.dealt_seats))),
+            "board": list(self._card_codes(table.board.live() if table.phase != "misdeal" else ())),
             "result": outcome_result,
             "actions": [],
             "pots": [],
             "rake": 0,
             "awarded": [],
             "showdown": [],
-            "profile": self.profile,
-            "evidence_missing": self.evidence_missing,
+            "profile": table.profile,
+            "evidence_missing": table.evidence_missing,
         }
-        money = self.money
-        if money is not None and not self.money_done and self.phase != "misdeal":
-            self._settle_lifted(everything=True)
-            money, verdicts, outcome = money.finish(self._card_codes(self._live_board()))
-            self.money = money
+        money = state.money
+        if money is not None and not state.done and table.phase != "misdeal":
+            table.chips.settle_lifted(everything=True)
+            money, verdicts, outcome = money.finish(self._card_codes(table.board.live()))
+            state.money = money
             self._verdicts(verdicts)
-            fields["result"] = "showdown" if self.showdown_reached else outcome.result
-            fields["board"] = list(self._card_codes(self._live_board()))
+            fields["result"] = "showdown" if state.showdown_reached else outcome.result
+            fields["board"] = list(self._card_codes(table.board.live()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
                 construct_valid(
@@ -343,17 +556,18 @@ class ResultRules(ChipRules):
             ]
         elif money is not None:
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in money.actions]
-        self.money_done = True
+        state.done = True
         # the chips pushed this hand still in front of the winner (those already taken off, or
         # stacked in a stack zone, are the player's again)
-        self.award_chips |= {
-            u for u in self.hand_awards
-            if u in self.chip_lift or (u in self.chip_at and zone_stack_seat(self.chip_at[u]) is None)
+        chips = table.chip_state
+        state.award_chips |= {
+            u for u in state.hand_awards
+            if u in chips.lifted or (u in chips.at and zone_stack_seat(chips.at[u]) is None)
         }
-        self.hand_awards = frozenset()
-        fields["dealer"] = self.session.hand_dealer  # (off the wire when unknown)
-        self.hands_out.append(construct_valid(HandResult, fields))
-        self._session_out(self.session.on_hand_end(self.ts))
+        state.hand_awards = frozenset()
+        fields["dealer"] = table.session.hand_dealer  # (off the wire when unknown)
+        table.hands_out.append(construct_valid(HandResult, fields))
+        table.session_out(table.session.on_hand_end(table.ts))
 
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:
@@ -378,4 +592,4 @@ _ACTIONS: dict[tuple[str, int, str, int], HandAction] = {}
 _ACTIONS_KEPT: Final = 4096
 
 
-__all__ = ["STREET_NAMES", "ResultRules"]
+__all__ = ["STREET_NAMES", "ResultState", "Results"]

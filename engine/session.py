@@ -4,10 +4,10 @@ the tournament clock (docs/rules.md, "The session").
 A composed concern of the engine: the machine holds a :class:`SessionPart` (a
 :class:`SessionState`, frozen, plain values that round-trip through JSON, and what is derived
 from it) and :class:`Session`, the concern over that part with the settings' rules, built by
-``Memory.attach_concerns``. The concern is told what happens by explicit calls from the hand
-follower (``on_chip``, ``on_seat``, ``on_dealer``, ``on_last_hands``, ``on_level_start``,
+``Machine.attach_concerns`` (engine.machine). The concern is told what happens by explicit
+calls from the hand follower (``on_chip``, ``on_seat``, ``on_dealer``, ``on_last_hands``, ``on_level_start``,
 ``on_hand_start``, ``on_hand_end``, ``on_time``). Each call answers with the findings it reached
-as the betting core's verdicts (:class:`engine.betting.api.Raise` / ``Clear``, one alert per
+as the betting core's verdicts (:class:`engine.betting.terms.Raise` / ``Clear``, one alert per
 key); the caller turns them into alerts. It reads no clock: time is the events' own.
 """
 
@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from contract.cards import zone_bet_seat, zone_stack_seat
-from engine.betting.api import Clear, Raise, Stakes, Verdict, Verdicts
+from engine.betting.terms import Clear, Raise, Stakes, Verdict, Verdicts
 
 #: A time no event reaches: nothing is due.
 NEVER: Final = datetime.max.replace(tzinfo=UTC)

@@ -16,7 +16,7 @@ from contract.models import (
 )
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
-from engine.betting.api import Pot, TableView
+from engine.betting.terms import Pot, TableView
 from engine.machine import Machine
 from engine.session import EMPTY_VIEW, SessionView
 from engine.showdown import showdown_order
@@ -104,9 +104,9 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     (Dict items are compared with their order; a different insertion order only costs a
     republished, identical state.)
     """
-    seat_cards = m.seat_cards
+    seat_cards = m.card_state.seat_cards
     last_cards, seat_items = cache.seat_cards
-    if m.cards_changed or seat_cards is not last_cards:
+    if m.card_state.changed or seat_cards is not last_cards:
         # (a dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
         cache.seat_cards = (seat_cards, seat_items)
@@ -117,9 +117,9 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         cache.occupied = (occupied, occupied_items)
     # to_act, bets, pots and shows_first while the betting core follows the hand (the same
     # value while the money is unchanged: the betting core remembers it)
-    money = m.money
+    money = m.result_state.money
     money_view = None
-    if money is not None and not m.money_done:
+    if money is not None and not m.result_state.done:
         showdown = m.phase == "showdown"
         last_money, last_showdown, money_view = cache.view
         if money is not last_money or showdown is not last_showdown:
@@ -133,10 +133,10 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         m.in_hand,
         m.folded,
         occupied_items,
-        m.board,
-        len(m.burns),
+        m.board_state.cards,
+        len(m.board_state.burns),
         m.hand_deck,
-        m.tracking,
+        m.device_state.tracking,
         money_view,
         m.session_part.view,  # (replaced, never updated, when it changes)
     )
@@ -169,7 +169,7 @@ def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, .
     count = m.settings.seats
     seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
     rest = (count, active, m.seats_known, key[4], key[5], key[6])
-    seat_cards = m.seat_cards
+    seat_cards = m.card_state.seat_cards
     if rest == last_rest:
         if seat_items is last_items:
             return states
@@ -224,14 +224,14 @@ def _board_of(cache: PublicCache, m: Machine) -> list[str]:
     """The board's card names (the registry's)."""
     registry = m.settings.registry
     last_board, last_registry, board = cache.board
-    if last_registry is registry and last_board == m.board:
+    if last_registry is registry and last_board == m.board_state.cards:
         return board
     board = []
-    for uid in m.board:
+    for uid in m.board_state.cards:
         card = registry.lookup(uid)
         if card is not None:
             board.append(card.card)
-    cache.board = (m.board, registry, board)
+    cache.board = (m.board_state.cards, registry, board)
     return board
 
 
@@ -307,7 +307,7 @@ def public_of(
             "alerts": alerts,
             "alerts_omitted": omitted,
             "profile": m.profile,
-            "tracking": m.tracking,
+            "tracking": m.device_state.tracking,
             # the session's (docs/engine.md, "The session"): none on most tables
             "dealer": None,
             "hands_left": None,

@@ -40,8 +40,10 @@ from engine.state import EngineState, PublicCache, new_state
 
 #: The layout of :func:`state_to_data`'s output; raise it whenever a field of the machine or of
 #: a data class it holds changes meaning, is added, removed or renamed.
-#: (3: Machine.coming, the actions between hands, added; expected_burn removed.)
-STATE_VERSION: Final = 3
+#: (3: Machine.coming, the actions between hands, added; expected_burn removed. 4: the machine's
+#: state in parts, one per concern: device_state, card_state, chip_state, deal_state,
+#: board_state, result_state; version 3 data is refused, the caller replays instead.)
+STATE_VERSION: Final = 4
 
 #: Machine fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})
@@ -298,7 +300,8 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
 
 
 def _check_kind(where: str, value: object, fresh: object) -> None:
-    """A field a fresh machine holds a container, number or flag in must hold the same kind.
+    """A field a fresh machine holds a container, number or flag in must hold the same kind;
+    so must each field of a state group (a data class the fresh machine holds).
 
     (Fields that start as None hold values of several kinds; their objects were checked by
     their classes' constructors.)"""
@@ -309,4 +312,7 @@ def _check_kind(where: str, value: object, fresh: object) -> None:
         raise StateDataError(
             f"{where}: {type(value).__name__} where this engine keeps a {expected.__name__}"
         )
+    if dataclasses.is_dataclass(fresh):
+        for item in dataclasses.fields(fresh):
+            _check_kind(f"{where}.{item.name}", getattr(value, item.name), getattr(fresh, item.name))
 

@@ -27,7 +27,7 @@ from engine.api import (
     InputReceived,
     Received,
 )
-from engine.betting.api import Action
+from engine.betting.terms import Action
 from engine.core import Engine
 from testing.chipset import chip_registry
 from testing.oracle_hand import TABLE_SEATS, Expected, OracleHand

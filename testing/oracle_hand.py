@@ -49,7 +49,7 @@ from pokerkit import (
 )
 from pokerkit.utilities import rake as no_rake
 
-from engine.betting.api import Action, Stakes, Structure
+from engine.betting.terms import Action, Stakes, Structure
 from testing.pokerkit_oracle import AUTOMATIONS, STRUCTURES, PotLimitTexasHoldem, house_rake
 
 __all__ = ["TABLE_SEATS", "Expected", "OracleHand", "Step", "play_hand"]

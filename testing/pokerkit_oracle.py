@@ -41,9 +41,9 @@ from pokerkit import (
 )
 from pokerkit.utilities import rake as no_rake  # PokerKit's default: 0 %
 
-from engine.betting.api import OddChip, Pot, PotAward, Stakes, Structure
 from engine.betting.award import award, rake_for
 from engine.betting.pots import build_pots, uncalled
+from engine.betting.terms import OddChip, Pot, PotAward, Stakes, Structure
 
 __all__ = [
     "AUTOMATIONS",

@@ -14,8 +14,8 @@ from typing import Final
 
 from phevaluator import evaluate_cards
 
-from engine.betting.api import OddChip, Pot, PotAward, Stakes
 from engine.betting.push import check_push  # the check of an award, callable by this module's name
+from engine.betting.terms import OddChip, Pot, PotAward, Stakes
 
 __all__ = ["RANK_NAMES", "award", "check_push", "rake_for", "rank_of", "rankable"]
 

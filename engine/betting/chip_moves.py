@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.betting.api import Action, Clear, Raise, Verdict
 from engine.betting.record import HandState
 from engine.betting.rounds import (
     anyone_owes,
@@ -22,6 +21,7 @@ from engine.betting.rounds import (
     to_act_now,
     uncalled_due,
 )
+from engine.betting.terms import Action, Clear, Raise, Verdict
 from engine.betting.zones import add_count
 
 

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.betting import chip_moves, payout, rounds
-from engine.betting.api import (
+from engine.betting.award import rank_of, rankable
+from engine.betting.record import Betting, HandState, Seating
+from engine.betting.terms import (
     Action,
     ChipZone,
     NoBetShowsFirst,
@@ -39,8 +41,6 @@ from engine.betting.api import (
     Verdict,
     Verdicts,
 )
-from engine.betting.award import rank_of, rankable
-from engine.betting.record import Betting, HandState, Seating
 from engine.betting.zones import (
     BEFORE_DEAL,
     NO_SEATS,

@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from engine.betting.api import OddChip, PotAward, Raise, Stakes, Verdict, Verdicts
 from engine.betting.award import award, check_push, rake_for
 from engine.betting.chip_moves import check_uncalled, give_back
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import HandState
 from engine.betting.rounds import anyone_owes, contributions, settle, settled_view, uncalled_due
+from engine.betting.terms import OddChip, PotAward, Raise, Stakes, Verdict, Verdicts
 from engine.betting.zones import add_count
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
-from engine.betting.api import Pot
+from engine.betting.terms import Pot
 
 __all__ = ["build_pots", "uncalled"]
 

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from engine.betting.api import Clear, PotAward, Raise, Verdict, Verdicts
+from engine.betting.terms import Clear, PotAward, Raise, Verdict, Verdicts
 
 __all__ = ["check_push", "describe_awards"]
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.betting.api import Action, NoBetShowsFirst, OddChip, Pot, Stakes
 from engine.betting.sizes import Frame
+from engine.betting.terms import Action, NoBetShowsFirst, OddChip, Pot, Stakes
 from engine.betting.zones import BEFORE_DEAL, NO_SEATS, Counts, Profile
 
 _new = object.__new__

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.betting.api import Action, Clear, Pot, Raise, Verdict
 from engine.betting.derived import LastAnswer
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import HandState
 from engine.betting.sizes import Frame, judge
+from engine.betting.terms import Action, Clear, Pot, Raise, Verdict
 from engine.betting.zones import NO_SEATS, STREETS
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 
 ActionName: TypeAlias = Literal["call", "bet", "raise", "all_in"]
 #: Fixed limit: a bet and three raises per round (the fifth bet is over the limit).

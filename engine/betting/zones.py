@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Literal, TypeAlias
 
-from engine.betting.api import ChipZone
+from engine.betting.terms import ChipZone
 
 Profile: TypeAlias = Literal["roberts", "tda"]
 Counts: TypeAlias = Mapping[int, int]

@@ -15,7 +15,7 @@ from config.chips import ChipRegistry
 from config.registry import load_registry
 from contract.models import Profile
 from engine.api import DeviceEventReceived, EngineSettings
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from engine.core import Engine
 from simulators.dealer import DealerSettings, InfeasibleMistake, VirtualDealer, raisable_codes
 from simulators.dealer.chips import Structure, TableStakes, chip_registry

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contract.models import Profile
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from tests.engine.game import Played, game_settings, play
 
 # Seat 1 As Ah, seat 2 Kd Kc, seat 3 7s 2h (deal order 2 3 1 2 3 1).

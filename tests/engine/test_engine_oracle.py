@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.betting.api import Structure
+from engine.betting.terms import Structure
 from testing.engine_oracle import PATHS, disagreements, feed
 from testing.oracle_hand import play_hand
 from testing.pokerkit_oracle import STRUCTURES

@@ -7,7 +7,7 @@ seat 1 acts first preflop; seat 2 first after the flop.
 
 from __future__ import annotations
 
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from tests.engine.game import game_settings, play
 
 # Named cards: seat 1 gets As Ah, seat 2 Kd Kc, seat 3 7s 2h (deal order 2 3 1 2 3 1).

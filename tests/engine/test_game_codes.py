@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 
 from contract.models import Profile
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from engine.catalogue import CATALOGUE, CHIP_CODES
 from testing.chipset import chip_registry
 from tests.engine.game import Played, game_settings, play

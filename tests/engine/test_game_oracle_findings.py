@@ -120,7 +120,7 @@ def test_a_half_fold_is_judged_on_the_readers_next_event() -> None:
     """Only one of seat 3's cards reaches the muck; 3 s later the next card the reader sees
     shows it (the handling timers run on the reader's own events, so that another device's
     event applied before reader events sent again by the gap fill cannot judge a fold still on
-    its way: tests/engine/test_gap_fill.py)."""
+    its way: tests/engine/test_sequences.py)."""
     steps = [*LIMPED[:4], "bet 1 2", "move seat:3#0 muck", "wait 3", "key ack"]
     assert "fold_incomplete" not in play([1, 2, 3], 1, "\n".join(steps)).codes()
     played = play([1, 2, 3], 1, "\n".join([*steps, "bet 2 1"]))  # a chip: the reader's

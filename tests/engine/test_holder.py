@@ -72,12 +72,16 @@ def test_a_state_handed_out_never_changes() -> None:
         engine.handle(item)
     handed = engine.state
     machine = handed.machine
-    before = (public_state(handed).model_dump_json(), dict(machine.chip_at), dict(machine.seat_cards),
-              dict(machine.device_seqs.tracks), machine.money, dict(machine.book.active))
+
+    def seen() -> tuple[object, ...]:
+        return (public_state(handed).model_dump_json(), dict(machine.chip_state.at),
+                dict(machine.card_state.seat_cards), dict(machine.device_seqs.tracks),
+                machine.result_state.money, dict(machine.book.active))
+
+    before = seen()
     for item in received[half:]:
         engine.handle(item)
-    after = (public_state(handed).model_dump_json(), dict(machine.chip_at), dict(machine.seat_cards),
-             dict(machine.device_seqs.tracks), machine.money, dict(machine.book.active))
+    after = seen()
     assert engine.state.machine is not machine
     assert after == before
     assert public_state(engine.state).model_dump_json() != before[0]

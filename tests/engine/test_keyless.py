@@ -7,7 +7,7 @@ Seats 1, 2, 3 with the button on 1: seat 2 posts the small blind (1), seat 3 the
 
 from __future__ import annotations
 
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from tests.engine.game import Played, game_settings, play
 
 DEAL = "deal 2=Kd 3=7s 1=As 2=Kc 3=2h 1=Ah"

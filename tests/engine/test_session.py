@@ -15,7 +15,7 @@ import pytest
 
 from contract.models import Profile
 from engine.api import EngineSettings
-from engine.betting.api import Stakes
+from engine.betting.terms import Stakes
 from engine.catalogue import SESSION_CODES
 from engine.core import Engine
 from engine.session import Level, SessionRules, SessionState
@@ -103,7 +103,7 @@ def test_the_all_in_is_judged_on_the_stack_at_the_deal() -> None:
     engine = Engine(settings("roberts"))
     played = play([1, 2, 3], 1, "\n".join(steps), engine=engine)
     assert played.codes() == ["rebuy_during_hand"]
-    money = engine.state.machine.money
+    money = engine.state.machine.result_state.money
     assert money is not None
     assert 1 in money.state.betting.allin
     assert money.state.stack.get(1, 0) == 0  # the betting core never saw the 500

@@ -200,9 +200,9 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
     for attempt in attempts:
 
         def plant(document: dict[str, Any], attempt: Any = attempt) -> None:
-            document["engine"]["machine"]["money"] = attempt
+            document["engine"]["machine"]["result_state"]["f"]["money"] = attempt
 
-        with pytest.raises(CheckpointError, match=r"machine.money: .*not"):
+        with pytest.raises(CheckpointError, match=r"machine.result_state.ResultState.money: .*not"):
             checkpoint.load(_crafted(plant), engine_settings())
     assert not target.exists()
 
@@ -231,8 +231,12 @@ def test_a_checkpoint_nested_too_deeply_is_refused(data: Callable[[], bytes]) ->
     [
         ("hand", "seven", "machine.hand: str where this engine keeps a int"),
         ("hand", True, "machine.hand: bool where this engine keeps a int"),
-        ("zone", [], "machine.zone: tuple where this engine keeps a dict"),
-        ("board", {"D": [[{"L": []}, 1]]}, "machine.board: bad 'D' value"),
+        ("occupied", [], "machine.occupied: tuple where this engine keeps a dict"),
+        ("blinds", {"D": [[{"L": []}, 1]]}, "machine.blinds: bad 'D' value"),
+        ("card_state",
+         {"O": "CardState",
+          "f": {"zone": [], "present": {"D": []}, "seat_cards": {"D": []}, "changed": False}},
+         "machine.card_state.zone: tuple where this engine keeps a dict"),
         ("phase", {"T": "yesterday"}, "machine.phase: bad 'T' value"),
         ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
         ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},

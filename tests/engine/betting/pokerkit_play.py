@@ -33,9 +33,9 @@ from pokerkit import (
 )
 from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem
 
-from engine.betting.api import Action, Pot, Stakes, Structure, Verdict
 from engine.betting.award import award
 from engine.betting.hand import Money
+from engine.betting.terms import Action, Pot, Stakes, Structure, Verdict
 from engine.betting.zones import STREETS, clockwise
 
 TABLE_SEATS = 10

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.betting.api import Clear, OddChip, Pot, PotAward, Raise, Stakes, Verdict
 from engine.betting.award import RANK_NAMES, award, check_push, rake_for, rank_of
 from engine.betting.pots import build_pots
+from engine.betting.terms import Clear, OddChip, Pot, PotAward, Raise, Stakes, Verdict
 
 BOARD = ("Ah", "Kd", "7s", "4c", "2h")
 CARD = re.compile(r"\b[2-9TJQKA][shdc]\b")

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine.betting.api import Clear, Raise, Structure, Verdict
 from engine.betting.hand import Money
+from engine.betting.terms import Clear, Raise, Structure, Verdict
 from tests.engine.betting.pokerkit_play import TABLE_SEATS, PlayedHand, play, replay
 
 Call = tuple[str, tuple[Any, ...]]

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine.betting.api import Action, Raise, Structure
 from engine.betting.pots import uncalled
+from engine.betting.terms import Action, Raise, Structure
 from tests.engine.betting.pokerkit_play import Mode, PlayedHand, play, replay
 
 STRUCTURES: tuple[Structure, ...] = ("no_limit", "pot_limit", "fixed_limit")

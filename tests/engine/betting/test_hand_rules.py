@@ -7,8 +7,8 @@ from dataclasses import FrozenInstanceError, fields
 
 import pytest
 
-from engine.betting.api import Clear, Raise, Stakes, Verdicts
 from engine.betting.hand import Money
+from engine.betting.terms import Clear, Raise, Stakes, Verdicts
 
 BOARD = ("2c", "7d", "9h", "Js", "3s")
 

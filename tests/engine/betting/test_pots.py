@@ -7,8 +7,8 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.betting.api import Pot
 from engine.betting.pots import build_pots, uncalled
+from engine.betting.terms import Pot
 
 
 def test_uncalled_is_the_top_bets_excess_over_the_second() -> None:

@@ -4,7 +4,7 @@ action begins left of it, it acts last preflop, and the minimum raise is measure
 
 from __future__ import annotations
 
-from engine.betting.api import Action
+from engine.betting.terms import Action
 from tests.engine.betting.test_hand_rules import Table, raised, start
 
 

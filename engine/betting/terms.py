@@ -1,5 +1,5 @@
-"""What the betting core takes and gives: the stakes, one verdict per finding, and the pieces of
-a hand's result.
+"""The terms the betting core works in, taken and given: the stakes, one verdict per finding,
+and the pieces of a hand's result.
 
 The machine (``engine.machine``) is a physical tracker: it turns tag reads into chip moves
 between zones and card evidence into folds, streets and hands tabled. The betting core

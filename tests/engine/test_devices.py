@@ -270,7 +270,7 @@ def test_messages_are_untouched_by_who_may_say_what_for_an_ordinary_table() -> N
     """The kinds learnt from a whole table's play refuse nothing of it."""
     engine, _table, outputs = start(["new_hand", "deal all", "round", "burn", "flop", "round"])
     assert [a.code for a in alerts(outputs)] == []
-    learnt = engine.state.machine.dev_kind
+    learnt = engine.state.machine.device_state.kinds
     assert {device: kind for device, (_, kind) in learnt.items()} == KINDS
 
 
@@ -303,8 +303,8 @@ def test_what_who_may_say_what_learnt_survives_a_checkpoint() -> None:
     data = json.loads(json.dumps(state_to_data(engine.state)))  # as a checkpoint holds it
     restored = Engine(settings())
     restored.restore(state_from_data(data, settings()))
-    assert restored.state.machine.dev_kind == engine.state.machine.dev_kind
-    assert restored.state.machine.input_seq == {"console": 3}
+    assert restored.state.machine.device_state.kinds == engine.state.machine.device_state.kinds
+    assert restored.state.machine.device_state.input_seqs == {"console": 3}
     # The restored engine still refuses the board's tag, and still sees the console's gap.
     out = restored.handle(forged_tag(table, "sensors", 99))
     assert [(a.code, a.device) for a in out.alerts] == [("bad_payload", "sensors")]
