@@ -214,7 +214,9 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
         lambda: zlib.compress(b"[" * 100_000 + b"]" * 100_000),
         # a valid JSON document, deeper than the loader goes
         lambda: _crafted(
-            lambda d: d["engine"]["machine"].update(money=json.loads("[" * 900 + "]" * 900))
+            lambda d: d["engine"]["machine"]["result_state"]["f"].update(
+                money=json.loads("[" * 900 + "]" * 900)
+            )
         ),
     ],
     ids=["json", "value"],
