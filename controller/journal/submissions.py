@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,18 +51,25 @@ class Submissions:
 
     def submit(self, kind: str, fields: dict[str, Any]) -> int:
         """Queue a record of ``kind``; return its number (never blocks on the disk)."""
+        return self.submit_body(lambda n: encode_body(kind, n, fields))
+
+    def submit_body(self, body: Callable[[int], bytes]) -> int:
+        """Queue the record ``body(n)`` under the next number ``n``; return ``n``."""
         with self._lock:
             n = self._next_n
             self._next_n += 1
-            self._items.append(Record(n, encode_body(kind, n, fields)))
-            self._work.notify()
+            self._items.append(Record(n, body(n)))
+            if len(self._items) == 1:
+                # The writer takes everything queued once it is woken: one wake-up a batch.
+                self._work.notify()
         return n
 
     def mark(self, marker: Marker) -> None:
         """Queue a checkpoint, taken once every record submitted before it is written."""
         with self._lock:
             self._items.append(marker)
-            self._work.notify()
+            if len(self._items) == 1:
+                self._work.notify()
 
     def reserve(self) -> int:
         """A number for a record written out of the queue (a fault's ``outage`` record)."""

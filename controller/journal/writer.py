@@ -45,7 +45,7 @@ from controller.journal.files import JournalFiles
 from controller.journal.held import EarlyAcknowledgements
 from controller.journal.positions import Positions
 from controller.journal.reader import JournalReader, JournalScan
-from controller.journal.records import PublishedWhat, payload_fields, time_text
+from controller.journal.records import PublishedWhat, payload_fields, received_body, time_text
 from controller.journal.segment import ActiveSegment
 from controller.journal.state import (
     CHECKPOINT_MAGIC,
@@ -253,9 +253,7 @@ class Journal:
 
     def received(self, topic: str, payload: bytes, when: datetime) -> int:
         """Queue a received message; its number is the ``cause`` of what it produces."""
-        return self.submit(
-            "received", {"topic": topic, **payload_fields(payload), "received": time_text(when)}
-        )
+        return self._queue.submit_body(lambda n: received_body(n, topic, payload, when))
 
     def rejected(self, topic: str, device: str | None, count: int, error: str, when: datetime) -> int:
         """Queue a report of malformed input (an input of the engine, like a received message)."""
