@@ -114,6 +114,8 @@ def load(data: bytes, settings: EngineSettings) -> Snapshot:
         document = json.loads(raw)
     except (UnicodeDecodeError, ValueError) as error:
         raise CheckpointError(f"unreadable: not JSON ({error})") from error
+    except RecursionError as error:
+        raise CheckpointError("unreadable: nested too deeply for a checkpoint") from error
     if not isinstance(document, dict):
         raise CheckpointError("not a checkpoint: a JSON object is expected")
     if document.get("format") != FORMAT:
@@ -126,6 +128,8 @@ def load(data: bytes, settings: EngineSettings) -> Snapshot:
         return _snapshot(document, settings)
     except StateDataError as error:
         raise CheckpointError(str(error)) from error
+    except RecursionError as error:
+        raise CheckpointError("unreadable: nested too deeply for a checkpoint") from error
 
 
 def _snapshot(document: dict[str, Any], settings: EngineSettings) -> Snapshot:

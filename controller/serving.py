@@ -86,8 +86,9 @@ class Display(Protocol):
     async def stop(self) -> None: ...
 
 
-class NotConnected(RuntimeError):
-    """The service has no broker connection at the moment."""
+class NotConnected(ConnectionError):
+    """The service has no broker connection at the moment (a ``ConnectionError``: what the
+    dealer's display catches, without importing the service)."""
 
 
 class Service:

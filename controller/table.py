@@ -40,6 +40,7 @@ from controller.recovery import Recovery, audit, recover
 from controller.repeats import RecentMessages, digest
 from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
+from engine.state import EngineState
 
 __all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_options"]
 
@@ -131,7 +132,7 @@ class TableController:
         and a ``journal_fault`` alert say so) and the table goes on from memory.
         """
         try:
-            recovery = recover(self)
+            recovery = recover(self, self.files) if self.files is not None else Recovery()
         except OSError as error:
             log.error(
                 "journal %s: cannot be read (%s): the table starts without its history",
@@ -152,7 +153,7 @@ class TableController:
 
     def replay(self) -> Recovery:
         """The audit: replay every retained record through a fresh engine (read only)."""
-        recovery = audit(self)
+        recovery = audit(self, self.files) if self.files is not None else Recovery()
         recovery.log()
         self.session = recovery.session
         return recovery
@@ -167,9 +168,28 @@ class TableController:
         self._devices |= snapshot.devices
         self.session = snapshot.session
 
-    def replay_one(self, cause: int, classified: Classified, received: datetime) -> list[Outgoing]:
-        """One journaled message through the engine during recovery (no logging, no journal)."""
-        return self._handle(cause, classified, received, replay=True)
+    # What recovery replays through (``controller.recovery.Replayable``): no logging, no journal.
+
+    @property
+    def engine_state(self) -> EngineState:
+        return self.engine.state
+
+    def replay_received(
+        self, n: int, topic: str, payload: bytes, received: datetime
+    ) -> list[Outgoing] | None:
+        """Received record ``n`` through the engine again; None when it would not take it now."""
+        classified = classify(self.topics, topic, payload, received, self.kinds)
+        self.recent.add(digest(topic, payload), n)
+        # Malformed by today's configuration (a device's kind changed), or a device beyond the
+        # table's bound: not given to the engine, as it would not be now.
+        if not isinstance(classified, Classified) or not self.admit(classified):
+            return None
+        return self._handle(n, classified, received, replay=True)
+
+    def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
+        """Rejected record ``n`` (a report of malformed input) through the engine again."""
+        summary = f"rejected {rejected.count} on {rejected.topic}"
+        return self._handle(n, Classified(rejected, summary), rejected.received, replay=True)
 
     def close(self) -> None:
         if self.journal is not None:

@@ -40,7 +40,6 @@ from contract.models import (
 )
 from contract.topics import Topics
 from controller.display.view import DealerView
-from controller.serving import NotConnected
 from controller.table import Outgoing
 from controller.web.channel import Channel, event_stream
 from controller.web.server import WebServer
@@ -172,7 +171,7 @@ class DealerDisplay:
         item = KeyInput(ts=datetime.now(UTC), key="ack", alert=alert_id)
         try:
             await self.submit(item)
-        except (NotConnected, aiomqtt.MqttError) as error:
+        except (ConnectionError, aiomqtt.MqttError) as error:  # the service is not connected
             log.warning("dealer display: acknowledge %s not sent: %s", alert_id, error)
             return JSONResponse({"error": f"not sent: {error}"}, status_code=503)
         log.info("dealer display: acknowledge alert %s sent", alert_id)

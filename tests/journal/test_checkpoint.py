@@ -208,6 +208,27 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(
+    "data",
+    [
+        # deeper than the JSON decoder goes
+        lambda: zlib.compress(b"[" * 100_000 + b"]" * 100_000),
+        # a valid JSON document, deeper than the loader goes
+        lambda: _crafted(
+            lambda d: d["engine"]["machine"]["result_state"]["f"].update(
+                money=json.loads("[" * 900 + "]" * 900)
+            )
+        ),
+    ],
+    ids=["json", "value"],
+)
+def test_a_checkpoint_nested_too_deeply_is_refused(data: Callable[[], bytes]) -> None:
+    """Refused like any other unusable checkpoint (before, the recursion error escaped the
+    loader and stopped the start-up)."""
+    with pytest.raises(CheckpointError, match="nested too deeply"):
+        checkpoint.load(data(), engine_settings())
+
+
+@pytest.mark.parametrize(
     ("field", "value", "reason"),
     [
         ("hand", "seven", "machine.hand: str where this engine keeps a int"),
