@@ -56,6 +56,8 @@ PROCESS_BATCH: Final = 50
 #: Publishes awaited together (paho keeps at most 20 in flight, the rest queue in order).
 PUBLISH_BATCH: Final = 100
 OFFLINE_TIMEOUT_S: Final = 2.0
+#: A clean stop waits this long for the broker to take what is still to publish.
+STOP_FLUSH_S: Final = 2.0
 #: How often reports of malformed input that are due go out (each topic at most once a second).
 TICK_S: Final = 0.5
 #: The check for another controller of the table: at most this long, and this long for a
@@ -384,8 +386,9 @@ class Service:
         """
         self._client = client
         self._status_due = True
+        receiver = asyncio.create_task(self._receive(client), name="receive")
         tasks = {
-            asyncio.create_task(self._receive(client), name="receive"),
+            receiver,
             asyncio.create_task(self._publisher(client), name="publish"),
             asyncio.create_task(self._watch_journal(), name="journal-health"),
             asyncio.create_task(self._tick(), name="tick"),
@@ -398,6 +401,8 @@ class Service:
                 done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
                 if done != {announce} or announce.exception() is not None:
                     break
+            if stopper in done:
+                await self._finish_publishing(client, receiver)
         finally:
             self._client = None
             for task in (*tasks, announce, stopper):
@@ -406,6 +411,22 @@ class Service:
         for task in (*tasks, announce):
             if task.done() and not task.cancelled():
                 task.result()  # re-raises the MqttError of a lost connection
+
+    async def _finish_publishing(self, client: aiomqtt.Client, receiver: asyncio.Task[None]) -> None:
+        """A clean stop: what the messages taken so far caused goes out, and is journaled as
+        published, before ``offline`` (instead of being owed to the next start). Nothing new is
+        taken meanwhile; a broker that does not answer within ``STOP_FLUSH_S`` leaves the rest
+        owed, as after a crash."""
+        receiver.cancel()
+        await asyncio.gather(receiver, return_exceptions=True)
+        self._emit(self.controller.take_state())
+        try:
+            async with asyncio.timeout(STOP_FLUSH_S):
+                await self._flush(client)  # after the publisher's batch in flight (the flush lock)
+        except (TimeoutError, aiomqtt.MqttError) as error:
+            log.warning(
+                "stopping with %d messages not yet published: %s", len(self.outbox), error or "timeout"
+            )
 
     async def _announce(self, client: aiomqtt.Client) -> None:
         """Subscribe; the retained state, the lamp and ``online`` (see :meth:`_serve`)."""

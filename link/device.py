@@ -35,7 +35,7 @@ from contract.topics import Topics
 from link.backoff import Backoff
 from link.client import make_client
 from link.commands import CommandQueue
-from link.outbox import Outbox, Outgoing
+from link.outbox import Outbox, OutboxMessage
 
 #: How long the first connection waits for the driver's own retained status.
 RETAINED_STATUS_WAIT_S: Final = 0.5
@@ -99,7 +99,7 @@ class DeviceLink:
         newer_session = event.session is not None and (session is None or event.session > session)
         if newer_session or (event.session == session and event.seq > seq):
             self._last_event = (event.session, event.seq)  # (a resent event is not newer)
-        self.outbox.put(Outgoing(self.event_topic, event.to_json(), on_published=on_published))
+        self.outbox.put(OutboxMessage(self.event_topic, event.to_json(), on_published=on_published))
 
     def set_status(self, status: Status, *, first: bool = False) -> None:
         """The retained status to publish (it replaces one not yet published). It names the
@@ -113,7 +113,7 @@ class DeviceLink:
             self.session = status.session
             self.ready.clear()  # the connection reconnects for this session's will
         self._status = status
-        self.outbox.set_status(Outgoing(self.status_topic, status.to_json(), retain=True), first=first)
+        self.outbox.set_status(OutboxMessage(self.status_topic, status.to_json(), retain=True), first=first)
 
     async def previous_status(self, wait_s: float) -> Status | None:
         """The status this device's driver left retained on the broker, if the broker says so
@@ -133,7 +133,7 @@ class DeviceLink:
         """Events dropped because the outbox overflowed."""
         return self.outbox.dropped
 
-    def _dropped(self, lost: Outgoing) -> None:
+    def _dropped(self, lost: OutboxMessage) -> None:
         self.log.error(
             "%s: outbox full (%d messages while the broker is away): dropped the oldest, for %s",
             self.device_id,

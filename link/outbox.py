@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
-class Outgoing:
+class OutboxMessage:
     """One message to publish; ``on_published`` is called once the broker acknowledged it."""
 
     topic: str
@@ -32,13 +32,13 @@ class Outgoing:
 @dataclass(frozen=True, slots=True)
 class _Numbered:
     number: int
-    message: Outgoing
+    message: OutboxMessage
 
 
 class Outbox:
     """See the module docstring; ``ready`` is set while something waits."""
 
-    def __init__(self, limit: int, on_drop: Callable[[Outgoing], None] | None = None) -> None:
+    def __init__(self, limit: int, on_drop: Callable[[OutboxMessage], None] | None = None) -> None:
         if limit < 1:
             raise ValueError(f"outbox limit {limit}: at least 1")
         self.limit = limit
@@ -48,9 +48,9 @@ class Outbox:
         self._events: deque[_Numbered] = deque()
         self._produced = 0
         #: The status to publish, and the number of events produced before it was set.
-        self._status: tuple[int, Outgoing] | None = None
+        self._status: tuple[int, OutboxMessage] | None = None
 
-    def put(self, message: Outgoing) -> None:
+    def put(self, message: OutboxMessage) -> None:
         """Queue an event; beyond ``limit`` the oldest event is dropped (``on_drop`` is told)."""
         if len(self._events) >= self.limit:
             lost = self._events.popleft().message
@@ -61,13 +61,13 @@ class Outbox:
         self._events.append(_Numbered(self._produced, message))
         self.ready.set()
 
-    def set_status(self, message: Outgoing, *, first: bool = False) -> None:
+    def set_status(self, message: OutboxMessage, *, first: bool = False) -> None:
         """Replace the status waiting to be published (the latest value is what counts); with
         ``first`` it goes out before every event waiting (a reconnection's announcement)."""
         self._status = (-1 if first else self._produced, message)
         self.ready.set()
 
-    def peek(self) -> Outgoing | None:
+    def peek(self) -> OutboxMessage | None:
         """The next message to publish, or None when nothing waits."""
         if self._status is not None:
             after, status = self._status
@@ -75,7 +75,7 @@ class Outbox:
                 return status
         return self._events[0].message if self._events else None
 
-    def peek_run(self, limit: int) -> list[Outgoing]:
+    def peek_run(self, limit: int) -> list[OutboxMessage]:
         """The next messages to publish, in order: the status alone when it is due, else up to
         ``limit`` events that go out before it (they may be published together: the broker
         keeps their order)."""
@@ -83,14 +83,14 @@ class Outbox:
         if first is None or (self._status is not None and first is self._status[1]):
             return [] if first is None else [first]
         due = self._status[0] if self._status is not None else None
-        run: list[Outgoing] = []
+        run: list[OutboxMessage] = []
         for numbered in self._events:
             if len(run) >= limit or (due is not None and numbered.number > due):
                 break
             run.append(numbered.message)
         return run
 
-    def done(self, message: Outgoing) -> None:
+    def done(self, message: OutboxMessage) -> None:
         """The broker took ``message``: remove it (unless an overflow or a newer status did)."""
         if self._status is not None and self._status[1] is message:
             self._status = None

@@ -120,7 +120,7 @@ class Scenario:
 
 
 @dataclass
-class Outgoing:
+class ToSend:
     topic: str
     payload: dict[str, Any]
     retain: bool = False
@@ -142,13 +142,13 @@ class TableModel:
 
     # ---- messages ---------------------------------------------------------------------
 
-    def event(self, device: str, kind: str, **fields: Any) -> Outgoing:
+    def event(self, device: str, kind: str, **fields: Any) -> ToSend:
         seq = self.seq.get(device, 0) + 1
         self.seq[device] = seq
         payload = {"v": 1, "seq": seq, "ts": stamp(self.offset), "type": kind, **fields}
-        return Outgoing(f"{self.root}/dev/{device}/event", payload)
+        return ToSend(f"{self.root}/dev/{device}/event", payload)
 
-    def tag(self, zone: str, uid: str, present: bool, face: str | None) -> Iterator[Outgoing]:
+    def tag(self, zone: str, uid: str, present: bool, face: str | None) -> Iterator[ToSend]:
         antenna = int(zone.split(":")[1]) if zone.startswith("seat:") else ANTENNA[zone]
         if self.scenario.antenna_zero:
             antenna = antenna - 1 if zone.startswith("seat:") else antenna - 10
@@ -160,7 +160,7 @@ class TableModel:
         if present and self.scenario.twice:
             yield self.event(reader, "tag", **fields)
 
-    def place(self, zone: str, uid: str, face: str | None) -> Iterator[Outgoing]:
+    def place(self, zone: str, uid: str, face: str | None) -> Iterator[ToSend]:
         self.zones.setdefault(zone, []).append(uid)
         yield from self.tag(zone, uid, True, face)
 
@@ -194,7 +194,7 @@ class TableModel:
 
     # ---- steps ------------------------------------------------------------------------
 
-    def step(self, line: str) -> Iterator[Outgoing]:
+    def step(self, line: str) -> Iterator[ToSend]:
         words = line.split()
         name, args = words[0], words[1:]
         sc = self.scenario
@@ -228,7 +228,7 @@ class TableModel:
         elif name == "input":
             seat = int(args[1]) if len(args) > 1 else None
             payload = {"v": 1, "ts": stamp(self.offset), "type": "key", "key": args[0], "seat": seat}
-            yield Outgoing(f"{self.root}/input", payload)
+            yield ToSend(f"{self.root}/input", payload)
         elif name == "deck":
             self.deck = args[0]
         elif name == "deal":
@@ -286,12 +286,12 @@ class TableModel:
                 self.seq[device] = 0
             self.sessions[device] = session
             payload = {"state": state, "ts": stamp(self.offset), "session": session}
-            yield Outgoing(f"{self.root}/dev/{device}/status", payload, retain=True)
+            yield ToSend(f"{self.root}/dev/{device}/status", payload, retain=True)
         elif name == "blip":  # offline and back within one session: seq goes on
             session = self.sessions.setdefault(args[0], 1)
             for state in ("offline", "online"):
                 payload = {"state": state, "ts": stamp(self.offset), "session": session}
-                yield Outgoing(f"{self.root}/dev/{args[0]}/status", payload, retain=True)
+                yield ToSend(f"{self.root}/dev/{args[0]}/status", payload, retain=True)
         elif name == "fault":
             yield self.event(args[0], "fault", code=args[1], text=f"{args[1]} reported")
         elif name == "sweep":
@@ -327,9 +327,9 @@ class TableModel:
             fields = {"antenna": 1, "zone": zone, "uid": self.draw(), "present": True,
                       "face": "down"}
             payload = {"v": 1, "seq": seq, "ts": stamp(self.offset), "type": "tag", **fields}
-            yield Outgoing(f"{self.root}/dev/{device}/event", payload)
+            yield ToSend(f"{self.root}/dev/{device}/event", payload)
         elif name == "raw":
-            yield Outgoing(f"{self.root}/dev/{args[0]}/event", {"raw": " ".join(args[1:])})
+            yield ToSend(f"{self.root}/dev/{args[0]}/event", {"raw": " ".join(args[1:])})
         elif name == "wait":
             self.offset += float(args[0])
         elif name == "seq_gap":
@@ -342,7 +342,7 @@ class TableModel:
         else:
             raise ValueError(f"unknown step {line!r}")
 
-    def messages(self) -> Iterator[Outgoing]:
+    def messages(self) -> Iterator[ToSend]:
         for raw in self.scenario.steps.splitlines():
             line = _strip_comment(raw)
             if line:
@@ -415,7 +415,7 @@ class Tester:
         # late start would fail the whole module.
         assert await self.until(lambda: "online" in self.statuses, STARTUP_S), "controller never online"
 
-    async def play(self, messages: Iterator[Outgoing], qos: int = 1) -> None:
+    async def play(self, messages: Iterator[ToSend], qos: int = 1) -> None:
         for out in messages:
             raw = out.payload.get("raw")
             data = raw if isinstance(raw, str) else json.dumps(out.payload)

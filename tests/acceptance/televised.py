@@ -40,7 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.acceptance.harness import DECKS, STARTUP_S, WAIT_S, Outgoing, Tester
+from tests.acceptance.harness import DECKS, STARTUP_S, WAIT_S, Tester, ToSend
 from tests.conftest import EXAMPLE_REGISTRY
 from tests.service.support import ServiceProcess
 
@@ -128,13 +128,13 @@ class HandTable:
         when = self.start + timedelta(seconds=self.clock)
         return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
-    def event(self, device: str, kind: str, **fields: Any) -> Outgoing:
+    def event(self, device: str, kind: str, **fields: Any) -> ToSend:
         seq = self.seq.get(device, 0) + 1
         self.seq[device] = seq
         payload = {"v": 1, "seq": seq, "ts": self.stamp(), "type": kind, **fields}
-        return Outgoing(f"{self.root}/dev/{device}/event", payload)
+        return ToSend(f"{self.root}/dev/{device}/event", payload)
 
-    def tag(self, zone: str, uid: str, present: bool, face: str | None, *, chip: bool) -> Outgoing:
+    def tag(self, zone: str, uid: str, present: bool, face: str | None, *, chip: bool) -> ToSend:
         if chip:
             self.clock += 0.02
             device = self.hand.chips_reader
@@ -156,11 +156,11 @@ class HandTable:
         self.used.add(uid)
         return uid
 
-    def place(self, zone: str, uid: str, face: str | None) -> Outgoing:
+    def place(self, zone: str, uid: str, face: str | None) -> ToSend:
         self.cards.setdefault(zone, []).append(uid)
         return self.tag(zone, uid, True, face, chip=False)
 
-    def leave(self, zone: str, uid: str) -> Outgoing:
+    def leave(self, zone: str, uid: str) -> ToSend:
         self.cards[zone].remove(uid)
         return self.tag(zone, uid, False, None, chip=False)
 
@@ -191,7 +191,7 @@ class HandTable:
             raise ValueError(f"{self.hand.name}: the chips in {zone} cannot make {amount}")
         return picked
 
-    def move(self, src: str | None, dst: str | None, amount: int | None) -> Iterator[Outgoing]:
+    def move(self, src: str | None, dst: str | None, amount: int | None) -> Iterator[ToSend]:
         """Chips worth ``amount`` (None: all) from ``src`` to ``dst`` (None: the player's side):
         each read in its new zone, then no longer in its old one, as a reader reports a move."""
         uids = self.from_pool(amount or 0) if src is None else self.pick(src, amount)
@@ -213,7 +213,7 @@ class HandTable:
 
     # ---- steps ------------------------------------------------------------------------
 
-    def step(self, line: str) -> Iterator[Outgoing]:
+    def step(self, line: str) -> Iterator[ToSend]:
         words = line.split()
         name, args = words[0], words[1:]
         hand = self.hand
@@ -283,7 +283,7 @@ class HandTable:
             amount = int(args[2]) if len(args) > 2 else 0
             payload = {"v": 1, "ts": self.stamp(), "type": "action", "seat": int(args[0]),
                        "action": args[1], "amount": amount}
-            yield Outgoing(f"{self.root}/input", payload)
+            yield ToSend(f"{self.root}/input", payload)
         elif name == "collect":
             for zone in sorted(z for z in self.chips if z.startswith(("bet:", "stack:", "rake"))):
                 yield from self.move(zone, None, None)
@@ -296,7 +296,7 @@ class HandTable:
         else:
             raise ValueError(f"{hand.name}: unknown step {line!r}")
 
-    def messages(self) -> Iterator[Outgoing]:
+    def messages(self) -> Iterator[ToSend]:
         lines = [line.split(" #", 1)[0].strip() for line in self.hand.steps.splitlines()]
         lines = [line for line in lines if line and not line.startswith("#")]
         self._named = {w.partition("=")[2] for line in lines if line.startswith("deal")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from link.outbox import Outbox, Outgoing
+from link.outbox import Outbox, OutboxMessage
 
 
 def drain(outbox: Outbox) -> list[str]:
@@ -13,12 +13,12 @@ def drain(outbox: Outbox) -> list[str]:
     return sent
 
 
-def event(name: str) -> Outgoing:
-    return Outgoing("t/event", name.encode())
+def event(name: str) -> OutboxMessage:
+    return OutboxMessage("t/event", name.encode())
 
 
-def status(name: str) -> Outgoing:
-    return Outgoing("t/status", name.encode(), retain=True)
+def status(name: str) -> OutboxMessage:
+    return OutboxMessage("t/status", name.encode(), retain=True)
 
 
 def test_the_status_goes_out_between_the_events_before_and_after_it() -> None:
@@ -41,7 +41,7 @@ def test_a_newer_status_replaces_the_waiting_one() -> None:
 
 
 def test_an_overflow_drops_the_oldest_event_never_the_status() -> None:
-    dropped: list[Outgoing] = []
+    dropped: list[OutboxMessage] = []
     outbox = Outbox(3, on_drop=dropped.append)
     outbox.set_status(status("online"))
     for n in range(1, 6):

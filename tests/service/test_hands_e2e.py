@@ -10,7 +10,6 @@ game2, money and pots branches.)
 
 from __future__ import annotations
 
-import asyncio
 import re
 import subprocess
 import sys
@@ -109,13 +108,7 @@ async def test_results_of_real_hands_reach_the_topic_the_journal_history_and_phh
     assert {s.seat for s in second.showdown} == {1, 2, 3}
     assert sum(p.amount for p in second.pots) == 6
 
-    # Journaled as published, byte for byte. A result is journaled as published once the broker
-    # has acknowledged it, which may come after the probe saw it: wait for both records first
-    # (one still unacknowledged at a stop is owed, and published again at the next start).
-    for _ in range(200):
-        if sum(r.what == "hand" for r in read_journal(tmp_path / "journal.jsonl").published) >= 2:
-            break
-        await asyncio.sleep(0.05)
+    # Journaled as published, byte for byte (a clean stop publishes what it owes first).
     service.stop()
     journal = read_journal(tmp_path / "journal.jsonl")
     hands = [r.payload for r in journal.published if r.what == "hand"]
@@ -160,3 +153,26 @@ def _first_hand_hole_uids() -> list[str]:
     table = new_table()
     script(table, *UNCONTESTED[:9])
     return [uid for uids in table.seats.values() for uid in uids]
+
+
+async def test_a_clean_stop_publishes_what_it_owes_before_offline(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    """Stopped the moment the second result is seen: the results and states still in flight are
+    published, acknowledged and journaled as published before ``offline`` (not owed to the next
+    start)."""
+    config = write_config(tmp_path, mosquitto.url, table="hx-2", seats=9, action_feed=True, journal="")
+    config.write_text(config.read_text(encoding="utf-8") + STAKES, encoding="utf-8")
+    async with probe(mosquitto.port, "hx-2") as p:
+        service = start_service(config)
+        await p.status("online")
+        await p.play(script(new_table(), *UNCONTESTED, *SHOWDOWN, *NEXT))
+        await p.wait_for(lambda m: m.topic == p.topics.hands and parse_hand(m.topic, m.payload).hand == 2)
+        service.stop()
+        offline = await p.status("offline")
+        assert offline.detail == "stopped"
+    seen = {(m.topic, m.payload) for m in p.messages if m.topic in (p.topics.hands, p.topics.state)}
+    journal = read_journal(tmp_path / "journal.jsonl")
+    published = {r.payload for r in journal.published if r.what in ("hand", "state")}
+    assert sum(r.what == "hand" for r in journal.published) == 2
+    assert {payload for _, payload in seen} <= published

@@ -13,7 +13,7 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from contract.models import FaultEvent, parse_status
+from contract.models import FaultEvent, Status, parse_status
 from testing.mosquitto import Mosquitto
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService
@@ -101,3 +101,31 @@ async def test_a_second_controller_of_the_table_on_the_broker_refuses_instead_of
         assert _statuses([(m.topic, m.payload) for m in p.messages[mark:]], topic) == []
     await until(lambda: "device_fault" in first.log)
     assert first.log.count("connected to") == 1, first.log
+
+
+async def test_take_over_starts_in_place_of_a_controller_gone_without_saying_so(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    """A controller that vanished without its will (its PC lost power while the broker kept the
+    retained ``online``): ``run`` refuses as for a live one; ``run --take-over`` starts and serves."""
+    config = write_config(tmp_path, mosquitto.url)
+    async with probe(mosquitto.port, "t1") as p:
+        topic = p.topics.controller_status
+        stale = Status(state="online", ts=datetime.now(UTC), session=7, instance="5ca1ab1e")
+        await p.publish(topic, stale.to_json(), retain=True)
+        await p.status("online")  # the probe saw the stale status: the broker holds it
+
+        returncode, refusal = await _run_second(config)
+        assert returncode == 1
+        assert len(refusal) == 1, refusal
+        assert "another controller is online" in refusal[0]
+        assert "session 7" in refusal[0]
+
+        mark = len(p.messages)
+        service = start_service(config, extra_args=("--take-over",))
+        status = await p.status("online", after=mark)
+        assert status.instance not in (None, "5ca1ab1e")
+        event = FaultEvent(seq=1, ts=datetime.now(UTC), code="jam", text="taken over")
+        await p.publish(p.topics.device_event("shuffler"), event.to_json())
+        await p.alert("device_fault", after=mark)
+        assert service.running()
