@@ -1,6 +1,6 @@
 """The dealer's display server: the page, its live update stream and the Acknowledge button.
 
-:class:`DealerDisplay` is a :class:`controller.serving.Listener`: the service hands it what it
+:class:`DealerDisplay` is a :class:`controller.service.network.Listener`: the service hands it what it
 receives and produces, it keeps a :class:`DealerView` and pushes the whole picture to every open
 page (server-sent events, coalesced within one turn of the event loop). **Acknowledge** publishes
 ``KeyInput(key="ack", alert=ID)`` on the table's ``input`` topic through the service, the same
@@ -40,7 +40,7 @@ from contract.models import (
 )
 from contract.topics import Topics
 from controller.display.view import DealerView
-from controller.table import Outgoing
+from controller.service.table import Outgoing
 from controller.web.channel import Channel, event_stream
 from controller.web.server import WebServer
 

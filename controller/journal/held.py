@@ -1,7 +1,7 @@
 """What the journal acknowledged early, kept where a full disk still takes it: ``{path}.held``.
 
 While the journal cannot be written, the service acknowledges the messages whose records the
-journal holds in memory (see ``controller.acks``). If the controller then dies too, those records
+journal holds in memory (see ``controller.service.acks``). If the controller then dies too, those records
 are gone from the broker and from the disk; the next start must say which. So a small file is
 made, at full size, when the journal opens (while the disk has room): during a fault the spans of
 record numbers acknowledged early are rewritten **in place** into it (no new block is needed, so
@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Final
 
-from controller.private_files import open_private_write
+from controller.journal.private_files import open_private_write
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typing import Final
 from controller.journal.reader import JournalReader, JournalScan, Position
 from controller.journal.records import GENESIS
 
-#: The first bytes of a checkpoint file (then zlib-compressed JSON, see controller.checkpoint).
+#: The first bytes of a checkpoint file (then zlib-compressed JSON, see controller.journal.checkpoint).
 CHECKPOINT_MAGIC: Final = b"tablectl-checkpoint-1\n"
 #: A fault that comes back this soon after the last one ended doubles the wait before probing.
 FLAP_WINDOW_S: Final = 60.0

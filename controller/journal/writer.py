@@ -74,7 +74,7 @@ log = logging.getLogger("controller.journal.writer")
 
 def open_journal(files: JournalFiles, options: JournalOptions | None = None) -> Journal:
     """The journal opened after a full read of what it holds (tools and tests; start-up reads
-    only the tail after the newest checkpoint, see ``controller.recovery``)."""
+    only the tail after the newest checkpoint, see ``controller.journal.recovery``)."""
     reader = JournalReader(files)
     scan = JournalScan()
     for _ in reader.scan(scan):

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from controller import checkpoint
-from controller.alerts_out import DealerSignals
-from controller.checkpoint import CheckpointError, Snapshot
+from controller.journal import checkpoint
+from controller.journal.checkpoint import CheckpointError, Snapshot
+from controller.service.signals import DealerSignals
 from engine.api import EngineSettings, Outputs, Received
 from engine.core import Engine
 from engine.machine import Machine

@@ -17,10 +17,9 @@ import pytest
 
 from config.loader import load_table
 from contract.models import parse_alert, parse_command, parse_state
-from controller import checkpoint
-from controller.checkpoint import Snapshot
-from controller.journal import read_journal
-from controller.table import Outgoing, TableController
+from controller.journal import checkpoint, read_journal
+from controller.journal.checkpoint import Snapshot
+from controller.service.table import Outgoing, TableController
 from testing.script import Message
 from testing.sessions import dealer_session
 from tests.engine.scenario import initial_statuses, registry
@@ -256,7 +255,7 @@ def test_an_unreadable_checkpoint_is_skipped_with_a_warning_and_the_one_before_u
     assert newest not in older
 
     second = _controller(config)
-    with caplog.at_level(logging.WARNING, logger="controller.recovery"):
+    with caplog.at_level(logging.WARNING, logger="controller.journal.recovery"):
         recovery = second.recover(T0)
     second.close()
     assert any(reason in r and newest.name in r for r in recovery.refused), recovery.refused

@@ -11,12 +11,12 @@ differs from what was published (divergences: a changed engine or configuration)
 a fresh engine, each checkpoint compared with the replayed state on the way.
 
 Recovery drives the table through a narrow interface, :class:`Replayable`, which the controller
-(``controller.table``) implements: load a checkpoint's state, replay one journaled input, show the
+(``controller.service.table``) implements: load a checkpoint's state, replay one journaled input, show the
 engine state. It never imports the controller: the controller calls it.
 
 A checkpoint that cannot be used (missing, altered, unreadable, of another version, naming
 anything but plain data) is refused with its reason, logged as a warning, and the one before it is
-tried; its contents are data, never run (``controller.checkpoint``).
+tried; its contents are data, never run (``controller.journal.checkpoint``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from controller.checkpoint import CheckpointError, Snapshot, load
+from controller.journal.checkpoint import CheckpointError, Snapshot, load
 from controller.journal.files import JournalFiles
 from controller.journal.reader import JournalReader, JournalScan, Position
 from controller.journal.records import (
@@ -40,11 +40,11 @@ from controller.journal.records import (
     time_text,
 )
 from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition, append_position
-from controller.outgoing import Outgoing
+from controller.service.outgoing import Outgoing
 from engine.api import EngineSettings, PayloadRejected
 from engine.state import EngineState, public_of
 
-log = logging.getLogger("controller.recovery")
+log = logging.getLogger("controller.journal.recovery")
 
 #: Checkpoints tried, newest first, before replaying from the oldest record.
 _TRIES = 5
@@ -59,7 +59,7 @@ _COMPARED = ("alert", "hand")
 
 
 class Replayable(Protocol):
-    """What recovery needs of the table it rebuilds (``controller.table.TableController``)."""
+    """What recovery needs of the table it rebuilds (``controller.service.table.TableController``)."""
 
     @property
     def settings(self) -> EngineSettings:

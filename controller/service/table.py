@@ -1,8 +1,8 @@
 """The controller of one table, without the network: journal, engine, outputs to publish.
 
-The service (``controller.serving``) feeds it every received message and publishes what it
+The service (``controller.service.network``) feeds it every received message and publishes what it
 returns; this class decides what that is. At start-up it recovers from the journal
-(``controller.recovery``: the newest checkpoint and the records after it); while running it takes a
+(``controller.journal.recovery``: the newest checkpoint and the records after it); while running it takes a
 checkpoint at every hand's end and every ``checkpoint_every`` records, so that recovery stays short.
 """
 
@@ -27,17 +27,17 @@ from contract.models import (
 )
 from contract.text import bounded
 from contract.topics import Topics
-from controller import checkpoint
-from controller.alerts_out import DealerSignals
-from controller.grace import StartupGrace
-from controller.inbox import Classified, Malformed, classify
+from controller.journal import checkpoint
 from controller.journal.files import JournalFiles
+from controller.journal.recovery import Recovery, audit, recover
 from controller.journal.writer import Journal, JournalOptions
-from controller.journal_health import JournalHealth
-from controller.malformed import SAMPLE_BYTES, MalformedTally, Report
-from controller.outgoing import Outgoing
-from controller.recovery import Recovery, audit, recover
-from controller.repeats import RecentMessages, digest
+from controller.service.grace import StartupGrace
+from controller.service.inbox import Classified, Malformed, classify
+from controller.service.journal_health import JournalHealth
+from controller.service.malformed import SAMPLE_BYTES, MalformedTally, Report
+from controller.service.outgoing import Outgoing
+from controller.service.repeats import RecentMessages, digest
+from controller.service.signals import DealerSignals
 from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
 from engine.state import EngineState
@@ -115,7 +115,7 @@ class TableController:
         self._before: tuple[int, str] = (0, "idle")
         #: The record of the last message the engine took (what a checkpoint now would cover).
         self.last_record = 0
-        #: Devices' time to come up at a start (:meth:`start_grace`; controller.grace).
+        #: Devices' time to come up at a start (:meth:`start_grace`; controller.service.grace).
         self.grace = StartupGrace()
         #: The lamp is to be sent once the sensor board is heard from (it came up in the grace).
         self._lamp_owed = False
@@ -168,7 +168,7 @@ class TableController:
         self._devices |= snapshot.devices
         self.session = snapshot.session
 
-    # What recovery replays through (``controller.recovery.Replayable``): no logging, no journal.
+    # What recovery replays through (``controller.journal.recovery.Replayable``): no logging, no journal.
 
     @property
     def engine_state(self) -> EngineState:
@@ -290,7 +290,7 @@ class TableController:
         return Handled(cause, self._input(cause, classified, received))
 
     def _rejected(self, item: Malformed, payload: bytes, received: datetime) -> Handled:
-        """A malformed message: counted, sampled and reported (``controller.malformed``), never
+        """A malformed message: counted, sampled and reported (``controller.service.malformed``), never
         journaled whole; its acknowledgement waits only for the messages before it."""
         return Handled(0, self._malformed(item, payload, received))
 
