@@ -105,6 +105,7 @@ class Board:
         """A board card or a burn read by no antenna: taken away if a remedy says so; the board
         cleared after the river ends the hand."""
         state, table = self.state, self.table
+        hand = table.hand_part
         redeal = state.redeal
         extra_burn = state.extra_burn
         if zone == "board" and redeal is not None and uid in redeal.taken:
@@ -120,11 +121,11 @@ class Board:
                 # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
                 # or after them: the alert stays open until it is burned (arrive_burn)
                 state.extra_burn = replace(extra_burn, returned=uid)
-        elif zone == "board" and table.phase in ("river", "showdown") and self.cleared():
+        elif zone == "board" and hand.phase in ("river", "showdown") and self.cleared():
             # The river was out and the board has been cleared: the hand is over.
-            if table.phase == "river":
-                table.hand_done()
-            table.phase = "idle"
+            if hand.phase == "river":
+                table.hands.hand_done()
+            hand.phase = "idle"
 
     def action(self, action: str) -> None:
         """An action input: action taken on an unburned street, which then stands (RR; TDA
@@ -156,8 +157,9 @@ class Board:
         what was ``done`` is a remedy not followed.
         """
         table = self.table
-        if table.phase == "misdeal":
-            table.void_cards |= {uid}
+        hand = table.hand_part
+        if hand.phase == "misdeal":
+            hand.void_cards |= {uid}
             if not table.reacting():
                 table.not_followed(
                     "misdeal-play",
@@ -166,12 +168,13 @@ class Board:
                     of=table.misdeal_code(),
                 )
             return False
-        if table.phase == "dealing":
+        if hand.phase == "dealing":
             table.dealing.deal_end()
-        return table.running
+        return hand.running
 
     def arrive(self, uid: str) -> None:
         state, table = self.state, self.table
+        hand = table.hand_part
         state.cards = (*state.cards, uid)
         if not self._prelude(uid, "a board card was turned"):
             return
@@ -209,8 +212,8 @@ class Board:
             self._set_aside_check(redeal, uid)
         if first_of_street and street <= 3 and table.results.street(street):
             # the betting core saw the previous round complete (from chips or actions)
-            table.rounds_done = max(table.rounds_done, street)
-        premature = not table.all_in and table.rounds_done < min(street, 4)
+            hand.rounds_done = max(hand.rounds_done, street)
+        premature = not hand.all_in and hand.rounds_done < min(street, 4)
         if premature and redeal is not None and redeal.street == street:
             table.not_followed(
                 f"wait-betting-{street}",
@@ -360,28 +363,29 @@ class Board:
     def progress(self) -> None:
         """Board complete for a street: reset the burn count, resolve finished remedies."""
         state, table = self.state, self.table
+        hand = table.hand_part
         live = len(self.live())
         street = {3: 1, 4: 2, 5: 3}.get(live)
         if street is None:
             return
         state.street_burns = 0
-        table.phase = ("preflop", "flop", "turn", "river")[street]
+        hand.phase = ("preflop", "flop", "turn", "river")[street]
         redeal = state.redeal
         if redeal is not None and redeal.resolve_at == street and redeal.all_removed:
             table.book.resolve(redeal.alert, table.ts)
             state.redeal = None
         elif redeal is not None and redeal.resolve_at < street:
             state.redeal = None
-        if street == 3 and table.all_in:
-            table.showdown()
-        elif table.rounds_done == street:
-            table.open_round()
+        if street == 3 and hand.all_in:
+            table.hands.showdown()
+        elif hand.rounds_done == street:
+            table.hands.open_round()
 
     def arrive_burn(self, uid: str, old: str | None) -> None:
         state, table = self.state, self.table
         state.burns = (*state.burns, uid)
         exposed = table.deal_state.exposed
-        if exposed is not None and uid == exposed.uid and table.running:
+        if exposed is not None and uid == exposed.uid and table.hand_part.running:
             table.dealing.exposed_burned()
             self._count_burn(street_of(len(self.live())))
             table.dealing.check_exposed()

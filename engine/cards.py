@@ -107,15 +107,16 @@ class Cards:
     def _drawn_for_button(self, uid: str, zone: str) -> bool:
         """Seed 000: before the first hand each player is dealt a club face up for the button."""
         table = self.table
+        hand = table.hand_part
         seat = zone_seat(zone)
         card = table.settings.registry.lookup(uid)
-        if seat is None or card is None or table.hand != 0 or table.phase not in ("idle", "shuffled"):
+        if seat is None or card is None or hand.hand != 0 or hand.phase not in ("idle", "shuffled"):
             return False
-        if table.button_known:
+        if hand.button_known:
             return False  # the button is placed once the draw is over
         if card.card[1] != "c":
             return False
-        table.draw = (*((s, r) for s, r in table.draw if s != seat), (seat, RANKS.index(card.card[0])))
+        hand.draw = (*((s, r) for s, r in hand.draw if s != seat), (seat, RANKS.index(card.card[0])))
         return True
 
     def unseen(self, uid: str, zone: str) -> None:
@@ -141,31 +142,32 @@ class Cards:
     def _genuine(self, uid: str, zone: str) -> bool:
         """False (and ``fouled_deck``) for an unknown tag or another deck's card in play."""
         table = self.table
+        hand = table.hand_part
         if zone in ("muck", "aside"):
             return True
         card = table.settings.registry.lookup(uid)
         if card is None:
-            if uid not in table.fouled_seen and (table.running or zone_seat(zone) is not None):
+            if uid not in table.fouled_seen and (hand.running or zone_seat(zone) is not None):
                 table.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
                 # The UID stays out of the message: card identities never reach the alerts topic.
                 self._foul(f"A tag that is not in the deck registry appeared in {where}: the deck is fouled.")
             return False
-        if table.running and table.hand_deck is not None and card.deck != table.hand_deck:
+        if hand.running and hand.hand_deck is not None and card.deck != hand.hand_deck:
             if uid not in table.fouled_seen:
                 table.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
                 self._foul(
                     f"A card of deck {card.deck} appeared in {where} during a hand dealt from "
-                    f"deck {table.hand_deck}: the deck is fouled."
+                    f"deck {hand.hand_deck}: the deck is fouled."
                 )
             return False
         return True
 
     def _foul(self, message: str) -> None:
         table = self.table
-        if table.running:
-            table.misdeal("fouled_deck", message)
+        if table.hand_part.running:
+            table.hands.misdeal("fouled_deck", message)
         else:
             table.raise_alert("fouled_deck", message)
 
@@ -182,7 +184,7 @@ class Cards:
         if (
             seat is not None
             and old is None
-            and not table.running
+            and not table.hand_part.running
             and not table.start_by_card(uid, seat)
         ):
             return

@@ -124,7 +124,8 @@ class Chips:
                 )
                 if lifted and zone != "pot" and current is not None:
                     self.settle_lifted(zone=zone, before=left_at)
-            if table.phase == "dealing" and table.deal_state.dealt and zone_bet_seat(zone) is not None:
+            phase = table.hand_part.phase
+            if phase == "dealing" and table.deal_state.dealt and zone_bet_seat(zone) is not None:
                 table.dealing.deal_end()  # chips into a betting area: the deal is over, betting began
             state.at[uid] = zone
             if current != zone:

@@ -120,12 +120,12 @@ class Engine:
     @property
     def hand(self) -> int:
         """The current hand number (without freezing the state)."""
-        return self._state.machine.hand
+        return self._state.machine.hand_part.hand
 
     @property
     def phase(self) -> str:
         """The current phase (without freezing the state)."""
-        return self._state.machine.phase
+        return self._state.machine.hand_part.phase
 
     def restore(self, state: EngineState) -> None:
         """Carry on from ``state`` (a checkpoint's): the next message is handled after it."""

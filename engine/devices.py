@@ -140,7 +140,7 @@ class Devices:
         else:
             table.book.update(existing, table.ts, message=message)
         self.state.untracked = True
-        table.evidence_missing = True
+        table.hand_part.evidence_missing = True
         self.update_tracking()
 
     def status(self, device: str, status: Status) -> None:
@@ -294,4 +294,4 @@ class Devices:
             table.raise_alert("device_fault", message, scope="hand", key=key, remedy=remedy)
         else:
             table.book.update(existing, table.ts, message=message)
-        table.evidence_missing = True
+        table.hand_part.evidence_missing = True

@@ -57,12 +57,13 @@ class Handling:
     def muck_arrival(self, seat: int) -> None:
         """A card of ``seat`` reached the muck: a fold is complete once both have."""
         table, state = self.table, self.state
-        if not (table.running or table.phase == "showdown") or seat not in table.in_hand:
+        hand = table.hand_part
+        if not (hand.running or hand.phase == "showdown") or seat not in hand.in_hand:
             return
         if self.live_cards(seat):
             if seat not in state.half_folds:
                 state.half_folds = {**state.half_folds, seat: table.read_ts}
-                if table.phase != "showdown":
+                if hand.phase != "showdown":
                     # for the betting the seat has folded (a player does not muck one card and
                     # play on): the next seat's chips are in turn while the other card follows
                     table.results.fold(seat)
@@ -74,8 +75,9 @@ class Handling:
     def card_lifted(self, uid: str, zone: str) -> None:
         """A hole card of a live seat is read by no antenna: players lift their cards to look."""
         table, state = self.table, self.state
+        hand = table.hand_part
         seat = zone_seat(zone)
-        if seat is None or not table.running or seat not in table.in_hand or seat in table.folded:
+        if seat is None or not hand.running or seat not in hand.in_hand or seat in hand.folded:
             return
         if uid not in self.live_cards(seat):
             return  # back on the deck by a remedy
@@ -93,7 +95,7 @@ class Handling:
         """A burn card read face up."""
         table, state = self.table, self.state
         key = f"burn:{uid}"
-        if key in state.alerts or not table.running or uid in table.deal_state.face_up:
+        if key in state.alerts or not table.hand_part.running or uid in table.deal_state.face_up:
             return  # an exposed hole card made the burn (the remedy) is face up by nature
         state.alerts = {
             **state.alerts,
@@ -133,13 +135,14 @@ class Handling:
     def timers(self) -> None:
         """Judge the cards off the table at the reader's time."""
         table, state = self.table, self.state
+        hand = table.hand_part
         limit = timedelta(seconds=table.settings.hole_card_off_s)
         for uid, since in tuple(state.off_table.items()):
             key = f"off:{uid}"
             if key in state.alerts or table.read_ts - since <= limit:
                 continue
             holder = next((s for s, cards in table.card_state.seat_cards.items() if uid in cards), None)
-            if holder is None or holder in table.folded or not table.running:
+            if holder is None or holder in hand.folded or not hand.running:
                 state.off_table = {u: t for u, t in state.off_table.items() if u != uid}
                 continue
             state.alerts = {

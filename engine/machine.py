@@ -48,17 +48,18 @@ from engine.chips import LIFT_S, Chips
 from engine.dealing import Dealing
 from engine.devices import Devices
 from engine.handling import Handling
-from engine.hands import HandRules
+from engine.hands import Hands
 from engine.results import Results
 from engine.seqtrack import received_ts
 from engine.sequences import Sequences
 from engine.session import Session
+from engine.table import Table
 
 #: Actions kept between hands for the coming one (a hand's result lists at most 4,096).
 COMING_LIMIT: Final = 4096
 
 
-class Machine(HandRules):
+class Machine(Table):
     """The engine's working state and its dispatcher (see the module docstring)."""
 
     def __init__(self, settings: EngineSettings) -> None:
@@ -76,6 +77,7 @@ class Machine(HandRules):
         new.hands_out = []
         new.device_seqs = self.device_seqs.copy()
         new.device_state = self.device_state.copy()
+        new.hand_part = self.hand_part.copy()
         new.card_state = self.card_state.copy()
         new.chip_state = self.chip_state.copy()
         new.deal_state = self.deal_state.copy()
@@ -88,7 +90,8 @@ class Machine(HandRules):
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
     CONCERNS: Final = frozenset(
-        {"sequences", "devices", "cards", "chips", "dealing", "board", "results", "handling", "session"}
+        {"sequences", "devices", "hands", "cards", "chips", "dealing", "board", "results", "handling"}
+        | {"session"}
     )
 
     def attach_concerns(self) -> None:
@@ -96,6 +99,7 @@ class Machine(HandRules):
         a state restored from data)."""
         self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
         self.devices = Devices(self.device_state, self)
+        self.hands = Hands(self.hand_part, self)
         self.cards = Cards(self.card_state, self)
         self.chips = Chips(self.chip_state, self)
         self.dealing = Dealing(self.deal_state, self)
@@ -179,7 +183,7 @@ class Machine(HandRules):
             self.handling.timers()
         if handling.half_folds:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
-        if self.hand_over and not self.result_state.result_sent:
+        if self.hand_part.hand_over and not self.result_state.result_sent:
             self.results.maybe_finish()
         if self.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
             self.session_out(self.session.on_time(self.clock))
@@ -227,6 +231,7 @@ class Machine(HandRules):
             self.devices.rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
+        hand = self.hand_part
         if isinstance(event, TagEvent):  # most events: tag reads
             self._tag(device, event)
             return
@@ -237,21 +242,21 @@ class Machine(HandRules):
         if isinstance(event, KeyEvent):
             self._key(event.key, event.seat, event.alert)
         elif isinstance(event, SeatEvent):
-            self.seats_known = True
-            self.occupied = {**self.occupied, event.seat: event.occupied}
-            empty = not any(self.occupied.values())
+            hand.seats_known = True
+            hand.occupied = {**hand.occupied, event.seat: event.occupied}
+            empty = not any(hand.occupied.values())
             self.session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
-            self.button_moved(event.seat)
+            self.hands.button_moved(event.seat)
         elif isinstance(event, BlindEvent):
-            self.blinds_known = True
-            self.blinds = {**self.blinds, event.seat: event.present}
+            hand.blinds_known = True
+            hand.blinds = {**hand.blinds, event.seat: event.present}
             if event.present:
                 self.dealing.blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
             untracked = self.device_state.untracked
-            if untracked and (not self.running or event.deck in (self.hand_deck, self.misdeal_deck)):
-                self.resume()  # the deck of the hand not tracked was reshuffled: it is over
+            if untracked and (not hand.running or event.deck in (hand.hand_deck, hand.misdeal_deck)):
+                self.hands.resume()  # the deck of the hand not tracked was reshuffled: it is over
             self.dealing.shuffle_complete(device, event)
         elif isinstance(event, ShufflingEvent):
             self.dealing.shuffling()
@@ -269,27 +274,28 @@ class Machine(HandRules):
             self.session_out(self.session.on_level_start(self.ts))
 
     def _action(self, item: ActionInput) -> None:
-        if not self.running and (self.phase != "misdeal" or item.action == "post"):
+        hand = self.hand_part
+        if not hand.running and (hand.phase != "misdeal" or item.action == "post"):
             # Between the previous hand's end (or its misdeal) and the deal: the coming hand's
             # (contract: keys are optional, a table without a keypad posts before the first card)
-            coming = (*self.coming, item)
+            coming = (*hand.coming, item)
             if len(coming) > COMING_LIMIT:
                 coming = coming[1:]
                 self._too_many_coming()
-            self.coming = coming
+            hand.coming = coming
             return
-        self.actions += ((self.rounds_done, item.seat, item.action),)
+        hand.actions += ((hand.rounds_done, item.seat, item.action),)
         self.board.action(item.action)  # action taken on an unburned street: it stands
         if self.settings.stakes is not None:
             self.results.action(item)
             if item.action == "fold":
                 self.result_state.folded |= {item.seat}
             self._river_actions_done()
-        elif self.settings.action_feed and self.running:
-            self.bet(item.seat, item.action, item.amount)
+        elif self.settings.action_feed and hand.running:
+            self.hands.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
-            self.folded |= {item.seat}
-            self.check_one_left()
+            hand.folded |= {item.seat}
+            self.hands.check_one_left()
 
     def _too_many_coming(self) -> None:
         """More actions between hands than a hand has: the oldest are not kept (said once a
@@ -303,59 +309,62 @@ class Machine(HandRules):
 
     def start_hand(self, *, by_key: bool) -> None:
         """A new hand starts (engine.hands), then takes the actions that came before it."""
-        self.begin_hand(by_key=by_key)
-        coming, self.coming = self.coming, ()
+        hand = self.hand_part
+        self.hands.begin_hand(by_key=by_key)
+        coming, hand.coming = hand.coming, ()
         for item in coming:  # the posts and actions that came before it, in their order
             self._action(item)
 
     def start_by_card(self, uid: str, seat: int) -> bool:
         """A card landed on a seat with no hand running: it starts one (or is refused)."""
-        if self.phase == "misdeal" and not self.retrieved(
+        hand = self.hand_part
+        if hand.phase == "misdeal" and not self.hands.retrieved(
             f"Dealing went on after the misdeal: a card was dealt to seat {seat}", uid
         ):
             return False
         self.start_hand(by_key=False)
-        if self.phase != "dealing":
-            self.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
+        if hand.phase != "dealing":
+            hand.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
             return False
         return True
 
     def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
+        hand = self.hand_part
         if key == "ack":
             self.book.acknowledge(self.ts, seat, alert)
         elif key == "new_hand":
             if self.device_state.untracked:
-                self.resume()  # events of the last hand were lost: start clean
+                self.hands.resume()  # events of the last hand were lost: start clean
                 self.start_hand(by_key=True)
                 return
-            if self.phase == "dealing" and not self.deal_state.dealt:
+            if hand.phase == "dealing" and not self.deal_state.dealt:
                 return  # pressed twice
-            if self.phase == "misdeal" and not self.retrieved("A new hand was started"):
+            if hand.phase == "misdeal" and not self.hands.retrieved("A new hand was started"):
                 return
             self.start_hand(by_key=True)
         elif key == "round_complete":
             if not self.result_state.chips_read:  # where chips are read, the sweep ends the round
-                self.round_complete()
+                self.hands.round_complete()
         elif key == "all_in":
             if seat is not None:
                 self.results.all_in(seat)
             # A seat all in where the betting is followed closes nothing by itself: the betting
             # core says when nobody is left to bet (engine.chips, the run-out).
-            if self.running and (seat is None or not self.results.followed()):
-                self.all_in = True
+            if hand.running and (seat is None or not self.results.followed()):
+                hand.all_in = True
                 if len(self.board.live()) >= 5:
-                    self.showdown()
+                    self.hands.showdown()
         elif key == "exposed":
-            if seat is not None and self.phase in ("dealing", "preflop") and not self.board.started():
+            if seat is not None and hand.phase in ("dealing", "preflop") and not self.board.started():
                 cards = self.card_state.seat_cards.get(seat, ())
                 # the card read face up, if one was; else the latest dealt (named nowhere)
                 shown = [uid for uid in cards if uid in self.deal_state.face_up]
                 if shown or cards:
                     self.dealing.expose(shown[-1] if shown else cards[-1], seat)
         elif key == "misdeal":
-            if self.running:
+            if hand.running:
                 self.book.resolve_scope("hand", self.ts)
-                self.void_hand()
+                self.hands.void_hand()
         elif key == "declare_board" and seat is not None:
             self.deal_state.declared |= {seat}
         elif key == "last_hands":
@@ -377,11 +386,11 @@ class Machine(HandRules):
         """With action inputs, the river's last action ends the betting: showdown."""
         money = self.result_state.money
         if (
-            self.phase == "river"
+            self.hand_part.phase == "river"
             and money is not None
             and not self.result_state.chips_read
             and money.round_complete
             and money.to_act is None  # every action is reported: a check too
             and len(money.live) > 1  # (a fold input is the money's before the machine's)
         ):
-            self.showdown()
+            self.hands.showdown()

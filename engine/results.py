@@ -110,17 +110,18 @@ class Results:
         """The deal is complete: the betting core starts with what lies in the betting areas
         (the blinds and antes posted before the deal) and the action inputs already received."""
         state, table = self.state, self.table
+        hand = table.hand_part
         stakes = table.settings.stakes
         if stakes is None or state.money is not None or state.done:
             return
         stakes = table.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
-        seats = tuple(sorted(table.in_hand or set(table.deal_state.dealt_seats)))
+        seats = tuple(sorted(hand.in_hand or set(table.deal_state.dealt_seats)))
         if len(seats) < 2:
             return
         money = Money.begin(
             stakes=stakes,
             seats=seats,
-            button=table.hand_button,
+            button=hand.hand_button,
             table_seats=table.settings.seats,
             profile=table.profile,
             odd_chip=table.settings.odd_chip,
@@ -248,6 +249,7 @@ class Results:
         """Both hole cards of a seat face up: tabled at showdown (the river's betting done, or
         all in for the run-out)."""
         state, table = self.state, self.table
+        hand = table.hand_part
         cards = table.card_state.seat_cards.get(seat, ())
         if len(cards) != 2 or not all(uid in table.deal_state.face_up for uid in cards):
             return
@@ -256,11 +258,11 @@ class Results:
         money = state.money
         if money is None or state.done:
             return
-        if table.phase == "river" and self.followed() and money.round_complete:
-            table.showdown()  # the hands are tabled: the river's betting is over
-        elif table.phase == "showdown":
+        if hand.phase == "river" and self.followed() and money.round_complete:
+            table.hands.showdown()  # the hands are tabled: the river's betting is over
+        elif hand.phase == "showdown":
             self._table(seat)
-        elif table.phase in ("preflop", "flop", "turn") and self.followed() \
+        elif hand.phase in ("preflop", "flop", "turn") and self.followed() \
                 and not money.run_out and money.live <= set(state.face_up_seats):
             self._tabled_run_out(money)
 
@@ -338,7 +340,7 @@ class Results:
                 state.award_chips -= {uid}
             return
         if (
-            table.hand_over
+            table.hand_part.hand_over
             and not state.result_sent
             and src is None
             and dst is not None
@@ -402,12 +404,13 @@ class Results:
     def _progress(self) -> None:
         """After the betting core moved on: an all-in run-out, a hand won uncontested."""
         state, table = self.state, self.table
+        hand = table.hand_part
         money = state.money
         if money is None:
             return
-        if not table.all_in and table.running and money.run_out:  # (the cheap tests first)
-            table.all_in = True
-        if table.hand_over and not state.result_sent:
+        if not hand.all_in and hand.running and money.run_out:  # (the cheap tests first)
+            hand.all_in = True
+        if hand.hand_over and not state.result_sent:
             self.maybe_finish()
 
     # -- told by the hand rules (engine.hands) ---------------------------------------------------
@@ -416,7 +419,7 @@ class Results:
         """A betting round opens (the betting core follows the rounds): at the first, the
         betting core begins."""
         table = self.table
-        if table.rounds_done == 0 and table.deal_state.done and self.state.money is None:
+        if table.hand_part.rounds_done == 0 and table.deal_state.done and self.state.money is None:
             self._begin()
 
     def showdown(self) -> None:
@@ -444,7 +447,7 @@ class Results:
     def hand_started(self, left_wrong: tuple[str, ...], *, redeal: bool) -> None:
         """The new hand has started (:meth:`hand_ends` said what the last one left wrong)."""
         table = self.table
-        table.session_out(table.session.on_hand_start(table.ts, table.in_hand, redeal=redeal))
+        table.session_out(table.session.on_hand_start(table.ts, table.hand_part.in_hand, redeal=redeal))
         if left_wrong:
             table.not_followed(
                 "push-put-right",
@@ -482,7 +485,8 @@ class Results:
     def maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
         state, table = self.state, self.table
-        if state.result_sent or table.hand == 0 or table.phase == "misdeal" or not table.hand_over:
+        hand = table.hand_part
+        if state.result_sent or hand.hand == 0 or hand.phase == "misdeal" or not hand.hand_over:
             return
         money = state.money
         followed = money is not None and not state.done and state.chips_read
@@ -498,14 +502,15 @@ class Results:
     def finish_hand(self) -> None:
         """The hand's result, from the betting core where it followed the hand."""
         state, table = self.state, self.table
-        if state.result_sent or table.hand == 0:
+        hand = table.hand_part
+        if state.result_sent or hand.hand == 0:
             return
         if table.handling_state.half_folds:
             table.handling.half_folds_due(None)
         state.result_sent = True
-        left = [s for s in table.in_hand if s not in table.folded]
+        left = [s for s in hand.in_hand if s not in hand.folded]
         outcome_result: HandOutcome
-        if table.phase == "misdeal":
+        if hand.phase == "misdeal":
             outcome_result = "fouled" if table.book.find("fouled_deck") else "misdeal"
         elif len(left) > 1 or state.showdown_reached:
             outcome_result = "showdown"
@@ -514,10 +519,10 @@ class Results:
         fields: dict[str, object] = {
             "v": 1,
             "ts": table.ts,
-            "hand": table.hand,
-            "button": table.hand_button,
-            "seats": list(table.in_hand or sorted(set(table.deal_state.dealt_seats))),
-            "board": list(self._card_codes(table.board.live() if table.phase != "misdeal" else ())),
+            "hand": hand.hand,
+            "button": hand.hand_button,
+            "seats": list(hand.in_hand or sorted(set(table.deal_state.dealt_seats))),
+            "board": list(self._card_codes(table.board.live() if hand.phase != "misdeal" else ())),
             "result": outcome_result,
             "actions": [],
             "pots": [],
@@ -525,10 +530,10 @@ class Results:
             "awarded": [],
             "showdown": [],
             "profile": table.profile,
-            "evidence_missing": table.evidence_missing,
+            "evidence_missing": hand.evidence_missing,
         }
         money = state.money
-        if money is not None and not state.done and table.phase != "misdeal":
+        if money is not None and not state.done and hand.phase != "misdeal":
             table.chips.settle_lifted(everything=True)
             money, verdicts, outcome = money.finish(self._card_codes(table.board.live()))
             state.money = money

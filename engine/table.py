@@ -12,9 +12,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from contract.models import (
-    Phase,
-)
 from engine.alerts import AlertBook
 from engine.api import (
     EngineSettings,
@@ -27,17 +24,14 @@ from engine.chips import ChipState
 from engine.dealing import DealState
 from engine.devices import DeviceState
 from engine.handling import HandlingState
-from engine.remedies import (
-    ButtonRemedy,
-)
+from engine.hands import HandPart
 from engine.results import ResultState
 from engine.seqtrack import EPOCH
 from engine.sequences import SequenceState
 from engine.session import SessionPart
-from engine.streets import CHIP_ACTIONS, RUNNING
 
 if TYPE_CHECKING:
-    from contract.models import ActionInput, DeviceCommand, HandResult
+    from contract.models import DeviceCommand, HandResult
     from engine.betting.terms import Verdicts
     from engine.board import Board
     from engine.cards import Cards
@@ -45,6 +39,7 @@ if TYPE_CHECKING:
     from engine.dealing import Dealing
     from engine.devices import Devices
     from engine.handling import Handling
+    from engine.hands import Hands
     from engine.results import Results
     from engine.sequences import Sequences
     from engine.session import Session
@@ -70,18 +65,10 @@ class Table:
         # concern that follows it)
         self.device_state = DeviceState()
         self.devices: Devices
-        # sensors (a kind of sensor that never reported is taken as absent hardware)
-        self.occupied: dict[int, bool] = {}
-        self.seats_known = False
-        self.button: int | None = None
-        self.button_known = False
-        self.blinds: dict[int, bool] = {}
-        self.blinds_known = False
-        self.hand = 0
-        self.phase: Phase = "idle"
-        #: Action inputs received between hands (after the last hand's end or misdeal, before
-        #: the next one starts): the coming hand's, given to it when it starts.
-        self.coming: tuple[ActionInput, ...] = ()
+        # the hand's course and the sensors it starts from (engine.hands: the state, and the
+        # concern that follows it)
+        self.hand_part = HandPart()
+        self.hands: Hands
         self.state_key: object = None
         self.handling_state = HandlingState()
         # the cards on the table (engine.cards: the state, and the concern that follows it)
@@ -103,10 +90,6 @@ class Table:
         self.chips: Chips
         self.handling: Handling
         self.reset_hand()
-        self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
-        self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
-        self.misdeal_deck: str | None = None
-        self.void_cards: frozenset[str] = frozenset()
         #: Event time of the last critical alert: the dealer's reaction time runs from it.
         self.critical_at: datetime | None = None
         self.reaction = timedelta(seconds=settings.reaction_s)
@@ -122,35 +105,15 @@ class Table:
         # (the concern objects are built by the dispatcher, engine.machine)
 
     def reset_hand(self) -> None:
-        self.hand_deck: str | None = None
-        self.hand_button: int | None = None
-        self.expected_button: int | None = None
-        self.in_hand: tuple[int, ...] = ()
-        self.order: tuple[int, ...] = ()
-        self.order_closed = False
-        self.sequence: tuple[int, ...] = ()
+        """A new hand (or a lost one forgotten): each part resets its hand's fields."""
+        self.hand_part.new_hand()
         self.deal_state.new_hand()
-        self.folded: frozenset[int] = frozenset()
         self.card_state.new_hand()
         self.board_state.new_hand()
-        self.rounds_done = 0
-        self.all_in = False
-        self.button_r: ButtonRemedy | None = None
-        #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.
-        self.late_button: str | None = None
-        self.actions: tuple[tuple[int, int, str], ...] = ()  # (betting round, seat, action)
-        self.contrib: dict[int, int] = {}  # chips put in this betting round (action feed)
-        self.to_act: frozenset[int] = frozenset()
-        self.allin_seats: frozenset[int] = frozenset()
-        self.round_open = False
         self.nf_keys: frozenset[str] = frozenset()
         self.fouled_seen: frozenset[str] = frozenset()
-        self.redeal_of: str | None = None  # the misdealt deck this hand must not reuse unshuffled
-        self.hand_over = False
         # the hand's money (engine.results): the betting core, once the deal is complete
         self.result_state.new_hand()
-        #: Events or dealer inputs of this hand were lost: its result says so.
-        self.evidence_missing = False
         self.chip_state.unknown = {}
         # card handling (engine.handling): a fold half done, live hole cards read nowhere
         self.handling_state.reset()
@@ -160,10 +123,6 @@ class Table:
         holds). The lists of the last step's outputs were emptied when it ended."""
         self.card_state.changed = False
 
-    @property
-    def running(self) -> bool:
-        return self.phase in RUNNING
-
     def raise_alert(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
         severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)
         if severity == "critical":
@@ -171,7 +130,7 @@ class Table:
         return self.book.raise_alert(
             code=code,
             ts=self.ts,
-            hand=self.hand,
+            hand=self.hand_part.hand,
             message=message,
             seat=seat,
             **kw,  # type: ignore[arg-type]
@@ -226,53 +185,3 @@ class Table:
         """Whether the dealer is still within his reaction time of the last critical alert."""
         at = self.critical_at
         return at is not None and self.ts - at < self.reaction
-
-    def _blind_seats(self) -> tuple[int, ...]:
-        """The small and big blind of the hand (heads-up the button posts the small blind)."""
-        if self.hand_button is None or len(self.order) < 2:
-            return ()
-        if len(self.order) == 2:
-            return (self.hand_button, self.order[0])
-        return (self.order[0], self.order[1])
-
-    def window_closed(self) -> bool:
-        """Whether action has gone too far for a misdeal (only known with an action feed).
-
-        RR: two players after the blinds have acted; only the first betting round counts, and
-        neither the blinds' own actions nor posts. TDA 36: substantial action, two actions of
-        which one puts chips in, or any three (posted blinds do not count).
-        """
-        if self.profile == "tda":
-            acts = [a for _, _, a in self.actions if a != "post"]
-            return len(acts) >= 3 or (len(acts) >= 2 and any(a in CHIP_ACTIONS for a in acts))
-        blinds = self._blind_seats()
-        players = {s for r, s, a in self.actions if r == 0 and a != "post" and s not in blinds}
-        return len(players) >= 2
-
-    def misdeal(self, code: str, message: str, seat: int | None = None) -> None:
-        """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
-        fouled = code == "fouled_deck"
-        if not fouled and self.settings.action_feed and self.window_closed():
-            self.raise_alert(
-                code,
-                message + " Action has begun, so a misdeal can no longer be called: play continues.",
-                seat,
-                remedy=("Play continues: a misdeal can no longer be called after action.",),
-            )
-            return
-        if not fouled and not self.settings.action_feed:
-            message += " The misdeal stands only if no action has taken place."
-        self.book.resolve_scope("hand", self.ts)
-        self.raise_alert(code, message, seat, scope="misdeal")
-        self.void_hand()
-
-    def void_hand(self) -> None:
-        self.phase = "misdeal"
-        if self.hand_button is not None:
-            self.anchor = (self.hand_button, False)  # a redeal keeps the button
-        self.misdeal_deck = self.hand_deck
-        self.void_cards = frozenset(self.card_state.zone)
-        self.board.end_remedies()
-        self.dealing.end_remedies()
-        self.button_r = None
-        self.late_button = None

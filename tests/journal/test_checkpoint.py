@@ -163,14 +163,14 @@ def test_the_checkpoint_is_json_of_plain_data_with_its_versions() -> None:
     document = json.loads(zlib.decompress(_crafted(lambda d: None)))
     assert document["format"] == checkpoint.FORMAT == 2
     assert document["engine"]["version"] == STATE_VERSION
-    assert document["engine"]["machine"]["hand"] == 1
+    assert document["engine"]["machine"]["hand_part"]["f"]["hand"] == 1
 
 
 def test_a_checkpoint_of_another_engine_version_is_refused() -> None:
     def older(document: dict[str, Any]) -> None:
-        del document["engine"]["machine"]["hand_deck"]  # an older engine, without a newer field
+        del document["engine"]["machine"]["hand_part"]  # an older engine, without a newer field
 
-    with pytest.raises(CheckpointError, match=r"another engine version .fields missing: hand_deck"):
+    with pytest.raises(CheckpointError, match=r"another engine version .fields missing: hand_part"):
         checkpoint.load(_crafted(older), engine_settings())
 
     def other_version(document: dict[str, Any]) -> None:
@@ -210,17 +210,17 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("field", "value", "reason"),
     [
-        ("hand", "seven", "machine.hand: str where this engine keeps a int"),
-        ("hand", True, "machine.hand: bool where this engine keeps a int"),
-        ("occupied", [], "machine.occupied: tuple where this engine keeps a dict"),
-        ("blinds", {"D": [[{"L": []}, 1]]}, "machine.blinds: bad 'D' value"),
+        ("hand_part.hand", "seven", "machine.hand_part.hand: str where this engine keeps a int"),
+        ("hand_part.hand", True, "machine.hand_part.hand: bool where this engine keeps a int"),
+        ("hand_part.occupied", [], "machine.hand_part.occupied: tuple where this engine keeps a dict"),
+        ("hand_part.blinds", {"D": [[{"L": []}, 1]]}, "machine.hand_part.HandPart.blinds: bad 'D' value"),
         ("card_state",
          {"O": "CardState",
           "f": {"zone": [], "present": {"D": []}, "seat_cards": {"D": []}, "changed": False}},
          "machine.card_state.zone: tuple where this engine keeps a dict"),
-        ("phase", {"T": "yesterday"}, "machine.phase: bad 'T' value"),
-        ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
-        ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
+        ("hand_part.phase", {"T": "yesterday"}, "machine.hand_part.HandPart.phase: bad 'T' value"),
+        ("hand_part.button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
+        ("hand_part.button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
          "unknown: x"),
     ],
 )
@@ -228,7 +228,9 @@ def test_a_checkpoint_with_wrong_values_is_refused_naming_the_place(
     field: str, value: object, reason: str
 ) -> None:
     def wrong(document: dict[str, Any]) -> None:
-        document["engine"]["machine"][field] = value
+        part, _, name = field.rpartition(".")  # a field of the machine, or of one of its parts
+        fields = document["engine"]["machine"][part]["f"] if part else document["engine"]["machine"]
+        fields[name] = value
 
     with pytest.raises(CheckpointError, match=re.escape(reason)):
         checkpoint.load(_crafted(wrong), engine_settings())
