@@ -365,6 +365,19 @@ class Hands:
 
     # -- the button and the blinds (sensor events) ----------------------------------------------
 
+    def seat_sensed(self, seat: int, occupied: bool) -> bool:
+        """A seat sensor: who sits where (the next hand's seats); True when the table is empty."""
+        state = self.state
+        state.seats_known = True
+        state.occupied = {**state.occupied, seat: occupied}
+        return not any(state.occupied.values())
+
+    def blind_sensed(self, seat: int, present: bool) -> None:
+        """A blind sensor: whether a blind lies in front of ``seat``."""
+        state = self.state
+        state.blinds_known = True
+        state.blinds = {**state.blinds, seat: present}
+
     def button_moved(self, seat: int | None) -> None:
         table, state = self.table, self.state
         state.button_known = True

@@ -231,7 +231,6 @@ class Machine(Table):
             self.devices.rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
-        hand = self.hand_part
         if isinstance(event, TagEvent):  # most events: tag reads
             self._tag(device, event)
             return
@@ -242,19 +241,16 @@ class Machine(Table):
         if isinstance(event, KeyEvent):
             self._key(event.key, event.seat, event.alert)
         elif isinstance(event, SeatEvent):
-            hand.seats_known = True
-            hand.occupied = {**hand.occupied, event.seat: event.occupied}
-            empty = not any(hand.occupied.values())
+            empty = self.hands.seat_sensed(event.seat, event.occupied)
             self.session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
             self.hands.button_moved(event.seat)
         elif isinstance(event, BlindEvent):
-            hand.blinds_known = True
-            hand.blinds = {**hand.blinds, event.seat: event.present}
+            self.hands.blind_sensed(event.seat, event.present)
             if event.present:
                 self.dealing.blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
-            untracked = self.device_state.untracked
+            untracked, hand = self.device_state.untracked, self.hand_part
             if untracked and (not hand.running or event.deck in (hand.hand_deck, hand.misdeal_deck)):
                 self.hands.resume()  # the deck of the hand not tracked was reshuffled: it is over
             self.dealing.shuffle_complete(device, event)
