@@ -251,7 +251,7 @@ def recover(controller: TableController) -> Recovery:
 def _fingerprint(controller: TableController) -> tuple[bytes, int]:
     """What a checkpoint and a replay must agree on: the public state and the alert counter."""
     machine = controller.engine.state.machine
-    return public_of(machine).to_json(), machine.book.counter
+    return public_of(machine).to_json(), machine.table.book.counter
 
 
 def audit(controller: TableController) -> Recovery:
@@ -321,7 +321,7 @@ def _compare(
         return lost_before
     replayed = _fingerprint(controller)
     public = public_of(snapshot.engine.machine).to_json()
-    if (public, snapshot.engine.machine.book.counter) == replayed:
+    if (public, snapshot.engine.machine.table.book.counter) == replayed:
         return lost_before
     if lost_before:
         recovery.outages.append(

@@ -40,18 +40,18 @@ def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs
     alerts: tuple[Alert, ...] = ()
     commands: tuple[tuple[str, DeviceCommand], ...] = ()
     hands: tuple[HandResult, ...] = ()
-    if machine.book.changes:
-        alerts = tuple(machine.book.changes)
-        machine.book.changes = []
-    if machine.commands:
-        commands = tuple(machine.commands)
-        machine.commands.clear()  # (the list the machine's concerns append to)
-    if machine.hands_out:
-        hands = tuple(machine.hands_out)
-        machine.hands_out = []
+    if machine.table.book.changes:
+        alerts = tuple(machine.table.book.changes)
+        machine.table.book.changes = []
+    if machine.table.commands:
+        commands = tuple(machine.table.commands)
+        machine.table.commands.clear()  # (the list the machine's concerns append to)
+    if machine.table.hands_out:
+        hands = tuple(machine.table.hands_out)
+        machine.table.hands_out = []
     key = state_key(machine, cache)
-    if alerts or key != machine.state_key:
-        machine.state_key = key
+    if alerts or key != machine.table.state_key:
+        machine.table.state_key = key
         # (no alert change: the alerts are those of the last public state built)
         public = public_of(machine, key, alerts_same=not alerts, cache=cache)
         return Outputs(alerts, public, commands, hands)
@@ -120,7 +120,7 @@ class Engine:
     @property
     def hand(self) -> int:
         """The current hand number (without freezing the state)."""
-        return self._state.machine.hand_part.hand
+        return self._state.machine.table.hand
 
     @property
     def phase(self) -> str:

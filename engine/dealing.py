@@ -23,6 +23,7 @@ from engine.showdown import board_is_best
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 
 @dataclass(slots=True)
@@ -72,11 +73,12 @@ class DealState:
 class Dealing:
     """The deal checked card by card; exposures, extra cards, folds, board claims; the decks."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: DealState, table: Machine) -> None:
+    def __init__(self, state: DealState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the hand: its seats, order and button; misdeals and alerts
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand's part (seats, order, button), the hands' misdeals
 
     def check_exposed(self) -> None:
         """The exposed card's remedy carried out: the seat given the top card, the exposed card
@@ -109,7 +111,8 @@ class Dealing:
     def deal_end(self) -> None:
         """The dealer moved on (betting, burn, board) while the deal was incomplete."""
         state, table = self.state, self.table
-        hand = table.hand_part
+        machine = self.machine
+        hand = machine.hand_part
         if hand.phase != "dealing" or not state.dealt:
             return
         counts = {s: state.dealt_seats.count(s) for s in hand.in_hand}
@@ -124,7 +127,7 @@ class Dealing:
                 if candidate in wrong:
                     seat = candidate
                     break
-            table.hands.misdeal(
+            machine.hands.misdeal(
                 "misdeal_wrong_count",
                 f"Seat {seat} ended the deal with {counts[seat]} cards instead of two.",
                 seat,
@@ -133,7 +136,7 @@ class Dealing:
                 return  # void; otherwise the window had closed and play continues
         state.done = True
         hand.phase = "preflop"
-        table.hands.open_round()
+        machine.hands.open_round()
 
     def blind_posted(self, seat: int) -> None:
         """A blind arrived in its zone: a blinds remedy is carried out."""
@@ -191,10 +194,10 @@ class Dealing:
             state.extra = None
 
     def arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
-        state, table = self.state, self.table
-        hand = table.hand_part
-        table.cards.change()
-        table.card_state.seat_cards[seat] = (*table.card_state.seat_cards.get(seat, ()), uid)
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
+        machine.cards.change()
+        machine.card_state.seat_cards[seat] = (*machine.card_state.seat_cards.get(seat, ()), uid)
         if not face_up:
             state.dealt_down |= {uid}
         if old is not None and zone_seat(old) is None:
@@ -206,8 +209,9 @@ class Dealing:
 
     def _first_card(self, uid: str, seat: int) -> None:
         state, table = self.state, self.table
-        hand = table.hand_part
-        table.hands.refresh_seats()
+        machine = self.machine
+        hand = machine.hand_part
+        machine.hands.refresh_seats()
         card = table.settings.registry.lookup(uid)
         deck = card.deck if card is not None else None
         hand.hand_deck = deck
@@ -230,7 +234,7 @@ class Dealing:
             remedy = hand.button_r
             where = f"on seat {hand.button}" if hand.button is not None else "not on the table"
             message = f"The button is {where} but must be on seat {remedy.expected}."
-            table.hands.button_late(message, remedy.expected, remedy.alert)
+            machine.hands.button_late(message, remedy.expected, remedy.alert)
             if hand.phase != "dealing":
                 return
         self._deal_from_misplaced_button(seat)
@@ -259,7 +263,8 @@ class Dealing:
     def _check_blocked(self) -> None:
         """Dealing a deck that failed its check, once the dealer's reaction time is over."""
         state, table = self.state, self.table
-        deck = table.hand_part.hand_deck
+        machine = self.machine
+        deck = machine.hand_part.hand_deck
         if (
             deck is None
             or not state.shuffler_known
@@ -282,7 +287,8 @@ class Dealing:
         must not add a wrong-first-seat misdeal the rule does not call.
         """
         table = self.table
-        hand = table.hand_part
+        machine = self.machine
+        hand = machine.hand_part
         actual, expected = hand.button, hand.expected_button
         if (
             table.profile != "tda"
@@ -292,7 +298,7 @@ class Dealing:
             or actual == expected
         ):
             return
-        physical = table.hands.clockwise_from(actual, hand.in_hand)
+        physical = machine.hands.clockwise_from(actual, hand.in_hand)
         if seat == physical[0] != hand.order[0]:
             hand.hand_button = actual
             # the next hand moves on from where the button really was: it is not backed up
@@ -302,7 +308,8 @@ class Dealing:
 
     def _deal(self, uid: str, seat: int) -> None:
         state, table = self.state, self.table
-        hand = table.hand_part
+        machine = self.machine
+        hand = machine.hand_part
         index = len(state.dealt)
         if index == 0:
             self._first_card(uid, seat)
@@ -323,7 +330,7 @@ class Dealing:
                 violated.append(replace(remedy, violated=True))
             state.blinds = tuple(violated)
         if hand.seats_known and hand.in_hand and seat not in hand.in_hand:
-            table.hands.misdeal(
+            machine.hands.misdeal(
                 "misdeal_empty_seat", f"A card was dealt to seat {seat}, which has no player.", seat
             )
             return
@@ -333,7 +340,7 @@ class Dealing:
                 position = hand.in_hand.index(seat)
                 hand.hand_button = hand.in_hand[position - 1]
                 hand.anchor = (hand.hand_button, True)
-                hand.order = table.hands.clockwise_from(hand.hand_button, hand.in_hand)
+                hand.order = machine.hands.clockwise_from(hand.hand_button, hand.in_hand)
                 hand.order_closed = True
                 hand.sequence = hand.order + hand.order
             elif not self._discover(seat, index):
@@ -350,12 +357,13 @@ class Dealing:
         if hand.order_closed and len(state.dealt) >= len(hand.sequence):
             state.done = True
             hand.phase = "preflop"
-            table.hands.open_round()
+            machine.hands.open_round()
 
     def _discover(self, seat: int, index: int) -> bool:
         """Without occupancy sensors the first round of the deal shows who is dealt in."""
         table = self.table
-        hand = table.hand_part
+        machine = self.machine
+        hand = machine.hand_part
         n = table.settings.seats
         if index == 0:
             hand.order = (seat,)
@@ -372,7 +380,7 @@ class Dealing:
         if seat not in hand.order and (seat - first) % n > (hand.order[-1] - first) % n:
             hand.order += (seat,)
             return True
-        table.hands.misdeal(
+        machine.hands.misdeal(
             "misdeal_out_of_sequence", f"A card was dealt out of sequence to seat {seat}.", seat
         )
         return False
@@ -380,10 +388,11 @@ class Dealing:
     def _deal_mismatch(self, seat: int, index: int) -> bool:
         """A card went to another seat than the next in order: misdeal, or TDA 35-B."""
         state, table = self.state, self.table
-        hand = table.hand_part
+        machine = self.machine
+        hand = machine.hand_part
         n = len(hand.order)
         if index == 0:
-            table.hands.misdeal(
+            machine.hands.misdeal(
                 "misdeal_wrong_first_seat",
                 f"The first card went to seat {seat}; it had to go to seat {hand.order[0]}.",
                 seat,
@@ -407,13 +416,13 @@ class Dealing:
                 hand.sequence = (*hand.order[:-1], *hand.order[:-1], button, button)
                 return True
         if self._passed_over(seat, index):
-            table.hands.misdeal(
+            machine.hands.misdeal(
                 "misdeal_seat_skipped",
                 f"Seat {expected} was passed over: the card went to seat {seat}.",
                 expected,
             )
         else:
-            table.hands.misdeal(
+            machine.hands.misdeal(
                 "misdeal_out_of_sequence",
                 f"A card was dealt out of sequence to seat {seat}.",
                 seat,
@@ -428,8 +437,8 @@ class Dealing:
         first seat dealt its second card). A seat dealt twice running is out of sequence, except
         the button at the end of round one, which passes over the first seat of round two.
         """
-        state, table = self.state, self.table
-        hand = table.hand_part
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
         n = len(hand.order)
         last = state.dealt_seats[-1] if state.dealt_seats else None
         if seat == last and not (seat == hand.order[-1] and index == n):
@@ -443,7 +452,8 @@ class Dealing:
     def _late_card(self, uid: str, seat: int) -> None:
         """A card dealt to a seat after the deal is complete."""
         state, table = self.state, self.table
-        hand = table.hand_part
+        machine = self.machine
+        hand = machine.hand_part
         exposed = state.exposed
         if exposed is not None and seat == exposed.seat and not exposed.replaced:
             state.exposed = replace(exposed, replaced=True)
@@ -453,17 +463,17 @@ class Dealing:
             state.button_short = False
             return
         first = hand.order[0] if hand.order else seat
-        if hand.phase == "preflop" and not table.board.started():
+        if hand.phase == "preflop" and not machine.board.started():
             if state.extras >= 1:
                 state.extras += 1
-                table.hands.misdeal(
+                machine.hands.misdeal(
                     "misdeal_extra_cards", f"A second extra card was dealt (seat {seat}): misdeal.", seat
                 )
                 return
             state.extras = 1
             if seat == first:
                 if table.profile == "tda":
-                    table.hands.misdeal(
+                    machine.hands.misdeal(
                         "misdeal_wrong_count",
                         f"Seat {seat} was dealt a third card: a wrong number of cards is a misdeal.",
                         seat,
@@ -476,10 +486,10 @@ class Dealing:
                 )
                 state.extra = ExtraCardRemedy(alert, seat, uid)
                 return
-        table.hands.misdeal(
+        machine.hands.misdeal(
             "misdeal_wrong_count",
             f"Seat {seat} was dealt a card after the deal: it now has "
-            f"{len(table.card_state.seat_cards.get(seat, ()))} cards.",
+            f"{len(machine.card_state.seat_cards.get(seat, ()))} cards.",
             seat,
         )
 
@@ -490,16 +500,16 @@ class Dealing:
         turned up while the dealer is still dealing. Once the deal is complete, a card that was
         dealt face down and is now face up was turned by the player: no exposure.
         """
-        state, table = self.state, self.table
-        hand = table.hand_part
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
         seat = zone_seat(zone)
         if seat is None:
             if zone == "burn" and not arriving:
-                table.handling.burn_face_up(uid)
+                machine.handling.burn_face_up(uid)
             return
         state.face_up |= {uid}
-        table.results.card_face_up(seat)
-        if hand.phase not in ("dealing", "preflop") or table.board.started():
+        machine.results.card_face_up(seat)
+        if hand.phase not in ("dealing", "preflop") or machine.board.started():
             return
         if hand.all_in:
             return  # betting is over: players table their hands for the run-out (TDA 16)
@@ -513,6 +523,7 @@ class Dealing:
         The alert names the card only when it was read face up (:meth:`_shown`).
         """
         state, table = self.state, self.table
+        machine = self.machine
         if uid in state.exposed_uids:
             return
         state.exposed_uids |= {uid}
@@ -521,13 +532,13 @@ class Dealing:
         state.exposures += 1
         if index is not None and index < limit:
             which = "first" if index == 0 else "second"
-            table.hands.misdeal(
+            machine.hands.misdeal(
                 "misdeal_exposed_early",
                 f"The {which} hole card dealt (seat {seat}) was exposed: misdeal.",
                 seat,
             )
         elif state.exposures > 1:
-            table.hands.misdeal(
+            machine.hands.misdeal(
                 "misdeal_exposed_multiple",
                 f"A second hole card was exposed (seat {seat}): misdeal.",
                 seat,
@@ -541,28 +552,29 @@ class Dealing:
             state.exposed = ExposedRemedy(alert, seat, uid)
 
     def arrive_muck(self, uid: str, old: str) -> None:
-        state, table = self.state, self.table
-        hand = table.hand_part
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
         seat = zone_seat(old)
         if seat is None or seat not in hand.in_hand:
             return
         if hand.phase == "showdown" and seat not in state.claims_checked and seat not in hand.folded:
             # (a seat that folded by an ``action`` input brings its cards to the muck after)
             state.claims_checked |= {seat}
-            self._board_claim(seat, (*table.card_state.seat_cards.get(seat, ()), uid))
-        if not table.card_state.seat_cards.get(seat) and hand.running:
+            self._board_claim(seat, (*machine.card_state.seat_cards.get(seat, ()), uid))
+        if not machine.card_state.seat_cards.get(seat) and hand.running:
             hand.folded |= {seat}
-            table.results.fold(seat)
-            table.hands.check_one_left()
-        elif not table.card_state.seat_cards.get(seat) and hand.phase == "showdown":
-            table.results.muck(seat)
+            machine.results.fold(seat)
+            machine.hands.check_one_left()
+        elif not machine.card_state.seat_cards.get(seat) and hand.phase == "showdown":
+            machine.results.muck(seat)
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
         state, table = self.state, self.table
-        if seat in state.declared or len(table.board_state.cards) != 5 or len(hole) != 2:
+        machine = self.machine
+        if seat in state.declared or len(machine.board_state.cards) != 5 or len(hole) != 2:
             return
         registry = table.settings.registry
-        board = [registry.lookup(u) for u in table.board_state.cards]
+        board = [registry.lookup(u) for u in machine.board_state.cards]
         cards = [registry.lookup(u) for u in hole]
         if any(c is None for c in board) or any(c is None for c in cards):
             return
@@ -580,11 +592,12 @@ class Dealing:
     def _forget_deck(self, deck: str) -> None:
         """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
         table = self.table
+        machine = self.machine
         registry = table.settings.registry
-        for uid, zone in list(table.card_state.zone.items()):
+        for uid, zone in list(machine.card_state.zone.items()):
             card = registry.lookup(uid)
             if card is not None and card.deck == deck:
-                table.cards.take_away(uid, zone)
+                machine.cards.take_away(uid, zone)
 
     def _other_deck(self, deck: str | None) -> str | None:
         table = self.table
@@ -593,7 +606,8 @@ class Dealing:
 
     def shuffle_complete(self, device: str, event: ShuffleCompleteEvent) -> None:
         state, table = self.state, self.table
-        hand = table.hand_part
+        machine = self.machine
+        hand = machine.hand_part
         state.shuffler_known = True
         deck = event.deck
         if deck is not None and deck not in table.settings.registry.decks:

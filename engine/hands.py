@@ -3,8 +3,10 @@
 order, the button and its remedy, the misdeal window; betting rounds where no betting core
 follows them (keypad or action feed); the sensors of the hand (seats, button, blinds).
 
-Other concerns read the hand from the part (``table.hand_part``: the seats in the hand, the
-order, the phase) and call the concern by its public methods (``table.hands.misdeal(...)``).
+Other concerns read the hand from the part (``machine.hand_part``: the seats in the hand, the
+order, the phase) and call the concern by its public methods (``machine.hands.misdeal(...)``).
+The hand number is the shared table's (engine.table: every alert carries it); the concern counts
+it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from engine.streets import CHIP_ACTIONS, PLAY_ZONES, RUNNING
 if TYPE_CHECKING:
     from contract.models import ActionInput, Phase
     from engine.machine import Machine
+    from engine.table import Table
 
 
 @dataclass(slots=True)
@@ -29,7 +32,6 @@ class HandPart:
     updated, when they change (a copy shares them); the first group lasts across hands, the
     second is reset with each hand (:meth:`new_hand`)."""
 
-    hand: int = 0
     phase: Phase = "idle"
     #: Action inputs received between hands (after the last hand's end or misdeal, before
     #: the next one starts): the coming hand's, given to it when it starts.
@@ -103,11 +105,12 @@ class HandPart:
 class Hands:
     """Starting, voiding and ending hands; betting rounds (keypad or action feed)."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: HandPart, table: Machine) -> None:
+    def __init__(self, state: HandPart, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the time, the alerts, the other concerns told of the hand's course
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the other concerns told of the hand's course
 
     def _active(self) -> frozenset[int]:
         state = self.state
@@ -115,8 +118,9 @@ class Hands:
 
     def open_round(self) -> None:
         table, state = self.table, self.state
+        machine = self.machine
         if table.settings.stakes is not None:
-            table.results.round_opened()  # the betting core follows the rounds
+            machine.results.round_opened()  # the betting core follows the rounds
             return
         if table.settings.action_feed and not state.all_in:
             state.to_act = self._active()
@@ -150,14 +154,14 @@ class Hands:
         self.round_complete()
 
     def round_complete(self) -> None:
-        table, state = self.table, self.state
+        machine, state = self.machine, self.state
         if state.phase == "dealing":
-            table.dealing.deal_end()
+            machine.dealing.deal_end()
         if not state.running:
             return
-        street = table.board.street()
+        street = machine.board.street()
         state.round_open = False
-        table.board.round_complete()
+        machine.board.round_complete()
         state.rounds_done = max(state.rounds_done, street + 1)
         if state.rounds_done >= 4:
             self.showdown()
@@ -183,10 +187,11 @@ class Hands:
         once the dealer's reaction time is over it is a remedy not followed, named as it is.
         """
         table, state = self.table, self.state
+        machine = self.machine
         for uid in state.void_cards:
             if uid == arriving:
                 continue
-            for zone in table.card_state.present.get(uid, ()):
+            for zone in machine.card_state.present.get(uid, ()):
                 if zone in PLAY_ZONES or zone_seat(zone) is not None:
                     if arriving is not None:
                         state.void_cards |= {arriving}
@@ -215,32 +220,34 @@ class Hands:
         where tags were seen (an absence may be among what was lost: a card the engine still
         believes on the table would block the next redeal) and where the button must go."""
         table, state = self.table, self.state
-        table.results.hand_lost()
+        machine = self.machine
+        machine.results.hand_lost()
         self._close_hand()
-        table.reset_hand()
+        machine.reset_hand()
         state.phase = "idle"
-        table.card_state.present = {}
+        machine.card_state.present = {}
         state.void_cards = frozenset()
         state.misdeal_deck = None
         state.anchor = None
         table.critical_at = None
-        table.devices.resume()
-        table.results.no_result()
+        machine.devices.resume()
+        machine.results.no_result()
 
     def begin_hand(self, *, by_key: bool) -> None:
         """A new hand starts (by the ``new_hand`` key, or by its first card)."""
-        table = self.table
-        left_wrong = table.results.hand_ends()
+        machine = self.machine
+        left_wrong = machine.results.hand_ends()
         redeal = self.state.phase == "misdeal"
         self._set_up_hand(by_key=by_key)
-        table.results.hand_started(left_wrong, redeal=redeal)
+        machine.results.hand_started(left_wrong, redeal=redeal)
 
     def _set_up_hand(self, *, by_key: bool) -> None:
         table, state = self.table, self.state
+        machine = self.machine
         redeal_of = state.misdeal_deck if state.phase == "misdeal" else None
         self._close_hand()
-        state.hand += 1
-        table.reset_hand()
+        self.table.hand += 1
+        machine.reset_hand()
         state.redeal_of = redeal_of
         state.misdeal_deck = None
         state.void_cards = frozenset()
@@ -344,19 +351,20 @@ class Hands:
     def hand_done(self) -> None:
         """The hand is over (one seat left, or showdown): dealing alerts are resolved."""
         table = self.table
+        machine = self.machine
         self.state.hand_over = True
         table.book.resolve_scope("hand", table.ts)
-        table.board.end_remedies()
-        table.dealing.end_remedies()
+        machine.board.end_remedies()
+        machine.dealing.end_remedies()
 
     def showdown(self) -> None:
         self.state.phase = "showdown"
         self.hand_done()
-        self.table.results.showdown()
+        self.machine.results.showdown()
 
     def check_one_left(self) -> None:
         state = self.state
-        if not state.running or not self.table.deal_state.done:
+        if not state.running or not self.machine.deal_state.done:
             return
         remaining = [s for s in state.in_hand if s not in state.folded]
         if len(remaining) <= 1:
@@ -443,13 +451,13 @@ class Hands:
         self.void_hand()
 
     def void_hand(self) -> None:
-        table, state = self.table, self.state
+        machine, state = self.machine, self.state
         state.phase = "misdeal"
         if state.hand_button is not None:
             state.anchor = (state.hand_button, False)  # a redeal keeps the button
         state.misdeal_deck = state.hand_deck
-        state.void_cards = frozenset(table.card_state.zone)
-        table.board.end_remedies()
-        table.dealing.end_remedies()
+        state.void_cards = frozenset(machine.card_state.zone)
+        machine.board.end_remedies()
+        machine.dealing.end_remedies()
         state.button_r = None
         state.late_button = None

@@ -1,7 +1,9 @@
 """The dispatcher: the working copy one step mutates, its parts, and where each message goes.
 
-:class:`Machine` holds everything the engine knows: the table's state (engine.table) and one
-state part per concern, each concern built around its part (:meth:`Machine.attach_concerns`).
+:class:`Machine` holds everything the engine knows, as parts it composes (it inherits from no
+class): the shared table (engine.table: settings, time, hand number, alert book, outputs) and one
+state part per concern, each concern built around its part, the table and this dispatcher (its
+way to the other parts and concerns: :meth:`Machine.attach_concerns`).
 :func:`engine.core.step` copies it (shallow copies of small dicts; every value inside is
 immutable), applies one received message and freezes the result into the next
 :class:`engine.state.EngineState`, so a state once returned never changes.
@@ -16,7 +18,7 @@ hand's result, the session's clock).
 
 from __future__ import annotations
 
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final
 
 from contract.cards import is_chip_zone
 from contract.models import (
@@ -42,39 +44,72 @@ from engine.api import (
     InputReceived,
     Received,
 )
-from engine.board import Board
-from engine.cards import Cards
-from engine.chips import LIFT_S, Chips
-from engine.dealing import Dealing
-from engine.devices import Devices
-from engine.handling import Handling
-from engine.hands import Hands
-from engine.results import Results
+from engine.betting.terms import Clear
+from engine.board import Board, BoardState
+from engine.cards import Cards, CardState
+from engine.chips import LIFT_S, Chips, ChipState
+from engine.dealing import Dealing, DealState
+from engine.devices import Devices, DeviceState
+from engine.handling import Handling, HandlingState
+from engine.hands import HandPart, Hands
+from engine.results import Results, ResultState
 from engine.seqtrack import received_ts
-from engine.sequences import Sequences
-from engine.session import Session
+from engine.sequences import Sequences, SequenceState
+from engine.session import Session, SessionPart
 from engine.table import Table
+
+if TYPE_CHECKING:
+    from engine.betting.terms import Verdicts
 
 #: Actions kept between hands for the coming one (a hand's result lists at most 4,096).
 COMING_LIMIT: Final = 4096
 
 
-class Machine(Table):
+class Machine:
     """The engine's working state and its dispatcher (see the module docstring)."""
 
     def __init__(self, settings: EngineSettings) -> None:
-        super().__init__(settings)
+        #: What every concern shares: the time, the hand number, the alert book, the outputs.
+        self.table = Table(settings)
+        # One state part per concern (each concern, built around its part by attach_concerns,
+        # is held next to it):
+        #: devices: their sequence numbers and the gap fill (engine.sequences)
+        self.device_seqs = SequenceState()
+        self.sequences: Sequences
+        #: devices: their health, who may say what, tracking (engine.devices)
+        self.device_state = DeviceState()
+        self.devices: Devices
+        #: the hand's course and the sensors it starts from (engine.hands)
+        self.hand_part = HandPart()
+        self.hands: Hands
+        #: the cards on the table (engine.cards)
+        self.card_state = CardState()
+        self.cards: Cards
+        #: chips: where each chip tag is read and is, chips lifted, unknown tags (engine.chips)
+        self.chip_state = ChipState()
+        self.chips: Chips
+        #: the deal and the decks (engine.dealing)
+        self.deal_state = DealState()
+        self.dealing: Dealing
+        #: the board and the burns (engine.board)
+        self.board_state = BoardState()
+        self.board: Board
+        #: the hand's money and result, and what lasts across hands (engine.results)
+        self.result_state = ResultState()
+        self.results: Results
+        #: card handling: a fold half done, live hole cards read nowhere (engine.handling)
+        self.handling_state = HandlingState()
+        self.handling: Handling
+        #: the session around the hands (engine.session)
+        self.session_part = SessionPart()
+        self.session: Session
         self.attach_concerns()
 
-    def copy(self) -> Self:
-        """A working copy for the next step: containers copied, immutable values shared."""
-        new = type(self).__new__(type(self))
-        new.__dict__ = self.__dict__.copy()
-        # rarely written dicts (sessions, states, occupancy, blinds, decks) are replaced, not
-        # updated, when they change, so they can be shared here
-        new.book = self.book.copy()
-        new.commands = []
-        new.hands_out = []
+    def copy(self) -> Machine:
+        """A working copy for the next step: each part copied (shallow copies of small dicts;
+        every value inside is immutable), the concerns built around the copies."""
+        new = Machine.__new__(Machine)
+        new.table = self.table.copy()
         new.device_seqs = self.device_seqs.copy()
         new.device_state = self.device_state.copy()
         new.hand_part = self.hand_part.copy()
@@ -88,6 +123,51 @@ class Machine(Table):
         new.attach_concerns()
         return new
 
+    def reset_hand(self) -> None:
+        """A new hand (or a lost one forgotten): each part resets its hand's fields."""
+        self.table.new_hand()
+        self.hand_part.new_hand()
+        self.deal_state.new_hand()
+        self.card_state.new_hand()
+        self.board_state.new_hand()
+        self.result_state.new_hand()
+        self.chip_state.unknown = {}
+        self.handling_state.reset()
+
+    def begin_step(self) -> None:
+        """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
+        holds). The lists of the last step's outputs were emptied when it ended."""
+        self.card_state.changed = False
+
+    def session_out(self, verdicts: Verdicts) -> None:
+        """The session part's findings as alerts: one per key, kept across hands (scope
+        ``session``) until the part clears it."""
+        table = self.table
+        book = table.book
+        for verdict in verdicts:
+            if isinstance(verdict, Clear):
+                if book.meta:
+                    book.resolve_scope("session", table.ts, verdict.key)
+                continue
+            existing = book.find(verdict.code, verdict.key)
+            if existing is None:
+                table.raise_alert(
+                    verdict.code, verdict.message, verdict.seat, scope="session", key=verdict.key
+                )
+            elif book.active[existing].message != verdict.message:
+                book.update(existing, table.ts, message=verdict.message)
+
+    def session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
+        """A chip moved: the session follows stacks; True when the chip plays no part in the
+        hand (added to a stack during it)."""
+        session = self.session
+        if not session.touches(uid, src, dst):
+            return False
+        won = uid in self.result_state.award_chips or uid in self.result_state.hand_awards
+        skip, verdicts = session.on_chip(uid, value, src, dst, won=won, now=self.table.clock)
+        self.session_out(verdicts)
+        return skip
+
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
     CONCERNS: Final = frozenset(
         {"sequences", "devices", "hands", "cards", "chips", "dealing", "board", "results", "handling"}
@@ -97,20 +177,21 @@ class Machine(Table):
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,
         a state restored from data)."""
-        self.sequences = Sequences(self.device_seqs, self.commands, self.gap_wait)
-        self.devices = Devices(self.device_state, self)
-        self.hands = Hands(self.hand_part, self)
-        self.cards = Cards(self.card_state, self)
-        self.chips = Chips(self.chip_state, self)
-        self.dealing = Dealing(self.deal_state, self)
-        self.board = Board(self.board_state, self)
-        self.results = Results(self.result_state, self)
-        self.handling = Handling(self.handling_state, self)
-        self.session = Session(self.session_part, self.settings.session)
+        table = self.table
+        self.sequences = Sequences(self.device_seqs, table.commands, table.gap_wait)
+        self.devices = Devices(self.device_state, table, self)
+        self.hands = Hands(self.hand_part, table, self)
+        self.cards = Cards(self.card_state, table, self)
+        self.chips = Chips(self.chip_state, table, self)
+        self.dealing = Dealing(self.deal_state, table, self)
+        self.board = Board(self.board_state, table, self)
+        self.results = Results(self.result_state, table, self)
+        self.handling = Handling(self.handling_state, table, self)
+        self.session = Session(self.session_part, self.table.settings.session)
 
     def handle(self, received: Received) -> None:
-        """Take one received message; alert changes accumulate in ``self.book.changes``,
-        device commands in ``self.commands``. While a gap is being filled the message waits
+        """Take one received message; alert changes accumulate in ``self.table.book.changes``,
+        device commands in ``self.table.commands``. While a gap is being filled the message waits
         (engine.sequences), and is applied in its place once the gap is closed."""
         if (
             type(received) is DeviceEventReceived or type(received) is DeviceStatusReceived
@@ -126,16 +207,16 @@ class Machine(Table):
     def _apply_tag(self, device: str, event: TagEvent, received: Received) -> None:
         """:meth:`_apply` of a tag read (nearly every message: one path, the chip looked up
         once)."""
-        chips = self.settings.chips
+        chips = self.table.settings.chips
         value = chips.value(event.uid) if chips is not None else None
         if value is None and self.chip_state.lifted:
             # a card follows the chips lifted before it: they have gone
             self.chips.settle_lifted(everything=True)
-        ts = self.ts = event.ts
-        if ts > self.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
-            self.clock = ts
+        ts = self.table.ts = event.ts
+        if ts > self.table.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
+            self.table.clock = ts
         sequences = self.sequences
-        taken = sequences.take(device, event, self.clock)
+        taken = sequences.take(device, event, self.table.clock)
         if sequences.findings:
             self.devices.sequence_findings()
         if taken is None:
@@ -143,8 +224,8 @@ class Machine(Table):
         elif taken:
             sequences.counted(device)
             if value is not None and device in self.device_state.readers:
-                if ts > self.read_ts:  # noqa: PLR1730 - (as above)
-                    self.read_ts = ts
+                if ts > self.table.read_ts:  # noqa: PLR1730 - (as above)
+                    self.table.read_ts = ts
                 self.chips.tag(event.uid, event.zone, event.present, value)
             else:
                 self._tag(device, event)
@@ -153,16 +234,16 @@ class Machine(Table):
     def _hold(self, received: Received) -> None:
         """While gaps are open (engine.sequences): the message waits; once they are closed,
         what waited is applied in its order, until one opens a new gap (the rest waits again)."""
-        self.ts = received_ts(received)
-        self.clock = max(self.clock, self.ts)
+        self.table.ts = received_ts(received)
+        self.table.clock = max(self.table.clock, self.table.ts)
         sequences = self.sequences
-        released = sequences.hold(received, self.clock)
+        released = sequences.hold(received, self.table.clock)
         if sequences.findings:
             self.devices.sequence_findings()
         for index, item in enumerate(released):
             self._apply(item)
             if self.device_seqs.gaps:
-                sequences.hold_back(released[index + 1 :], self.clock)
+                sequences.hold_back(released[index + 1 :], self.table.clock)
                 return
 
     def _apply(self, received: Received) -> None:
@@ -176,7 +257,7 @@ class Machine(Table):
         """What time and the message's effects made due: chips lifted long enough ago, cards
         off the table, half-done folds, the hand's result."""
         lifted = self.chip_state.lifted
-        if lifted and next(iter(lifted.values()))[1] <= self.read_ts - LIFT_S:
+        if lifted and next(iter(lifted.values()))[1] <= self.table.read_ts - LIFT_S:
             self.chips.settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
         handling = self.handling_state
         if handling.off_table:
@@ -185,22 +266,22 @@ class Machine(Table):
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_part.hand_over and not self.result_state.result_sent:
             self.results.maybe_finish()
-        if self.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
-            self.session_out(self.session.on_time(self.clock))
+        if self.table.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
+            self.session_out(self.session.on_time(self.table.clock))
 
     def _is_chip_read(self, received: Received) -> bool:
         if not isinstance(received, DeviceEventReceived):
             return isinstance(received, DeviceStatusReceived)
         event = received.event
-        chips = self.settings.chips
+        chips = self.table.settings.chips
         return isinstance(event, TagEvent) and chips is not None and chips.value(event.uid) is not None
 
     def _apply_one(self, received: Received) -> None:
         if isinstance(received, DeviceEventReceived):
-            self.ts = received.event.ts
-            self.clock = max(self.clock, self.ts)
+            self.table.ts = received.event.ts
+            self.table.clock = max(self.table.clock, self.table.ts)
             sequences = self.sequences
-            taken = sequences.take(received.device, received.event, self.clock)
+            taken = sequences.take(received.device, received.event, self.table.clock)
             if sequences.findings:
                 self.devices.sequence_findings()
             if taken is None:
@@ -209,25 +290,25 @@ class Machine(Table):
                 sequences.counted(received.device)
                 self._device_event(received.device, received.event)
         elif isinstance(received, DeviceStatusReceived):
-            self.ts = received.status.ts
-            newer = self.ts > self.clock
-            self.clock = max(self.clock, self.ts)
+            self.table.ts = received.status.ts
+            newer = self.table.ts > self.table.clock
+            self.table.clock = max(self.table.clock, self.table.ts)
             device, status = received.device, received.status
             sequences = self.sequences
-            if sequences.status_gap(device, status, self.clock) or sequences.reconnected(
-                device, status, newer, self.device_state.states.get(device), self.clock
+            if sequences.status_gap(device, status, self.table.clock) or sequences.reconnected(
+                device, status, newer, self.device_state.states.get(device), self.table.clock
             ):
                 sequences.wait(received)  # what it announces is coming: it waits
             else:
                 self.devices.status(device, status)
         elif isinstance(received, InputReceived):
-            self.ts = received.input.ts
-            self.clock = max(self.clock, self.ts)
+            self.table.ts = received.input.ts
+            self.table.clock = max(self.table.clock, self.table.ts)
             self.devices.input_seen(received.input)
             self._input(received.input)
         else:
-            self.ts = received.received
-            self.clock = max(self.clock, self.ts)
+            self.table.ts = received.received
+            self.table.clock = max(self.table.clock, self.table.ts)
             self.devices.rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
@@ -237,12 +318,12 @@ class Machine(Table):
         if not isinstance(event, FaultEvent):
             self.devices.other_from(device)
         if not isinstance(event, FaultEvent):
-            self.book.resolve_scope("device", self.ts, f"{device}#fault")
+            self.table.book.resolve_scope("device", self.table.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):
             self._key(event.key, event.seat, event.alert)
         elif isinstance(event, SeatEvent):
             empty = self.hands.seat_sensed(event.seat, event.occupied)
-            self.session_out(self.session.on_seat(event.seat, event.occupied, self.ts, empty=empty))
+            self.session_out(self.session.on_seat(event.seat, event.occupied, self.table.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
             self.hands.button_moved(event.seat)
         elif isinstance(event, BlindEvent):
@@ -265,9 +346,9 @@ class Machine(Table):
         elif isinstance(item, ActionInput):
             self._action(item)
         elif isinstance(item, DealerBadgeInput):
-            self.session_out(self.session.on_dealer(item.dealer, self.ts))
+            self.session_out(self.session.on_dealer(item.dealer, self.table.ts))
         elif isinstance(item, LevelStartInput):
-            self.session_out(self.session.on_level_start(self.ts))
+            self.session_out(self.session.on_level_start(self.table.ts))
 
     def _action(self, item: ActionInput) -> None:
         hand = self.hand_part
@@ -282,12 +363,12 @@ class Machine(Table):
             return
         hand.actions += ((hand.rounds_done, item.seat, item.action),)
         self.board.action(item.action)  # action taken on an unburned street: it stands
-        if self.settings.stakes is not None:
+        if self.table.settings.stakes is not None:
             self.results.action(item)
             if item.action == "fold":
                 self.result_state.folded |= {item.seat}
             self._river_actions_done()
-        elif self.settings.action_feed and hand.running:
+        elif self.table.settings.action_feed and hand.running:
             self.hands.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             hand.folded |= {item.seat}
@@ -300,8 +381,8 @@ class Machine(Table):
             f"More than {COMING_LIMIT} actions arrived between hands: only the latest "
             f"{COMING_LIMIT} are kept for the coming hand."
         )
-        if self.book.find("bad_payload", "coming-actions") is None:
-            self.raise_alert("bad_payload", message, scope="hand", key="coming-actions")
+        if self.table.book.find("bad_payload", "coming-actions") is None:
+            self.table.raise_alert("bad_payload", message, scope="hand", key="coming-actions")
 
     def start_hand(self, *, by_key: bool) -> None:
         """A new hand starts (engine.hands), then takes the actions that came before it."""
@@ -327,7 +408,7 @@ class Machine(Table):
     def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
         hand = self.hand_part
         if key == "ack":
-            self.book.acknowledge(self.ts, seat, alert)
+            self.table.book.acknowledge(self.table.ts, seat, alert)
         elif key == "new_hand":
             if self.device_state.untracked:
                 self.hands.resume()  # events of the last hand were lost: start clean
@@ -359,17 +440,17 @@ class Machine(Table):
                     self.dealing.expose(shown[-1] if shown else cards[-1], seat)
         elif key == "misdeal":
             if hand.running:
-                self.book.resolve_scope("hand", self.ts)
+                self.table.book.resolve_scope("hand", self.table.ts)
                 self.hands.void_hand()
         elif key == "declare_board" and seat is not None:
             self.deal_state.declared |= {seat}
         elif key == "last_hands":
-            self.session_out(self.session.on_last_hands(self.ts))
+            self.session_out(self.session.on_last_hands(self.table.ts))
 
     def _tag(self, device: str, event: TagEvent) -> None:
         self.devices.tag_from(device)
-        self.read_ts = max(self.read_ts, event.ts)
-        if (self.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
+        self.table.read_ts = max(self.table.read_ts, event.ts)
+        if (self.table.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
             event.uid, event.zone, event.present
         ):
             return

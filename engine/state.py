@@ -83,11 +83,11 @@ class EngineState(NamedTuple):
 
     @property
     def settings(self) -> EngineSettings:
-        return self.machine.settings
+        return self.machine.table.settings
 
     @property
     def hand(self) -> int:
-        return self.machine.hand_part.hand
+        return self.machine.table.hand
 
     @property
     def phase(self) -> str:
@@ -127,7 +127,7 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
             money_view = money.table_view(showdown)
             cache.view = (money, showdown, money_view)
     return (
-        hand.hand,
+        m.table.hand,
         hand.phase,
         hand.hand_button if hand.hand_button is not None else hand.button,
         seat_items,
@@ -168,7 +168,7 @@ def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, .
     """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
     hand = m.hand_part
     last_rest, occupied, in_hand, last_items, states = cache.seats
-    count = m.settings.seats
+    count = m.table.settings.seats
     seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
     rest = (count, active, hand.seats_known, key[4], key[5], key[6])
     seat_cards = m.card_state.seat_cards
@@ -224,7 +224,7 @@ def _changed_seats(
 
 def _board_of(cache: PublicCache, m: Machine) -> list[str]:
     """The board's card names (the registry's)."""
-    registry = m.settings.registry
+    registry = m.table.settings.registry
     last_board, last_registry, board = cache.board
     if last_registry is registry and last_board == m.board_state.cards:
         return board
@@ -290,17 +290,18 @@ def public_of(
     view = key[11]
     last_of, last_values = cache.public
     session = key[12]
-    if alerts_same and last_of[0] is m and last_of[1:] == (hand.seats_known, m.profile, *key[:11], session):
+    profile = m.table.profile
+    if alerts_same and last_of[0] is m and last_of[1:] == (hand.seats_known, profile, *key[:11], session):
         values = last_values.copy()
-        values["ts"] = m.ts
+        values["ts"] = m.table.ts
     else:
         active = hand.running or hand.phase in ("showdown", "misdeal")
-        active_alerts = m.book.active
+        active_alerts = m.table.book.active
         alerts, omitted = _listed(list(active_alerts.values())) if active_alerts else ([], 0)
         values = {
             "v": 1,
-            "ts": m.ts,
-            "hand": hand.hand,
+            "ts": m.table.ts,
+            "hand": m.table.hand,
             "phase": hand.phase,
             "button": key[2],
             "seats": _seats_of(cache, m, active, key),
@@ -309,7 +310,7 @@ def public_of(
             "deck": hand.hand_deck,
             "alerts": alerts,
             "alerts_omitted": omitted,
-            "profile": m.profile,
+            "profile": m.table.profile,
             "tracking": m.device_state.tracking,
             # the session's (docs/engine.md, "The session"): none on most tables
             "dealer": None,
@@ -319,7 +320,7 @@ def public_of(
         }
         if session is not EMPTY_VIEW:
             values.update(_session_fields(session))  # type: ignore[arg-type]
-        cache.public = ((m, hand.seats_known, m.profile, *key[:11], session), values.copy())
+        cache.public = ((m, hand.seats_known, m.table.profile, *key[:11], session), values.copy())
     if view is not None:
         values.update(_money_fields(cache, view))  # type: ignore[arg-type]
     return _construct(PublicState, values)
@@ -365,4 +366,4 @@ def showdown_order_of(state: EngineState) -> tuple[int, ...]:
         if round_no == last_round and action in ("bet", "raise", "all_in"):
             aggressor = seat
     button = hand.hand_button if hand.hand_button is not None else (left[-1] if left else 1)
-    return showdown_order(left, button, m.settings.seats, aggressor)
+    return showdown_order(left, button, m.table.settings.seats, aggressor)

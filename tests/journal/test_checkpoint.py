@@ -163,7 +163,7 @@ def test_the_checkpoint_is_json_of_plain_data_with_its_versions() -> None:
     document = json.loads(zlib.decompress(_crafted(lambda d: None)))
     assert document["format"] == checkpoint.FORMAT == 2
     assert document["engine"]["version"] == STATE_VERSION
-    assert document["engine"]["machine"]["hand_part"]["f"]["hand"] == 1
+    assert document["engine"]["machine"]["hand"] == 1
 
 
 def test_a_checkpoint_of_another_engine_version_is_refused() -> None:
@@ -210,8 +210,8 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("field", "value", "reason"),
     [
-        ("hand_part.hand", "seven", "machine.hand_part.hand: str where this engine keeps a int"),
-        ("hand_part.hand", True, "machine.hand_part.hand: bool where this engine keeps a int"),
+        ("hand", "seven", "machine.hand: str where this engine keeps a int"),
+        ("hand", True, "machine.hand: bool where this engine keeps a int"),
         ("hand_part.occupied", [], "machine.hand_part.occupied: tuple where this engine keeps a dict"),
         ("hand_part.blinds", {"D": [[{"L": []}, 1]]}, "machine.hand_part.HandPart.blinds: bad 'D' value"),
         ("card_state",
