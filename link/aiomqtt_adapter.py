@@ -12,6 +12,9 @@ connection they came from (a public attribute set on aiomqtt's own message objec
 for diagnostics and the tests that check its options (TCP_NODELAY).
 
 :func:`tolerate_socket_race` keeps one harmless race of aiomqtt's out of the logs' tracebacks.
+
+:func:`fail_connect_when_closed` makes a connection the broker closes before its CONNACK fail
+at once: aiomqtt ignores a disconnection before CONNACK and waits out its whole timeout.
 """
 
 from __future__ import annotations
@@ -37,6 +40,27 @@ def acknowledge(client: aiomqtt.Client, message: aiomqtt.Message) -> None:
     """Acknowledge a QoS 1 message (a no-op for QoS 0) on the current connection."""
     if message.qos > 0:
         client._client.ack(message.mid, message.qos)
+
+
+def fail_connect_when_closed(client: aiomqtt.Client) -> None:
+    """Fail ``async with client`` as soon as the broker closes the connection before CONNACK.
+
+    aiomqtt's ``_on_disconnect`` returns early while the connection is not yet acknowledged, so a
+    broker that accepts the TCP connection and then drops it (a NATS node whose MQTT sessions'
+    stream has no leader does so after 4 s) costs the caller its whole timeout instead."""
+    paho = client._client
+    original = paho.on_disconnect
+
+    def on_disconnect(*args: Any) -> None:
+        connected = client._connected
+        if not connected.done():
+            reason = args[3] if len(args) > 3 else None
+            connected.set_exception(aiomqtt.MqttError(
+                f"the broker closed the connection before its CONNACK ({reason})"))
+        if original is not None:
+            original(*args)
+
+    paho.on_disconnect = on_disconnect
 
 
 def connection_tagged_queue(

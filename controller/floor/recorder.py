@@ -46,6 +46,7 @@ from contract.topics import check_segment, parse_floor_topic
 from controller.floor.feed import (
     Brokers,
     FloorFeed,
+    floor_client,
     floor_client_id,
     pause,
     payload_bytes,
@@ -54,7 +55,6 @@ from controller.floor.feed import (
 )
 from controller.floor.store import DatabaseUnavailable, FloorStore
 from link.aiomqtt_adapter import acknowledge, arrived_on, connection_tagged_queue, enable_manual_acks
-from link.client import make_client
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,9 @@ class Recorder:
                       filters=self.filters, qos=0, first=1)
             if witness else None
         )
+        if self.witness is not None:
+            # One node's death should not take both: each avoids the other's node.
+            self.witness.avoid = self.brokers
 
     async def _client_id(self) -> str:
         if self.fixed_id is not None:
@@ -222,7 +225,7 @@ class Recorder:
             self._store_failed.clear()
             self._connection += 1
             number = self._connection
-            client = make_client(
+            client = floor_client(
                 mqtt, identifier, persistent=True, queue_type=connection_tagged_queue(partial(int, number))
             )
             enable_manual_acks(client)
@@ -237,7 +240,8 @@ class Recorder:
                 log.warning("floor recorder: broker %s: %s", where(mqtt), error)
                 self.health.detail = f"no broker connection ({where(mqtt)}): {error}"
                 self.health.connected = False
-                await pause(stop, self.brokers.failed())
+                witness = self.witness.brokers.index if self.witness is not None else None
+                await pause(stop, self.brokers.failed(avoid=witness))
                 continue
             finally:
                 self.health.connected = False
