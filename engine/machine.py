@@ -207,16 +207,17 @@ class Machine:
     def _apply_tag(self, device: str, event: TagEvent, received: Received) -> None:
         """:meth:`_apply` of a tag read (nearly every message: one path, the chip looked up
         once)."""
-        chips = self.table.settings.chips
+        table = self.table
+        chips = table.settings.chips
         value = chips.value(event.uid) if chips is not None else None
         if value is None and self.chip_state.lifted:
             # a card follows the chips lifted before it: they have gone
             self.chips.settle_lifted(everything=True)
-        ts = self.table.ts = event.ts
-        if ts > self.table.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
-            self.table.clock = ts
+        ts = table.ts = event.ts
+        if ts > table.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
+            table.clock = ts
         sequences = self.sequences
-        taken = sequences.take(device, event, self.table.clock)
+        taken = sequences.take(device, event, table.clock)
         if sequences.findings:
             self.devices.sequence_findings()
         if taken is None:
@@ -224,8 +225,8 @@ class Machine:
         elif taken:
             sequences.counted(device)
             if value is not None and device in self.device_state.readers:
-                if ts > self.table.read_ts:  # noqa: PLR1730 - (as above)
-                    self.table.read_ts = ts
+                if ts > table.read_ts:  # noqa: PLR1730 - (as above)
+                    table.read_ts = ts
                 self.chips.tag(event.uid, event.zone, event.present, value)
             else:
                 self._tag(device, event)
@@ -234,16 +235,17 @@ class Machine:
     def _hold(self, received: Received) -> None:
         """While gaps are open (engine.sequences): the message waits; once they are closed,
         what waited is applied in its order, until one opens a new gap (the rest waits again)."""
-        self.table.ts = received_ts(received)
-        self.table.clock = max(self.table.clock, self.table.ts)
+        table = self.table
+        table.ts = received_ts(received)
+        table.clock = max(table.clock, table.ts)
         sequences = self.sequences
-        released = sequences.hold(received, self.table.clock)
+        released = sequences.hold(received, table.clock)
         if sequences.findings:
             self.devices.sequence_findings()
         for index, item in enumerate(released):
             self._apply(item)
             if self.device_seqs.gaps:
-                sequences.hold_back(released[index + 1 :], self.table.clock)
+                sequences.hold_back(released[index + 1 :], table.clock)
                 return
 
     def _apply(self, received: Received) -> None:
@@ -256,8 +258,9 @@ class Machine:
     def _after_apply(self) -> None:
         """What time and the message's effects made due: chips lifted long enough ago, cards
         off the table, half-done folds, the hand's result."""
+        table = self.table
         lifted = self.chip_state.lifted
-        if lifted and next(iter(lifted.values()))[1] <= self.table.read_ts - LIFT_S:
+        if lifted and next(iter(lifted.values()))[1] <= table.read_ts - LIFT_S:
             self.chips.settle_lifted()  # (its own first test, here: the oldest lifted chip is due)
         handling = self.handling_state
         if handling.off_table:
@@ -266,8 +269,8 @@ class Machine:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_part.hand_over and not self.result_state.result_sent:
             self.results.maybe_finish()
-        if self.table.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
-            self.session_out(self.session.on_time(self.table.clock))
+        if table.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
+            self.session_out(self.session.on_time(table.clock))
 
     def _is_chip_read(self, received: Received) -> bool:
         if not isinstance(received, DeviceEventReceived):
@@ -277,11 +280,12 @@ class Machine:
         return isinstance(event, TagEvent) and chips is not None and chips.value(event.uid) is not None
 
     def _apply_one(self, received: Received) -> None:
+        table = self.table
         if isinstance(received, DeviceEventReceived):
-            self.table.ts = received.event.ts
-            self.table.clock = max(self.table.clock, self.table.ts)
+            table.ts = received.event.ts
+            table.clock = max(table.clock, table.ts)
             sequences = self.sequences
-            taken = sequences.take(received.device, received.event, self.table.clock)
+            taken = sequences.take(received.device, received.event, table.clock)
             if sequences.findings:
                 self.devices.sequence_findings()
             if taken is None:
@@ -290,40 +294,41 @@ class Machine:
                 sequences.counted(received.device)
                 self._device_event(received.device, received.event)
         elif isinstance(received, DeviceStatusReceived):
-            self.table.ts = received.status.ts
-            newer = self.table.ts > self.table.clock
-            self.table.clock = max(self.table.clock, self.table.ts)
+            table.ts = received.status.ts
+            newer = table.ts > table.clock
+            table.clock = max(table.clock, table.ts)
             device, status = received.device, received.status
             sequences = self.sequences
-            if sequences.status_gap(device, status, self.table.clock) or sequences.reconnected(
-                device, status, newer, self.device_state.states.get(device), self.table.clock
+            if sequences.status_gap(device, status, table.clock) or sequences.reconnected(
+                device, status, newer, self.device_state.states.get(device), table.clock
             ):
                 sequences.wait(received)  # what it announces is coming: it waits
             else:
                 self.devices.status(device, status)
         elif isinstance(received, InputReceived):
-            self.table.ts = received.input.ts
-            self.table.clock = max(self.table.clock, self.table.ts)
+            table.ts = received.input.ts
+            table.clock = max(table.clock, table.ts)
             self.devices.input_seen(received.input)
             self._input(received.input)
         else:
-            self.table.ts = received.received
-            self.table.clock = max(self.table.clock, self.table.ts)
+            table.ts = received.received
+            table.clock = max(table.clock, table.ts)
             self.devices.rejected(received)
 
     def _device_event(self, device: str, event: DeviceEvent) -> None:
+        table = self.table
         if isinstance(event, TagEvent):  # most events: tag reads
             self._tag(device, event)
             return
         if not isinstance(event, FaultEvent):
             self.devices.other_from(device)
         if not isinstance(event, FaultEvent):
-            self.table.book.resolve_scope("device", self.table.ts, f"{device}#fault")
+            table.book.resolve_scope("device", table.ts, f"{device}#fault")
         if isinstance(event, KeyEvent):
             self._key(event.key, event.seat, event.alert)
         elif isinstance(event, SeatEvent):
             empty = self.hands.seat_sensed(event.seat, event.occupied)
-            self.session_out(self.session.on_seat(event.seat, event.occupied, self.table.ts, empty=empty))
+            self.session_out(self.session.on_seat(event.seat, event.occupied, table.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
             self.hands.button_moved(event.seat)
         elif isinstance(event, BlindEvent):
@@ -341,16 +346,18 @@ class Machine:
             self.devices.fault(device, event)
 
     def _input(self, item: DealerInput) -> None:
+        table = self.table
         if isinstance(item, KeyInput):
             self._key(item.key, item.seat, item.alert)
         elif isinstance(item, ActionInput):
             self._action(item)
         elif isinstance(item, DealerBadgeInput):
-            self.session_out(self.session.on_dealer(item.dealer, self.table.ts))
+            self.session_out(self.session.on_dealer(item.dealer, table.ts))
         elif isinstance(item, LevelStartInput):
-            self.session_out(self.session.on_level_start(self.table.ts))
+            self.session_out(self.session.on_level_start(table.ts))
 
     def _action(self, item: ActionInput) -> None:
+        table = self.table
         hand = self.hand_part
         if not hand.running and (hand.phase != "misdeal" or item.action == "post"):
             # Between the previous hand's end (or its misdeal) and the deal: the coming hand's
@@ -363,12 +370,12 @@ class Machine:
             return
         hand.actions += ((hand.rounds_done, item.seat, item.action),)
         self.board.action(item.action)  # action taken on an unburned street: it stands
-        if self.table.settings.stakes is not None:
+        if table.settings.stakes is not None:
             self.results.action(item)
             if item.action == "fold":
                 self.result_state.folded |= {item.seat}
             self._river_actions_done()
-        elif self.table.settings.action_feed and hand.running:
+        elif table.settings.action_feed and hand.running:
             self.hands.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             hand.folded |= {item.seat}
@@ -377,12 +384,13 @@ class Machine:
     def _too_many_coming(self) -> None:
         """More actions between hands than a hand has: the oldest are not kept (said once a
         hand, as a ``bad_payload`` on the inputs)."""
+        table = self.table
         message = (
             f"More than {COMING_LIMIT} actions arrived between hands: only the latest "
             f"{COMING_LIMIT} are kept for the coming hand."
         )
-        if self.table.book.find("bad_payload", "coming-actions") is None:
-            self.table.raise_alert("bad_payload", message, scope="hand", key="coming-actions")
+        if table.book.find("bad_payload", "coming-actions") is None:
+            table.raise_alert("bad_payload", message, scope="hand", key="coming-actions")
 
     def start_hand(self, *, by_key: bool) -> None:
         """A new hand starts (engine.hands), then takes the actions that came before it."""
@@ -406,9 +414,10 @@ class Machine:
         return True
 
     def _key(self, key: str, seat: int | None, alert: str | None = None) -> None:
+        table = self.table
         hand = self.hand_part
         if key == "ack":
-            self.table.book.acknowledge(self.table.ts, seat, alert)
+            table.book.acknowledge(table.ts, seat, alert)
         elif key == "new_hand":
             if self.device_state.untracked:
                 self.hands.resume()  # events of the last hand were lost: start clean
@@ -440,17 +449,18 @@ class Machine:
                     self.dealing.expose(shown[-1] if shown else cards[-1], seat)
         elif key == "misdeal":
             if hand.running:
-                self.table.book.resolve_scope("hand", self.table.ts)
+                table.book.resolve_scope("hand", table.ts)
                 self.hands.void_hand()
         elif key == "declare_board" and seat is not None:
             self.deal_state.declared |= {seat}
         elif key == "last_hands":
-            self.session_out(self.session.on_last_hands(self.table.ts))
+            self.session_out(self.session.on_last_hands(table.ts))
 
     def _tag(self, device: str, event: TagEvent) -> None:
+        table = self.table
         self.devices.tag_from(device)
-        self.table.read_ts = max(self.table.read_ts, event.ts)
-        if (self.table.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
+        table.read_ts = max(table.read_ts, event.ts)
+        if (table.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
             event.uid, event.zone, event.present
         ):
             return
