@@ -40,18 +40,20 @@ def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs
     alerts: tuple[Alert, ...] = ()
     commands: tuple[tuple[str, DeviceCommand], ...] = ()
     hands: tuple[HandResult, ...] = ()
-    if machine.table.book.changes:
-        alerts = tuple(machine.table.book.changes)
-        machine.table.book.changes = []
-    if machine.table.commands:
-        commands = tuple(machine.table.commands)
-        machine.table.commands.clear()  # (the list the machine's concerns append to)
-    if machine.table.hands_out:
-        hands = tuple(machine.table.hands_out)
-        machine.table.hands_out = []
+    table = machine.table
+    book = table.book
+    if book.changes:
+        alerts = tuple(book.changes)
+        book.changes = []
+    if table.commands:
+        commands = tuple(table.commands)
+        table.commands.clear()  # (the list the machine's concerns append to)
+    if table.hands_out:
+        hands = tuple(table.hands_out)
+        table.hands_out = []
     key = state_key(machine, cache)
-    if alerts or key != machine.table.state_key:
-        machine.table.state_key = key
+    if alerts or key != table.state_key:
+        table.state_key = key
         # (no alert change: the alerts are those of the last public state built)
         public = public_of(machine, key, alerts_same=not alerts, cache=cache)
         return Outputs(alerts, public, commands, hands)
