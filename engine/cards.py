@@ -79,6 +79,11 @@ class Cards:
         self.change()
         del self.state.zone[uid]
 
+    def forget_where_seen(self) -> None:
+        """A hand whose events were lost is forgotten (engine.hands): where each tag was last
+        read too (an absence may be among what was lost)."""
+        self.state.present = {}
+
     def seen(self, uid: str, zone: str, face_up: bool) -> None:
         """A card's tag read present in ``zone`` (face up or not)."""
         state, machine = self.state, self.machine

@@ -225,7 +225,7 @@ class Hands:
         self._close_hand()
         machine.reset_hand()
         state.phase = "idle"
-        machine.card_state.present = {}
+        machine.cards.forget_where_seen()
         state.void_cards = frozenset()
         state.misdeal_deck = None
         state.anchor = None
@@ -246,7 +246,7 @@ class Hands:
         machine = self.machine
         redeal_of = state.misdeal_deck if state.phase == "misdeal" else None
         self._close_hand()
-        self.table.hand += 1
+        table.hand += 1
         machine.reset_hand()
         state.redeal_of = redeal_of
         state.misdeal_deck = None

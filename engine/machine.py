@@ -103,6 +103,7 @@ class Machine:
         #: the session around the hands (engine.session)
         self.session_part = SessionPart()
         self.session: Session
+        self.reset_hand()
         self.attach_concerns()
 
     def copy(self) -> Machine:
