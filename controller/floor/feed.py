@@ -15,7 +15,6 @@ whole timeout, and the next node would be tried a second later than it could be.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -29,6 +28,7 @@ from contract.topics import floor_filters
 from link.aiomqtt_adapter import fail_connect_when_closed
 from link.backoff import Backoff
 from link.client import make_client
+from link.reconnect import reconnecting
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +85,6 @@ class Brokers:
         return ", ".join(where(b) for b in self.all)
 
 
-async def pause(stop: asyncio.Event, seconds: float) -> None:
-    """Wait ``seconds`` unless ``stop`` is set first."""
-    if seconds > 0:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), seconds)
-
-
 async def subscribe(client: aiomqtt.Client, filters: Sequence[str], qos: int) -> None:
     """Subscribe to every filter; a filter the broker refuses (SUBACK failure, as a NATS node
     answers while it cannot create the subscription's consumer) is a failed connection: the
@@ -145,23 +138,25 @@ class FloorFeed:
         self.connected = False
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
+        async def attempt() -> bool:
             mqtt = self.brokers.current
-            client = floor_client(mqtt, self.client_id)
-            try:
-                async with client:
-                    await subscribe(client, self.filters, self.qos)
-                    log.info("floor: connected to %s, subscribed to %s", where(mqtt), ", ".join(self.filters))
-                    self.brokers.connected()
-                    self.connected = True
-                    self.connection(True, None)
-                    await self._receive(client, stop)
-                    return
-            except aiomqtt.MqttError as error:
-                log.warning("floor: broker %s: %s", where(mqtt), error)
-                self.connected = False
-                self.connection(False, f"no broker connection ({where(mqtt)}): {error}")
-            await pause(stop, self.brokers.failed(self.avoid.index if self.avoid is not None else None))
+            async with floor_client(mqtt, self.client_id) as client:
+                await subscribe(client, self.filters, self.qos)
+                log.info("floor: connected to %s, subscribed to %s", where(mqtt), ", ".join(self.filters))
+                self.brokers.connected()
+                self.connected = True
+                self.connection(True, None)
+                await self._receive(client, stop)
+            return True
+
+        def lost(error: Exception) -> float:
+            mqtt = self.brokers.current
+            log.warning("floor: broker %s: %s", where(mqtt), error)
+            self.connected = False
+            self.connection(False, f"no broker connection ({where(mqtt)}): {error}")
+            return self.brokers.failed(self.avoid.index if self.avoid is not None else None)
+
+        await reconnecting(attempt, lost, stop=stop)
 
     async def _receive(self, client: aiomqtt.Client, stop: asyncio.Event) -> None:
         async def receive() -> None:

@@ -48,13 +48,13 @@ from controller.floor.feed import (
     FloorFeed,
     floor_client,
     floor_client_id,
-    pause,
     payload_bytes,
     subscribe,
     where,
 )
 from controller.floor.store import DatabaseUnavailable, FloorStore
 from link.aiomqtt_adapter import acknowledge, arrived_on, connection_tagged_queue, enable_manual_acks
+from link.reconnect import pause, reconnecting
 
 log = logging.getLogger(__name__)
 
@@ -215,10 +215,10 @@ class Recorder:
             self._record_witnessed(topic, payload, received_ms)
 
     async def _run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
+        async def attempt() -> bool | None:
             identifier = await self._wait_for_store(stop)
             if identifier is None:
-                return
+                return True
             self._replay_witnessed()
             self.health.client_id = identifier
             mqtt = self.brokers.current
@@ -235,14 +235,7 @@ class Recorder:
                     self.brokers.connected()
                     await self._serve(client, number, stop)
                     if stop.is_set():
-                        return
-            except aiomqtt.MqttError as error:
-                log.warning("floor recorder: broker %s: %s", where(mqtt), error)
-                self.health.detail = f"no broker connection ({where(mqtt)}): {error}"
-                self.health.connected = False
-                witness = self.witness.brokers.index if self.witness is not None else None
-                await pause(stop, self.brokers.failed(avoid=witness))
-                continue
+                        return True
             finally:
                 self.health.connected = False
                 self.health.pending = 0
@@ -250,6 +243,17 @@ class Recorder:
             # comes again once the store answers.
             self.health.detail = f"store {self.store.name}: {self.store.error}; waiting for it"
             log.warning("floor recorder: %s", self.health.detail)
+            return None
+
+        def lost(error: Exception) -> float:
+            mqtt = self.brokers.current
+            log.warning("floor recorder: broker %s: %s", where(mqtt), error)
+            self.health.detail = f"no broker connection ({where(mqtt)}): {error}"
+            self.health.connected = False
+            witness = self.witness.brokers.index if self.witness is not None else None
+            return self.brokers.failed(avoid=witness)
+
+        await reconnecting(attempt, lost, stop=stop)
 
     async def _serve(self, client: aiomqtt.Client, number: int, stop: asyncio.Event) -> None:
         """Receive (from the start: a persistent session's messages may precede the SUBACK),
