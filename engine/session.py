@@ -434,7 +434,12 @@ class Session:
             rebuy_chips=frozenset(),
             hands_left=hands_left,
             clock_start=clock_start,
-            hand_level=self._level_index(clock_start, now) if rules.levels else None,
+            # a redeal after a misdeal is the same hand: its level (and posted blinds) stand
+            hand_level=(
+                (st.hand_level if redeal and st.hand_level is not None
+                 else self._level_index(clock_start, now))
+                if rules.levels else None
+            ),
             in_hand=True,
             dealt_in=tuple(dealt_in),
         )
