@@ -223,8 +223,7 @@ class Machine:
             self.devices.sequence_findings()
         if taken is None:
             sequences.wait(received)  # it shows a gap: it waits for the fill
-        elif taken:
-            sequences.counted(device)
+        elif taken:  # (counted by the sequences as taken)
             if value is not None and device in self.device_state.readers:
                 if ts > table.read_ts:  # noqa: PLR1730 - (as above)
                     table.read_ts = ts
@@ -292,7 +291,6 @@ class Machine:
             if taken is None:
                 sequences.wait(received)  # it shows a gap: it waits for the fill
             elif taken:
-                sequences.counted(received.device)
                 self._device_event(received.device, received.event)
         elif isinstance(received, DeviceStatusReceived):
             table.ts = received.status.ts

@@ -15,7 +15,7 @@ from rich.live import Live
 from rich.logging import RichHandler
 
 from config.errors import ConfigError
-from controller.broker import BrokerError
+from controller.broker.embedded import BrokerError
 from controller.demo.pages import DEALER_PORT, FLOOR_PORT, Pages, PagesError, open_in_browser
 from controller.demo.rig import RigError
 from controller.demo.runner import CONFIG_NAME, ChildDied, DemoError, DemoOptions, DemoRun

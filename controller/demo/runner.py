@@ -30,8 +30,8 @@ from config.registry import load_registry
 from config.writer import render_toml
 from contract.models import Alert, Profile
 from contract.topics import Topics
-from controller.broker_process import BrokerProcess
-from controller.child_process import ChildProcess
+from controller.demo.broker_process import BrokerProcess
+from controller.demo.child_process import ChildProcess
 from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.pages import Pages, listen_addresses, start_floor
