@@ -35,6 +35,7 @@ from engine.streets import STREET_NAMES
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 #: Push findings: while one is active the hand stays open for the dealer to put it right.
 PUSH_CODES: Final = frozenset({"pot_awarded_wrong", "split_wrong", "odd_chip_wrong", "rake_wrong"})
@@ -97,11 +98,12 @@ class ResultState:
 class Results:
     """Begin, feed and finish the betting core; the hand result (see the module docstring)."""
 
-    __slots__ = ("state", "table", "unsettled")
+    __slots__ = ("machine", "state", "table", "unsettled")
 
-    def __init__(self, state: ResultState, table: Machine) -> None:
+    def __init__(self, state: ResultState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the hand followed, its cards and board; alerts raised through it
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand followed, its cards and board, the session
         # The money value last found not settled (a frozen value: it stays so). A chip moved
         # is asked about twice, after the move and at the step's end; not part of the state.
         self.unsettled: Money | None = None
@@ -117,17 +119,19 @@ class Results:
         """The deal is complete: the betting core starts with what lies in the betting areas
         (the blinds and antes posted before the deal) and the action inputs already received."""
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         stakes = table.settings.stakes
         if stakes is None or state.money is not None or state.done:
             return
-        stakes = table.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
-        seats = tuple(sorted(table.in_hand or set(table.deal_state.dealt_seats)))
+        stakes = machine.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
+        seats = tuple(sorted(hand.in_hand or set(machine.deal_state.dealt_seats)))
         if len(seats) < 2:
             return
         money = Money.begin(
             stakes=stakes,
             seats=seats,
-            button=table.hand_button,
+            button=hand.hand_button,
             table_seats=table.settings.seats,
             profile=table.profile,
             odd_chip=table.settings.odd_chip,
@@ -136,10 +140,10 @@ class Results:
         chips = table.settings.chips
         verdicts: list[object] = []
         if chips is not None:
-            for uid, zone in sorted(table.chip_state.at.items(), key=lambda item: item[1]):
+            for uid, zone in sorted(machine.chip_state.at.items(), key=lambda item: item[1]):
                 # the betting areas (blinds and antes) and, where read, the stacks (an all in
                 # is a stack emptied)
-                if uid in state.award_chips or uid in table.session.state.rebuy_chips or (
+                if uid in state.award_chips or uid in machine.session.state.rebuy_chips or (
                         zone_bet_seat(zone) is None
                                                and zone_stack_seat(zone) is None):
                     continue
@@ -151,7 +155,7 @@ class Results:
                 verdicts.extend(found)
             for uid, seat in sorted(state.gathered.items()):
                 value = chips.value(uid)
-                if value is None or table.chip_state.at.get(uid) != "pot":
+                if value is None or machine.chip_state.at.get(uid) != "pot":
                     continue
                 # an ante gathered before the deal: put in by its seat, then into the pot
                 state.chips_read = True
@@ -228,12 +232,12 @@ class Results:
 
     def _table(self, seat: int) -> None:
         """A hand tabled face up at showdown, in the order shown."""
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
         money = state.money
         if money is None or state.done or seat in state.tabled:
             return
-        cards = self._card_codes(table.card_state.seat_cards.get(seat, ()))
-        board = self._card_codes(table.board.live())
+        cards = self._card_codes(machine.card_state.seat_cards.get(seat, ()))
+        board = self._card_codes(machine.board.live())
         if len(cards) != 2:
             return
         state.tabled = (*state.tabled, seat)
@@ -254,20 +258,21 @@ class Results:
     def card_face_up(self, seat: int) -> None:
         """Both hole cards of a seat face up: tabled at showdown (the river's betting done, or
         all in for the run-out)."""
-        state, table = self.state, self.table
-        cards = table.card_state.seat_cards.get(seat, ())
-        if len(cards) != 2 or not all(uid in table.deal_state.face_up for uid in cards):
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
+        cards = machine.card_state.seat_cards.get(seat, ())
+        if len(cards) != 2 or not all(uid in machine.deal_state.face_up for uid in cards):
             return
         if seat not in state.face_up_seats:
             state.face_up_seats = (*state.face_up_seats, seat)
         money = state.money
         if money is None or state.done:
             return
-        if table.phase == "river" and self.followed() and money.round_complete:
-            table.showdown()  # the hands are tabled: the river's betting is over
-        elif table.phase == "showdown":
+        if hand.phase == "river" and self.followed() and money.round_complete:
+            machine.hands.showdown()  # the hands are tabled: the river's betting is over
+        elif hand.phase == "showdown":
             self._table(seat)
-        elif table.phase in ("preflop", "flop", "turn") and self.followed() \
+        elif hand.phase in ("preflop", "flop", "turn") and self.followed() \
                 and not money.run_out and money.live <= set(state.face_up_seats):
             self._tabled_run_out(money)
 
@@ -335,8 +340,8 @@ class Results:
 
     def chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved (engine.chips): the betting core interprets it, if a hand is followed."""
-        state, table = self.state, self.table
-        if table.session_chip(uid, value, src, dst):
+        state, machine = self.state, self.machine
+        if machine.session_chip(uid, value, src, dst):
             return  # added to a stack during the hand: it plays no part in it
         if uid in state.award_chips:
             # pushed to a winner at the end of an earlier hand: not in play until it has left
@@ -345,7 +350,7 @@ class Results:
                 state.award_chips -= {uid}
             return
         if (
-            table.hand_over
+            machine.hand_part.hand_over
             and not state.result_sent
             and src is None
             and dst is not None
@@ -384,6 +389,7 @@ class Results:
 
     def _verdicts(self, verdicts: Verdicts) -> None:
         state, table = self.state, self.table
+        machine = self.machine
         for verdict in verdicts:
             if isinstance(verdict, Clear):
                 alert = state.alerts.get(verdict.key)
@@ -400,7 +406,7 @@ class Results:
                         fields["remedy"] = list(remedy)
                     table.book.update(existing, table.ts, **fields)
                 continue
-            code, message = table.session.blind_code(verdict.code, verdict.message)  # a level's
+            code, message = machine.session.blind_code(verdict.code, verdict.message)  # a level's
             # a wrong blind judged against a tournament level keeps the level's own remedy
             alert = table.raise_alert(code, message, verdict.seat, scope="money",
                                 remedy=remedy if code == verdict.code else None)
@@ -408,13 +414,14 @@ class Results:
 
     def _progress(self) -> None:
         """After the betting core moved on: an all-in run-out, a hand won uncontested."""
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
         money = state.money
         if money is None:
             return
-        if not table.all_in and table.running and money.run_out:  # (the cheap tests first)
-            table.all_in = True
-        if table.hand_over and not state.result_sent:
+        if not hand.all_in and hand.running and money.run_out:  # (the cheap tests first)
+            hand.all_in = True
+        if hand.hand_over and not state.result_sent:
             self.maybe_finish()
 
     # -- told by the hand rules (engine.hands) ---------------------------------------------------
@@ -422,8 +429,8 @@ class Results:
     def round_opened(self) -> None:
         """A betting round opens (the betting core follows the rounds): at the first, the
         betting core begins."""
-        table = self.table
-        if table.rounds_done == 0 and table.deal_state.done and self.state.money is None:
+        machine = self.machine
+        if machine.hand_part.rounds_done == 0 and machine.deal_state.done and self.state.money is None:
             self._begin()
 
     def showdown(self) -> None:
@@ -451,7 +458,8 @@ class Results:
     def hand_started(self, left_wrong: tuple[str, ...], *, redeal: bool) -> None:
         """The new hand has started (:meth:`hand_ends` said what the last one left wrong)."""
         table = self.table
-        table.session_out(table.session.on_hand_start(table.ts, table.in_hand, redeal=redeal))
+        machine = self.machine
+        machine.session_out(machine.session.on_hand_start(table.ts, machine.hand_part.in_hand, redeal=redeal))
         if left_wrong:
             table.not_followed(
                 "push-put-right",
@@ -478,18 +486,20 @@ class Results:
 
     def _cards_out(self) -> bool:
         """Cards of this hand still read at a seat or on the board."""
-        table = self.table
-        present = table.card_state.present
-        for uids in table.card_state.seat_cards.values():
+        machine = self.machine
+        present = machine.card_state.present
+        for uids in machine.card_state.seat_cards.values():
             for uid in uids:
                 if present.get(uid):
                     return True
-        return any(present.get(uid) for uid in table.board_state.cards)
+        return any(present.get(uid) for uid in machine.board_state.cards)
 
     def maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
         state, table = self.state, self.table
-        if state.result_sent or table.hand == 0 or table.phase == "misdeal" or not table.hand_over:
+        machine = self.machine
+        hand = machine.hand_part
+        if state.result_sent or table.hand == 0 or hand.phase == "misdeal" or not hand.hand_over:
             return
         money = state.money
         followed = money is not None and not state.done and state.chips_read
@@ -509,14 +519,16 @@ class Results:
     def finish_hand(self) -> None:
         """The hand's result, from the betting core where it followed the hand."""
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         if state.result_sent or table.hand == 0:
             return
-        if table.handling_state.half_folds:
-            table.handling.half_folds_due(None)
+        if machine.handling_state.half_folds:
+            machine.handling.half_folds_due(None)
         state.result_sent = True
-        left = [s for s in table.in_hand if s not in table.folded]
+        left = [s for s in hand.in_hand if s not in hand.folded]
         outcome_result: HandOutcome
-        if table.phase == "misdeal":
+        if hand.phase == "misdeal":
             outcome_result = "fouled" if table.book.find("fouled_deck") else "misdeal"
         elif len(left) > 1 or state.showdown_reached:
             outcome_result = "showdown"
@@ -526,9 +538,9 @@ class Results:
             "v": 1,
             "ts": table.ts,
             "hand": table.hand,
-            "button": table.hand_button,
-            "seats": list(table.in_hand or sorted(set(table.deal_state.dealt_seats))),
-            "board": list(self._card_codes(table.board.live() if table.phase != "misdeal" else ())),
+            "button": hand.hand_button,
+            "seats": list(hand.in_hand or sorted(set(machine.deal_state.dealt_seats))),
+            "board": list(self._card_codes(machine.board.live() if hand.phase != "misdeal" else ())),
             "result": outcome_result,
             "actions": [],
             "pots": [],
@@ -536,16 +548,16 @@ class Results:
             "awarded": [],
             "showdown": [],
             "profile": table.profile,
-            "evidence_missing": table.evidence_missing,
+            "evidence_missing": hand.evidence_missing,
         }
         money = state.money
-        if money is not None and not state.done and table.phase != "misdeal":
-            table.chips.settle_lifted(everything=True)
-            money, verdicts, outcome = money.finish(self._card_codes(table.board.live()))
+        if money is not None and not state.done and hand.phase != "misdeal":
+            machine.chips.settle_lifted(everything=True)
+            money, verdicts, outcome = money.finish(self._card_codes(machine.board.live()))
             state.money = money
             self._verdicts(verdicts)
             fields["result"] = "showdown" if state.showdown_reached else outcome.result
-            fields["board"] = list(self._card_codes(table.board.live()))
+            fields["board"] = list(self._card_codes(machine.board.live()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
                 PotResult.model_construct(
@@ -567,15 +579,15 @@ class Results:
         state.done = True
         # the chips pushed this hand still in front of the winner (those already taken off, or
         # stacked in a stack zone, are the player's again)
-        chips = table.chip_state
+        chips = machine.chip_state
         state.award_chips |= {
             u for u in state.hand_awards
             if u in chips.lifted or (u in chips.at and zone_stack_seat(chips.at[u]) is None)
         }
         state.hand_awards = frozenset()
-        fields["dealer"] = table.session.hand_dealer  # (off the wire when unknown)
+        fields["dealer"] = machine.session.hand_dealer  # (off the wire when unknown)
         table.hands_out.append(HandResult.model_construct(**fields))  # type: ignore[arg-type]
-        table.session_out(table.session.on_hand_end(table.ts))
+        machine.session_out(machine.session.on_hand_end(table.ts))
 
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:
