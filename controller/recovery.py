@@ -158,8 +158,7 @@ class _Tail:
             return
         self.recovery.received += 1
         rejected = PayloadRejected(record.topic, record.device, record.error, record.received, record.count)
-        summary = f"rejected {record.count} on {record.topic}"
-        self._replay(record.n, Classified(rejected, summary), record.received)
+        self._replay(record.n, Classified(rejected), record.received)
 
     def _replay(self, n: int, classified: Classified, received: datetime) -> None:
         controller = self.controller

@@ -358,7 +358,7 @@ class TableController:
             cause = self.journal.rejected(report.topic, report.device, report.count, report.reason, now)
         rejected = PayloadRejected(report.topic, report.device, report.reason, now, report.count)
         summary = f"{report.count} malformed message(s) on {report.topic}; the latest: {report.reason}"
-        return self._input(cause, Classified(rejected, summary), now)
+        return self._input(cause, Classified(rejected, note=summary), now)
 
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""
@@ -432,7 +432,7 @@ class TableController:
             else:
                 # One line per message cost more than the engine step (and buried the alerts):
                 # INFO keeps what happened to the table (alerts, hands, resends, reports).
-                log.debug("%s", classified.summary)
+                log.debug("%s", classified)  # its summary made only when DEBUG is on
             message = classified.received
             if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
                 # Bench diagnostics only: a UID identifies a card, INFO must never show it.
