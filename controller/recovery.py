@@ -128,10 +128,15 @@ def read_checkpoint(files: JournalFiles, record: CheckpointRecord, controller: T
 class _Tail:
     """The replay of received records after a starting point, matched with what was published."""
 
-    def __init__(self, controller: TableController, recovery: Recovery, covers: int) -> None:
+    def __init__(
+        self, controller: TableController, recovery: Recovery, covers: int, *, remember: bool = True
+    ) -> None:
         self.controller = controller
         self.recovery = recovery
         self.covers = covers
+        #: Whether the messages are remembered as recent (start-up: a redelivery after it must be
+        #: recognised; the audit goes on to nothing, and skips the digest of every record).
+        self.remember = remember
         self.produced: list[Outgoing] = []
         self.replayed_compared: dict[int, Counter[bytes]] = {}
         self.published: Counter[_Key] = Counter()
@@ -145,7 +150,8 @@ class _Tail:
         classified = classify(
             controller.topics, record.topic, record.payload, record.received, controller.kinds
         )
-        controller.recent.add(digest(record.topic, record.payload), record.n)
+        if self.remember:
+            controller.recent.add(digest(record.topic, record.payload), record.n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
         # table's bound: not given to the engine, as it would not be now.
         if not isinstance(classified, Classified) or not controller.admit(classified):
@@ -282,7 +288,7 @@ def audit(controller: TableController) -> Recovery:
             recovery.checkpoint = f"{record.file} (after record {record.covers})"
             break
     scan = JournalScan()
-    tail = _Tail(controller, recovery, covers)
+    tail = _Tail(controller, recovery, covers, remember=False)
     lost_before = False
     for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
         if isinstance(item, ReceivedRecord | RejectedRecord):
