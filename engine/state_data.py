@@ -42,8 +42,9 @@ from engine.state import EngineState, PublicCache, new_state
 #: a data class it holds changes meaning, is added, removed or renamed.
 #: (3: Machine.coming, the actions between hands, added; expected_burn removed. 4: the machine's
 #: state in parts, one per concern: device_state, card_state, chip_state, deal_state,
-#: board_state, result_state; version 3 data is refused, the caller replays instead.)
-STATE_VERSION: Final = 4
+#: board_state, result_state; version 3 data is refused, the caller replays instead. 5:
+#: BoardRedeal.burns, the burn a premature flop leaves in the burn; version 4 data is refused.)
+STATE_VERSION: Final = 5
 
 #: Machine fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})
