@@ -16,7 +16,7 @@ long because the betting core's value is begun, fed and finished here as one thi
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from contract.cards import zone_bet_seat, zone_stack_seat
 from contract.models import (
@@ -46,6 +46,40 @@ PUSH_WRONG: Final = {
     "odd_chip_wrong": "the odd chip on the wrong seat",
     "rake_wrong": "a wrong rake",
 }
+#: Chip findings whose remedy is a correction made before play goes on (docs/rules.md, "Chips,
+#: pots and showdown"): the correction not made when the next street is dealt (the round over)
+#: or the next hand starts is a remedy not followed (docs/engine.md, "Remedies followed to their
+#: end"). Each says what stayed undone, ``{seat}`` the seat of the finding.
+CORRECTIONS: Final = {
+    "bet_below_minimum": "seat {seat}'s bet below the minimum was completed",
+    "raise_below_minimum": "seat {seat}'s raise below the minimum was made a full raise or a call",
+    "bet_over_limit": "seat {seat}'s bet over the limit was reduced to the limit",
+    "chips_taken_back": "the chips seat {seat} took back were put back in its betting area",
+    "chips_on_vacant_seat": "the chips in the betting area of vacant seat {seat} were removed",
+    "uncalled_bet_not_returned": "the uncalled part of seat {seat}'s bet was returned to it",
+}
+#: What each correction not made must now be (the remedy of the ``remedy_not_followed``).
+CORRECTION_STEPS: Final = {
+    "bet_below_minimum": "Complete the bet to the minimum (the big blind).",
+    "raise_below_minimum": "Make the raise a full raise (50 % or more of a raise) or a call (less).",
+    "bet_over_limit": "Reduce the bet to the limit.",
+    "chips_taken_back": "The chips released stay: put them back in the betting area.",
+    "chips_on_vacant_seat": "Remove the chips from the vacant seat's betting area.",
+    "uncalled_bet_not_returned": "Return the uncalled chips to the player who bet them.",
+}
+
+
+#: A chip finding still open: (its key, its code, its seat).
+Correction: TypeAlias = tuple[str, str, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOpen:
+    """What the last hand left wrong when the next one starts: its push findings' codes, its
+    chip findings still open (judged once the new hand has begun)."""
+
+    push: tuple[str, ...]
+    corrections: tuple[Correction, ...]
 
 
 @dataclass(slots=True)
@@ -213,11 +247,38 @@ class Results:
             return True
         if not (money.round_complete or money.run_out):
             return False
+        self._corrections(f"The {STREET_NAMES[street]} was dealt")
         money, verdicts = money.street(street)
         state.money = money
         state.street = street
         self._verdicts(verdicts)
         return True
+
+    def _open(self) -> tuple[Correction, ...]:
+        """The chip findings of :data:`CORRECTIONS` still open: (finding key, code, seat)."""
+        active = self.table.book.active
+        found = []
+        for key, alert_id in sorted(self.state.alerts.items()):
+            alert = active.get(alert_id)
+            if alert is not None and alert.code in CORRECTIONS:
+                found.append((key, alert.code, alert.seat))
+        return tuple(found)
+
+    def _corrections(self, done: str, found: tuple[Correction, ...] | None = None) -> None:
+        """The next step (``done``: what the dealer did) came while a chip finding of
+        :data:`CORRECTIONS` was still open (``found``, else those open now): its correction was
+        not made. Not judged within the dealer's reaction time of a critical alert."""
+        table = self.table
+        if table.reacting():
+            return
+        for key, code, seat in self._open() if found is None else found:
+            table.not_followed(
+                f"correct:{key}",
+                f"{done} before {CORRECTIONS[code].format(seat=seat)}.",
+                (CORRECTION_STEPS[code],),
+                seat,
+                of=code,
+            )
 
     def _table(self, seat: int) -> None:
         """A hand tabled face up at showdown, in the order shown."""
@@ -426,7 +487,7 @@ class Results:
         for seat in state.face_up_seats:
             self._table(seat)
 
-    def hand_ends(self) -> tuple[str, ...]:
+    def hand_ends(self) -> LeftOpen | tuple[()]:
         """The next hand is starting: the last one's result at the latest now. Returns what its
         pushes left wrong (not judged while the dealer is still reacting), for
         :meth:`hand_started`."""
@@ -437,14 +498,21 @@ class Results:
         left_wrong = sorted({active[a].code for a in state.alerts.values()
                              if a in active and active[a].code in PUSH_CODES})
         reacting = table.reacting()
+        # chips left uncorrected (a void hand's chips go back with it: not judged)
+        open_ = () if table.phase == "misdeal" else self._open()
         self.finish_hand()  # at the latest when the next hand starts
         table.book.resolve_scope("money", table.ts)
-        return () if reacting else tuple(left_wrong)
+        return () if reacting else LeftOpen(tuple(left_wrong), open_)
 
-    def hand_started(self, left_wrong: tuple[str, ...], *, redeal: bool) -> None:
+    def hand_started(self, left: LeftOpen | tuple[()], *, redeal: bool) -> None:
         """The new hand has started (:meth:`hand_ends` said what the last one left wrong)."""
         table = self.table
         table.session_out(table.session.on_hand_start(table.ts, table.in_hand, redeal=redeal))
+        if not left:
+            return
+        left_wrong = left.push
+        if left.corrections:
+            self._corrections("The next hand was started", left.corrections)
         if left_wrong:
             table.not_followed(
                 "push-put-right",

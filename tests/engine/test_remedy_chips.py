@@ -1,0 +1,125 @@
+"""A chip finding whose remedy is a correction is put right before play goes on (issue 21, section
+4; docs/engine.md, "Remedies followed to their end"): the next street dealt (its betting round
+over) or the next hand started with the correction never made is ``remedy_not_followed``, under
+both profiles; within the dealer's reaction time of a critical alert nothing is judged.
+
+The hands are those of tests/engine/game_codes.py (seats 1, 2, 3, button on 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from contract.models import Profile
+from engine.betting.terms import Stakes
+from tests.engine.game import Played, game_settings, play
+from tests.engine.game_codes import BOARD, DEALT, ON_FLOP, ON_RIVER, POT_LIMIT
+
+PROFILES: tuple[Profile, ...] = ("roberts", "tda")
+#: The next hand, the button on 2: seat 3 posts the small blind, seat 1 the big, then the deal.
+NEXT_HAND = ("collect", "clear", "next_button", "shuffle B", "use B", "bet 3 1", "bet 1 2", "deal 3")
+#: Preflop called around, swept: the flop's betting is next (the big blind checks).
+LIMPED = (*DEALT, "bet 1 2", "bet 2 1", "sweep")
+
+
+@dataclass(frozen=True)
+class Step:
+    """A chip finding, the next step with the correction made, and without it."""
+
+    name: str
+    code: str
+    seat: int
+    mistake: tuple[str, ...]
+    corrected: tuple[str, ...]
+    uncorrected: tuple[str, ...]
+    message: str
+    stakes: Stakes | None = None
+
+    def play(self, profile: Profile, *steps: str) -> Played:
+        settings = game_settings(self.stakes, profile=profile)
+        return play([1, 2, 3], 1, "\n".join([*self.mistake, *steps]), settings=settings)
+
+
+STEPS = (
+    Step("a flop bet of 1, the turn dealt", "bet_below_minimum", 2,
+         (*ON_FLOP, "bet 2 1", "fold 3"),
+         ("bet 2 1", "bet 1 2", "sweep", *BOARD[2:4]),  # completed to the big blind, called
+         ("bet 1 1", "sweep", *BOARD[2:4]),  # called as it lies
+         "The turn was dealt before seat 2's bet below the minimum was completed."),
+    Step("a raise of 2 over a raise of 4, the flop dealt", "raise_below_minimum", 2,
+         (*DEALT, "bet 1 6", "bet 2 7", "fold 3"),
+         ("bet 2 2", "bet 1 4", "sweep", *BOARD[:2]),  # made a full raise, to 10, called
+         ("bet 1 2", "sweep", *BOARD[:2]),
+         "The flop was dealt before seat 2's raise below the minimum was made a full raise or "
+         "a call."),
+    Step("a pot-limit bet over the pot, the turn dealt", "bet_over_limit", 2,
+         (*ON_FLOP, "bet 2 11", "fold 3"),
+         ("return 2 5", "bet 1 6", "sweep", *BOARD[2:4]),  # reduced to the pot, 6, called
+         ("bet 1 11", "sweep", *BOARD[2:4]),
+         "The turn was dealt before seat 2's bet over the limit was reduced to the limit.",
+         stakes=POT_LIMIT),
+    Step("chips taken back, the flop dealt", "chips_taken_back", 1,
+         (*DEALT, "bet 1 6", "return 1 5", "wait 4", "dup"),
+         ("bet 1 5", "bet 2 5", "bet 3 4", "sweep", *BOARD[:2]),  # put back, called
+         ("bet 2 5", "bet 3 4", "sweep", *BOARD[:2]),
+         "The flop was dealt before the chips seat 1 took back were put back in its betting area."),
+    Step("chips on a vacant seat, the flop dealt", "chips_on_vacant_seat", 5,
+         (*LIMPED, "bet 5 5"),
+         ("return 5 5", *BOARD[:2]),  # removed
+         BOARD[:2],
+         "The flop was dealt before the chips in the betting area of vacant seat 5 were removed."),
+    Step("the uncalled part swept, the turn dealt", "uncalled_bet_not_returned", 2,
+         (*ON_FLOP, "bet 2 20", "bet 3 10", "all_in 3", "fold 1", "sweep"),
+         ("chips pot bet:2 10", "return 2 10", *BOARD[2:4]),  # back to its owner
+         BOARD[2:4],
+         "The turn was dealt before the uncalled part of seat 2's bet was returned to it."),
+    Step("a pot-limit bet over the pot on the river, the next hand dealt", "bet_over_limit", 2,
+         (*ON_RIVER, "bet 2 11", "fold 3"),
+         # reduced to the pot and called; seat 1's aces win 6 + 12
+         ("return 2 5", "bet 1 6", "sweep", "show 2", "show 1", "push 1 18", "wait 3", *NEXT_HAND),
+         ("bet 1 11", "sweep", "show 2", "show 1", "push 1 28", "wait 3", *NEXT_HAND),
+         "The next hand was started before seat 2's bet over the limit was reduced to the limit.",
+         stakes=POT_LIMIT),
+)
+PARAMS = [pytest.param(step, profile, id=f"{step.name}:{profile}") for step in STEPS for profile in PROFILES]
+
+
+def _not_followed(played: Played) -> list[tuple[int | None, str]]:
+    return [(a.seat, a.message) for a in played.alerts
+            if a.code == "remedy_not_followed" and a.status == "raised"]
+
+
+@pytest.mark.parametrize(("step", "profile"), PARAMS)
+def test_the_correction_made_before_the_next_step(step: Step, profile: Profile) -> None:
+    played = step.play(profile, *step.corrected)
+    assert played.codes("raised") == [step.code]  # nothing else: the corrected hand plays on
+    assert step.code in played.codes("resolved")
+    assert _not_followed(played) == []
+
+
+@pytest.mark.parametrize(("step", "profile"), PARAMS)
+def test_the_next_step_with_the_correction_never_made(step: Step, profile: Profile) -> None:
+    played = step.play(profile, *step.uncorrected)
+    assert _not_followed(played) == [(step.seat, step.message)]
+    (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed"]
+    assert alert.rule is not None and alert.rule == next(
+        a.rule for a in played.alerts if a.code == step.code)  # the rule of the code it follows
+    assert alert.remedy and alert.remedy != next(a.remedy for a in played.alerts if a.code == step.code)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_next_hand_within_the_reaction_time_of_a_critical_alert(profile: Profile) -> None:
+    """The river's bet over the limit left standing, the pot pushed to the wrong seat (critical)
+    and the next hand started at once: within the reaction time nothing is judged; the next
+    hand dealt 3 s later is judged (both remedies, the push's and the bet's)."""
+    step = STEPS[-1]
+    wrong_push = ("bet 1 11", "sweep", "show 2", "show 1", "push 2 28")
+    at_once = step.play(profile, *wrong_push, "new_hand")
+    assert "pot_awarded_wrong" in at_once.codes()
+    assert at_once.state is not None and at_once.state.hand == 2
+    assert _not_followed(at_once) == []
+    later = step.play(profile, *wrong_push, "wait 3", *NEXT_HAND)
+    assert (2, step.message) in _not_followed(later)
+    assert len(_not_followed(later)) == 2
