@@ -76,10 +76,12 @@ Correction: TypeAlias = tuple[str, str, int | None]
 @dataclass(frozen=True, slots=True)
 class LeftOpen:
     """What the last hand left wrong when the next one starts: its push findings' codes, its
-    chip findings still open (judged once the new hand has begun)."""
+    chip findings still open, a fouled deck's chips left in the pot (judged once the new hand
+    has begun)."""
 
     push: tuple[str, ...]
     corrections: tuple[Correction, ...]
+    void_pot: bool  # a fouled deck's chips still in the pot
 
 
 @dataclass(slots=True)
@@ -111,6 +113,9 @@ class ResultState:
     #: (antes the dealer collects before the deal): chip -> the seat that put it in.
     award_chips: frozenset[str] = frozenset()
     gathered: dict[str, int] = field(default_factory=dict)
+    #: This hand's chips swept from a betting area into the pot: chip -> the seat that wagered
+    #: it (a fouled deck's chips go back to them).
+    owners: dict[str, int] = field(default_factory=dict)
 
     def copy(self) -> ResultState:
         return replace(self)
@@ -122,6 +127,7 @@ class ResultState:
         self.early_inputs, self.alerts, self.folded, self.hand_awards = (), {}, frozenset(), frozenset()
         self.face_up_seats, self.tabled = (), ()
         self.result_sent = self.showdown_reached = False
+        self.owners = {}
 
 
 class Results:
@@ -255,12 +261,15 @@ class Results:
         return True
 
     def _open(self) -> tuple[Correction, ...]:
-        """The chip findings of :data:`CORRECTIONS` still open: (finding key, code, seat)."""
-        active = self.table.book.active
+        """The chip findings of :data:`CORRECTIONS` still open and not yet judged (a finding
+        left open at the next street is not judged again at the next hand): (finding key, code,
+        seat)."""
+        table = self.table
+        active, judged = table.book.active, table.nf_keys
         found = []
         for key, alert_id in sorted(self.state.alerts.items()):
             alert = active.get(alert_id)
-            if alert is not None and alert.code in CORRECTIONS:
+            if alert is not None and alert.code in CORRECTIONS and f"correct:{key}" not in judged:
                 found.append((key, alert.code, alert.seat))
         return tuple(found)
 
@@ -398,6 +407,12 @@ class Results:
             if dst is None or zone_stack_seat(dst) is not None:
                 state.award_chips -= {uid}
             return
+        if dst == "pot" and src is not None and uid not in state.owners:
+            owner = zone_bet_seat(src)
+            if owner is not None:
+                state.owners = {**state.owners, uid: owner}
+        if table.phase == "misdeal" and dst is not None:
+            self._void_chip(uid, src, dst)
         if (
             table.hand_over
             and not state.result_sent
@@ -409,9 +424,10 @@ class Results:
             # next hand's blinds; the last hand is over even with a wrong push left standing
             self.finish_hand()
         money = state.money
-        if money is None or state.done:
-            # between hands: what lies in the betting areas is read at the next deal, and the
-            # antes gathered into the pot with the seat that put them in
+        if money is None or state.done or table.phase == "misdeal":
+            # between hands (a void hand's chips too: its action is void): what lies in the
+            # betting areas is read at the next deal, and the antes gathered into the pot with
+            # the seat that put them in
             seat = zone_bet_seat(src) if src is not None else None
             if dst == "pot" and seat is not None:
                 state.gathered = {**state.gathered, uid: seat}
@@ -423,6 +439,30 @@ class Results:
         elif uid in state.hand_awards and (dst is None or zone_stack_seat(dst) is not None):
             state.hand_awards -= {uid}  # collected by the winner: in play again once bet
         self._tell_money(value, src, dst)
+
+    def _void_chip(self, uid: str, src: str | None, dst: str) -> None:
+        """A chip of a hand void by a fouled deck moved: it goes back to the seat that wagered
+        it (docs/rules.md, ``fouled_deck``); to another seat's betting area or stack it is a
+        remedy not followed (after the reaction time)."""
+        table = self.table
+        seat = chip_seat(dst)
+        owner = self.state.owners.get(uid) or (zone_bet_seat(src) if src is not None else None)
+        if seat is None or owner is None or seat == owner or table.reacting() \
+                or table.book.find("fouled_deck") is None:
+            return
+        table.not_followed(
+            "fouled-chips",
+            f"A chip wagered by seat {owner} in the hand void by the fouled deck went to seat "
+            f"{seat}.",
+            ("Return every chip of the void hand to the player who wagered it.",),
+            seat,
+            of="fouled_deck",
+        )
+
+    def _void_pot(self) -> bool:
+        """The void hand's chips still in the pot (a fouled deck's: they go back)."""
+        at = self.table.chip_state.at
+        return any(at.get(uid) == "pot" for uid in self.state.owners)
 
     def _tell_money(self, value: int, src: str | None, dst: str | None) -> None:
         """Chips worth ``value`` moved: the betting core's verdicts as alerts, and what follows."""
@@ -498,11 +538,13 @@ class Results:
         left_wrong = sorted({active[a].code for a in state.alerts.values()
                              if a in active and active[a].code in PUSH_CODES})
         reacting = table.reacting()
-        # chips left uncorrected (a void hand's chips go back with it: not judged)
+        # chips left uncorrected (a void hand's chips go back with it: not judged here)
         open_ = () if table.phase == "misdeal" else self._open()
+        void_pot = table.phase == "misdeal" and table.book.find("fouled_deck") is not None \
+            and self._void_pot()
         self.finish_hand()  # at the latest when the next hand starts
         table.book.resolve_scope("money", table.ts)
-        return () if reacting else LeftOpen(tuple(left_wrong), open_)
+        return () if reacting else LeftOpen(tuple(left_wrong), open_, void_pot)
 
     def hand_started(self, left: LeftOpen | tuple[()], *, redeal: bool) -> None:
         """The new hand has started (:meth:`hand_ends` said what the last one left wrong)."""
@@ -513,6 +555,14 @@ class Results:
         left_wrong = left.push
         if left.corrections:
             self._corrections("The next hand was started", left.corrections)
+        if left.void_pot:
+            table.not_followed(
+                "fouled-pot",
+                "The redeal was started with chips of the hand void by the fouled deck still in "
+                "the pot.",
+                ("Return every chip in the pot to the player who wagered it.",),
+                of="fouled_deck",
+            )
         if left_wrong:
             table.not_followed(
                 "push-put-right",

@@ -43,7 +43,8 @@ from engine.state import EngineState, PublicCache, new_state
 #: (3: Machine.coming, the actions between hands, added; expected_burn removed. 4: the machine's
 #: state in parts, one per concern: device_state, card_state, chip_state, deal_state,
 #: board_state, result_state; version 3 data is refused, the caller replays instead. 5:
-#: BoardRedeal.burns, the burn a premature flop leaves in the burn; version 4 data is refused.)
+#: BoardRedeal.burns, the burn a premature flop leaves in the burn, and ResultState.owners,
+#: who wagered each chip in the pot; version 4 data is refused.)
 STATE_VERSION: Final = 5
 
 #: Machine fields that come from the settings (given again at load), not from the data.

@@ -15,7 +15,7 @@ import pytest
 from contract.models import Profile
 from engine.betting.terms import Stakes
 from tests.engine.game import Played, game_settings, play
-from tests.engine.game_codes import BOARD, DEALT, ON_FLOP, ON_RIVER, POT_LIMIT
+from tests.engine.game_codes import BOARD, DEAL, DEALT, ON_FLOP, ON_RIVER, POT_LIMIT
 
 PROFILES: tuple[Profile, ...] = ("roberts", "tda")
 #: The next hand, the button on 2: seat 3 posts the small blind, seat 1 the big, then the deal.
@@ -104,9 +104,11 @@ def test_the_next_step_with_the_correction_never_made(step: Step, profile: Profi
     played = step.play(profile, *step.uncorrected)
     assert _not_followed(played) == [(step.seat, step.message)]
     (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed"]
-    assert alert.rule is not None and alert.rule == next(
-        a.rule for a in played.alerts if a.code == step.code)  # the rule of the code it follows
-    assert alert.remedy and alert.remedy != next(a.remedy for a in played.alerts if a.code == step.code)
+    assert alert.rule is not None
+    assert alert.rule == next(
+        a.rule for a in played.alerts if a.code == step.code)
+    assert alert.remedy
+    assert alert.remedy != next(a.remedy for a in played.alerts if a.code == step.code)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -118,8 +120,69 @@ def test_the_next_hand_within_the_reaction_time_of_a_critical_alert(profile: Pro
     wrong_push = ("bet 1 11", "sweep", "show 2", "show 1", "push 2 28")
     at_once = step.play(profile, *wrong_push, "new_hand")
     assert "pot_awarded_wrong" in at_once.codes()
-    assert at_once.state is not None and at_once.state.hand == 2
+    assert at_once.state is not None
+    assert at_once.state.hand == 2
     assert _not_followed(at_once) == []
     later = step.play(profile, *wrong_push, "wait 3", *NEXT_HAND)
     assert (2, step.message) in _not_followed(later)
     assert len(_not_followed(later)) == 2
+
+
+# -- a fouled deck: the chips go back to the players who wagered them -----------------------------
+
+#: The flop bet and called around (2 each, a pot of 12); the turn is a card of deck B: fouled.
+FOULED_ON_TURN = (*ON_FLOP, "bet 2 2", "bet 3 2", "bet 1 2", "sweep", "burn", "turn =B:8s")
+#: Preflop seat 1 raises to 6, seat 2 calls; the flop holds a card of deck B: fouled, the bets
+#: still in the betting areas.
+FOULED_ON_FLOP = (*DEALT, "bet 1 6", "bet 2 5", "burn", "flop =B:9d =5h =Jc")
+#: The redeal from the other deck, the blinds posted (those in front of seats 2 and 3 stand).
+REDEAL = ("clear", "shuffle B", "use B", DEAL)
+FOULED = {
+    "the bets taken back by those who bet them, then the redeal": (
+        *FOULED_ON_FLOP, "wait 3", "return 1 6", "return 2 5", *REDEAL),
+    "the pot handed back off the table, then the redeal": (
+        *FOULED_ON_TURN, "wait 3", "chips pot - 12", "bet 2 1", "bet 3 2", *REDEAL),
+}
+FOULED_WRONG = {
+    "a bet of seat 2 given to seat 1": (
+        (*FOULED_ON_FLOP, "wait 3", "chips bet:2 stack:1 6"),
+        (1, "A chip wagered by seat 2 in the hand void by the fouled deck went to seat 1.")),
+    "the redeal with the pot still in the middle": (
+        (*FOULED_ON_TURN, "wait 3", "bet 2 1", "bet 3 2", *REDEAL),
+        (None, "The redeal was started with chips of the hand void by the fouled deck still in "
+               "the pot.")),
+}
+
+
+def _fouled(profile: Profile, steps: tuple[str, ...]) -> Played:
+    return play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(profile=profile))
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("name", sorted(FOULED))
+def test_a_fouled_decks_chips_returned(name: str, profile: Profile) -> None:
+    played = _fouled(profile, FOULED[name])
+    # nothing else: the void hand's chip moves are not judged as bets (its action is void)
+    assert played.codes("raised") == ["fouled_deck"]
+    assert played.codes("resolved") == ["fouled_deck"]  # by the redeal
+    assert played.state is not None
+    assert played.state.hand == 2
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("name", sorted(FOULED_WRONG))
+def test_a_fouled_decks_chips_not_returned(name: str, profile: Profile) -> None:
+    steps, expected = FOULED_WRONG[name]
+    played = _fouled(profile, steps)
+    assert played.codes("raised") == ["fouled_deck", "remedy_not_followed"]
+    assert _not_followed(played) == [expected]
+    (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed"]
+    assert alert.rule == next(a.rule for a in played.alerts if a.code == "fouled_deck")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_fouled_decks_chips_moved_within_the_reaction_time(profile: Profile) -> None:
+    """The chips pushed to a wrong seat 50 ms after the fouled deck (critical): the same moment,
+    not judged (docs/engine.md, "The dealer's reaction time")."""
+    played = _fouled(profile, (*FOULED_ON_TURN, "chips pot stack:1 12"))
+    assert played.codes("raised") == ["fouled_deck"]
