@@ -154,14 +154,14 @@ FOULED_WRONG = {
 }
 
 
-def _fouled(profile: Profile, steps: tuple[str, ...]) -> Played:
+def _play3(profile: Profile, steps: tuple[str, ...]) -> Played:
     return play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(profile=profile))
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("name", sorted(FOULED))
 def test_a_fouled_decks_chips_returned(name: str, profile: Profile) -> None:
-    played = _fouled(profile, FOULED[name])
+    played = _play3(profile, FOULED[name])
     # nothing else: the void hand's chip moves are not judged as bets (its action is void)
     assert played.codes("raised") == ["fouled_deck"]
     assert played.codes("resolved") == ["fouled_deck"]  # by the redeal
@@ -173,7 +173,7 @@ def test_a_fouled_decks_chips_returned(name: str, profile: Profile) -> None:
 @pytest.mark.parametrize("name", sorted(FOULED_WRONG))
 def test_a_fouled_decks_chips_not_returned(name: str, profile: Profile) -> None:
     steps, expected = FOULED_WRONG[name]
-    played = _fouled(profile, steps)
+    played = _play3(profile, steps)
     assert played.codes("raised") == ["fouled_deck", "remedy_not_followed"]
     assert _not_followed(played) == [expected]
     (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed"]
@@ -184,5 +184,27 @@ def test_a_fouled_decks_chips_not_returned(name: str, profile: Profile) -> None:
 def test_a_fouled_decks_chips_moved_within_the_reaction_time(profile: Profile) -> None:
     """The chips pushed to a wrong seat 50 ms after the fouled deck (critical): the same moment,
     not judged (docs/engine.md, "The dealer's reaction time")."""
-    played = _fouled(profile, (*FOULED_ON_TURN, "chips pot stack:1 12"))
+    played = _play3(profile, (*FOULED_ON_TURN, "chips pot stack:1 12"))
     assert played.codes("raised") == ["fouled_deck"]
+
+
+# -- a misdeal: the redeal with the same blinds ---------------------------------------------------
+
+#: The first card to seat 3 (seat 2 is first): a misdeal; the cards retrieved, the other deck.
+MISDEALT = ("bet 2 1", "bet 3 2", "new_hand", "deal 3", "wait 3", "clear", "shuffle B", "use B")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_redeal_with_the_same_blinds(profile: Profile) -> None:
+    played = _play3(profile, (*MISDEALT, DEAL))
+    assert played.codes("raised") == ["misdeal_wrong_first_seat"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_redeal_with_a_blind_changed(profile: Profile) -> None:
+    """The big blind made 1 before the redeal: judged as any hand's blind (the button stays, so
+    the seats are the same; the amounts are the stakes')."""
+    played = _play3(profile, (*MISDEALT, "return 3 1", DEAL))
+    assert played.codes("raised") == ["misdeal_wrong_first_seat", "blind_wrong_amount"]
+    (wrong,) = [a for a in played.alerts if a.code == "blind_wrong_amount"]
+    assert (wrong.seat, wrong.hand) == (3, 2)
