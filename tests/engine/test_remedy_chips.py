@@ -208,3 +208,14 @@ def test_the_redeal_with_a_blind_changed(profile: Profile) -> None:
     assert played.codes("raised") == ["misdeal_wrong_first_seat", "blind_wrong_amount"]
     (wrong,) = [a for a in played.alerts if a.code == "blind_wrong_amount"]
     assert (wrong.seat, wrong.hand) == (3, 2)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_correction_judged_at_the_next_street_is_not_judged_again_at_the_next_hand(
+        profile: Profile) -> None:
+    step = next(s for s in STEPS if s.name == "a pot-limit bet over the pot, the turn dealt")
+    played = step.play(profile, *step.uncorrected, *BOARD[4:], "show 2", "show 1", "push 1 28",
+                       "wait 3", *NEXT_HAND)
+    assert played.state is not None
+    assert played.state.hand == 2
+    assert _not_followed(played) == [(2, step.message)]
