@@ -2,7 +2,19 @@
 killed mid-run; lost and doubled rows in PostgreSQL, the console's lag, its recovery.
 
 Usage: ``.venv/bin/python benchmarks/floor_cluster.py [--tables 500] [--seconds 60]
-[--kill-at 30] [--bridged 3]``
+[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--keep DIR]``
+
+What a node's death costs depends on what it led: NATS elects a new leader for each JetStream
+group the dead node led only after a random 4-9 s, and until then the MQTT gateway waits for
+it (4 s at most each time) — to connect any client (the sessions' stream, ``$MQTT_sess``), to
+store a retained message before routing it (``$MQTT_rmsgs``), to take a QoS 1 message
+(``$MQTT_msgs``). The run prints what the killed node led; ``--kill sessions|retained|messages``
+kills the node leading that stream (default ``n1``, the console's first broker).
+
+``--keep DIR`` runs in DIR and leaves there what tells a run's story afterwards: the nodes' logs
+(``logs/``), the console's log, ``publisher-events.jsonl`` (every lost and regained connection of
+a direct table: when, to which port, why, how long the connect took) and ``lags.jsonl`` (each
+update the page got: when, its lag, its table).
 
 Everything is as deployed (``tablectl deploy --floor``, TLS with a test CA): three ``nats-server``
 nodes; ``--bridged`` table PCs whose mosquitto bridges to every node (``tablectl deploy --config``
@@ -51,6 +63,8 @@ import aiomqtt
 import psycopg
 
 from contract.models import Alert, HandResult, PublicState, SeatState, Status
+from controller.deploy.bridge import BRIDGE_QOS, RESTART_BASE_S, RESTART_CAP_S
+from link.aiomqtt_adapter import fail_connect_when_closed
 from testing.postgres import temporary_database
 from tests.floor_cluster.support import running_floor, table_pcs
 
@@ -79,15 +93,28 @@ def figures(name: str, samples: list[float]) -> str:
 
 class Link:
     """A table's connection to the floor: its PC's broker (bridged), or the cluster's nodes in
-    turn (direct, as a bridge would: on a lost connection the next node, and the message again)."""
+    turn (direct, as the rendered bridge would: each topic at the bridge's QoS; on a lost
+    connection the next node after mosquitto's ``restart_timeout`` as rendered, a delay rising
+    by its jittered backoff while attempts fail; a connection the node closes before CONNACK a
+    failed attempt at once, as mosquitto sees it; and the message again, as the bridge sends a
+    retained one again at every connection, or a QoS 1 one not yet acknowledged)."""
 
-    def __init__(self, entry: dict[str, Any], context: ssl.SSLContext) -> None:
+    def __init__(self, entry: dict[str, Any], context: ssl.SSLContext,
+                 events: list[dict[str, Any]] | None = None) -> None:
         self.entry = entry
         self.context = context if entry["tls"] else None
         self.ports: list[int] = entry["ports"]
         self.index = 0
         self.client: aiomqtt.Client | None = None
         self.reconnects = 0
+        self.restart = float(RESTART_BASE_S)
+        #: With --keep: every lost and regained connection (written out at the end).
+        self.events = events
+
+    def note(self, what: str, **details: Any) -> None:
+        if self.events is not None:
+            self.events.append({"t": time.time(), "table": self.entry["table"], "event": what,
+                                "port": self.ports[self.index], **details})
 
     async def connect(self) -> aiomqtt.Client:
         entry = self.entry
@@ -95,24 +122,44 @@ class Link:
             "127.0.0.1", self.ports[self.index], username=entry["user"], password=entry["password"],
             identifier=f"bench-{entry['table']}", tls_context=self.context, timeout=10,
         )
-        await client.__aenter__()
+        fail_connect_when_closed(client)
+        began = time.time()
+        try:
+            await client.__aenter__()
+        except aiomqtt.MqttError as error:
+            self.note("connect failed", took=round(time.time() - began, 3), error=str(error))
+            raise
+        if self.reconnects:
+            self.note("connected", took=round(time.time() - began, 3))
         self.client = client
+        self.restart = float(RESTART_BASE_S)
         return client
+
+    def qos(self, topic: str) -> int:
+        """A direct table's topic at its bridge's QoS; a table PC's controller publishes at 1."""
+        return BRIDGE_QOS[topic.split("/", 2)[2]] if self.entry["tls"] else 1
 
     async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
         while True:
             try:
                 client = self.client or await self.connect()
-                await client.publish(topic, payload, qos=1, retain=retain)
+                await client.publish(topic, payload, qos=self.qos(topic), retain=retain)
                 return
-            except aiomqtt.MqttError:
+            except aiomqtt.MqttError as error:
                 if self.client is not None:
+                    self.note("lost", topic=topic.rsplit("/", 1)[-1], error=str(error))
                     with contextlib.suppress(Exception):
                         await self.client.__aexit__(None, None, None)
                 self.client = None
                 self.reconnects += 1
                 self.index = (self.index + 1) % len(self.ports)
-                await asyncio.sleep(0.5)
+                if not self.entry["tls"]:
+                    await asyncio.sleep(0.5)  # the table PC's own broker
+                    continue
+                # mosquitto: the next attempt once a whole-second clock passes now + restart_timeout,
+                # which each attempt first moves to a random value in [base, 3 x itself], capped.
+                await asyncio.sleep(self.restart + random.random())
+                self.restart = min(float(RESTART_CAP_S), random.uniform(RESTART_BASE_S, self.restart * 3))
 
     async def close(self) -> None:
         if self.client is not None:
@@ -174,7 +221,8 @@ async def publishers(spec: dict[str, Any]) -> None:
     """The publisher process: every table's player; prints what was published as JSON."""
     context = ssl.create_default_context(cafile=spec["ca"])
     rng = random.Random(7)
-    links = [Link(entry, context) for entry in spec["tables"]]
+    events: list[dict[str, Any]] | None = [] if spec.get("events") else None
+    links = [Link(entry, context, events) for entry in spec["tables"]]
     players = [TablePlayer(entry["table"], rng.uniform(0, HAND_S)) for entry in spec["tables"]]
     for link, player in zip(links, players, strict=True):
         status = Status(state="online", ts=now(), session=1).to_json()
@@ -188,6 +236,9 @@ async def publishers(spec: dict[str, Any]) -> None:
     await asyncio.gather(*(link.close() for link in links))
     hands = [key for p in players for kind, key in p.published if kind == "hand"]
     alerts = [key for p in players for kind, key in p.published if kind == "alert"]
+    if events is not None:
+        lines = "".join(json.dumps(e) + "\n" for e in events)
+        await asyncio.to_thread(Path(spec["events"]).write_text, lines)
     print(json.dumps({"hands": hands, "alerts": alerts, "errors": errors[:5], "failed": len(errors),
                       "reconnects": sum(link.reconnects for link in links)}), flush=True)
 
@@ -200,7 +251,8 @@ def parse_ts(text: str) -> float:
 
 
 async def read_grid(
-    url: str, lags: list[tuple[float, float]], stop: asyncio.Event, since: list[float]
+    url: str, lags: list[tuple[float, float]], stop: asyncio.Event, since: list[float],
+    tables: list[str] | None = None,
 ) -> None:
     """Read the grid's stream as a browser would: a lag for each state when it first reaches the
     page (a retained state sent again after a reconnection is not news)."""
@@ -228,10 +280,37 @@ async def read_grid(
                             if published >= since[0] and published > shown.get(item["id"], 0.0):
                                 shown[item["id"]] = published
                                 lags.append((received, received - published))
+                                if tables is not None:
+                                    tables.append(item["id"])
         except TimeoutError:
             continue
         finally:
             writer.close()
+
+
+STREAMS: Final = {"sessions": "$MQTT_sess", "retained": "$MQTT_rmsgs", "messages": "$MQTT_msgs"}
+
+
+def led_by(monitor_ports: dict[str, int]) -> dict[str, str]:
+    """Which node leads the metadata group and each MQTT stream (from the nodes' ``/jsz``)."""
+    import urllib.request
+
+    leaders: dict[str, str] = {}
+    for port in monitor_ports.values():
+        url = f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                info = json.load(answer)
+        except (OSError, ValueError):
+            continue
+        if (info.get("meta_cluster") or {}).get("leader"):
+            leaders["metadata"] = info["meta_cluster"]["leader"]
+        for account in info.get("account_details") or []:
+            for stream in account.get("stream_detail") or []:
+                leader = (stream.get("cluster") or {}).get("leader")
+                if leader:
+                    leaders[stream["name"]] = leader
+    return leaders
 
 
 def cpu_ticks(pid: int) -> int:
@@ -277,7 +356,9 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         url = await wait_for(lambda: console_url(log), 60, "the console's URL")
         await wait_for(lambda: "floor recorder: tablectl-floor-recorder" in log.read_text() or None, 60,
                        "the console's recorder")
-        spec = {"ca": str(floor.ca.cert), "seconds": args.seconds, "tables": []}
+        spec: dict[str, Any] = {"ca": str(floor.ca.cert), "seconds": args.seconds, "tables": []}
+        if args.keep:
+            spec["events"] = str(directory / "publisher-events.jsonl")
         bridged = {pc.table: pc for pc in pcs}
         nodes = floor.cluster.nodes
         for index, table in enumerate(tables):
@@ -303,24 +384,38 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         stop = asyncio.Event()
         lags: list[tuple[float, float]] = []
         since = [time.time()]
-        reader = asyncio.create_task(read_grid(url, lags, stop, since))
+        lag_tables: list[str] = []
+        reader = asyncio.create_task(read_grid(url, lags, stop, since, lag_tables))
         pids = {"console": console.pid, "publisher": publisher.pid,
                 **{n.name: n.process.pid for n in nodes if n.process is not None}}
         before = {name: cpu_ticks(pid) for name, pid in pids.items()}
+        loads = [os.getloadavg()[0]]
         started = time.monotonic()
         publisher.stdin.write(b"go\n")
         await publisher.stdin.drain()
         await asyncio.sleep(args.kill_at)
+        leaders = await asyncio.to_thread(led_by, {n.name: n.monitor_port for n in nodes})
         victim = nodes[0]  # the console's first broker: its live view and its recorder fail over
+        if args.kill != "n1":
+            victim = next(n for n in nodes if n.name == leaders.get(STREAMS[args.kill], "n1"))
+        led = [what for what, node in sorted(leaders.items()) if node == victim.name]
         killed_at = time.time()
+        loads.append(os.getloadavg()[0])
         victim.kill()
-        print(f"killed {victim.name} (kill -9) at {args.kill_at:g} s", flush=True)
+        (directory / "killed").write_text(f"{killed_at}\n")
+        print(f"killed {victim.name} (kill -9) at {args.kill_at:g} s; it led: "
+              + (", ".join(led) or "nothing"), flush=True)
         done = json.loads(await publisher.stdout.readline())
         elapsed = time.monotonic() - started
+        loads.append(os.getloadavg()[0])
         after = {name: cpu_ticks(pid) for name, pid in pids.items()}
         await asyncio.sleep(2.0)
         stop.set()
         await reader
+        if args.keep:
+            with (directory / "lags.jsonl").open("w") as out:
+                for (received, lag), table in zip(lags, lag_tables, strict=True):
+                    out.write(json.dumps({"t": received, "lag": round(lag, 4), "table": table}) + "\n")
         expected_hands = {tuple(h) for h in done["hands"]}
         expected_alerts = {tuple(a) for a in done["alerts"]}
         expected = len(expected_hands) + len(expected_alerts)
@@ -364,6 +459,8 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
 
     shares = ", ".join(share(name) for name in pids)
     print(f"CPU (share of one core): {shares}")
+    print("machine load average (1 min; 2 cores) at the start, the kill, the end: "
+          + ", ".join(f"{load:.1f}" for load in loads))
     print(f"console log: {len(warnings)} warnings" + "".join(f"\n  {w[:200]}" for w in warnings[:8]))
 
 
@@ -391,6 +488,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
+    parser.add_argument("--kill", choices=("n1", *STREAMS), default="n1",
+                        help="the node to kill: n1, or the leader of that MQTT stream (see above)")
+    parser.add_argument("--keep", type=Path, help="run in DIR and keep its logs there (see above)")
     parser.add_argument("--role", choices=("bench", "publisher"), default="bench", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -398,8 +498,14 @@ def main() -> None:
         asyncio.run(publishers(json.loads(Path(args.spec).read_text())))
         return
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    with tempfile.TemporaryDirectory(prefix="floor-cluster-") as temp, temporary_database() as database:
-        asyncio.run(bench(args, Path(temp), database))
+    with contextlib.ExitStack() as stack:
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=False)
+            directory = args.keep.resolve()
+        else:
+            directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="floor-cluster-")))
+        database = stack.enter_context(temporary_database())
+        asyncio.run(bench(args, directory, database))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
 DEFAULT_ROOT: Final = "holdem"
@@ -36,15 +36,21 @@ class Topics:
 
     root: str
     table: str
+    #: ``{root}/{table}`` and ``{root}/{table}/dev/``, made once: every received message is
+    #: checked against them.
+    _base: str = field(init=False, repr=False, compare=False)
+    _device_prefix: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for part in self.root.split("/"):
             check_segment("topic root", part)
         check_segment("table id", self.table)
+        object.__setattr__(self, "_base", f"{self.root}/{self.table}")
+        object.__setattr__(self, "_device_prefix", f"{self._base}/dev/")
 
     @property
     def base(self) -> str:
-        return f"{self.root}/{self.table}"
+        return self._base
 
     def device_event(self, device: str) -> str:
         return f"{self.base}/dev/{check_segment('device id', device)}/event"
@@ -90,19 +96,18 @@ class Topics:
         Brokers may deliver messages for filters of other sessions (amqtt does on connect), so
         every receiver checks the topic it got rather than trusting its subscription.
         """
-        prefix = f"{self.base}/dev/"
+        prefix = self._device_prefix
         if not topic.startswith(prefix):
             return None
-        rest = topic[len(prefix) :].split("/")
-        if len(rest) != 2 or not _SEGMENT_RE.match(rest[0]):
+        device, _, kind = topic[len(prefix) :].partition("/")
+        if not _SEGMENT_RE.match(device):
             return None
-        kind = rest[1]
         if kind == "event":
-            return DeviceTopic(device=rest[0], kind="event")
+            return DeviceTopic(device=device, kind="event")
         if kind == "status":
-            return DeviceTopic(device=rest[0], kind="status")
+            return DeviceTopic(device=device, kind="status")
         if kind == "cmd":
-            return DeviceTopic(device=rest[0], kind="cmd")
+            return DeviceTopic(device=device, kind="cmd")
         return None
 
 

@@ -28,7 +28,7 @@ from typing import Final
 import aiomqtt
 
 from controller.journal.writer import Journal, Progress
-from link.aiomqtt_adapter import acknowledge
+from link.aiomqtt_adapter import acknowledge_all
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +78,24 @@ class Acknowledgements:
 
     def add(self, record: int, message: aiomqtt.Message, connection: int) -> None:
         """Acknowledge ``message`` once the record ``record`` is durable (0: nothing to wait for)."""
+        behind = bool(self._pending)
         self._pending.append((record, message, connection))
+        if behind and self.journal is not None:
+            # The messages before it wait for the journal, and it waits for them: every change of
+            # the journal's progress releases what it can (``_update``), nothing to look at now.
+            return
         self._release(self.journal.progress() if self.journal is not None else None)
 
     def _release(self, progress: Progress | None) -> None:
+        released: list[aiomqtt.Message] = []
+        try:
+            self._release_into(released, progress)
+        finally:
+            if released and self.client is not None:
+                acknowledge_all(self.client, released)
+
+    def _release_into(self, released: list[aiomqtt.Message], progress: Progress | None) -> None:
+        """Take the messages that may be acknowledged now off the queue, in order."""
         while self._pending:
             record, message, connection = self._pending[0]
             early = False
@@ -96,7 +110,7 @@ class Acknowledgements:
                     early = True
             self._pending.popleft()
             if connection == self.connection and self.client is not None:
-                acknowledge(self.client, message)
+                released.append(message)
                 if early and self.journal is not None:
                     self.journal.acknowledged_early(record, extends=self._early_span)
             if record:

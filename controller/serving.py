@@ -24,7 +24,6 @@ this process through the :class:`Listener` interface; the web stack is imported 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 from collections import deque
@@ -45,6 +44,7 @@ from controller.table import Outgoing, TableController
 from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks
 from link.backoff import Backoff
 from link.client import client_id, make_client
+from link.reconnect import reconnecting
 
 log = logging.getLogger(__name__)
 
@@ -284,50 +284,56 @@ class Service:
             will=will,
             persistent=True,  # the broker keeps the events for a controller that restarts
             queue_type=self.intake.queue_type(),
+            # Behind a backlog the broker's PUBACKs come after the backlog (read at the engine's
+            # pace): with paho's 20 in flight, ``online`` waited in paho's queue behind the
+            # outputs owed from the journal until the backlog was drained (42 s behind 60,000).
+            max_inflight=2 * PUBLISH_BATCH,
         )
         client.pending_calls_threshold = 10 * PUBLISH_BATCH  # a pipelined batch is no warning
         enable_manual_acks(client)
         self.intake.bind(client)
         self.acks.client = client
         backoff = Backoff()
-        while not self.stop.is_set():
-            try:
-                other = await self._other_controller()
-                if other is not None:
-                    log.error(
-                        "table %s: another controller is %s on %s:%d (session %d, since %s); "
-                        "this one stops instead of taking its client id (stop the other first; --take-over "
-                        "if it is gone for good)",
-                        self.config.table.id,
-                        other.state,
-                        mqtt.host,
-                        mqtt.port,
-                        other.session or 0,
-                        other.ts.isoformat(timespec="seconds"),
-                    )
-                    return False
-                # Messages from here on arrive on the next connection.
-                self.connections += 1
-                self.acks.connection = self.connections
-                async with client:
-                    log.info(
-                        "connected to %s:%d (%s)",
-                        mqtt.host,
-                        mqtt.port,
-                        "session kept" if self.intake.session_present else "new session",
-                    )
-                    backoff.reset()
-                    await self._serve(client)
-                    await self._say_offline(client)
-                return True
-            except aiomqtt.MqttError as error:
-                log.warning("broker %s:%d: %s", mqtt.host, mqtt.port, error)
-                self._tell(self._status("offline", f"no broker connection: {error}"))
+
+        async def attempt() -> bool:
+            other = await self._other_controller()
+            if other is not None:
+                log.error(
+                    "table %s: another controller is %s on %s:%d (session %d, since %s); "
+                    "this one stops instead of taking its client id (stop the other first; --take-over "
+                    "if it is gone for good)",
+                    self.config.table.id,
+                    other.state,
+                    mqtt.host,
+                    mqtt.port,
+                    other.session or 0,
+                    other.ts.isoformat(timespec="seconds"),
+                )
+                return False
+            # Messages from here on arrive on the next connection.
+            self.connections += 1
+            self.acks.connection = self.connections
+            async with client:
+                log.info(
+                    "connected to %s:%d (%s)",
+                    mqtt.host,
+                    mqtt.port,
+                    "session kept" if self.intake.session_present else "new session",
+                )
+                backoff.reset()
+                await self._serve(client)
+                await self._say_offline(client)
+            return True
+
+        def lost(error: Exception) -> float:
+            log.warning("broker %s:%d: %s", mqtt.host, mqtt.port, error)
+            self._tell(self._status("offline", f"no broker connection: {error}"))
             delay = backoff.next()
             log.info("reconnecting in %.1f s", delay)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), delay)
-        return True
+            return delay
+
+        done = await reconnecting(attempt, lost, stop=self.stop)
+        return True if done is None else done
 
     async def _other_controller(self) -> Status | None:
         """The retained status of another controller of this table that says it is there

@@ -2,7 +2,8 @@
 
 - :mod:`link.client`: the one client factory (credentials, TLS, ``TCP_NODELAY``, timeouts) and
   client ids;
-- :mod:`link.backoff`: the one exponential backoff of every reconnect loop;
+- :mod:`link.reconnect`: the one reconnect loop of every client (connect, serve, pause, again);
+- :mod:`link.backoff`: the one exponential backoff of those loops;
 - :mod:`link.outbox`: messages waiting for the broker, bounded, with a last-value slot for the
   retained status that an overflow never drops;
 - :mod:`link.commands`: the ordered, bounded queue of device commands received on ``cmd``;

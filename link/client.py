@@ -65,11 +65,14 @@ def make_client(
     will: aiomqtt.Will | None = None,
     persistent: bool = False,
     queue_type: type[asyncio.Queue[aiomqtt.Message]] | None = None,
+    max_inflight: int | None = None,
 ) -> aiomqtt.Client:
     """A client for the configured broker (build it inside the running event loop).
 
     ``persistent``: a session the broker keeps while the client is away (``clean_session``
     false), for a client that must not miss QoS 1 messages across a restart (the controller).
+    ``max_inflight``: QoS 1 publishes sent before their PUBACKs (paho's default: 20; the rest wait
+    in paho's queue, in order).
     """
     context = tls_context(mqtt)
     return aiomqtt.Client(
@@ -86,4 +89,5 @@ def make_client(
         tls_insecure=bool(mqtt.tls is not None and mqtt.tls.insecure) if context else None,
         socket_options=NO_DELAY,
         queue_type=queue_type,
+        max_inflight_messages=max_inflight,
     )

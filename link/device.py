@@ -36,6 +36,7 @@ from link.backoff import Backoff
 from link.client import make_client
 from link.commands import CommandQueue
 from link.outbox import Outbox, OutboxMessage
+from link.reconnect import reconnecting
 
 #: How long the first connection waits for the driver's own retained status.
 RETAINED_STATUS_WAIT_S: Final = 0.5
@@ -146,7 +147,8 @@ class DeviceLink:
     async def run(self) -> None:
         """Stay connected until cancelled; say ``offline`` on the way out."""
         backoff = Backoff(ceiling=BROKER_BACKOFF_MAX_S)
-        while True:
+
+        async def attempt() -> None:
             try:
                 will_session = self.session
                 client = self.client = make_client(self.mqtt, self.identifier, will=self._will())
@@ -160,17 +162,18 @@ class DeviceLink:
                         raise
             except _WillOutdated:
                 self.log.debug("%s: reconnecting for session %d's will", self.device_id, self.session)
-                continue
-            except aiomqtt.MqttError as error:
-                self.log.warning(
-                    "%s: broker connection lost (%s); reconnecting", self.device_id, error
-                )
-            except Exception as error:
-                # Whatever broke, the table keeps its driver: log it loudly and reconnect.
-                self.log.exception("%s: broker connection failed: %s", self.device_id, error)
             finally:
                 self.ready.clear()
-            await asyncio.sleep(backoff.next())
+
+        def lost(error: Exception) -> float:
+            if isinstance(error, aiomqtt.MqttError):
+                self.log.warning("%s: broker connection lost (%s); reconnecting", self.device_id, error)
+            else:
+                # Whatever broke, the table keeps its driver: log it loudly and reconnect.
+                self.log.error("%s: broker connection failed: %s", self.device_id, error, exc_info=error)
+            return backoff.next()
+
+        await reconnecting(attempt, lost, errors=(Exception,))
 
     def _will(self) -> aiomqtt.Will:
         status = Status(state="offline", ts=utc_now(), session=self.session, detail="driver gone")

@@ -29,6 +29,7 @@ from contract.models import (
 from contract.timestamps import utc_now
 from contract.topics import Topics
 from link.backoff import Backoff
+from link.reconnect import reconnecting
 
 log = logging.getLogger(__name__)
 
@@ -112,23 +113,26 @@ class Monitor:
         subscription).
         """
         backoff = Backoff(ceiling=RECONNECT_MAX_S)
-        while True:
-            try:
-                async with self.client:
-                    await self._subscribe()
-                    backoff.reset()
-                    self.connections += 1
-                    if self.connections > 1:
-                        # the pair of the warning below: the gap in what it saw is over
-                        log.warning("demo monitor: connected again and subscribed (connection %d)",
-                                    self.connections)
-                    self.ready.set()
-                    await self._dispatch_all()
-            except aiomqtt.MqttError as error:
-                if not self.ready.is_set():
-                    raise
-                log.warning("demo monitor: broker connection lost (%s); reconnecting", error)
-            await asyncio.sleep(backoff.next())
+
+        async def attempt() -> None:
+            async with self.client:
+                await self._subscribe()
+                backoff.reset()
+                self.connections += 1
+                if self.connections > 1:
+                    # the pair of the warning below: the gap in what it saw is over
+                    log.warning("demo monitor: connected again and subscribed (connection %d)",
+                                self.connections)
+                self.ready.set()
+                await self._dispatch_all()
+
+        def lost(error: Exception) -> float:
+            if not self.ready.is_set():
+                raise error
+            log.warning("demo monitor: broker connection lost (%s); reconnecting", error)
+            return backoff.next()
+
+        await reconnecting(attempt, lost)
 
     async def _subscribe(self) -> None:
         await self.client.subscribe(

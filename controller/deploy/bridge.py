@@ -10,10 +10,24 @@ else; ``try_private false``: no mosquitto-only bridge handshake) with a persiste
 (``cleansession false``) at QoS 1, so that what the table publishes while the floor link is down
 waits in the table PC's broker and follows once it is back. With several nodes the bridge takes
 them in turn (``round_robin true``: they are equals; each table lists them from a different
-first node, so that the tables spread over the cluster). Reconnecting is tuned so that losing a
-node costs seconds: the next node is tried after ``RESTART_BASE_S`` (mosquitto's default is 5 s
-rising to 30 s, and a 55 s gap was measured with it), and a node that stops answering without
-closing the connection is found dead after 1.5 x ``KEEPALIVE_S``.
+first node, so that the tables spread over the cluster).
+
+The public state alone crosses at QoS 0 (``BRIDGE_QOS``): it is a retained snapshot, superseded
+at the table's next change, and mosquitto sends a bridge the retained messages of its ``out``
+topics each time it connects, so the floor always gets the newest state after a lost
+connection; what QoS 1 would add is a backlog of superseded states after every outage, and, on a
+NATS floor, a JetStream store (and its wait for the stream's leader) for every state on the
+floor's busiest topic, although no session subscribes to it (the recorder takes hands, alerts
+and statuses; consoles follow the state at QoS 0). Alerts, hand results and statuses stay QoS 1:
+they are history, stored once each.
+
+Reconnecting is tuned so that losing a node costs seconds: the next node is tried after
+``RESTART_BASE_S`` (mosquitto's default is 5 s rising to 30 s, and a 55 s gap was measured with
+it), backing off to ``RESTART_CAP_S`` at most. The cap is short because a NATS node refuses
+connections (after holding each for 4 s) while the stream of the MQTT sessions elects a leader,
+which takes 4-9 s after its leader's node died: a bridge that backed off further would come
+back seconds after the cluster does. A node that stops answering without closing the connection
+is found dead after 1.5 x ``KEEPALIVE_S``.
 """
 
 from __future__ import annotations
@@ -24,9 +38,9 @@ from typing import Final
 
 from contract.topics import Topics
 
-#: First delay before reconnecting (seconds), and the most it backs off to.
+#: First delay before reconnecting (seconds), and the most it backs off to (see above).
 RESTART_BASE_S: Final = 1
-RESTART_CAP_S: Final = 10
+RESTART_CAP_S: Final = 2
 #: The bridge's keepalive at the floor (seconds).
 KEEPALIVE_S: Final = 10
 
@@ -58,6 +72,15 @@ def bridge_user(table: str) -> str:
 def public_topics(topics: Topics) -> list[str]:
     """What may leave the table PC: never a tag UID, never a hole card not tabled face up."""
     return [topics.alerts, topics.state, topics.hands, topics.controller_status]
+
+
+#: The QoS of each public topic on the bridge (see above: the state is a retained snapshot).
+BRIDGE_QOS: Final = {"state": 0, "alerts": 1, "hands": 1, "controller/status": 1}
+
+
+def bridge_qos(topics: Topics, topic: str) -> int:
+    """The QoS ``topic`` (one of ``public_topics(topics)``) crosses the bridge with."""
+    return BRIDGE_QOS[topic.removeprefix(f"{topics.base}/")]
 
 
 def bridge_section(spec: BridgeSpec) -> str:
@@ -94,14 +117,16 @@ def bridge_section(spec: BridgeSpec) -> str:
         "cleansession false",
         "start_type automatic",
         f"# Losing the floor (a node) costs seconds: retry after {RESTART_BASE_S} s, backing off to "
-        f"{RESTART_CAP_S} s;",
+        f"{RESTART_CAP_S} s",
+        "# (a NATS node refuses connections for the 4-9 s its session stream elects a leader);",
         f"# a node that stops answering is found dead within {KEEPALIVE_S * 3 // 2} s.",
         f"restart_timeout {RESTART_BASE_S} {RESTART_CAP_S}",
         f"keepalive_interval {KEEPALIVE_S}",
         "notifications true",
         "notifications_local_only true",
     ]
-    lines += [f"topic {topic} out 1" for topic in public_topics(topics)]
+    lines.append("# The state at QoS 0: a retained snapshot, sent again at every (re)connection.")
+    lines += [f"topic {topic} out {bridge_qos(topics, topic)}" for topic in public_topics(topics)]
     if spec.allow_input:
         lines.append(f"topic {topics.input} in 1")
     return "\n".join(lines) + "\n"

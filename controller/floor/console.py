@@ -12,6 +12,12 @@ with a PostgreSQL store shared by the floor (``session``, the default there) it 
 :class:`~controller.floor.recorder.Recorder`, which takes the tables' messages from a persistent
 session and acknowledges each once stored; ``none`` records nothing (a console that only reads).
 No console holds anything another needs: killing one leaves the others serving.
+
+Given several brokers (the nodes of one cluster), the live view is two connections on two
+nodes, each taking every message (:class:`LiveViews`): the death of either node leaves the view
+whole, where a single connection would show nothing until it is taken up on another node (on a
+NATS cluster that can take 4-9 s, while the stream of the MQTT sessions elects a new leader, if
+the dead node led it). Each message is handled once, the first copy to arrive.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +43,7 @@ from contract.models import (
 )
 from contract.topics import parse_floor_topic
 from controller.floor.board import FloorBoard, iso
-from controller.floor.feed import FloorFeed
+from controller.floor.feed import Connection, FloorFeed, Handle
 from controller.floor.recorder import Recorder
 from controller.floor.store import FloorStore, StoreError, change_json, store_for
 from controller.web.channel import Channel
@@ -46,6 +54,9 @@ log = logging.getLogger(__name__)
 #: Changed tables are pushed to the pages this often at most (their lag budget is 1 s).
 PUSH_S: Final = 0.05
 
+#: How long the live views remember a message to drop its copy from the other view (seconds).
+SEEN_S: Final = 30.0
+
 #: Who records the history: the live feed (a console's own SQLite file), a recorder's persistent
 #: session (a shared PostgreSQL store), or nobody.
 Recording: TypeAlias = Literal["live", "session", "none"]
@@ -53,6 +64,57 @@ Recording: TypeAlias = Literal["live", "session", "none"]
 
 def compact(data: dict[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"))
+
+
+class LiveViews:
+    """The console's live view: one :class:`FloorFeed`, or two on different nodes of a cluster.
+
+    ``handle`` gets each message once: the first copy, from either connection; the other copy is
+    dropped by its topic and payload (every public payload carries its time, so two different
+    messages on one topic never look alike). ``connection`` hears whether the view is up (either
+    connection) and why not."""
+
+    def __init__(
+        self, brokers: Sequence[MqttSection], handle: Handle, connection: Connection, *,
+        client_id: str | None, qos: int,
+    ) -> None:
+        self.handle = handle
+        self.connection = connection
+        self.feeds = [FloorFeed(brokers, self._arrived, self._changed, client_id=client_id, qos=qos)]
+        if len(brokers) > 1:
+            second = FloorFeed(brokers, self._arrived, self._changed,
+                               client_id=f"{client_id}-2" if client_id else None, qos=qos, first=1)
+            second.avoid, self.feeds[0].avoid = self.feeds[0].brokers, second.brokers
+            self.feeds.append(second)
+        self.filters = self.feeds[0].filters
+        self.duplicates = 0
+        self._seen: set[tuple[str, bytes]] = set()
+        self._order: deque[tuple[float, tuple[str, bytes]]] = deque()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await asyncio.gather(*(feed.run(stop) for feed in self.feeds))
+
+    def _arrived(self, topic: str, payload: bytes, received_ms: float) -> None:
+        if len(self.feeds) == 1:
+            self.handle(topic, payload, received_ms)
+            return
+        now = time.monotonic()
+        while self._order and now - self._order[0][0] > SEEN_S:
+            _, old = self._order.popleft()  # each remembered message has one entry here
+            self._seen.discard(old)
+        key = (topic, payload)
+        if key in self._seen:
+            self.duplicates += 1
+            return
+        self._seen.add(key)
+        self._order.append((now, key))
+        self.handle(topic, payload, received_ms)
+
+    def _changed(self, up: bool, detail: str | None) -> None:
+        if any(feed.connected for feed in self.feeds):
+            self.connection(True, None)
+        else:
+            self.connection(False, detail)
 
 
 @dataclass
@@ -104,9 +166,9 @@ class FloorConsole:
         self.health = ConsoleHealth()
         # The live view at QoS 1 where it records (its own SQLite history, as always); else at
         # QoS 0: on a NATS cluster plain routing, no JetStream consumer to create at every
-        # (re)connection, so the view is back at once after a node's death (the retained topics
-        # give the whole floor again, the recorder's session keeps the history whole).
-        self.feed = FloorFeed(brokers, self.handle, self.connection, client_id=client_id,
+        # (re)connection (the retained topics give the whole floor again, the recorder's
+        # session keeps the history whole). On two nodes when there are several (LiveViews).
+        self.feed = LiveViews(brokers, self.handle, self.connection, client_id=client_id,
                               qos=1 if record == "live" else 0)
         self.url = ""
         self._changes = 0

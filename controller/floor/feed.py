@@ -5,23 +5,30 @@ gateway: sessions and retained messages are the cluster's, any node serves them)
 says which to try next: the next one in the list after a failure, round and round, waiting (with
 backoff) only once every node failed in a row. :class:`FloorFeed` is the console's live view:
 public topics of every table, no session (the retained topics give the whole floor again).
+
+A broker that closes the connection before its CONNACK (a NATS node does, after 4 s, while the
+stream of the MQTT sessions has no leader) fails the attempt at once
+(:func:`~link.aiomqtt_adapter.fail_connect_when_closed`): aiomqtt alone would wait out its
+whole timeout, and the next node would be tried a second later than it could be.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import aiomqtt
 
 from config.models import MqttSection
 from contract.topics import floor_filters
+from link.aiomqtt_adapter import fail_connect_when_closed
 from link.backoff import Backoff
 from link.client import make_client
+from link.reconnect import reconnecting
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +60,22 @@ class Brokers:
     def current(self) -> MqttSection:
         return self.all[self._index]
 
+    @property
+    def index(self) -> int:
+        return self._index
+
     def connected(self) -> None:
         self._failed_in_a_row = 0
         self.backoff.reset()
 
-    def failed(self) -> float:
+    def failed(self, avoid: int | None = None) -> float:
         """The current broker failed: move to the next; the delay before trying it (none while
-        some node of the round has not been tried)."""
+        some node of the round has not been tried). ``avoid``: a broker not to move to while
+        another is left (the one a partner connection is on: one node's death should not take
+        both)."""
         self._index = (self._index + 1) % len(self.all)
+        if self._index == avoid and len(self.all) > 2:
+            self._index = (self._index + 1) % len(self.all)
         self._failed_in_a_row += 1
         if self._failed_in_a_row % len(self.all):
             return 0.0
@@ -68,13 +83,6 @@ class Brokers:
 
     def describe(self) -> str:
         return ", ".join(where(b) for b in self.all)
-
-
-async def pause(stop: asyncio.Event, seconds: float) -> None:
-    """Wait ``seconds`` unless ``stop`` is set first."""
-    if seconds > 0:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), seconds)
 
 
 async def subscribe(client: aiomqtt.Client, filters: Sequence[str], qos: int) -> None:
@@ -86,6 +94,13 @@ async def subscribe(client: aiomqtt.Client, filters: Sequence[str], qos: int) ->
     refused = [topic for topic, code in zip(filters, codes, strict=False) if code >= 0x80]
     if refused:
         raise aiomqtt.MqttError(f"subscription refused by the broker: {', '.join(refused)}")
+
+
+def floor_client(mqtt: MqttSection, identifier: str, **options: Any) -> aiomqtt.Client:
+    """``make_client``, failing a connection closed before its CONNACK at once (see above)."""
+    client = make_client(mqtt, identifier, **options)
+    fail_connect_when_closed(client)
+    return client
 
 
 def payload_bytes(message: aiomqtt.Message) -> bytes:
@@ -117,23 +132,31 @@ class FloorFeed:
         self.client_id = client_id or floor_client_id(self.mqtt.root)
         self.filters = tuple(filters) if filters is not None else floor_filters(self.mqtt.root)
         self.qos = qos
+        #: Another connection's brokers (the same ones), whose current node this feed does not
+        #: move to when it fails over while another is left.
+        self.avoid: Brokers | None = None
+        self.connected = False
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
+        async def attempt() -> bool:
             mqtt = self.brokers.current
-            client = make_client(mqtt, self.client_id)
-            try:
-                async with client:
-                    await subscribe(client, self.filters, self.qos)
-                    log.info("floor: connected to %s, subscribed to %s", where(mqtt), ", ".join(self.filters))
-                    self.brokers.connected()
-                    self.connection(True, None)
-                    await self._receive(client, stop)
-                    return
-            except aiomqtt.MqttError as error:
-                log.warning("floor: broker %s: %s", where(mqtt), error)
-                self.connection(False, f"no broker connection ({where(mqtt)}): {error}")
-            await pause(stop, self.brokers.failed())
+            async with floor_client(mqtt, self.client_id) as client:
+                await subscribe(client, self.filters, self.qos)
+                log.info("floor: connected to %s, subscribed to %s", where(mqtt), ", ".join(self.filters))
+                self.brokers.connected()
+                self.connected = True
+                self.connection(True, None)
+                await self._receive(client, stop)
+            return True
+
+        def lost(error: Exception) -> float:
+            mqtt = self.brokers.current
+            log.warning("floor: broker %s: %s", where(mqtt), error)
+            self.connected = False
+            self.connection(False, f"no broker connection ({where(mqtt)}): {error}")
+            return self.brokers.failed(self.avoid.index if self.avoid is not None else None)
+
+        await reconnecting(attempt, lost, stop=stop)
 
     async def _receive(self, client: aiomqtt.Client, stop: asyncio.Event) -> None:
         async def receive() -> None:

@@ -46,15 +46,15 @@ from contract.topics import check_segment, parse_floor_topic
 from controller.floor.feed import (
     Brokers,
     FloorFeed,
+    floor_client,
     floor_client_id,
-    pause,
     payload_bytes,
     subscribe,
     where,
 )
 from controller.floor.store import DatabaseUnavailable, FloorStore
 from link.aiomqtt_adapter import acknowledge, arrived_on, connection_tagged_queue, enable_manual_acks
-from link.client import make_client
+from link.reconnect import pause, reconnecting
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,9 @@ class Recorder:
                       filters=self.filters, qos=0, first=1)
             if witness else None
         )
+        if self.witness is not None:
+            # One node's death should not take both: each avoids the other's node.
+            self.witness.avoid = self.brokers
 
     async def _client_id(self) -> str:
         if self.fixed_id is not None:
@@ -212,17 +215,17 @@ class Recorder:
             self._record_witnessed(topic, payload, received_ms)
 
     async def _run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
+        async def attempt() -> bool | None:
             identifier = await self._wait_for_store(stop)
             if identifier is None:
-                return
+                return True
             self._replay_witnessed()
             self.health.client_id = identifier
             mqtt = self.brokers.current
             self._store_failed.clear()
             self._connection += 1
             number = self._connection
-            client = make_client(
+            client = floor_client(
                 mqtt, identifier, persistent=True, queue_type=connection_tagged_queue(partial(int, number))
             )
             enable_manual_acks(client)
@@ -232,13 +235,7 @@ class Recorder:
                     self.brokers.connected()
                     await self._serve(client, number, stop)
                     if stop.is_set():
-                        return
-            except aiomqtt.MqttError as error:
-                log.warning("floor recorder: broker %s: %s", where(mqtt), error)
-                self.health.detail = f"no broker connection ({where(mqtt)}): {error}"
-                self.health.connected = False
-                await pause(stop, self.brokers.failed())
-                continue
+                        return True
             finally:
                 self.health.connected = False
                 self.health.pending = 0
@@ -246,6 +243,17 @@ class Recorder:
             # comes again once the store answers.
             self.health.detail = f"store {self.store.name}: {self.store.error}; waiting for it"
             log.warning("floor recorder: %s", self.health.detail)
+            return None
+
+        def lost(error: Exception) -> float:
+            mqtt = self.brokers.current
+            log.warning("floor recorder: broker %s: %s", where(mqtt), error)
+            self.health.detail = f"no broker connection ({where(mqtt)}): {error}"
+            self.health.connected = False
+            witness = self.witness.brokers.index if self.witness is not None else None
+            return self.brokers.failed(avoid=witness)
+
+        await reconnecting(attempt, lost, stop=stop)
 
     async def _serve(self, client: aiomqtt.Client, number: int, stop: asyncio.Event) -> None:
         """Receive (from the start: a persistent session's messages may precede the SUBACK),

@@ -109,6 +109,12 @@ def _declares(data: object, first: int, last: int) -> bool:
     )
 
 
+def _place(name: str, line_number: int, offset: int) -> str:
+    """A line of a segment: ``file:line``, or ``file@offset`` after a seek (the line numbers are
+    unknown then). Built only where a line is named (a record, a problem): not for every line."""
+    return f"{name}:{line_number}" if line_number >= 0 else f"{name}@{offset}"
+
+
 def _torn_number(line: bytes) -> int:
     """The record number of a torn line, when its beginning survived."""
     start = line.find(b'"n":')
@@ -162,6 +168,8 @@ class JournalReader:
                 scan.problems.append(f"{segment.path}: cannot be read: {error.strerror or error}")
                 continue
             name = segment.path.name
+            # Records and unreadable lines are named with the directory, chain problems without.
+            base = f"{self.files.directory / name}"
             with file:
                 if offset:
                     file.seek(offset)
@@ -175,7 +183,6 @@ class JournalReader:
                     position += len(raw)
                     if line_number >= 0:
                         line_number += 1
-                    where = f"{name}:{line_number}" if line_number >= 0 else f"{name}@{line_start}"
                     torn = not raw.endswith(b"\n")
                     if not segment.closed:
                         scan.torn_tail = torn
@@ -188,7 +195,8 @@ class JournalReader:
                         n = int(data.get("n", 0)) if isinstance(data, dict) else 0
                     except (ValueError, TypeError) as error:
                         why = "torn record (crash or failed write)" if torn else "bad record"
-                        scan.problems.append(f"{self.files.directory / where}: {why}: {error}")
+                        where = _place(base, line_number, line_start)
+                        scan.problems.append(f"{where}: {why}: {error}")
                         scan.unreadable_n = max(scan.unreadable_n, _torn_number(text))
                         continue
                     scan.records += 1
@@ -203,9 +211,11 @@ class JournalReader:
                         if previous_n and n != previous_n + 1:
                             if n <= previous_n:
                                 numbered = False
+                                where = _place(name, line_number, line_start)
                                 scan.chain_problem(f"{where}: record {n} after record {previous_n}")
                             elif not _declares(data, previous_n + 1, n - 1):
                                 numbered = False
+                                where = _place(name, line_number, line_start)
                                 scan.chain_problem(
                                     f"{where}: records {previous_n + 1} to {n - 1} are missing "
                                     f"(record {n} follows record {previous_n})"
@@ -214,8 +224,10 @@ class JournalReader:
                             if not anchored and n > 1:
                                 # The oldest record left after retention: its predecessor is named
                                 # by a retention record (``journal verify`` checks that).
+                                where = _place(name, line_number, line_start)
                                 scan.first = (n, body, digest, where)
                             elif numbered:
+                                where = _place(name, line_number, line_start)
                                 scan.chain_problem(
                                     f"{where}: record {n}: hash does not match (this record or the "
                                     "one before it was changed)"
@@ -232,10 +244,11 @@ class JournalReader:
                     )
                     if filtered and not always:
                         continue
+                    full = _place(base, line_number, line_start)
                     try:
-                        record = decode(data, f"{self.files.directory / where}")
+                        record = decode(data, full)
                     except (ValueError, KeyError, TypeError) as error:
-                        scan.problems.append(f"{self.files.directory / where}: bad record: {error}")
+                        scan.problems.append(f"{full}: bad record: {error}")
                         continue
                     if isinstance(record, StartRecord):
                         scan.last_session = max(scan.last_session, record.session)

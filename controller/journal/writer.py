@@ -35,6 +35,7 @@ from controller.journal.records import (
     chained_line,
     encode_body,
     payload_fields,
+    received_body,
     time_text,
 )
 from controller.journal.state import (
@@ -205,11 +206,17 @@ class Journal(FaultHandling, SyncThread):
 
     def submit(self, kind: str, fields: dict[str, Any]) -> int:
         """Queue a record of ``kind``; return its number (never blocks on the disk)."""
+        return self._submit_body(lambda n: encode_body(kind, n, fields))
+
+    def _submit_body(self, body: Callable[[int], bytes]) -> int:
+        """Queue the record ``body(n)`` under the next number ``n``; return ``n``."""
         with self._lock:
             n = self._next_n
             self._next_n += 1
-            self._queue.append(Record(n, encode_body(kind, n, fields)))
-            self._work.notify()
+            self._queue.append(Record(n, body(n)))
+            if len(self._queue) == 1:
+                # The writer takes everything queued once it is woken: one wake-up a batch.
+                self._work.notify()
         return n
 
     def start(self, session: int, when: datetime, table: str) -> int:
@@ -217,9 +224,7 @@ class Journal(FaultHandling, SyncThread):
 
     def received(self, topic: str, payload: bytes, when: datetime) -> int:
         """Queue a received message; its number is the ``cause`` of what it produces."""
-        return self.submit(
-            "received", {"topic": topic, **payload_fields(payload), "received": time_text(when)}
-        )
+        return self._submit_body(lambda n: received_body(n, topic, payload, when))
 
     def rejected(self, topic: str, device: str | None, count: int, error: str, when: datetime) -> int:
         """Queue a report of malformed input (an input of the engine, like a received message)."""

@@ -89,9 +89,10 @@ def test_the_tables_bridge_lists_every_node_starting_from_its_own(rendered: tupl
         bridge = (out / "tables" / table / "bridge.conf").read_text()
         order = [ports[(index + k) % 3] for k in range(3)]
         assert f"addresses {' '.join(f'127.0.0.1:{p}' for p in order)}" in bridge
-        for line in ("round_robin true", "try_private false", "cleansession false", "restart_timeout 1 10",
+        for line in ("round_robin true", "try_private false", "cleansession false", "restart_timeout 1 2",
                      "keepalive_interval 10", "bridge_protocol_version mqttv311",
-                     f"remote_username {table}-bridge", f"topic holdem/{table}/alerts out 1"):
+                     f"remote_username {table}-bridge", f"topic holdem/{table}/alerts out 1",
+                     f"topic holdem/{table}/state out 0"):
             assert line in bridge.splitlines(), line
         assert not [line for line in bridge.splitlines() if line.startswith("topic") and "dev" in line]
         assert (out / "secrets" / f"{table}-bridge").read_text().strip() in bridge

@@ -151,7 +151,8 @@ def test_acl_bridge_and_floor_files(tmp_path: Path) -> None:
         assert "max_queued_messages 20000" in conf
         bridge_topics = [line for line in conf.splitlines() if line.startswith("topic ")]
         assert bridge_topics == [
-            f"topic holdem/{TABLE}/{t} out 1" for t in ("alerts", "state", "hands", "controller/status")
+            f"topic holdem/{TABLE}/{t} out {0 if t == 'state' else 1}"
+            for t in ("alerts", "state", "hands", "controller/status")
         ]
         assert f"remote_password {table.secret(f'{TABLE}-bridge')}" in conf
         assert mode(table.out / "mosquitto" / "mosquitto.conf") == 0o600  # it holds a password

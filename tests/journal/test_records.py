@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from controller.journal import (
     JournalFiles,
     JournalReader,
@@ -14,7 +16,15 @@ from controller.journal import (
     StartRecord,
     read_journal,
 )
-from controller.journal.records import GENESIS, chain_hash, split_line
+from controller.journal.records import (
+    GENESIS,
+    chain_hash,
+    encode_body,
+    payload_fields,
+    received_body,
+    split_line,
+    time_text,
+)
 from tests.journal.support import T0, TOPIC, journal, lines
 
 
@@ -140,3 +150,24 @@ def test_a_pass_decodes_only_the_kinds_asked_for(tmp_path: Path) -> None:
         "StartRecord",
         "ReceivedRecord",
     ]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"v":1,"seq":3,"type":"tag","uid":"E004015012345678"}',
+        b'quotes " and \\ backslashes, tabs\t, newlines\n, control \x01\x1f, DEL \x7f',
+        "non-ASCII: \u00e9\u00e8 \u2660\u2665 \U0001f0a1 \u2028\u2029".encode(),
+        b"",
+        b"\xff\xfe not UTF-8",
+    ],
+)
+def test_a_received_record_is_the_generic_encoding_byte_for_byte(payload: bytes) -> None:
+    """The received record's own encoder (the one record of every message) writes exactly what
+    the generic one would: readers, the hash chain and ``journal verify`` see one format."""
+    topic = "holdem/t1/dev/rfid-\u00e9/event"
+    generic = encode_body(
+        "received", 41, {"topic": topic, **payload_fields(payload), "received": time_text(T0)}
+    )
+    assert received_body(41, topic, payload, T0) == generic
+    assert json.loads(generic)["n"] == 41
