@@ -57,6 +57,8 @@ CORRECTIONS: Final = {
     "chips_taken_back": "the chips seat {seat} took back were put back in its betting area",
     "chips_on_vacant_seat": "the chips in the betting area of vacant seat {seat} were removed",
     "uncalled_bet_not_returned": "the uncalled part of seat {seat}'s bet was returned to it",
+    "fold_incomplete": "the other card of seat {seat}'s fold was retrieved into the muck",
+    "unknown_chip": "the tag that is no chip of this table was taken off the table",
 }
 #: What each correction not made must now be (the remedy of the ``remedy_not_followed``).
 CORRECTION_STEPS: Final = {
@@ -66,6 +68,8 @@ CORRECTION_STEPS: Final = {
     "chips_taken_back": "The chips released stay: put them back in the betting area.",
     "chips_on_vacant_seat": "Remove the chips from the vacant seat's betting area.",
     "uncalled_bet_not_returned": "Return the uncalled chips to the player who bet them.",
+    "fold_incomplete": "Put the folded seat's other card in the muck.",
+    "unknown_chip": "Take the tag off the table: it is not a chip of this table.",
 }
 
 
@@ -267,7 +271,10 @@ class Results:
         table = self.table
         active, judged = table.book.active, table.nf_keys
         found = []
-        for key, alert_id in sorted(self.state.alerts.items()):
+        # the betting core's findings, the handling's (a fold half done), the foreign tags'
+        held = [*self.state.alerts.items(), *table.handling_state.alerts.items(),
+                *((f"unknown:{uid}", a) for uid, a in table.chip_state.unknown.items())]
+        for key, alert_id in sorted(held):
             alert = active.get(alert_id)
             if alert is not None and alert.code in CORRECTIONS and f"correct:{key}" not in judged:
                 found.append((key, alert.code, alert.seat))
