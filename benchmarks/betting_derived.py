@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.engine_throughput import build_chips
-from engine.betting import rounds
+from engine.betting import payout, rounds
 from engine.betting.derived import LastAnswer
 from engine.core import Engine
 
@@ -29,6 +29,7 @@ from engine.core import Engine
 ANSWERS: tuple[tuple[Any, str], ...] = (
     (rounds, "_last_to_act"),
     (rounds, "_last_due"),
+    (payout, "_last_awards"),
 )
 
 

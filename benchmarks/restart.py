@@ -37,7 +37,7 @@ from config.registry import load_registry
 from contract.models import parse_status
 from contract.topics import Topics
 from controller.journal import JournalFiles
-from controller.table import TableController
+from controller.service.table import TableController
 from simulators.dealer import DealerSettings, VirtualDealer
 from testing.events import DEFAULT_START, to_events
 from testing.script import Message

@@ -55,7 +55,7 @@ from contract.models import FaultEvent, Status, parse_status
 from contract.topics import Topics
 from controller.journal import JournalFiles, JournalOptions, open_journal
 from controller.journal.records import kind_prefix
-from controller.table import TableController
+from controller.service.table import TableController
 from engine.api import (
     DeviceEventReceived,
     DeviceStatusReceived,
@@ -71,9 +71,9 @@ REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "config" / "decks.example.csv"
 TABLE = "bench"
 TOPICS = Topics("holdem", TABLE)
-#: ``tablectl run`` of this tree (``python -m controller.run``: the code beside this script,
+#: ``tablectl run`` of this tree (``python -m controller.service.cli``: the code beside this script,
 #: whatever the environment has installed).
-RUN = [sys.executable, "-m", "controller.run"]
+RUN = [sys.executable, "-m", "controller.service.cli"]
 
 
 def config_file(directory: Path, port: int, name: str, *, fsync: bool = True) -> Path:

@@ -42,7 +42,7 @@ from config.registry import load_registry
 from contract.models import FaultEvent, Status, parse_alert, parse_status
 from contract.topics import Topics
 from controller.journal import JournalFiles, JournalOptions, open_journal, read_journal
-from controller.table import TableController
+from controller.service.table import TableController
 from link.client import NO_DELAY
 from testing.mosquitto import running_mosquitto
 from testing.script import Message

@@ -33,16 +33,22 @@ def _value(value: Any) -> str:
 def _table(lines: list[str], header: str, name: str, data: dict[str, Any]) -> None:
     lines.append(header)
     nested: list[tuple[str, dict[str, Any]]] = []
+    arrays: list[tuple[str, list[dict[str, Any]]]] = []
     for key, value in data.items():
         if value is None:
             continue
         if isinstance(value, dict):
             nested.append((key, value))
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            arrays.append((key, value))  # an array of tables: [[stakes.levels]]
         else:
             lines.append(f"{key} = {_value(value)}")
     for key, value in nested:
         # After [[devices]], [devices.antennas] belongs to the last device.
         _table(lines, f"[{name}.{key}]", f"{name}.{key}", value)
+    for key, items in arrays:
+        for item in items:
+            _table(lines, f"[[{name}.{key}]]", f"{name}.{key}", item)
     lines.append("")
 
 

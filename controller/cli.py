@@ -35,7 +35,7 @@ class Subcommand:
 
 
 SUBCOMMANDS: Final = (
-    Subcommand("run", "run the table controller service (drivers, engine, alerts)", "controller.run"),
+    Subcommand("run", "run the table controller service (drivers, engine, alerts)", "controller.service.cli"),
     Subcommand(
         "demo", "a whole simulated table with a virtual dealer and live alerts", "controller.demo.cli"
     ),

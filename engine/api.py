@@ -1,6 +1,6 @@
 """The engine's public API: settings, what the shell feeds in, and what comes back out.
 
-The shell (``controller.serving``) parses MQTT messages into contract models, stamps each with its
+The shell (``controller.service.network``) parses MQTT messages into contract models, stamps each with its
 own clock as ``received`` and feeds them one at a time to :func:`engine.core.step` (or to the
 :class:`engine.core.Engine` holder). The core never reads a clock, never does I/O and never logs a
 hole card; the same sequence of :data:`Received` always yields the same :class:`Outputs`.

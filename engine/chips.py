@@ -105,7 +105,10 @@ class Chips:
             if not is_chip_zone(zone):
                 return  # a chip read at a seat or the board is nowhere for the betting
             current = state.at.get(uid)
-            left_at = table.read_ts
+            # this read's own time: with several readers (the betting areas on one, the stacks
+            # on another) a chip lifted after it was seen arriving here, on the other reader's
+            # clock, did not leave before this one moved
+            left_at = table.ts
             lifted = state.lifted
             if current is None:
                 was = lifted.get(uid)

@@ -136,8 +136,7 @@ class Machine(HandRules):
             self.devices.sequence_findings()
         if taken is None:
             sequences.wait(received)  # it shows a gap: it waits for the fill
-        elif taken:
-            sequences.counted(device)
+        elif taken:  # (counted by the sequences as taken)
             if value is not None and device in self.device_state.readers:
                 if ts > self.read_ts:  # noqa: PLR1730 - (as above)
                     self.read_ts = ts
@@ -202,7 +201,6 @@ class Machine(HandRules):
             if taken is None:
                 sequences.wait(received)  # it shows a gap: it waits for the fill
             elif taken:
-                sequences.counted(received.device)
                 self._device_event(received.device, received.event)
         elif isinstance(received, DeviceStatusReceived):
             self.ts = received.status.ts

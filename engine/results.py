@@ -28,7 +28,6 @@ from contract.models import (
     SeatAmount,
     ShownHand,
 )
-from contract.pydantic_adapter import construct_valid
 from engine.betting.hand import Money
 from engine.betting.terms import Clear, Verdicts
 from engine.chips import chip_seat
@@ -662,21 +661,18 @@ class Results:
             fields["board"] = list(self._card_codes(table.board.live()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
-                construct_valid(
-                    PotResult,
-                    {
-                        "amount": p.amount,
-                        "eligible": list(p.eligible),
-                        "winners": list(p.winners),
-                        "shares": [_seat_amount(s, a) for s, a in p.shares],
-                    },
+                PotResult.model_construct(
+                    amount=p.amount,
+                    eligible=list(p.eligible),
+                    winners=list(p.winners),
+                    shares=[_seat_amount(s, a) for s, a in p.shares],
                 )
                 for p in outcome.pots
             ]
             fields["rake"] = outcome.rake
             fields["awarded"] = [_seat_amount(s, a) for s, a in outcome.awarded]
             fields["showdown"] = [
-                construct_valid(ShownHand, {"seat": s.seat, "cards": list(s.cards), "rank": s.rank})
+                ShownHand.model_construct(seat=s.seat, cards=list(s.cards), rank=s.rank)
                 for s in outcome.showdown
             ]
         elif money is not None:
@@ -691,12 +687,12 @@ class Results:
         }
         state.hand_awards = frozenset()
         fields["dealer"] = table.session.hand_dealer  # (off the wire when unknown)
-        table.hands_out.append(construct_valid(HandResult, fields))
+        table.hands_out.append(HandResult.model_construct(**fields))  # type: ignore[arg-type]
         table.session_out(table.session.on_hand_end(table.ts))
 
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:
-    return construct_valid(SeatAmount, {"seat": seat, "amount": amount})
+    return SeatAmount.model_construct(seat=seat, amount=amount)
 
 
 def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
@@ -705,8 +701,8 @@ def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
     if found is None:
         if len(_ACTIONS) >= _ACTIONS_KEPT:
             _ACTIONS.clear()
-        found = _ACTIONS[key] = construct_valid(
-            HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
+        found = _ACTIONS[key] = HandAction.model_construct(
+            street=street, seat=seat, action=action, amount=amount  # type: ignore[arg-type]
         )
     return found
 

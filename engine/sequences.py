@@ -139,16 +139,30 @@ class Sequences:
 
     def take(self, device: str, event: DeviceEvent, now: datetime) -> bool | None:
         """Whether to apply a device's event: True, False (a repeat, a far seq), or None: it
-        shows a gap that is being filled, the event is held (the caller holds it)."""
+        shows a gap that is being filled, the event is held (the caller holds it). An event
+        taken is counted (``taken``: exactly-once checks count them)."""
         seq, session = event.seq, event.session
-        tracks = self.state.tracks
-        track = tracks.get(device)
+        state = self.state
+        track = state.tracks.get(device)
         if track is not None and seq == track.high + 1 and session == track.session and not track.run:
             # the next one of the session followed (nearly every event)
-            tracks[device] = SeqTrack(
+            state.tracks[device] = SeqTrack(
                 seq, ((track.seen << 1) | 1) & SEQ_MASK, 0, 0, track.far, session, None
             )
+            taken = state.taken
+            taken[device] = taken.get(device, 0) + 1
             return True
+        found = self._take(device, track, seq, session, now)
+        if found:
+            taken = state.taken
+            taken[device] = taken.get(device, 0) + 1
+        return found
+
+    def _take(
+        self, device: str, track: SeqTrack | None, seq: int, session: int | None, now: datetime
+    ) -> bool | None:
+        """:meth:`take` of an event that is not the next of its session (not counted here)."""
+        tracks = self.state.tracks
         if session is None:
             return self._legacy(device, track, seq)
         current = track.session if track is not None and track.session is not None else None
@@ -170,11 +184,6 @@ class Sequences:
         elif track.session is None:
             track = track._replace(session=session)
         return self._window(device, track, seq, session, now)
-
-    def counted(self, device: str) -> None:
-        """An event of ``device`` was taken (exactly-once checks count them)."""
-        taken = self.state.taken
-        taken[device] = taken.get(device, 0) + 1
 
     def status(self, device: str, status: Status) -> None:
         """A status (not held): a new session restarts the device's count."""

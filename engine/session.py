@@ -208,12 +208,11 @@ class Session:
 
     def touches(self, uid: str, src: str | None, dst: str | None) -> bool:
         """Whether a chip move concerns the session at all (cheap: most moves do not)."""
-        return (
-            (src is not None and src.startswith("stack:"))
-            or (dst is not None and dst.startswith("stack:"))
-            or uid in self.state.rebuy_chips
-            or (dst is None and src is not None and src.startswith("bet:"))
-        )
+        if uid in self.part.state.rebuy_chips:
+            return True
+        if dst is None:  # off the table: from a stack, or a seat's own chips from its bet
+            return src is not None and src.startswith(("stack:", "bet:"))
+        return dst.startswith("stack:") or (src is not None and src.startswith("stack:"))
 
     def on_chip(
         self, uid: str, value: int, src: str | None, dst: str | None, *, won: bool, now: datetime
@@ -294,7 +293,7 @@ class Session:
         if occupied:
             if any(s == seat for s, _ in st.away):
                 self._back(seat, out)
-            elif not _get(st.stacks, seat):
+            elif seat in st.bought_in and not _get(st.stacks, seat):
                 # a new player: his first stack is a buy-in
                 self.state = replace(st, bought_in=st.bought_in - {seat})
             return tuple(out)
@@ -302,7 +301,7 @@ class Session:
                 and not any(s == seat for s, _ in st.away):
             self.state = replace(st, away=(*st.away, (seat, now)))
             self._refresh(now)
-        elif not _get(st.stacks, seat):
+        elif seat in st.bought_in and not _get(st.stacks, seat):
             self.state = replace(st, bought_in=st.bought_in - {seat})
         return tuple(out)
 
@@ -434,7 +433,12 @@ class Session:
             rebuy_chips=frozenset(),
             hands_left=hands_left,
             clock_start=clock_start,
-            hand_level=self._level_index(clock_start, now) if rules.levels else None,
+            # a redeal after a misdeal is the same hand: its level (and posted blinds) stand
+            hand_level=(
+                (st.hand_level if redeal and st.hand_level is not None
+                 else self._level_index(clock_start, now))
+                if rules.levels else None
+            ),
             in_hand=True,
             dealt_in=tuple(dealt_in),
         )

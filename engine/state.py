@@ -65,8 +65,10 @@ class PublicCache:
         # The last public state's fields but the time and the betting, with what they were
         # built from: the machine (a working copy changes in place; its alerts change only in
         # steps that publish a state), whether occupancy is known, the profile and the state
-        # key but its betting.
-        self.public: tuple[tuple[object, ...], dict[str, object]] = ((None,), {})
+        # key (compared but its last item, the betting).
+        self.public: tuple[object, bool, str, tuple[object, ...], dict[str, object]] = (
+            None, False, "", (), {}
+        )
         # Seat states are immutable and few: each distinct one is built once and shared.
         self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = {}
         self.amounts: dict[tuple[int, int], SeatAmount] = {}
@@ -137,8 +139,8 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         len(m.board_state.burns),
         m.hand_deck,
         m.device_state.tracking,
-        money_view,
         m.session_part.view,  # (replaced, never updated, when it changes)
+        money_view,  # last: the public state's other fields are built from the rest
     )
 
 
@@ -148,7 +150,7 @@ def to_public(state: EngineState) -> PublicState:
 
 
 # The step's hot path builds its models without validation (see contract.pydantic_adapter);
-# pydantic's own model_construct in its place: a tenth of the throughput (engine_throughput --against).
+# kept: pydantic's model_construct instead is 47 to 54 % slower with chips (benchmarks/engine_tricks.py).
 _construct = construct_valid
 
 
@@ -284,10 +286,11 @@ def public_of(
         cache = PublicCache()
     if key is None:
         key = state_key(m, cache)
-    view = key[11]
-    last_of, last_values = cache.public
-    session = key[12]
-    if alerts_same and last_of[0] is m and last_of[1:] == (m.seats_known, m.profile, *key[:11], session):
+    view = key[12]
+    last_machine, last_known, last_profile, last_key, last_values = cache.public
+    session = key[11]
+    if alerts_same and last_machine is m and last_key[:12] == key[:12] \
+            and last_known == m.seats_known and last_profile == m.profile:
         values = last_values.copy()
         values["ts"] = m.ts
     else:
@@ -316,7 +319,7 @@ def public_of(
         }
         if session is not EMPTY_VIEW:
             values.update(_session_fields(session))  # type: ignore[arg-type]
-        cache.public = ((m, m.seats_known, m.profile, *key[:11], session), values.copy())
+        cache.public = (m, m.seats_known, m.profile, key, values.copy())
     if view is not None:
         values.update(_money_fields(cache, view))  # type: ignore[arg-type]
     return _construct(PublicState, values)

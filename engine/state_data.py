@@ -19,7 +19,7 @@ only plain values through their own constructors.
 
 :data:`STATE_VERSION` says which engine wrote the data. The machine's fields are compared with
 a fresh machine's: data of another version (a field added, removed or renamed) is refused with a
-reason, and the caller (controller.recovery) replays from an earlier point instead.
+reason, and the caller (controller.journal.recovery) replays from an earlier point instead.
 """
 
 from __future__ import annotations

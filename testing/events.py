@@ -2,7 +2,9 @@
 
 For tests that drive the engine without simulators: the RFID reader (``tag``), the shuffler
 (``shuffling`` / ``shuffle_complete``) and the sensor board (``seat``, ``button``, ``blind``,
-``key``), each with its own ``seq`` from 1 and ``ts`` advancing by each step's ``pause_s``.
+``key``), each with its own ``seq`` from 1 and ``ts`` advancing by each step's ``pause_s``;
+:func:`to_stream` adds the dealer inputs (a badge read, the tournament clock started) in their
+place, numbered by their own source (:data:`INPUT_SOURCE`).
 With ``noise`` the reader also misbehaves the harmless ways a real one does around hole cards:
 a tag reported twice, a neighbouring seat's antenna hearing a card for a moment (crosstalk), a
 card unseen for a moment (lifted and put back).
@@ -21,8 +23,11 @@ from contract.cards import stack_zone
 from contract.models import (
     BlindEvent,
     ButtonEvent,
+    DealerBadgeInput,
+    DealerInput,
     DeviceEvent,
     KeyEvent,
+    LevelStartInput,
     SeatEvent,
     ShuffleCompleteEvent,
     ShufflingEvent,
@@ -30,8 +35,10 @@ from contract.models import (
 )
 from simulators.dealer.steps import (
     AwaitShuffle,
+    DealerBadge,
     DeviceIds,
     FailDeckCheck,
+    LevelStart,
     Marker,
     Move,
     MoveButton,
@@ -55,6 +62,8 @@ DEFAULT_ANTENNAS: Final[dict[int, str]] = {
     **{len(standard_antennas(10, chips=True)) + seat: stack_zone(seat) for seat in range(1, 11)},
 }
 DEFAULT_START: Final = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
+#: The ``source`` of the dealer inputs: the badge reader's (and the floor's clock) terminal.
+INPUT_SOURCE: Final = "badges"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +72,14 @@ class SourcedEvent:
 
     device: str
     event: DeviceEvent
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourcedInput:
+    """One dealer input (published on the table's ``input`` topic) and its step's index."""
+
+    input: DealerInput
     step: int
 
 
@@ -114,13 +131,31 @@ def to_events(
 
     A moved card is reported present in its new zone, then absent from the old one (the reader
     sees the arrival at once and the departure after its hold time). Call it once per session
-    (the sequence numbers start at 1), or pass every hand's steps in one iterable.
+    (the sequence numbers start at 1), or pass every hand's steps in one iterable. The dealer
+    inputs are left out (see :func:`to_stream`).
     """
+    return [
+        item for item in to_stream(steps, antennas=antennas, devices=devices, start=start, noise=noise)
+        if isinstance(item, SourcedEvent)
+    ]
+
+
+def to_stream(
+    steps: Iterable[Step],
+    *,
+    antennas: Mapping[int, str] | None = None,
+    devices: DeviceIds | None = None,
+    start: datetime = DEFAULT_START,
+    noise: random.Random | None = None,
+) -> list[SourcedEvent | SourcedInput]:
+    """What the table sends while the dealer carries out ``steps``: the device events of
+    :func:`to_events` and, in their place, the dealer inputs (``seq`` from 1, source
+    :data:`INPUT_SOURCE`)."""
     ids = devices or DeviceIds()
     zones = ZoneAntennas(antennas or DEFAULT_ANTENNAS)
     zone_of = dict((antennas or DEFAULT_ANTENNAS).items())
     clock = _Clock(start)
-    out: list[SourcedEvent] = []
+    out: list[SourcedEvent | SourcedInput] = []
 
     def emit(device: str, index: int, build: type[DeviceEvent], **fields: object) -> None:
         seq, ts = clock.next(device)
@@ -187,6 +222,13 @@ def to_events(
                         antenna = zones.remove(uid)
                         emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone_of[antenna],
                              uid=uid, present=False, face=None)
+            case DealerBadge(badge=badge):
+                seq, ts = clock.next(INPUT_SOURCE)
+                out.append(SourcedInput(
+                    DealerBadgeInput(ts=ts, dealer=badge, seq=seq, source=INPUT_SOURCE), index))
+            case LevelStart():
+                seq, ts = clock.next(INPUT_SOURCE)
+                out.append(SourcedInput(LevelStartInput(ts=ts, seq=seq, source=INPUT_SOURCE), index))
             case Wait(seconds=seconds):
                 clock.now += timedelta(seconds=seconds)
             case AwaitShuffle() | Marker():

@@ -3,7 +3,9 @@
 Layers import downwards only: contract <- config <- link / engine <- drivers <- controller. The
 simulators and the demo sit on top of the production code; production code never imports them,
 nor the test tooling in ``testing/``. The engine is pure: no I/O, no clock, no randomness, no
-logging, so it imports none of the modules that provide them.
+logging, so it imports none of the modules that provide them. Inside ``controller/``, subfolders
+included, no module imports itself through others (no import circle): a part that needs one
+above it takes it through an interface it defines (a ``Protocol``) or a value it is given.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 
@@ -111,3 +114,107 @@ def test_the_check_reads_imports_inside_functions_too(
     lazy.write_text(f"def later() -> None:\n    {source}")
     found = {module.split(".")[0] for _, module in imports(lazy)}
     assert ("simulators" not in found) == allowed
+
+
+def module_name(path: Path, root: Path) -> str:
+    """``controller/journal/writer.py`` -> ``controller.journal.writer`` (a package: its folder)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports (lazy and type-checking imports too; a
+    name imported from a module counts as that module, or as the submodule it names)."""
+    paths = {module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
+
+    def known(name: str) -> str | None:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        targets: set[str] = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for name in names:
+                target = known(name) if name.split(".")[0] == package else None
+                if target is not None and target != module:
+                    targets.add(target)
+        graph[module] = targets
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of ``graph``: each strongly connected group of two or more modules, sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(circles)
+
+
+def test_no_import_circle_inside_the_controller() -> None:
+    graph = import_graph(REPO, "controller")
+    assert "controller.journal.writer" in graph  # subfolders are read
+    circles = import_circles(graph)
+    described = [
+        " -> ".join(f"{m} (imports {sorted(graph[m] & set(c))})" for m in c) for c in circles
+    ]
+    assert described == []
+
+
+CIRCLE: Final = {
+    "pkg/__init__.py": "",
+    "pkg/a.py": "from pkg.sub.b import B\n",
+    "pkg/sub/__init__.py": "",
+    # type-checking and lazy imports close a circle too
+    "pkg/sub/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",
+    "pkg/c.py": "def later() -> None:\n    from pkg import d\n",
+    "pkg/d.py": "import pkg.c\n",
+    "pkg/e.py": "import pkg.a\n",  # imports into a circle, is not in one
+}
+
+
+def test_the_circle_check_finds_circles_across_subfolders(tmp_path: Path) -> None:
+    for name, text in CIRCLE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert import_circles(import_graph(tmp_path, "pkg")) == [
+        ["pkg.a", "pkg.sub.b"],
+        ["pkg.c", "pkg.d"],
+    ]

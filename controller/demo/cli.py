@@ -15,7 +15,7 @@ from rich.live import Live
 from rich.logging import RichHandler
 
 from config.errors import ConfigError
-from controller.broker import BrokerError
+from controller.broker.embedded import BrokerError
 from controller.demo.pages import DEALER_PORT, FLOOR_PORT, Pages, PagesError, open_in_browser
 from controller.demo.rig import RigError
 from controller.demo.runner import CONFIG_NAME, ChildDied, DemoError, DemoOptions, DemoRun
@@ -45,6 +45,17 @@ def _rate(text: str) -> float:
     return value
 
 
+def _codes(text: str) -> tuple[str, ...]:
+    from simulators.dealer import CATALOGUE_CODES  # (the dealer's catalogue: loaded on use)
+
+    codes = tuple(code.strip() for code in text.split(",") if code.strip())
+    unknown = [code for code in codes if code not in CATALOGUE_CODES]
+    if not codes or unknown:
+        named = ", ".join(unknown) if unknown else "none given"
+        raise argparse.ArgumentTypeError(f"{text!r}: not catalogue codes: {named}")
+    return codes
+
+
 def _speed(text: str) -> float:
     value = float(text)
     if value < 0:
@@ -61,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "system keeps up (default 1)")
     parser.add_argument("--mistake-rate", type=_rate, default=0.2,
                         help="share of hands with a dealer mistake (default 0.2)")
+    parser.add_argument("--mistakes", type=_codes, default=None, metavar="CODE,...",
+                        help="draw only these mistakes (catalogue codes; default: every code the "
+                        "table can raise)")
     parser.add_argument("--seats", type=int, default=9, choices=range(2, 11), metavar="2..10",
                         help="seats at the table (default 9)")
     parser.add_argument("--players", type=_players, default=None, metavar="MIN-MAX",
@@ -72,6 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", default="demo", help="table id in the topics (default demo)")
     parser.add_argument("--structure", choices=("no_limit", "pot_limit", "fixed_limit"),
                         help="betting structure (default: from the seed, see docs/demo.md)")
+    parser.add_argument("--tournament", action="store_true",
+                        help="a tournament: the blinds and ante rise by levels on the clock "
+                        "(docs/demo.md; not with --no-chips)")
     parser.add_argument("--no-chips", action="store_true",
                         help="a table without chip reading: betting shown by the keypad only")
     parser.add_argument("--noise", type=_rate, default=0.0,
@@ -95,6 +112,8 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
     low, high = args.players if args.players is not None else (2, seats)
     if not 2 <= low <= high <= seats:
         raise ValueError(f"--players {low}-{high}: need 2 <= MIN <= MAX <= seats ({seats})")
+    if args.tournament and args.no_chips:
+        raise ValueError("--tournament needs chips: the blinds of each level are read as chips")
     broker: str | None = args.broker
     if broker is not None and not broker.startswith("mqtt://"):
         raise ValueError(f"--broker {broker}: expected mqtt://host:port")
@@ -113,7 +132,9 @@ def options_from(args: argparse.Namespace) -> DemoOptions:
         web=args.web,
         chips=not args.no_chips,
         structure=args.structure,
+        tournament=args.tournament,
         journal=args.journal,
+        codes=args.mistakes,
     )
 
 

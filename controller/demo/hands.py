@@ -1,9 +1,10 @@
 """The virtual dealer's hands: carry out script steps on the simulators' physical interfaces.
 
-Nothing here publishes on MQTT. After each physical action the hands wait until the production
-driver has reported it on the broker (seen by the :class:`~controller.demo.monitor.Monitor`): a
-real dealer cannot deal the next card before the last one lies on the felt, and the engine must see
-the cards in the order they were dealt.
+Nothing here publishes on MQTT but the inputs of the table's terminal (a badge held to its
+reader, the tournament clock started: :class:`InputApi`). After each physical action the hands
+wait until the production driver has reported it on the broker (seen by the
+:class:`~controller.demo.monitor.Monitor`): a real dealer cannot deal the next card before the
+last one lies on the felt, and the engine must see the cards in the order they were dealt.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from contract.models import DeviceEvent
 from controller.demo.monitor import EventPredicate, Monitor, Seen
 from simulators.dealer import (
     AwaitShuffle,
+    DealerBadge,
     DeviceIds,
     FailDeckCheck,
+    LevelStart,
     Marker,
     Move,
     MoveButton,
@@ -94,6 +97,13 @@ class BoardApi(Protocol):
     def set_blind(self, seat: int, present: bool) -> Any: ...
 
 
+class InputApi(Protocol):
+    """The table's input terminal (:class:`controller.demo.terminal.InputTerminal`)."""
+
+    def dealer(self, badge: str) -> Any: ...
+    def level_start(self) -> Any: ...
+
+
 @dataclass
 class HandsReport:
     """What went wrong on the physical side (never card identities)."""
@@ -129,8 +139,12 @@ class TableHands:
         ids: DeviceIds,
         event_timeout_s: float = 3.0,
         shuffle_timeout_s: float = 30.0,
+        inputs: InputApi | None = None,
     ) -> None:
         self.cards = cards
+        #: The input terminal (None: a table without one: no badge is read, the tournament
+        #: clock starts with the first hand).
+        self.inputs = inputs
         self.shuffler = shuffler
         self.board = board
         self.monitor = monitor
@@ -211,6 +225,12 @@ class TableHands:
                 await _call(self.board.set_blind(seat, present))
             case SetOccupied(seat=seat, occupied=occupied):
                 await _call(self.board.set_occupied(seat, occupied))
+            case DealerBadge(badge=badge):
+                if self.inputs is not None:
+                    await _call(self.inputs.dealer(badge))
+            case LevelStart():
+                if self.inputs is not None:
+                    await _call(self.inputs.level_start())
             case Shuffle(deck=deck) | FailDeckCheck(deck=deck):
                 self._shuffles[deck] = self.monitor.expect(self._shuffled(deck))
                 if isinstance(step, FailDeckCheck):

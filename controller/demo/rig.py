@@ -3,7 +3,7 @@
 :class:`simulators.table.SimulatedTable` stands where the hardware would (the shuffler and the
 RFID readers on pseudo-terminals, the sensor board behind a pyusb backend served on a unix socket)
 and rewrites the configuration to point each device at its simulator. The drivers the
-configuration names are then opened exactly as at a table (``controller.devices.DeviceRunner``,
+configuration names are then opened exactly as at a table (``controller.service.drivers.DeviceRunner``,
 which uses :func:`drivers.registry.open_driver`), and the engine service of ``tablectl run``
 runs: each in a child process of its own
 (:class:`controller.demo.service_process.ServiceProcess`), so the two cores share the work.

@@ -30,8 +30,8 @@ from config.registry import load_registry
 from config.writer import render_toml
 from contract.models import Alert, Profile
 from contract.topics import Topics
-from controller.broker_process import BrokerProcess
-from controller.child_process import ChildProcess
+from controller.demo.broker_process import BrokerProcess
+from controller.demo.child_process import ChildProcess
 from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.pages import Pages, listen_addresses, start_floor
@@ -43,12 +43,16 @@ from controller.demo.setup import (
     EXAMPLE_REGISTRY,
     HOLD_MS,
     HOLE_CARD_OFF_S,
+    LEVEL_GUARD_S,
+    MAX_ABSENCE_S,
+    MAX_REBUY,
     REACTION_S,
     demo_config,
     demo_stakes,
     write_chip_registry,
 )
 from controller.demo.summary import Summary, Tally
+from controller.demo.terminal import InputTerminal
 from link.client import make_client
 from simulators.dealer import DealerSettings, HandScript, InfeasibleMistake, Marker, VirtualDealer
 from simulators.dealer.chips import Structure, TableStakes
@@ -104,7 +108,9 @@ class DemoOptions:
     web: bool = False  # the pages on fixed ports (controller.demo.pages), opened in a browser
     chips: bool = True  # the table reads chips and the dealer bets with them
     structure: Structure | None = None  # None: from the seed (controller.demo.setup)
+    tournament: bool = False  # blinds by levels on the clock (with chips)
     journal: Path | None = None  # where the journal is kept (None: a new folder, printed)
+    codes: tuple[str, ...] | None = None  # only these mistakes (None: every code the table can raise)
 
 
 class DemoRun:
@@ -132,7 +138,9 @@ class DemoRun:
         self.seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
         self.interrupted = False
         self.stakes: TableStakes | None = (
-            demo_stakes(self.seed, options.structure) if options.chips else None
+            demo_stakes(self.seed, options.structure, tournament=options.tournament,
+                        fast=options.speed == 0)
+            if options.chips else None
         )
         self.chip_values: dict[str, int] | None = None
         #: Where the journal and the table's configuration are kept (once :meth:`run` made it).
@@ -212,6 +220,7 @@ class DemoRun:
                 decks=registry.decks,
                 ids=DEVICE_IDS,
                 event_timeout_s=EVENT_TIMEOUT_S,
+                inputs=InputTerminal(config.mqtt, topics),
             )
             try:
                 await self._deal(hands, registry.decks)
@@ -330,21 +339,17 @@ class DemoRun:
     async def _deal(self, hands: TableHands, decks: Mapping[str, Mapping[str, str]]) -> None:
         options = self.options
         pace = "fast" if options.speed == 0 else "paced"
-        settings = DealerSettings(
-            seats=options.seats,
-            min_players=options.min_players,
-            max_players=options.max_players,
-            profile=options.profile,
-            mistake_rate=options.mistake_rate,
-            stakes=self.stakes,
-            chip_values=self.chip_values,
-            hole_card_off_s=HOLE_CARD_OFF_S[pace],
-            reaction_s=REACTION_S[pace],
-            hold_s=HOLD_MS[pace] / 1000,
-        )
+        chips = self.stakes is not None
+        try:
+            settings = self._dealer_settings(pace, chips)
+        except ValueError as error:
+            raise DemoError(f"--mistakes: {error}") from None
         dealer = VirtualDealer(decks, settings, seed=self.seed)
+        terminal = hands.inputs
         played = 0
         while not self.stop.is_set() and (options.hands == 0 or played < options.hands):
+            if isinstance(terminal, InputTerminal):
+                dealer.clock_s = terminal.clock_s()  # the tournament clock, as the floor's shows
             script = first_hand(dealer) if played == 0 and options.speed > 0 else dealer.next_hand()
             # What the engine takes in any order is done at once, as a dealer does it (a whole
             # table swept off, a folded hand pushed to the muck, a flop turned).
@@ -372,6 +377,27 @@ class DemoRun:
                     self.scorer.close_hand()
                 if self.on_change is not None:
                     self.on_change()
+
+    def _dealer_settings(self, pace: str, chips: bool) -> DealerSettings:
+        options = self.options
+        return DealerSettings(
+            seats=options.seats,
+            min_players=options.min_players,
+            max_players=options.max_players,
+            profile=options.profile,
+            mistake_rate=options.mistake_rate,
+            stakes=self.stakes,
+            chip_values=self.chip_values,
+            hole_card_off_s=HOLE_CARD_OFF_S[pace],
+            reaction_s=REACTION_S[pace],
+            hold_s=HOLD_MS[pace] / 1000,
+            # the house's session rules of the demo table's configuration (with chips: its
+            # stacks are read)
+            max_rebuy=MAX_REBUY if chips else 0,
+            max_absence_s=MAX_ABSENCE_S[pace] if chips else None,
+            level_guard_s=LEVEL_GUARD_S[pace] / (options.speed or 1.0),
+            codes=options.codes,
+        )
 
     async def _settle(self, monitor: Monitor) -> None:
         """Give the engine the time to catch up: wait for a quiet broker (bounded)."""
@@ -431,6 +457,11 @@ def _game(stakes: TableStakes | None) -> str:
     """The game played, in a few words."""
     if stakes is None:
         return "no chips"
+    if stakes.levels:
+        first, last = stakes.levels[0], stakes.levels[-1]
+        return (f"{stakes.structure} tournament, {len(stakes.levels)} levels of "
+                f"{first.minutes:g} min, {first.small_blind}/{first.big_blind} to "
+                f"{last.small_blind}/{last.big_blind}")
     game = f"{stakes.structure} {stakes.small_blind}/{stakes.big_blind}"
     if stakes.ante:
         game += f" ante {stakes.ante}"

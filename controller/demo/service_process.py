@@ -3,13 +3,13 @@
 Flat out, every chip a dealer moves is a message through the driver, the broker, the engine
 service (journal, engine, state) and back to the demo's observer. With the simulators, the dealer
 and the observer in the demo's process, the drivers in one child and the engine service in
-another (the broker in a third: :mod:`controller.broker_process`), both cores work on that
+another (the broker in a third: :mod:`controller.demo.broker_process`), both cores work on that
 pipeline (measured: ``docs/demo.md``, "Pace"). Each child runs production code as ``tablectl
-run`` does: the service (:func:`controller.run.serve` without drivers), or the drivers
-(:class:`controller.devices.DeviceRunner`), given the demo's configuration as JSON on its
+run`` does: the service (:func:`controller.service.cli.serve` without drivers), or the drivers
+(:class:`controller.service.drivers.DeviceRunner`), given the demo's configuration as JSON on its
 standard input (the demo generates it; no file to parse):
 
-- it runs in a session of its own (:mod:`controller.child_process`), so a Ctrl-C at the
+- it runs in a session of its own (:mod:`controller.demo.child_process`), so a Ctrl-C at the
   terminal reaches only the demo, which then stops its dealer first, the service after (it
   publishes ``offline``), then the drivers (each publishes its own);
 - it stops as on SIGTERM when its standard input closes: the demo stopped it, or died.
@@ -26,7 +26,7 @@ from typing import Final, Literal, TypeAlias
 
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from controller.child_process import ChildProcess, sigterm_at_eof
+from controller.demo.child_process import ChildProcess, sigterm_at_eof
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class ServiceProcess(ChildProcess):
 
 async def _serve_until_eof(config: TableConfig, registry: DeckRegistry) -> int:
     """``tablectl run``'s service (the demo runs the drivers) until standard input closes."""
-    from controller.run import serve
+    from controller.service.cli import serve
 
     watcher = sigterm_at_eof()
     try:
@@ -74,7 +74,7 @@ async def _serve_until_eof(config: TableConfig, registry: DeckRegistry) -> int:
 
 async def _drive_until_eof(config: TableConfig) -> int:
     """``tablectl run``'s drivers alone, until SIGTERM or until standard input closes."""
-    from controller.devices import DeviceRunner
+    from controller.service.drivers import DeviceRunner
     from link.aiomqtt_adapter import tolerate_socket_race
 
     stop = asyncio.Event()
@@ -97,8 +97,8 @@ def main() -> int:
     from config.errors import ConfigError
     from config.loader import table_chips
     from config.registry import load_registry
-    from controller.run import setup_logging
-    from controller.serving import EXIT_ERROR
+    from controller.service.cli import setup_logging
+    from controller.service.network import EXIT_ERROR
 
     parser = argparse.ArgumentParser(description="the demo's service or drivers (config on stdin)")
     parser.add_argument("--role", choices=tuple(_ROLES), default="service")

@@ -12,7 +12,7 @@ from config.models import TableConfig, TableSection
 from contract.cards import bet_zone, stack_zone
 from contract.models import Profile
 from simulators.dealer import DeviceIds
-from simulators.dealer.chips import Structure, TableStakes, chip_registry, registry_csv
+from simulators.dealer.chips import BlindLevel, Structure, TableStakes, chip_registry, registry_csv
 
 #: The deck registry shipped with the example configuration (decks A and B, 104 tags).
 EXAMPLE_REGISTRY: Final = Path(config_package.__file__).resolve().parent / "decks.example.csv"
@@ -33,11 +33,38 @@ HOLE_CARD_OFF_S: Final = {"fast": 1.0, "paced": 10.0}
 #: way"; the mistakes that must wait it out (dealing on after a misdeal, a fold left half done)
 #: then wait half a second, not two.
 REACTION_S: Final = {"fast": 0.5, "paced": 2.0}
+#: The house's session rules at the demo table that reads chips (docs/engine.md, "The session"):
+#: the most chips a seat may add between hands (half the buy-in), and the longest a seat may
+#: stay empty with chips on its stack (s; flat out short, so that the dealer's mistake of a
+#: player away too long is seen in a second and a half, as a card off the table is).
+MAX_REBUY: Final = 100
+MAX_ABSENCE_S: Final = {"fast": 1.0, "paced": 10.0}
+#: The demo tournament's levels (``--tournament``): blinds and ante rising, each level this
+#: many minutes long (flat out half a minute: 200 hands see three or four levels).
+TOURNAMENT_LEVELS: Final[tuple[tuple[int, int, int], ...]] = (
+    (1, 2, 0), (2, 4, 0), (3, 6, 1), (5, 10, 1), (10, 20, 2),
+)
+LEVEL_MINUTES: Final = {"fast": 0.5, "paced": 15.0}
+#: How close to a level's end a hand waits for the next level (the dealer writes a hand's
+#: script before carrying it out: its blinds must be those in force when ``new_hand`` is pressed).
+LEVEL_GUARD_S: Final = {"fast": 3.0, "paced": 60.0}
 
 
-def demo_stakes(seed: int, structure: Structure | None = None) -> TableStakes:
+def demo_stakes(
+    seed: int, structure: Structure | None = None, *, tournament: bool = False, fast: bool = True
+) -> TableStakes:
     """The demo's game: blinds 1/2, buy-in 200, a 5 % rake capped at 3; the structure from the
-    seed unless given; an ante of 1 in every fourth seed's session."""
+    seed unless given; an ante of 1 in every fourth seed's session. A ``tournament`` plays
+    :data:`TOURNAMENT_LEVELS` by the clock instead (no rake)."""
+    if tournament:
+        minutes = LEVEL_MINUTES["fast" if fast else "paced"]
+        return TableStakes(
+            structure=structure or STRUCTURES[seed % len(STRUCTURES)],
+            small_blind=1,
+            big_blind=2,
+            buy_in=200,
+            levels=tuple(BlindLevel(sb, bb, ante, minutes) for sb, bb, ante in TOURNAMENT_LEVELS),
+        )
     return TableStakes(
         structure=structure or STRUCTURES[seed % len(STRUCTURES)],
         small_blind=1,
@@ -104,8 +131,10 @@ def demo_config(
     ``fast`` (``--speed 0``) shortens the reader's sweep and hold time so that the system keeps up
     with a dealer who never pauses; at a real pace the example table's timings are used.
     ``display_listen`` (``host:port``) serves the dealer's display. With ``stakes`` and
-    ``chips_registry`` the table reads chips (a betting area per seat, the pot, the rake) and
-    the engine follows the betting. The journal goes to ``journal_dir`` (default: ``workdir``).
+    ``chips_registry`` the table reads chips (a betting area per seat, the pot, the rake, the
+    players' stacks) and the engine follows the betting and the session's rules (the maximum
+    rebuy, the longest absence; a tournament's levels). The journal goes to ``journal_dir``
+    (default: ``workdir``).
     """
     pace = "fast" if fast else "paced"
     with_chips = stakes is not None and chips_registry is not None
@@ -115,6 +144,8 @@ def demo_config(
     if "hole_card_off_s" in TableSection.model_fields:
         table["hole_card_off_s"] = HOLE_CARD_OFF_S[pace]
     table["reaction_s"] = REACTION_S[pace]
+    if with_chips:
+        table["max_absence_s"] = MAX_ABSENCE_S[pace]
     data: dict[str, object] = {
         "table": table,
         "mqtt": {
@@ -152,6 +183,12 @@ def demo_config(
             "ante": stakes.ante,
             "rake_percent": stakes.rake_percent,
             "rake_cap": stakes.rake_cap,
+            "max_rebuy": MAX_REBUY,
+            "levels": [
+                {"small_blind": lv.small_blind, "big_blind": lv.big_blind, "ante": lv.ante,
+                 "minutes": lv.minutes}
+                for lv in stakes.levels
+            ],
         }
     return TableConfig.model_validate(data)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.private_files import FILE_MODE, private_directory
+from controller.journal.private_files import FILE_MODE, private_directory
 
 #: Mode of rendered files that hold no secret.
 PUBLIC_MODE: Final = 0o644

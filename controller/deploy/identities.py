@@ -21,7 +21,7 @@ from typing import Final, Literal, TypeAlias
 
 from config.models import TableConfig
 from controller.deploy.artefacts import DeployError, write_private
-from controller.private_files import private_directory
+from controller.journal.private_files import private_directory
 
 Role: TypeAlias = Literal["controller", "device", "console", "floor", "bridge"]
 

@@ -1,6 +1,6 @@
 """The dealer's display server: the page, its live update stream and the Acknowledge button.
 
-:class:`DealerDisplay` is a :class:`controller.serving.Listener`: the service hands it what it
+:class:`DealerDisplay` is a :class:`controller.service.network.Listener`: the service hands it what it
 receives and produces, it keeps a :class:`DealerView` and pushes the whole picture to every open
 page (server-sent events, coalesced within one turn of the event loop). **Acknowledge** publishes
 ``KeyInput(key="ack", alert=ID)`` on the table's ``input`` topic through the service, the same
@@ -40,8 +40,7 @@ from contract.models import (
 )
 from contract.topics import Topics
 from controller.display.view import DealerView
-from controller.serving import NotConnected
-from controller.table import Outgoing
+from controller.service.table import Outgoing
 from controller.web.channel import Channel, event_stream
 from controller.web.server import WebServer
 
@@ -172,7 +171,7 @@ class DealerDisplay:
         item = KeyInput(ts=datetime.now(UTC), key="ack", alert=alert_id)
         try:
             await self.submit(item)
-        except (NotConnected, aiomqtt.MqttError) as error:
+        except (ConnectionError, aiomqtt.MqttError) as error:  # the service is not connected
             log.warning("dealer display: acknowledge %s not sent: %s", alert_id, error)
             return JSONResponse({"error": f"not sent: {error}"}, status_code=503)
         log.info("dealer display: acknowledge alert %s sent", alert_id)

@@ -29,6 +29,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from config.models import MqttSection, parse_listen
+from controller.floor.times import time_ms
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -133,19 +134,6 @@ def _days(text: str) -> float:
     return days
 
 
-def time_ms(option: str, text: str | None) -> int | None:
-    """An ISO 8601 time (UTC when it names no offset) as milliseconds; ValueError naming it."""
-    if not text:
-        return None
-    try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(f"{option}: {text!r} is not an ISO 8601 time (2026-11-30T20:00:00Z)") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp() * 1000)
-
-
 def mqtt_sections(args: argparse.Namespace) -> list[MqttSection]:
     """The broker settings of each ``--broker`` URL (each checked like a table's ``[mqtt] url``)."""
     password = os.environ.get(PASSWORD_VARIABLE)
@@ -208,7 +196,8 @@ def _stop_on_signals() -> asyncio.Event:
 
 async def _serve(args: argparse.Namespace, brokers: list[MqttSection], host: str, port: int) -> int:
     from controller.floor.console import FloorConsole
-    from controller.floor.store import StoreError, store_for
+    from controller.floor.store import StoreError
+    from controller.floor.stores import store_for
     from controller.web.server import WebServerError
 
     stop = _stop_on_signals()
@@ -233,7 +222,8 @@ async def _serve(args: argparse.Namespace, brokers: list[MqttSection], host: str
 
 async def _record(args: argparse.Namespace, brokers: list[MqttSection]) -> int:
     from controller.floor.recorder import Recorder
-    from controller.floor.store import StoreError, store_for
+    from controller.floor.store import StoreError
+    from controller.floor.stores import store_for
 
     stop = _stop_on_signals()
     try:
@@ -260,7 +250,8 @@ async def _record(args: argparse.Namespace, brokers: list[MqttSection]) -> int:
 
 async def _ask(args: argparse.Namespace) -> int:
     """``hands``, ``alerts``, ``report``: read the store, print, exit."""
-    from controller.floor.store import StoreError, store_for
+    from controller.floor.store import StoreError
+    from controller.floor.stores import store_for
 
     try:
         store = store_for(store_url(args))

@@ -45,7 +45,8 @@ from contract.topics import parse_floor_topic
 from controller.floor.board import FloorBoard, iso
 from controller.floor.feed import Connection, FloorFeed, Handle
 from controller.floor.recorder import Recorder
-from controller.floor.store import FloorStore, StoreError, change_json, store_for
+from controller.floor.store import FloorStore, StoreError, change_json
+from controller.floor.stores import store_for
 from controller.web.channel import Channel
 from controller.web.server import WebServer
 

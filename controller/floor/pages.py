@@ -3,8 +3,9 @@ table's hands and one hand in full."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Any, Final, Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -13,11 +14,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from controller.display.view import hand_json
-from controller.floor.store import Filters
-from controller.web.channel import event_stream
-
-if TYPE_CHECKING:
-    from controller.floor.console import FloorConsole
+from controller.floor.board import FloorBoard
+from controller.floor.store import Filters, FloorStore
+from controller.floor.times import time_ms
+from controller.web.channel import Channel, event_stream
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 COMMON: Final = Path(__file__).resolve().parent.parent / "web" / "static"
@@ -27,13 +27,31 @@ MAX_LIMIT: Final = 5000
 MAX_HANDS: Final = 500
 
 
+class Console(Protocol):
+    """What the pages read of the floor console (``controller.floor.console.FloorConsole``)."""
+
+    @property
+    def channel(self) -> Channel: ...
+
+    @property
+    def board(self) -> FloorBoard: ...
+
+    @property
+    def store(self) -> FloorStore: ...
+
+    @property
+    def history(self) -> FloorStore: ...
+
+    def console_json(self) -> dict[str, Any]: ...
+
+    def snapshot(self, table: str | None = None) -> Iterable[tuple[str, str]]: ...
+
+
 class BadParameter(ValueError):
     """A query parameter that cannot be used; the message names it."""
 
 
 def _time_ms(name: str, text: str | None) -> int | None:
-    from controller.floor.cli import time_ms
-
     try:
         return time_ms(name, text)
     except ValueError as error:
@@ -58,7 +76,7 @@ def filters_of(request: Request) -> Filters:
     )
 
 
-def floor_app(console: FloorConsole) -> Starlette:
+def floor_app(console: Console) -> Starlette:
     """The console's routes."""
 
     async def grid(request: Request) -> Response:
@@ -140,7 +158,7 @@ def floor_app(console: FloorConsole) -> Starlette:
 
     return Starlette(
         routes=[
-            *question_routes(console),
+            *question_routes(console.store, console.board),
             Route("/", grid),
             Route("/events", grid_events),
             Route("/tables/{table_id}", table_page),

@@ -17,17 +17,16 @@ from __future__ import annotations
 import html
 import time
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from controller.floor.board import FloorBoard
 from controller.floor.report import report
-from controller.floor.store import AlertQuery, HandQuery, StoreError
-
-if TYPE_CHECKING:
-    from controller.floor.console import FloorConsole
+from controller.floor.store import AlertQuery, FloorStore, HandQuery, StoreError
+from controller.floor.times import time_ms
 
 NO_CACHE: Final = {"Cache-Control": "no-store"}
 MAX_ROWS: Final = 10_000
@@ -52,8 +51,6 @@ def _int(request: Request, name: str, *, low: int, high: int, default: int | Non
 
 
 def _time(request: Request, name: str) -> int | None:
-    from controller.floor.cli import time_ms
-
     try:
         return time_ms(name, _text(request, name))
     except ValueError as error:
@@ -66,8 +63,8 @@ def _limit(request: Request) -> int:
     return found
 
 
-def question_routes(console: FloorConsole) -> list[Route]:
-    store = console.store
+def question_routes(store: FloorStore, board: FloorBoard) -> list[Route]:
+    """The routes of the questions, answered from ``store`` (the tables named: ``board``'s)."""
 
     async def answer(request: Request, ask: Any) -> Response:
         try:
@@ -119,7 +116,7 @@ def question_routes(console: FloorConsole) -> list[Route]:
 
     async def areas(request: Request) -> Response:
         grouped: dict[str | None, list[str]] = defaultdict(list)
-        for table in sorted(console.board.tables.values(), key=lambda t: t.id):
+        for table in sorted(board.tables.values(), key=lambda t: t.id):
             grouped[table.controller.area if table.controller is not None else None].append(table.id)
         ordered = sorted(grouped, key=lambda area: (area is None, area or ""))
         return JSONResponse({"areas": [{"area": a, "tables": grouped[a]} for a in ordered]}, headers=NO_CACHE)

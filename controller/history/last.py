@@ -16,7 +16,7 @@ from typing import Final
 from contract.models import Alert
 from controller.history.query import HandEntry, History, add, latest_segments, read_history
 from controller.journal.files import JournalFiles
-from controller.outgoing import Outgoing
+from controller.service.outgoing import Outgoing
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,11 @@ recover: from the newest checkpoint of the engine state and the records after it
 
 Modules: :mod:`~controller.journal.records` (the kinds and their lines), :mod:`~.files` (where the
 segments and checkpoints are; the one place that creates them), :mod:`~.reader` (reading back,
-checking the chain), :mod:`~.writer` (the open journal and its writer thread) with its parts
-:mod:`~.core`, :mod:`~.state`, :mod:`~.faults` and :mod:`~.sync` (the sync thread),
+checking the chain), :mod:`~.writer` (the open journal, composed of parts that each own their
+state: :mod:`~.submissions` the numbered queue, :mod:`~.appender` the writer thread's appending
+over :mod:`~.segment` the open file, :mod:`~.sync` the syncer, :mod:`~.faults` the fault handling
+with :mod:`~.held` the early acknowledgements, :mod:`~.positions` how far they got; their shared
+data types in :mod:`~.state`),
 :mod:`~.verify`, :mod:`~.export` and :mod:`~.cli` (the command-line tools).
 """
 

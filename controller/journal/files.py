@@ -19,7 +19,7 @@ from typing import Final
 
 # The record holds tag UIDs (hole cards): every file 0600 (closed ones 0400) in a 0700 directory,
 # created through the one helper that decides those modes.
-from controller.private_files import READ_ONLY_MODE, open_private_append, open_private_write
+from controller.journal.private_files import READ_ONLY_MODE, open_private_append, open_private_write
 
 _DIGITS: Final = 12
 CHECKPOINT_SUFFIX: Final = ".ckpt"

@@ -1,7 +1,7 @@
 """What the journal acknowledged early, kept where a full disk still takes it: ``{path}.held``.
 
 While the journal cannot be written, the service acknowledges the messages whose records the
-journal holds in memory (see ``controller.acks``). If the controller then dies too, those records
+journal holds in memory (see ``controller.service.acks``). If the controller then dies too, those records
 are gone from the broker and from the disk; the next start must say which. So a small file is
 made, at full size, when the journal opens (while the disk has room): during a fault the spans of
 record numbers acknowledged early are rewritten **in place** into it (no new block is needed, so
@@ -16,10 +16,11 @@ import contextlib
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Final
 
-from controller.private_files import open_private_write
+from controller.journal.private_files import open_private_write
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +93,63 @@ class HeldMarker:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = None
+
+
+class EarlyAcknowledgements:
+    """The spans of records whose messages were acknowledged while the journal held them.
+
+    Noted by the service (:meth:`note`, the event loop), taken by the fault handling for the
+    ``outage`` record it writes (:meth:`take`, the writer thread) and given back if that write
+    fails (:meth:`give_back`); kept in the ``.held`` file meanwhile (:class:`HeldMarker`).
+    """
+
+    def __init__(self, journal: Path) -> None:
+        self._lock = threading.Lock()
+        self._marker = HeldMarker(journal)
+        #: Spans not yet in an outage record.
+        self._spans: list[list[int]] = []
+        #: Spans an outage record being written names (given back if it fails).
+        self._taken: list[list[int]] = []
+
+    def left_by_previous_run(self) -> list[tuple[int, int]]:
+        """The spans a previous run left in the file (it died during a fault)."""
+        return self._marker.read()
+
+    def open(self) -> None:
+        self._marker.open()
+
+    def note(self, n: int, *, extends: bool) -> None:
+        """The message of record ``n`` was acknowledged early (``extends``: so was every record
+        since the last one noted)."""
+        with self._lock:
+            if extends and self._spans:
+                self._spans[-1][1] = n
+            else:
+                self._spans.append([n, n])
+            self._marker.write(self._taken + self._spans)
+
+    def take(self) -> list[list[int]]:
+        """The spans for the outage record being written (kept in the file until it is)."""
+        with self._lock:
+            spans, self._spans = self._spans, []
+            self._taken += spans
+        return spans
+
+    def give_back(self) -> None:
+        """The outage record was not written: its spans go to the next one."""
+        with self._lock:
+            self._spans[:0] = self._taken
+            self._taken = []
+
+    def written(self) -> None:
+        """The outage record naming the spans taken is durable: the file is blanked."""
+        with self._lock:
+            self._taken = []
+            self._marker.clear()
+
+    def close(self, *, clean: bool) -> None:
+        """Close the file; ``clean``: nothing is held, it is blanked first."""
+        with self._lock:
+            if clean:
+                self._marker.clear()
+            self._marker.close()

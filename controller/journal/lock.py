@@ -28,7 +28,7 @@ import os
 import secrets
 from pathlib import Path
 
-from controller.private_files import private_directory
+from controller.journal.private_files import private_directory
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ Kinds (:data:`KINDS`):
   (``payload`` text, or ``payload_b64`` when not UTF-8), ``received`` (the controller's clock).
 - ``rejected``: a report of malformed input on one ``topic`` (``device`` or null, ``count`` so far,
   the latest ``error``, ``received``) as the engine was given it: an input like ``received``,
-  replayed, the ``cause`` of what it produced (``controller.malformed``).
+  replayed, the ``cause`` of what it produced (``controller.service.malformed``).
 - ``sample``: a malformed payload kept for the audit (``topic``, its first bytes as ``payload`` or
   ``payload_b64``, its ``size``, ``error``, ``received``); at most a few per report; not replayed.
 - ``published``: an output the broker accepted: ``what`` (:data:`PUBLISHED_WHAT`: an ``alert``,

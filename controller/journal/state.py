@@ -1,4 +1,5 @@
-"""What the journal's writer shares: options, positions, progress, queued items, the fault state."""
+"""The plain data the journal's parts pass each other: options, where appending continues, the
+progress snapshot, queued items, the fault's state (owned by the fault handling)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Final
 from controller.journal.reader import JournalReader, JournalScan, Position
 from controller.journal.records import GENESIS
 
-#: The first bytes of a checkpoint file (then zlib-compressed JSON, see controller.checkpoint).
+#: The first bytes of a checkpoint file (then zlib-compressed JSON, see controller.journal.checkpoint).
 CHECKPOINT_MAGIC: Final = b"tablectl-checkpoint-1\n"
 #: A fault that comes back this soon after the last one ended doubles the wait before probing.
 FLAP_WINDOW_S: Final = 60.0
@@ -146,9 +147,6 @@ class Fault:
     dropping: list[int] | None = None  # [first, last] lost since the last outage placeholder
     lost: int = 0
     probe_at: float = 0.0
-    #: While a probe writes: why its write failed, and what it could not write.
-    failure: str | None = None
-    rest: list[Item] = field(default_factory=list)
 
 
 def reason(error: OSError) -> str:

@@ -1,64 +1,132 @@
-"""The journal's sync thread: group commit (one fsync for every record written before it) and
-checkpoint files (written whole, then their ``checkpoint`` record)."""
+"""The journal's syncer: its own thread, group commit and checkpoint files.
+
+- **Group commit**: one fsync covers every record written before it, however many; the syncer
+  fsyncs whenever records were written since the last one (never during a fault), and reports
+  the new durable position (:class:`~controller.journal.positions.Positions`).
+- **Checkpoints**: the writer hands it a job (the snapshot and where the records after it begin)
+  once every record before the checkpoint is written; it writes the file whole (temporary file,
+  fsync, rename), then submits the ``checkpoint`` record. Jobs that queued up behind an fsync are
+  superseded by the newest.
+- A failed fsync is reported to the writer thread (``on_error``), which enters a fault; the
+  syncer fsyncs nothing more until the fault handling :meth:`Syncer.resume`\\ s it.
+"""
 
 from __future__ import annotations
 
 import hashlib
-import os
+import logging
+import threading
 import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
 
-from controller.journal.core import JournalCore
+from controller.journal.files import JournalFiles
+from controller.journal.positions import Positions
 from controller.journal.records import time_text
-from controller.journal.state import CHECKPOINT_MAGIC, Job, reason
+from controller.journal.segment import ActiveSegment
+from controller.journal.state import CHECKPOINT_MAGIC, Job, JournalOptions, reason
+
+log = logging.getLogger("controller.journal.writer")
 
 
-class SyncThread(JournalCore):
-    """The sync thread's loop."""
+class Syncer:
+    """Fsyncs and checkpoint files (see the module docstring)."""
 
-    def _syncer(self) -> None:
+    def __init__(
+        self,
+        files: JournalFiles,
+        options: JournalOptions,
+        segment: ActiveSegment,
+        positions: Positions,
+        *,
+        submit: Callable[[str, dict[str, Any]], int],
+        on_error: Callable[[str], None],
+        on_checkpoint: Callable[[int], None],
+    ) -> None:
+        self.files = files
+        self.options = options
+        self.segment = segment
+        self.positions = positions
+        self._submit = submit
+        self._on_error = on_error
+        #: Told the segment a checkpoint's replay starts in (older ones may be removed).
+        self._on_checkpoint = on_checkpoint
+        self._lock = threading.Lock()
+        self._work = threading.Condition(self._lock)
+        self._jobs: deque[Job] = deque()
+        self._busy = False  # writing a checkpoint
+        self._failed = False  # an fsync failed; nothing more until resumed
+        self._stopping = False
+        self._reported: set[str] = set()
+
+    # ---- other threads --------------------------------------------------------------------
+
+    def checkpoint(self, job: Job) -> None:
+        """Write this checkpoint (the writer thread: every record before it is written)."""
+        with self._lock:
+            self._jobs.append(job)
+            self._work.notify()
+
+    def wake(self) -> None:
+        """Records were written: fsync them."""
+        with self._lock:
+            self._work.notify()
+
+    def resume(self) -> None:
+        """The journal is writable again after a fault: fsync again."""
+        with self._lock:
+            self._failed = False
+            self._work.notify()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+            self._work.notify()
+
+    @property
+    def idle(self) -> bool:
+        """No checkpoint waits or is being written."""
+        with self._lock:
+            return not self._jobs and not self._busy
+
+    # ---- its thread -----------------------------------------------------------------------
+
+    def _target(self) -> int:
+        if not self.options.fsync or self._failed:
+            return 0
+        return self.positions.to_sync()
+
+    def run(self) -> None:
         while True:
             with self._lock:
-                self._sync_work.wait_for(
-                    lambda: self._stopping
-                    or bool(self._jobs)
-                    or (
-                        self.options.fsync
-                        and self._written > self._durable
-                        and self._fault_reason is None
-                        and self._sync_error is None
-                    )
-                )
+                self._work.wait_for(lambda: self._stopping or bool(self._jobs) or self._target() > 0)
                 if self._stopping and not self._jobs:
                     return
-                target = self._written if self._fault_reason is None else 0
+                target = self._target()
                 # Checkpoints that queued up behind an fsync are superseded by the newest one.
                 job = self._jobs[-1] if self._jobs else None
                 self._jobs.clear()
                 self._busy = job is not None
-            if self.options.fsync and target > self._durable:
+            if target:
                 self._sync(target)
             if job is not None:
                 self._write_checkpoint(job)
                 with self._lock:
                     self._busy = False
-                    self._changed.notify_all()
+                self.positions.told()
 
     def _sync(self, target: int) -> None:
         if self.options.fsync_delay_s:
             time.sleep(self.options.fsync_delay_s)
         try:
-            with self._fd_lock:
-                if self._fd is not None:
-                    os.fsync(self._fd)
+            self.segment.fsync()
         except OSError as error:
             with self._lock:
-                self._sync_error = f"fsync failed: {reason(error)}"
-                self._work.notify()
+                self._failed = True
+            self._on_error(f"fsync failed: {reason(error)}")
             return
-        with self._lock:
-            self._durable = max(self._durable, target)
-            self._changed.notify_all()
-        self._notify()
+        self.positions.synced(target)
 
     def _write_checkpoint(self, job: Job) -> None:
         marker = job.marker
@@ -68,7 +136,7 @@ class SyncThread(JournalCore):
         except OSError as error:
             self._report_once(f"checkpoint not written: {reason(error)}; restarts replay more")
             return
-        self.submit(
+        self._submit(
             "checkpoint",
             {
                 "covers": marker.covers,
@@ -80,5 +148,10 @@ class SyncThread(JournalCore):
                 "ts": time_text(marker.ts),
             },
         )
-        self._keep_from = job.position.segment
+        self._on_checkpoint(job.position.segment)
         self.files.prune_checkpoints(self.options.keep_checkpoints)
+
+    def _report_once(self, problem: str) -> None:
+        if problem not in self._reported:
+            self._reported.add(problem)
+            log.error("journal %s: %s", self.files.active, problem)

@@ -2,7 +2,7 @@
 
 - :meth:`Journal.submit` (any thread) gives the record its number at once and queues it; it never
   blocks on the disk. The **writer thread** appends queued records to the active segment, chaining
-  their hashes, rotating segments; the **sync thread** fsyncs what was written (group commit: one
+  their hashes, rotating segments; the **syncer** fsyncs what was written (group commit: one
   fsync covers every record written before it, however many) and writes checkpoint files.
 - :meth:`Journal.progress` says how far records are written (in the operating system: a crash of
   the process loses none) and durable (fsynced: a power cut loses none), and whether the journal is
@@ -14,45 +14,50 @@
   writes an ``outage`` record (since, until, reason, how many were late, which were lost) and the
   fault ends. A fault that comes back within a minute of its end waits twice as long before the
   next probe: the status cannot flap.
+
+:class:`Journal` is the public face; it composes parts, each one class in one file that owns its
+state and talks to the others through small explicit calls:
+
+- :class:`~controller.journal.submissions.Submissions`: the numbered queue (any thread submits,
+  the writer thread takes);
+- :class:`~controller.journal.appender.Appender`: the writer thread's appending, hash chain,
+  rotation and retention, over the :class:`~controller.journal.segment.ActiveSegment` (the open
+  file, fsynced by the syncer);
+- :class:`~controller.journal.sync.Syncer`: its own thread, group commit and checkpoint files;
+- :class:`~controller.journal.faults.FaultHandling`: the fault, the records held, probes and
+  ``outage`` records, with :class:`~controller.journal.held.EarlyAcknowledgements` (what the
+  service acknowledged before it was durable);
+- :class:`~controller.journal.positions.Positions`: how far it all got (written, durable, fault,
+  held, lost), under its own lock: what :meth:`Journal.progress` reads and waiters wait on.
 """
 
 from __future__ import annotations
 
-import os
+import logging
 import threading
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.journal.core import log
+from controller.journal.appender import Appender
 from controller.journal.faults import FaultHandling
 from controller.journal.files import JournalFiles
-from controller.journal.reader import JournalReader, JournalScan, Position, last_chained
-from controller.journal.records import (
-    GENESIS,
-    PublishedWhat,
-    chained_line,
-    encode_body,
-    payload_fields,
-    received_body,
-    time_text,
-)
+from controller.journal.held import EarlyAcknowledgements
+from controller.journal.positions import Positions
+from controller.journal.reader import JournalReader, JournalScan
+from controller.journal.records import PublishedWhat, payload_fields, received_body, time_text
+from controller.journal.segment import ActiveSegment
 from controller.journal.state import (
     CHECKPOINT_MAGIC,
-    FLAP_WINDOW_S,
     AppendPosition,
-    Item,
-    Job,
     JournalOptions,
     Marker,
-    Outage,
     Progress,
-    Record,
     append_position,
     reason,
 )
-from controller.journal.sync import SyncThread
+from controller.journal.submissions import Submissions
+from controller.journal.sync import Syncer
 
 __all__ = [
     "CHECKPOINT_MAGIC",
@@ -64,10 +69,12 @@ __all__ = [
     "open_journal",
 ]
 
+log = logging.getLogger("controller.journal.writer")
+
 
 def open_journal(files: JournalFiles, options: JournalOptions | None = None) -> Journal:
     """The journal opened after a full read of what it holds (tools and tests; start-up reads
-    only the tail after the newest checkpoint, see ``controller.recovery``)."""
+    only the tail after the newest checkpoint, see ``controller.journal.recovery``)."""
     reader = JournalReader(files)
     scan = JournalScan()
     for _ in reader.scan(scan):
@@ -77,8 +84,44 @@ def open_journal(files: JournalFiles, options: JournalOptions | None = None) -> 
     return journal
 
 
-class Journal(FaultHandling, SyncThread):
+class Journal:
     """The journal of one table, open for appending (see the module docstring)."""
+
+    def __init__(self, files: JournalFiles, options: JournalOptions | None = None) -> None:
+        self.files = files
+        self.options = options or JournalOptions()
+        self._positions = Positions()
+        self._queue = Submissions()
+        self._segment = ActiveSegment(files)
+        self._early = EarlyAcknowledgements(files.active)
+        self._syncer = Syncer(
+            files,
+            self.options,
+            self._segment,
+            self._positions,
+            submit=self._queue.submit,
+            on_error=self._queue.sync_failed,
+            on_checkpoint=self._checkpoint_taken,
+        )
+        self._appender = Appender(
+            files,
+            self.options,
+            self._segment,
+            self._positions,
+            submit=self._queue.submit,
+            checkpoint=self._syncer.checkpoint,
+        )
+        self._faults = FaultHandling(
+            files,
+            self.options,
+            positions=self._positions,
+            queue=self._queue,
+            segment=self._segment,
+            appender=self._appender,
+            syncer=self._syncer,
+            early=self._early,
+        )
+        self._threads: list[threading.Thread] = []
 
     # ---- opening and closing ---------------------------------------------------------------
 
@@ -86,28 +129,20 @@ class Journal(FaultHandling, SyncThread):
         """Start the threads appending after ``position``; a file that cannot be opened is a fault."""
         # A previous run that died during a disk fault had acknowledged records it held in memory:
         # their numbers are declared lost (below) and never used again.
-        died_holding = [(a, b) for a, b in self._held_marker.read() if b >= position.next_n]
-        self._held_marker.open()
+        died_holding = [(a, b) for a, b in self._early.left_by_previous_run() if b >= position.next_n]
+        self._early.open()
         next_n = max([position.next_n] + [b + 1 for _, b in died_holding])
-        self._next_n = next_n
-        self._written = self._durable = next_n - 1
-        self._last_h = position.last_h
-        self._torn = position.torn
-        self._active_first = position.active_first
-        self._size = position.active_size
-        self._keep_from = position.keep_from
-        self._listener = listener
-        if position.active_first is None:
-            closed = [s for s in self.files.segments() if s.closed]
-            if closed and closed[-1].first is not None:
-                self._previous = (closed[-1].first, closed[-1].path.stat().st_size)
+        self._queue.start_at(next_n)
+        self._positions.start(next_n - 1, listener)
+        self._appender.start(position)
+        self._segment.start(position.active_first, position.active_size)
         try:
-            self._fd = self.files.open_active()
+            self._segment.open()
         except OSError as error:
-            self._enter_fault(f"cannot open: {reason(error)}", [])
+            self._faults.enter(f"cannot open: {reason(error)}", [])
         self._threads = [
-            threading.Thread(target=self._guarded, args=(self._writer,), name="journal-writer", daemon=True),
-            threading.Thread(target=self._guarded, args=(self._syncer,), name="journal-sync", daemon=True),
+            threading.Thread(target=self._guarded, args=(loop,), name=name, daemon=True)
+            for loop, name in ((self._writer, "journal-writer"), (self._syncer.run, "journal-sync"))
         ]
         for thread in self._threads:
             thread.start()
@@ -151,80 +186,74 @@ class Journal(FaultHandling, SyncThread):
                 next_n - 1,
                 ", ".join(f"{max(a, first_lost)}-{b}" for a, b in died_holding),
             )
-        if self._fault is None:
-            self._expire()
+        if not self._faults.active:
+            self._appender.expire()
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until every record submitted so far is written and durable (or the journal is in a
         fault); True if that happened within ``timeout``."""
-        with self._changed:
-            return self._changed.wait_for(
-                lambda: self._fault_reason is not None
-                or (
-                    not self._queue
-                    and not self._jobs
-                    and not self._busy
-                    and self._written >= self._next_n - 1
-                    and self._durable >= self._written
-                ),
-                timeout,
+
+        def settled() -> bool:
+            if not (self._queue.settled() and self._syncer.idle):
+                return self._positions.fault is not None
+            progress = self.progress()
+            return progress.fault is not None or (
+                progress.written >= progress.submitted and progress.durable >= progress.written
             )
+
+        return self._positions.wait(settled, timeout)
 
     def close(self, timeout: float = 10.0) -> None:
         """Write what is queued, stop the threads and close the file."""
         if not self._threads:
             return
         self.flush(timeout)
-        with self._lock:
-            self._stopping = True
-            self._work.notify_all()
-            self._sync_work.notify_all()
+        self._queue.stop()
+        self._syncer.stop()
         for thread in self._threads:
             thread.join(timeout)
         self._threads = []
-        with self._fd_lock:
-            if self._fd is not None:
-                try:
-                    if self.options.fsync:
-                        os.fsync(self._fd)
-                except OSError as error:
-                    log.error("journal %s: last fsync failed: %s", self.files.active, reason(error))
-                os.close(self._fd)
-                self._fd = None
-        if self._fault is None:
-            self._held_marker.clear()  # a clean stop: nothing held
-        self._held_marker.close()
-        if self._fault is not None and self._fault.held_records:
+        failed = self._segment.close(fsync=self.options.fsync)
+        if failed is not None:
+            log.error("journal %s: last fsync failed: %s", self.files.active, reason(failed))
+        # A clean stop holds nothing: the file of early acknowledgements is blanked.
+        self._early.close(clean=not self._faults.active)
+        if self._faults.held_records:
             log.error(
                 "journal %s: %d records held in memory are lost at shutdown (their messages were "
                 "not acknowledged: the broker delivers them again)",
                 self.files.active,
-                self._fault.held_records,
+                self._faults.held_records,
             )
+
+    # ---- what the service reads -------------------------------------------------------------
+
+    def progress(self) -> Progress:
+        """How far the journal got (a consistent snapshot of its positions)."""
+        return self._positions.snapshot(lambda: self._queue.submitted)
+
+    @property
+    def fault(self) -> str | None:
+        """Why the journal cannot be written, while it cannot."""
+        return self._positions.fault
+
+    def acknowledged_early(self, n: int, *, extends: bool) -> None:
+        """The message of record ``n`` was acknowledged while the record was held in memory
+        (``extends``: so was every received record since the last one noted). The next
+        ``outage`` record lists these spans."""
+        self._early.note(n, extends=extends)
 
     # ---- submitting ------------------------------------------------------------------------
 
     def submit(self, kind: str, fields: dict[str, Any]) -> int:
         """Queue a record of ``kind``; return its number (never blocks on the disk)."""
-        return self._submit_body(lambda n: encode_body(kind, n, fields))
-
-    def _submit_body(self, body: Callable[[int], bytes]) -> int:
-        """Queue the record ``body(n)`` under the next number ``n``; return ``n``."""
-        with self._lock:
-            n = self._next_n
-            self._next_n += 1
-            self._queue.append(Record(n, body(n)))
-            if len(self._queue) == 1:
-                # The writer takes everything queued once it is woken: one wake-up a batch.
-                self._work.notify()
-        return n
-
+        return self._queue.submit(kind, fields)
     def start(self, session: int, when: datetime, table: str) -> int:
         return self.submit("start", {"session": session, "ts": time_text(when), "table": table})
 
     def received(self, topic: str, payload: bytes, when: datetime) -> int:
         """Queue a received message; its number is the ``cause`` of what it produces."""
-        return self._submit_body(lambda n: received_body(n, topic, payload, when))
+        return self._queue.submit_body(lambda n: received_body(n, topic, payload, when))
 
     def rejected(self, topic: str, device: str | None, count: int, error: str, when: datetime) -> int:
         """Queue a report of malformed input (an input of the engine, like a received message)."""
@@ -274,9 +303,7 @@ class Journal(FaultHandling, SyncThread):
 
     def checkpoint(self, covers: int, blob: bytes, session: int, when: datetime) -> None:
         """Take a checkpoint (the state after record ``covers``) once what precedes is written."""
-        with self._lock:
-            self._queue.append(Marker(covers, blob, session, when))
-            self._work.notify()
+        self._queue.mark(Marker(covers, blob, session, when))
 
     # ---- the writer thread -----------------------------------------------------------------
 
@@ -286,198 +313,27 @@ class Journal(FaultHandling, SyncThread):
             body()
         except Exception:
             log.exception("journal %s: %s failed", self.files.active, threading.current_thread().name)
-            with self._lock:
-                self._fault_reason = f"{threading.current_thread().name} failed (a bug: see the log)"
-                self._changed.notify_all()
-            self._notify()
+            self._positions.fault_began(f"{threading.current_thread().name} failed (a bug: see the log)")
 
     def _writer(self) -> None:
+        faults = self._faults
         while True:
-            with self._lock:
-                while not self._queue and not self._stopping and self._sync_error is None:
-                    if self._fault is None:
-                        self._work.wait()
-                        continue
-                    wait = self._fault.probe_at - time.monotonic()
-                    if wait <= 0:
-                        break
-                    self._work.wait(wait)
-                items = list(self._queue)
-                self._queue.clear()
-                stopping = self._stopping
-                sync_error, self._sync_error = self._sync_error, None
-            if sync_error is not None and self._fault is None:
-                self._enter_fault(sync_error, [])
-            if self._fault is None:
-                self._write(items)
+            batch = self._queue.take(faults.probe_at)
+            if batch.sync_error is not None and not faults.active:
+                faults.enter(batch.sync_error, [])
+            if not faults.active:
+                appended = self._appender.append(batch.items)
+                if appended.failure is not None:
+                    faults.enter(appended.failure, appended.unwritten)
+                self._syncer.wake()
             else:
-                self._hold(items)
-                if stopping or time.monotonic() >= self._fault.probe_at:
-                    self._recover()
-            if stopping:
-                with self._lock:
-                    if not self._queue:
-                        return
+                faults.hold(batch.items)
+                if batch.stopping or faults.due():
+                    faults.probe()
+            finished = self._queue.done()
+            if batch.stopping and finished:
+                return
 
-    def _write(self, items: list[Item]) -> bool:
-        """Append ``items`` in order; on failure enter the fault, holding what is not written."""
-        lines: list[tuple[Record | Outage, str, bytes]] = []
-        pending = 0
-        for index, item in enumerate(items):
-            if isinstance(item, Marker):
-                if not self._append(lines, items[index:]):
-                    return False
-                lines, pending = [], 0
-                with self._lock:
-                    self._jobs.append(Job(item, self._position()))
-                    self._sync_work.notify()
-                continue
-            if isinstance(item, Outage):
-                # Its counts include the records written late just before it.
-                if not self._append(lines, items[index:]):
-                    return False
-                lines, pending = [], 0
-            body = item.body if isinstance(item, Record) else self._outage_body(item)
-            previous = lines[-1][1] if lines else self._last_h
-            digest, line = chained_line(previous, body)
-            if self._size + pending + len(line) > self.options.segment_bytes and self._size + pending:
-                if not self._append(lines, items[index:]):
-                    return False
-                lines, pending = [], 0
-                self._rotate()
-                digest, line = chained_line(self._last_h, body)
-            lines.append((item, digest, line))
-            pending += len(line)
-        return self._append(lines, [])
-
-    def _append(self, lines: list[tuple[Record | Outage, str, bytes]], rest: list[Item]) -> bool:
-        """Write ``lines`` with one system call; on failure hold the unwritten ones and ``rest``."""
-        if not lines:
-            return True
-        data = (b"\n" if self._torn else b"") + b"".join(line for _, _, line in lines)
-        done = 0
-        error: OSError | None = None
-        try:
-            if self._fd is None:
-                raise OSError(0, "the journal is not open")
-            while done < len(data):
-                done += os.write(self._fd, memoryview(data)[done:])
-        except OSError as failure:
-            error = failure
-        self._size += done
-        # Which records made it whole; a part of one left in the file is closed by the next write.
-        edge = 1 if self._torn else 0
-        if done >= edge:
-            self._torn = False
-        whole = 0
-        for _, _, line in lines:
-            if edge + len(line) > done:
-                break
-            edge += len(line)
-            whole += 1
-        if done > edge:
-            self._torn = True
-        if whole:
-            last, digest, _ = lines[whole - 1]
-            self._last_h = digest
-            for item, _, _ in lines[:whole]:
-                if self._active_first is None:
-                    self._active_first = item.n
-                if self._recovering is not None and isinstance(item, Record):
-                    self._recovering.late += 1
-            with self._lock:
-                self._written = max(self._written, last.n)
-                if not self.options.fsync:
-                    self._durable = self._written
-                self._sync_work.notify()
-                self._changed.notify_all()
-            self._notify()
-        if error is None:
-            return True
-        unwritten: list[Item] = [item for item, _, _ in lines[whole:]]
-        if self._recovering is not None:
-            self._recovering.failure = reason(error)
-            self._recovering.rest = unwritten + rest
-        else:
-            self._enter_fault(reason(error), unwritten + rest)
-        return False
-
-    def _position(self) -> Position:
-        """Where the records written next begin (for a checkpoint's replay)."""
-        if self._active_first is not None:
-            return Position(self._active_first, self._size)
-        if self._previous is not None:
-            return Position(*self._previous)
-        return Position(0, 0)
-
-    def _outage_body(self, outage: Outage) -> bytes:
-        late = self._recovering.late if self._recovering is not None else 0
-        fields: dict[str, Any] = {
-            "since": time_text(outage.since),
-            "until": time_text(datetime.now(UTC)),
-            "reason": outage.reason,
-            "late": late,
-        }
-        if outage.lost is not None:
-            fields["lost_from"], fields["lost_to"] = outage.lost
-        with self._lock:
-            early, self._early = self._early, []
-            self._early_taken += early
-        if early:
-            fields["acknowledged_early"] = early
-        return encode_body("outage", outage.n, fields)
-
-    def _rotate(self) -> None:
-        """Close the active segment (fsynced, renamed, read-only) and start a new one."""
-        first = self._active_first
-        if first is None or self._fd is None or time.monotonic() < self._rotate_again:
-            return
-        try:
-            with self._fd_lock:
-                if self.options.fsync:
-                    os.fsync(self._fd)
-                closed = self.files.close_active(first)
-                try:
-                    fd = self.files.open_active()
-                except OSError:
-                    os.rename(closed, self.files.active)  # carry on in the old one
-                    raise
-                os.close(self._fd)
-                self._fd = fd
-        except OSError as error:
-            self._report_once(f"cannot rotate segment: {reason(error)}")
-            self._rotate_again = time.monotonic() + FLAP_WINDOW_S
-            return
-        self._previous = (first, self._size)
-        self._active_first = None
-        self._size = 0
-        with self._lock:
-            self._durable = max(self._durable, self._written)
-            self._changed.notify_all()
-        self._notify()
-        log.info("journal %s: segment closed as %s", self.files.active, closed.name)
-        self._expire()
-
-    def _expire(self) -> None:
-        """Remove closed segments past the retention time, recording it (``retention`` record)."""
-        expired = self.files.expired(self.options.retain_days, keep_from=self._keep_from)
-        if not expired:
-            return
-        try:
-            through, through_h = last_chained(expired[-1].path) or (0, GENESIS)
-            for segment in expired:
-                self.files.remove(segment)
-        except OSError as error:
-            self._report_once(f"cannot remove expired segments: {reason(error)}")
-            return
-        names = [s.path.name for s in expired]
-        log.info("journal %s: retention removed %s", self.files.active, ", ".join(names))
-        self.submit(
-            "retention",
-            {
-                "removed": names,
-                "through": through,
-                "through_h": through_h,
-                "ts": time_text(datetime.now(UTC)),
-            },
-        )
+    def _checkpoint_taken(self, segment: int) -> None:
+        """The syncer wrote a checkpoint whose replay starts in ``segment``: older ones may go."""
+        self._appender.keep_from = segment

@@ -188,11 +188,12 @@ class Money:
     def table_view(self, showdown: bool) -> TableView:
         """What the public state shows of the betting: to_act, bets, pots, shows_first (at
         ``showdown`` nobody is to act, before it nobody shows first)."""
+        h = self.state  # (the queries' functions called directly: asked for every new value)
         return (
-            None if showdown else self.to_act,
+            None if showdown else rounds.to_act_now(h),
             self.bets,
-            self.pots,
-            self.shows_first if showdown else None,
+            h.pots,
+            payout.shows_first(h) if showdown else None,
         )
 
     @property

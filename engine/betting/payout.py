@@ -4,15 +4,15 @@ the dealer pushed where, and the award it is checked against."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from engine.betting.award import award, check_push, rake_for
 from engine.betting.chip_moves import check_uncalled, give_back
+from engine.betting.derived import LastAnswer
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import HandState
 from engine.betting.rounds import anyone_owes, contributions, settle, settled_view, uncalled_due
-from engine.betting.terms import OddChip, PotAward, Raise, Stakes, Verdict, Verdicts
+from engine.betting.terms import PotAward, Raise, Verdict, Verdicts
 from engine.betting.zones import add_count
 
 
@@ -47,20 +47,35 @@ def pushes_done(h: HandState) -> bool:
     if h.pot_chips:  # (the cheap test first: asked after every chip of a push)
         return False
     pushed_zone = h.pushed_zone
-    leftover = any(v > pushed_zone.get(s, 0) for s, v in h.zone.items())
-    return not leftover and (bool(h.pushed) or h.raked > 0)
+    for seat, chips in h.zone.items():  # (a loop, not any(): asked after every chip of a push)
+        if chips > pushed_zone.get(seat, 0):
+            return False  # chips other than pushed ones lie in a betting area
+    return bool(h.pushed) or h.raked > 0
 
 
 def awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     """Each pot's winners and shares as the hands shown say, and the rake."""
+    # asked after every chip of a push, which leaves the betting, the hands shown and the board
+    # as they are
+    return _last_awards.get(h.seating, h.betting, h.shown, h.board, _awards, h)
+
+
+def _awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     seating = h.seating
     button = seating.button if seating.button is not None else (seating.ring[-1] if seating.ring else 0)
     shown = h.shown if len(h.board) >= 3 else ()  # no board: no ranks yet
-    contributed = tuple(sorted(contributions(h).items()))
-    return _award_of(
-        contributed, h.betting.live, shown, h.board, seating.stakes, h.betting.street_no >= 1,
-        seating.odd_chip, button, seating.table_seats,
-    )
+    put = dict(sorted(contributions(h).items()))
+    due = uncalled(put)
+    if due is not None:
+        put[due[0]] -= due[1]
+    pots = build_pots(put, h.betting.live)
+    rake = rake_for(seating.stakes, sum(p.amount for p in pots), h.betting.street_no >= 1)
+    found = award(pots, shown, h.board, rake=rake, odd_chip=seating.odd_chip, button=button,
+                  table_seats=seating.table_seats)
+    return found, rake
+
+
+_last_awards: LastAnswer[tuple[tuple[PotAward, ...], int]] = LastAnswer()
 
 
 def push(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kind: str | None,
@@ -112,8 +127,9 @@ def push(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kin
 def check_winner(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     """Chips were pushed to ``seat``: at once wrong if it wins no pot."""
     found, _ = awards(h)
-    if any(seat in a.winners for a in found):
-        return h
+    for pot in found:  # (a loop, not any(): every chip of a push asks it)
+        if seat in pot.winners:
+            return h
     winners = sorted({w for a in found for w in a.winners})
     out.append(Raise("push", "pot_awarded_wrong", seat,
                      f"Stop: seat {seat} wins no pot; take the chips back and push "
@@ -140,7 +156,7 @@ def after_push(h: HandState, out: list[Verdict]) -> HandState:
     return h
 
 
-# The last push check, by the identity of its award (remembered, see _award_of) and of the
+# The last push check, by the identity of its award (remembered, see awards) and of the
 # pushed counts (replaced, never updated): every chip a winner collects asks it again unchanged.
 # One entry, a tuple read and replaced whole (consistent when engines run in several threads).
 _last_check: list[tuple[object, object, int, int, Verdicts]] = [(None, None, 0, 0, ())]
@@ -154,26 +170,3 @@ def _checked(found: tuple[PotAward, ...], pushed: Mapping[int, int], raked: int,
     _last_check[0] = (found, pushed, raked, rake, verdicts)
     return verdicts
 
-
-@lru_cache(maxsize=64)
-def _award_of(
-    contributed: tuple[tuple[int, int], ...],
-    live: frozenset[int],
-    shown: tuple[tuple[int, tuple[str, str]], ...],
-    board: tuple[str, ...],
-    stakes: Stakes,
-    saw_flop: bool,
-    odd_chip: OddChip,
-    button: int,
-    table_seats: int,
-) -> tuple[tuple[PotAward, ...], int]:
-    """The award of a hand (a pure function of its arguments, remembered: every chip of a push
-    asks for it, and the hands do not change while the pot is pushed)."""
-    put = dict(contributed)
-    due = uncalled(put)
-    if due is not None:
-        put[due[0]] -= due[1]
-    pots = build_pots(put, live)
-    rake = rake_for(stakes, sum(p.amount for p in pots), saw_flop)
-    found = award(pots, shown, board, rake=rake, odd_chip=odd_chip, button=button, table_seats=table_seats)
-    return found, rake

@@ -37,7 +37,10 @@ def anyone_owes(h: HandState) -> bool:
     """Some seat still in and not all in has not matched the highest bet."""
     b = h.betting
     top, level, allin = b.top, b.level, b.allin
-    return any(level.get(s, 0) < top for s in b.live if s not in allin)
+    for seat in b.live:  # noqa: SIM110 - any() over a generator costs a frame; asked after most chips
+        if level.get(seat, 0) < top and seat not in allin:
+            return True
+    return False
 
 
 def owes(h: HandState, seat: int) -> bool:
@@ -264,12 +267,15 @@ def after_action(h: HandState, out: list[Verdict]) -> HandState:
     """Findings the action may have put right: out-of-turn seats now in turn, a premature
     sweep whose round is now complete."""
     street_no = h.betting.street_no
-    for seat, skipped in list(h.betting.oot.items()):
+    oot = h.betting.oot
+    for seat, skipped in list(oot.items()) if oot else ():
         if skipped not in h.betting.live or not owes(h, skipped):
             key = f"oot:{seat}:{street_no}"
             out.append(Clear(key))
             h = h.with_betting(oot={s: v for s, v in h.betting.oot.items() if s != seat})
             h = h.with_(open_keys=h.open_keys - {key})
+    if not h.open_keys:
+        return h  # (most actions: no finding open, none to clear)
     key = f"sweep:{street_no}"
     if key in h.open_keys and not anyone_owes(h):
         out.append(Clear(key))

@@ -18,9 +18,9 @@ NO_SEATS: frozenset[int] = frozenset()
 
 def add_count(counts: Counts, seat: int, amount: int) -> Counts:
     """``counts`` with ``amount`` added to ``seat`` (a new small dict; never below zero)."""
-    value = max(0, counts.get(seat, 0) + amount)
+    value = counts.get(seat, 0) + amount  # (never below zero: none is kept then)
     new = dict(counts)
-    if value:
+    if value > 0:
         new[seat] = value
     else:
         new.pop(seat, None)

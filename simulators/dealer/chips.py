@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal, TypeAlias
 
 Structure: TypeAlias = Literal["no_limit", "pot_limit", "fixed_limit"]
@@ -22,6 +22,16 @@ DENOMINATIONS: Final[tuple[int, ...]] = (100, 25, 5, 1)
 DEFAULT_COUNTS: Final[Mapping[int, int]] = {1: 700, 5: 700, 25: 500, 100: 160}
 #: Chip UIDs: a prefix no card of the example decks uses, then the value and a serial number.
 UID_PREFIX: Final = "E007"
+
+
+@dataclass(frozen=True, slots=True)
+class BlindLevel:
+    """One tournament level as the dealer plays it (``[[stakes.levels]]``)."""
+
+    small_blind: int
+    big_blind: int
+    ante: int
+    minutes: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +45,27 @@ class TableStakes:
     rake_percent: float = 0.0
     rake_cap: int = 0
     buy_in: int = 200  # a player's stack when sitting down (and after a rebuy)
+    #: A tournament's levels (empty: a cash game): each hand's blinds and ante are those of the
+    #: level in force, by the clock, when it begins (:meth:`for_level`).
+    levels: tuple[BlindLevel, ...] = ()
+
+    def for_level(self, index: int | None) -> TableStakes:
+        """These stakes with the blinds and ante of level ``index`` (None: as they are)."""
+        if index is None or not self.levels:
+            return self
+        level = self.levels[index]
+        return replace(self, small_blind=level.small_blind, big_blind=level.big_blind, ante=level.ante)
+
+    def level_at(self, seconds: float) -> tuple[int, float | None]:
+        """The level (index) in force ``seconds`` after the clock started, and the seconds it
+        has left (None: the last level lasts to the end)."""
+        elapsed = seconds
+        for index, level in enumerate(self.levels):
+            length = 60 * level.minutes
+            if elapsed < length and index < len(self.levels) - 1:
+                return index, length - elapsed
+            elapsed -= length
+        return len(self.levels) - 1, None
 
     def limit_bet(self, street: str) -> int:
         """Fixed limit: the small bet (preflop, flop) or the big bet (turn, river)."""
@@ -97,28 +128,41 @@ class Rack:
         self._free: dict[int, deque[str]] = {}
         for uid, value in sorted(chips.items()):
             self._free.setdefault(value, deque()).append(uid)
+        #: The seat whose betting area or stack each chip last left the table from: put in that
+        #: seat's stack again it is the player's own chips back, not new money (the engine
+        #: remembers the same, docs/engine.md "The session").
+        self.left_from: dict[str, int] = {}
 
-    def take(self, amount: int, *, complete: bool = True) -> list[str]:
+    def take(self, amount: int, *, complete: bool = True, new_to: int | None = None) -> list[str]:
         """Chips worth ``amount`` (smaller values stand in when a value runs short);
-        ``complete``: any smaller amount is a subset of them, else the fewest chips."""
+        ``complete``: any smaller amount is a subset of them, else the fewest chips;
+        ``new_to``: none that last left the table from that seat (new money for it)."""
         wanted = _split(amount) if complete else _greedy(amount)
         out: list[str] = []
         owed = 0
         for value in DENOMINATIONS:
             owed += wanted.get(value, 0) * value
             free = self._free.get(value, deque())
-            count = min(owed // value, len(free))
-            out += [free.popleft() for _ in range(count)]
-            owed -= count * value
+            skipped: list[str] = []
+            while owed >= value and free:
+                uid = free.popleft()
+                if new_to is not None and self.left_from.get(uid) == new_to:
+                    skipped.append(uid)
+                    continue
+                out.append(uid)
+                owed -= value
+            free.extendleft(reversed(skipped))
         if owed:
             self.give(out)
             raise RuntimeError(f"the rack cannot make {amount}: {owed} short")
         return out
 
-    def give(self, uids: Iterable[str]) -> None:
-        """Chips back off the table."""
+    def give(self, uids: Iterable[str], *, seat: int | None = None) -> None:
+        """Chips back off the table (``seat``: from that seat's betting area or stack)."""
         for uid in uids:
             self._free[self.chips[uid]].append(uid)
+            if seat is not None:
+                self.left_from[uid] = seat
 
 
 def pick(chips: Mapping[str, int], uids: Sequence[str], amount: int) -> list[str] | None:

@@ -11,6 +11,8 @@ and the benchmarks all deal with it. Usage::
 
 What a hand contains (see :mod:`simulators.dealer.steps` for the step types):
 
+- at the first hand the dealer badges in (``DealerBadge``: the ``dealer`` input) and, in a
+  tournament, the floor starts the clock (``LevelStart``);
 - between hands, players sit down and leave (``SetOccupied``); the button moves to the next
   occupied seat clockwise (``MoveButton``; it stays after a misdeal); the blinds are posted
   (``SetBlind``; heads-up the button posts the small blind); the deck collected after the last
@@ -46,7 +48,7 @@ from typing import Final
 from contract.cards import seat_zone
 from contract.models import Profile
 from simulators.dealer.betting import Ledger, Tendencies
-from simulators.dealer.catalogue import raisable_codes
+from simulators.dealer.catalogue import HouseRule, raisable_codes
 from simulators.dealer.chips import Rack, TableStakes, chip_registry
 from simulators.dealer.hand import PACE, Hand, HandPlay
 from simulators.dealer.mistakes import MISTAKES, DealPlan, Mistake, ignorable_codes
@@ -55,13 +57,16 @@ from simulators.dealer.seating import blind_seats, dealing_order, next_occupied
 from simulators.dealer.shoe import Shoe
 from simulators.dealer.steps import (
     AwaitShuffle,
+    DealerBadge,
     HandScript,
+    LevelStart,
     Marker,
     Press,
     SetBlind,
     SetOccupied,
     Shuffle,
     Step,
+    Wait,
 )
 
 __all__ = ["DRAW", "IGNORABLE_CODES", "PACE", "DealerSettings", "InfeasibleMistake", "VirtualDealer"]
@@ -70,6 +75,8 @@ __all__ = ["DRAW", "IGNORABLE_CODES", "PACE", "DealerSettings", "InfeasibleMista
 IGNORABLE_CODES: Final[tuple[str, ...]] = ignorable_codes()
 _STREETS: Final[tuple[tuple[str, int], ...]] = (("flop", 3), ("turn", 1), ("river", 1))
 _FOLLOWING: Final[dict[str, str | None]] = {"flop": "turn", "turn": "river", "river": None}
+#: The badges of the demo's dealers: the first badges in at the first hand, the others relieve.
+BADGES: Final[tuple[str, ...]] = ("D-1041", "D-2208", "D-3175")
 
 
 class _DrawMistake:
@@ -108,6 +115,14 @@ class DealerSettings:
     reaction_s: float = 2.0
     #: The reader's hold time: how long after a tag left its field the driver reports it gone.
     hold_s: float = 0.05
+    #: The house's session rules the table is configured with (docs/engine.md, "The session"):
+    #: the maximum rebuy between hands (0: none) and the longest absence (None: not followed).
+    max_rebuy: int = 0
+    max_absence_s: float | None = None
+    #: Tournament: a hand begun less than this before its level ends waits for the next level
+    #: (the script is written before it is carried out: its blinds must be those of the level in
+    #: force when ``new_hand`` is pressed).
+    level_guard_s: float = 3.0
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
@@ -119,14 +134,30 @@ class DealerSettings:
             )
         if not 0.0 <= self.mistake_rate <= 1.0:
             raise ValueError(f"mistake rate must be within 0..1, not {self.mistake_rate}")
-        allowed = raisable_codes(self.profile, chips=self.stakes is not None)
+        allowed = raisable_codes(self.profile, chips=self.stakes is not None, house=self.house)
         for code in self.codes or ():
             if code not in allowed:
-                raise ValueError(f"code {code!r} cannot be raised under profile {self.profile}")
+                game = "no chips" if self.stakes is None else (
+                    "a tournament" if self.stakes.levels else "a cash game with chips")
+                rules = ", ".join(sorted(self.house)) or "none"
+                raise ValueError(f"code {code!r} cannot be raised at this table (profile "
+                                 f"{self.profile}, {game}, house rules: {rules})")
 
     @property
     def most_players(self) -> int:
         return self.max_players if self.max_players is not None else self.seats
+
+    @property
+    def house(self) -> frozenset[HouseRule]:
+        """The house rules set (``simulators.dealer.catalogue.HOUSE_RULES``) that mistakes need."""
+        rules: set[HouseRule] = set()
+        if self.max_rebuy > 0:
+            rules.add("max_rebuy")
+        if self.max_absence_s is not None:
+            rules.add("max_absence_s")
+        if self.stakes is not None and self.stakes.levels:
+            rules.add("levels")
+        return frozenset(rules)
 
 
 class VirtualDealer:
@@ -168,6 +199,16 @@ class VirtualDealer:
         self.hands_left: int | None = None
         self._announce = False  # press ``last_hands`` before the next hand
         self._last_pending = False  # a drawn ``hand_after_last`` waits for the count to run out
+        #: The badge of the dealer at the table (from the first hand on; a relief announced
+        #: during a hand counts here at once).
+        self.badge: str | None = None
+        #: Tournament: seconds on the clock when the next hand's script begins, told by whoever
+        #: carries the scripts out (the dealer reads no clock); None: as at the clock's start.
+        self.clock_s: float | None = None
+        #: Tournament: the level (index) of the hand being dealt (None: a cash game).
+        self.level: int | None = None
+        #: The players dealt in at the last hand (their first stack has been judged).
+        self.last_players: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ public API
 
@@ -199,8 +240,20 @@ class VirtualDealer:
             self._announce = True
 
     def allowed_codes(self) -> tuple[str, ...]:
-        """The codes a hand can raise under the configured profile (and stakes)."""
-        return raisable_codes(self.settings.profile, chips=self.settings.stakes is not None)
+        """The codes a hand can raise under the configured profile (and stakes, house rules)."""
+        settings = self.settings
+        return raisable_codes(settings.profile, chips=settings.stakes is not None, house=settings.house)
+
+    def relief_badge(self) -> str:
+        """The badge of the dealer who relieves the one at the table."""
+        at = BADGES.index(self.badge) if self.badge in BADGES else -1
+        return BADGES[(at + 1) % len(BADGES)]
+
+    @property
+    def stakes(self) -> TableStakes | None:
+        """The stakes of the hand being dealt: a tournament's those of its level."""
+        stakes = self.settings.stakes
+        return None if stakes is None else stakes.for_level(self.level)
 
     # ------------------------------------------------------------------ choosing mistakes
 
@@ -237,9 +290,10 @@ class VirtualDealer:
 
     # ------------------------------------------------------------------ seats between hands
 
-    def leave(self, steps: list[Step]) -> None:
-        """A player leaves the table."""
-        seat = self.rng.choice(sorted(self.occupied))
+    def leave(self, steps: list[Step], seat: int | None = None) -> None:
+        """A player (at ``seat``, else one drawn) leaves the table."""
+        if seat is None:
+            seat = self.rng.choice(sorted(self.occupied))
         self.occupied.discard(seat)
         steps.append(SetOccupied(seat=seat, occupied=False, pause_s=PACE["sit"]))
 
@@ -258,6 +312,12 @@ class VirtualDealer:
         steps: list[Step] = [
             SetOccupied(seat=seat, occupied=True, pause_s=PACE["sit"]) for seat in sorted(self.occupied)
         ]
+        self.badge = BADGES[0]
+        steps.append(DealerBadge(badge=self.badge, pause_s=PACE["ack"]))
+        stakes = settings.stakes
+        if stakes is not None and stakes.levels:
+            steps.append(LevelStart(pause_s=PACE["ack"]))
+            self.clock_s = 0.0
         first, second = self.deck_ids
         steps += [Shuffle(deck=first, pause_s=PACE["shuffle"]), AwaitShuffle(deck=first, pause_s=0.0)]
         self.ready, self.collected = first, second
@@ -310,6 +370,7 @@ class VirtualDealer:
                 self._end_game(steps)
             steps += self._seat_changes(mistake)
         self._count_last_hands(steps, mistake)
+        self._level_for(steps)
         due = (
             next_occupied(self.button, self.occupied, settings.seats)
             if self.button is not None
@@ -329,6 +390,8 @@ class VirtualDealer:
             order=order,
             button=due,
             steps=steps,
+            # (a mistake committed before the hand's steps are built: an absence)
+            mistakes=[step.mistake for step in steps if step.mistake is not None],
         )
         play = HandPlay(hand, settings, rng, self._known_uids)
         play.mistake = mistake
@@ -379,6 +442,8 @@ class VirtualDealer:
         play.emit(Marker(kind="hand_end", hand=self.hand_number))
         self.ready = next_deck
         self.collected = hand.shoe.deck
+        self.last_players = tuple(order)
+        self.clock_s = None  # told again before the next hand
         return HandScript(
             hand=self.hand_number,
             deck=hand.shoe.deck,
@@ -388,11 +453,27 @@ class VirtualDealer:
             mistakes=tuple(hand.mistakes),
         )
 
+    def _level_for(self, steps: list[Step]) -> None:
+        """Tournament: the level in force when this hand begins (its blinds and ante). Close to
+        a level's end the dealer waits for the next level: the script is carried out later."""
+        stakes = self.settings.stakes
+        if stakes is None or not stakes.levels:
+            return
+        now = self.clock_s or 0.0
+        for step in steps:
+            if isinstance(step, Wait):  # an absence waited out before this hand
+                now += step.seconds
+        index, left = stakes.level_at(now)
+        if left is not None and left < self.settings.level_guard_s:
+            steps.append(Wait(seconds=left + 0.25, pause_s=0.0))
+            index, _ = stakes.level_at(now + left + 0.25)
+        self.level = index
+
     # ------------------------------------------------------------------ chips before the deal
 
     def _post(self, play: HandPlay, mistake: Mistake, order: list[int]) -> None:
         """Stacks for the seated players, then the antes and blinds in the betting areas."""
-        stakes, rack = self.settings.stakes, self.rack
+        stakes, rack = self.stakes, self.rack
         assert stakes is not None
         assert rack is not None
         for seat in list(self.stacks):

@@ -89,6 +89,8 @@ class TableMoney:
         self.returned: dict[int, int] = {}
         #: Chips handed back to a stack zone this hand (taken away after the hand).
         self.stacked: dict[int, list[str]] = {}
+        #: Chips a seat bought during the hand (a rebuy: they play no part in it), by seat.
+        self.bought: dict[int, int] = {}
 
     # ------------------------------------------------------------------ physical acts
 
@@ -324,15 +326,21 @@ class TableMoney:
 
     def collect(self) -> None:
         """After the hand: the winners take their chips, the drop box is emptied."""
-        uids = [u for seat in sorted(self.pushed) for u in self.pushed[seat]]
-        uids += [u for seat in sorted(self.front) for u in self.front[seat]]
-        uids += [u for seat in sorted(self.stacked) for u in self.stacked[seat]]
+        uids: list[str] = []
+        for by_seat in (self.pushed, self.front, self.stacked):
+            for seat in sorted(by_seat):
+                uids += by_seat[seat]
+                self.rack.give(by_seat[seat], seat=seat)
         uids += self.raked
+        self.rack.give(self.raked)
         if uids:
-            self.rack.give(uids)
             self.play.emit(TakeChips(uids=tuple(uids), pause_s=CHIP_PACE["collect"]))
         self.pushed, self.front, self.raked, self.stacked = {}, {}, [], {}
 
     def final_stacks(self) -> dict[int, int]:
-        """Each seat's stack after the hand (chips behind plus what it won)."""
-        return {seat: stack + self.winnings.get(seat, 0) for seat, stack in self.ledger.stack.items()}
+        """Each seat's stack after the hand (chips behind plus what it won, and chips it bought
+        during the hand, which played no part in it)."""
+        return {
+            seat: stack + self.winnings.get(seat, 0) + self.bought.get(seat, 0)
+            for seat, stack in self.ledger.stack.items()
+        }

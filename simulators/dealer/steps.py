@@ -1,9 +1,10 @@
 """The virtual dealer's physical steps: what a dealer's hands (and the players) do at the table.
 
-A step is an abstract physical action (a card placed on a zone, a key pressed, the button moved),
-never an MQTT event: the demo carries steps out through the simulators' physical interfaces, and
-:func:`testing.events.to_events` turns them into the device events the drivers would
-publish, for tests that feed the engine directly.
+A step is an abstract physical action (a card placed on a zone, a key pressed, the button moved,
+a badge held to the badge reader), never an MQTT event: the demo carries steps out through the
+simulators' physical interfaces (a badge or the tournament clock as the ``input`` its terminal
+publishes), and :func:`testing.events.to_events` turns them into the device events the drivers
+would publish, for tests that feed the engine directly (``to_stream``: with those inputs).
 
 Every step may carry ``mistake``: the catalogue code (``docs/rules/irregularities.md``) the
 step completes the evidence for, i.e. the alert the engine must raise once it has seen this step.
@@ -149,6 +150,19 @@ class Press(StepBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DealerBadge(StepBase):
+    """The dealer now at the table holds up ``badge`` to the badge reader beside it: the
+    ``dealer`` input (no device event: the reader's terminal publishes on ``input``)."""
+
+    badge: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LevelStart(StepBase):
+    """The floor starts the tournament clock at level 1: the ``level_start`` input."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Marker(StepBase):
     """No physical action: tells the runner where hands start and end (for pacing and the summary)."""
 
@@ -172,6 +186,8 @@ Step: TypeAlias = (
     | TakeChips
     | Wait
     | Press
+    | DealerBadge
+    | LevelStart
     | Marker
 )
 

@@ -46,6 +46,25 @@ def test_the_example_written_back_reads_as_the_same_configuration(tmp_path: Path
     assert written.read_text().startswith("# a test\n")
 
 
+def test_a_tournament_and_its_session_rules_are_written_back(tmp_path: Path) -> None:
+    """[[stakes.levels]] is an array of tables (the demo's --tournament keeps its table.toml)."""
+    config = load_config(EXAMPLE_CONFIG)
+    assert config.stakes is not None
+    levels = [{"small_blind": 1, "big_blind": 2, "ante": 0, "minutes": 0.5},
+              {"small_blind": 2, "big_blind": 4, "ante": 1, "minutes": 20}]
+    stakes = config.stakes.model_validate({**config.stakes.model_dump(), "levels": levels,
+                                           "max_rebuy": 100})
+    table = config.table.model_copy(update={"max_absence_s": 1.0})
+    tournament = config.model_copy(update={"stakes": stakes, "table": table})
+    written = tmp_path / "table.toml"
+    written.write_text(render_toml(tournament, "a test"), encoding="utf-8")
+    assert "[[stakes.levels]]" in written.read_text()
+    again = load_config(written)
+    assert _resolved(again) == _resolved(tournament)
+    assert again.stakes is not None
+    assert [lv.big_blind for lv in again.stakes.levels] == [2, 4]
+
+
 def test_a_written_configuration_holds_no_password(tmp_path: Path) -> None:
     config = load_config(EXAMPLE_CONFIG)
     secret = config.mqtt.model_copy(update={"username": "t1", "password": SecretStr("s3cret-value")})

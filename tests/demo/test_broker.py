@@ -8,7 +8,7 @@ import socket
 import aiomqtt
 import pytest
 
-from controller.broker import LOOPBACK, BrokerError, EmbeddedBroker
+from controller.broker.embedded import LOOPBACK, BrokerError, EmbeddedBroker
 
 
 async def _first_message(client: aiomqtt.Client, topic: str) -> aiomqtt.Message:

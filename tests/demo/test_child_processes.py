@@ -17,8 +17,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from controller.broker import LOOPBACK, BrokerError
-from controller.broker_process import BrokerProcess
+from controller.broker.embedded import LOOPBACK, BrokerError
+from controller.demo.broker_process import BrokerProcess
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -85,7 +85,7 @@ async def test_a_busy_port_is_a_clear_error_from_the_broker_process() -> None:
 PARENT = textwrap.dedent(
     """
     import asyncio, os, sys
-    from controller.broker_process import BrokerProcess
+    from controller.demo.broker_process import BrokerProcess
     from controller.demo.service_process import ServiceProcess
     from controller.demo.setup import demo_config
     from pathlib import Path

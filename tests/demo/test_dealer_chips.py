@@ -15,7 +15,7 @@ from phevaluator import evaluate_cards
 
 from config.registry import DeckRegistry, load_registry
 from contract.models import EVENT_ADAPTER
-from engine.catalogue import CHIP_CODES
+from engine.catalogue import CATALOGUE, CHIP_CODES, SESSION_CODES
 from simulators.dealer import (
     CATALOGUE_CODES,
     DealerSettings,
@@ -30,6 +30,7 @@ from simulators.dealer import (
     raisable_codes,
 )
 from simulators.dealer.chips import (
+    BlindLevel,
     Rack,
     Structure,
     TableStakes,
@@ -196,16 +197,33 @@ def test_each_chip_mistake_is_tagged(structure: Structure) -> None:
 
 
 def test_a_chip_session_draws_every_code() -> None:
-    dealer = _dealer("pot_limit", 2, seats=9, mistake_rate=0.4)
+    """A cash game with the house's maximum rebuy and longest absence draws every code but the
+    tournament's; a tournament draws that one instead of ``blind_wrong_amount``."""
+    dealer = _dealer("pot_limit", 2, seats=9, mistake_rate=0.4, max_rebuy=100, max_absence_s=1.0)
     seen: Counter[str] = Counter()
     for script in dealer.hands(260):
         seen.update(script.mistakes)
-    assert set(seen) == set(raisable_codes("roberts", chips=True)) == set(CATALOGUE_CODES)
+    house = frozenset({"max_rebuy", "max_absence_s"})
+    assert set(seen) == set(raisable_codes("roberts", chips=True, house=house))
+    assert set(seen) == set(CATALOGUE_CODES) - {"blinds_out_of_level"}
+    levels = (BlindLevel(1, 2, 0, 30.0), BlindLevel(2, 4, 0, 30.0))
+    stakes = TableStakes(structure="no_limit", levels=levels)
+    tournament = VirtualDealer(DECKS, DealerSettings(stakes=stakes, mistake_rate=1.0), seed=3)
+    drawn = {code for script in tournament.hands(80) for code in script.mistakes}
+    assert "blinds_out_of_level" in drawn
+    assert "blind_wrong_amount" not in drawn
 
 
-def test_every_catalogue_code_has_one_injector() -> None:
+def test_every_code_the_demo_can_inject_has_one_injector() -> None:
+    """Every code of the engine's catalogue but the devices' own (``device_offline``,
+    ``device_fault``, ``bad_payload``: the system's, not a dealer's) has its injector: a code
+    added to the catalogue, a session code among them, fails here until the dealer commits it."""
+    devices = {"device_offline", "device_fault", "bad_payload"}
+    assert set(CATALOGUE) - devices == set(CATALOGUE_CODES)
+    assert set(SESSION_CODES) | set(CHIP_CODES) <= set(CATALOGUE_CODES)
+    missing = [code for code in CATALOGUE_CODES if code not in MISTAKES]
+    assert not missing, f"no injector for {missing}"
     assert set(MISTAKES) == set(CATALOGUE_CODES)
-    assert set(CHIP_CODES) <= set(CATALOGUE_CODES)
     for code, injector in MISTAKES.items():
         assert injector.code == code
 
@@ -241,3 +259,26 @@ def test_registry_rack_and_cutting_a_pot() -> None:
     rack.give(handful)
     again = rack.take(137)
     assert not set(again) & set(handful)  # first in, first out: just returned, last reused
+
+
+def test_the_rack_hands_out_new_money_for_a_seat() -> None:
+    """Chips that last left the table from a seat are that player's own: bought for that seat,
+    the rack passes over them (the engine would not take them for a rebuy)."""
+    rack = Rack({"A": 100, "B": 100, "C": 100})
+    first = rack.take(100, complete=False)
+    rack.give(first, seat=4)
+    assert rack.left_from == {first[0]: 4}
+    again = rack.take(200, complete=False, new_to=4)
+    assert first[0] not in again
+    rack.give(again)
+    assert rack.take(100, complete=False, new_to=5) == [first[0]]  # the longest off the table
+
+
+def test_a_tournament_level_by_the_clock() -> None:
+    stakes = TableStakes(levels=(BlindLevel(1, 2, 0, 1.0), BlindLevel(2, 4, 1, 2.0)))
+    assert stakes.level_at(0.0) == (0, 60.0)
+    assert stakes.level_at(59.0) == (0, 1.0)
+    assert stakes.level_at(60.0) == (1, None)  # the last level lasts to the end
+    level = stakes.for_level(1)
+    assert (level.small_blind, level.big_blind, level.ante) == (2, 4, 1)
+    assert stakes.for_level(None) is stakes

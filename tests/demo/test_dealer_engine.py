@@ -14,12 +14,20 @@ import pytest
 from config.chips import ChipRegistry
 from config.registry import load_registry
 from contract.models import Profile
-from engine.api import DeviceEventReceived, EngineSettings
+from engine.api import DeviceEventReceived, EngineSettings, InputReceived, Received
 from engine.betting.terms import Stakes
 from engine.core import Engine
-from simulators.dealer import DealerSettings, InfeasibleMistake, VirtualDealer, raisable_codes
-from simulators.dealer.chips import Structure, TableStakes, chip_registry
-from testing.events import to_events
+from engine.session import Level, SessionRules
+from simulators.dealer import (
+    DealerSettings,
+    InfeasibleMistake,
+    MoveChips,
+    Step,
+    VirtualDealer,
+    raisable_codes,
+)
+from simulators.dealer.chips import BlindLevel, Structure, TableStakes, chip_registry
+from testing.events import SourcedEvent, SourcedInput, to_events, to_stream
 from tests.conftest import EXAMPLE_REGISTRY
 
 REGISTRY = load_registry(EXAMPLE_REGISTRY)
@@ -27,6 +35,13 @@ START = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
 
 
 CHIPS = chip_registry()
+#: The house's session rules at a table that reads chips (its stacks too): as the demo's.
+MAX_REBUY = 100
+MAX_ABSENCE_S = 1.0
+#: A tournament's levels: short (a hand takes a minute or two of event time), so that the first
+#: dozen hands see them all; the last lasts to the end.
+LEVELS = (BlindLevel(1, 2, 0, 4.0), BlindLevel(2, 4, 0, 4.0), BlindLevel(3, 6, 1, 4.0),
+          BlindLevel(5, 10, 1, 4.0))
 
 
 def _session(
@@ -36,10 +51,16 @@ def _session(
     hands: int,
     structure: Structure | None = None,
     mistake_rate: float = 0.4,
+    *,
+    tournament: bool = False,
 ) -> tuple[Counter[str], list[str]]:
-    """A session through the engine; ``structure``: a table that reads chips, in that game."""
+    """A session through the engine; ``structure``: a table that reads chips (and its stacks,
+    with the demo's maximum rebuy and longest absence), in that game; ``tournament``: by the
+    clock through :data:`LEVELS` (the dealer is told the clock as the events' time has it)."""
+    levels = LEVELS if tournament else ()
     stakes = None if structure is None else TableStakes(
-        structure=structure, ante=1 if seed % 2 else 0, rake_percent=5, rake_cap=3
+        structure=structure, ante=1 if seed % 2 and not levels else 0,
+        rake_percent=0 if levels else 5, rake_cap=0 if levels else 3, levels=levels,
     )
     engine = Engine(
         EngineSettings(
@@ -53,28 +74,52 @@ def _session(
                 rake_cap=stakes.rake_cap,
             ),
             hole_card_off_s=60.0,
+            session=SessionRules() if stakes is None else SessionRules(
+                max_rebuy=MAX_REBUY,
+                max_absence_s=MAX_ABSENCE_S,
+                levels=tuple(Level(lv.small_blind, lv.big_blind, lv.ante, lv.minutes) for lv in levels),
+                stack_seats=frozenset(range(1, seats + 1)),
+            ),
         )
     )
     dealer = VirtualDealer(
         REGISTRY.decks,
         DealerSettings(seats=seats, profile=profile, mistake_rate=mistake_rate, all_in_rate=0.1,
-                       stakes=stakes, chip_values=CHIPS, hole_card_off_s=60.0),
+                       stakes=stakes, chip_values=CHIPS, hole_card_off_s=60.0,
+                       max_rebuy=0 if stakes is None else MAX_REBUY,
+                       max_absence_s=None if stakes is None else MAX_ABSENCE_S),
         seed=seed,
     )
     injected: Counter[str] = Counter()
     disagreements: list[str] = []
-    for script in dealer.hands(hands):
+    clock: datetime | None = None  # the tournament clock's start (the level_start input)
+    start = START
+    for number in range(1, hands + 1):
+        if not tournament:  # an hour a hand; a tournament's hands follow each other
+            start = START + timedelta(hours=number)
+        if clock is not None:
+            dealer.clock_s = (start - clock).total_seconds()
+        script = dealer.next_hand()
         injected.update(script.mistakes)
         raised: list[str] = []
-        start = START + timedelta(hours=script.hand)
-        for sourced in to_events(script.steps, start=start):
-            received = DeviceEventReceived(sourced.device, sourced.event, sourced.event.ts)
+        for item in to_stream(script.steps, start=start):
+            received: Received
+            if isinstance(item, SourcedEvent):
+                received = DeviceEventReceived(item.device, item.event, item.event.ts)
+            else:
+                received = InputReceived(item.input, item.input.ts)
+                if item.input.type == "level_start":
+                    clock = item.input.ts
+            start = received.received + timedelta(seconds=1)
             for alert in engine.handle(received).alerts:
                 if alert.status == "raised":
                     raised.append(alert.code)
         if sorted(raised) != sorted(script.mistakes):
             disagreements.append(f"hand {script.hand}: injected {script.mistakes}, raised {raised}")
     return injected, disagreements
+
+
+HOUSE = frozenset({"max_rebuy", "max_absence_s"})
 
 
 @pytest.mark.parametrize("profile", ["roberts", "tda"])
@@ -112,7 +157,35 @@ def test_legal_chip_hands_raise_nothing() -> None:
 def test_a_long_chip_session_exercises_every_code() -> None:
     injected, disagreements = _session("roberts", 9, 12, hands=300, structure="pot_limit")
     assert not disagreements, "\n".join(disagreements[:10])
-    assert set(injected) == set(raisable_codes("roberts", chips=True))
+    assert set(injected) == set(raisable_codes("roberts", chips=True, house=HOUSE))
+
+
+@pytest.mark.parametrize(("profile", "structure", "seed"),
+                         [("roberts", "no_limit", 21), ("tda", "fixed_limit", 22)])
+def test_a_tournament_raises_exactly_the_injected_mistakes(
+    profile: Profile, structure: Structure, seed: int
+) -> None:
+    """Levels by the clock (every level is reached, the last lasts): each hand's blinds are
+    those of its level, a hand close to a level's end waits for the next; a wrong blind is
+    blinds_out_of_level."""
+    injected, disagreements = _session(profile, 9, seed, hands=200, structure=structure,
+                                       tournament=True)
+    assert not disagreements, "\n".join(disagreements[:10])
+    house = HOUSE | {"levels"}
+    assert set(injected) <= set(raisable_codes(profile, chips=True, house=house))
+    assert {"blinds_out_of_level", "rebuy_during_hand", "buy_in_out_of_limits",
+            "absence_over_limit", "dealer_changed_mid_hand"} <= set(injected)
+    assert "blind_wrong_amount" not in injected
+
+
+def test_each_session_mistake_raises_its_code_through_the_engine() -> None:
+    """The session's codes, each drawn often (a bag of them only), in a cash game with chips."""
+    injected, disagreements = _session("roberts", 9, 31, hands=60, structure="no_limit",
+                                       mistake_rate=1.0)
+    assert not disagreements, "\n".join(disagreements[:10])
+    session = {"rebuy_during_hand", "buy_in_out_of_limits", "absence_over_limit",
+               "dealer_changed_mid_hand"}
+    assert session <= set(injected)
 
 
 def test_a_long_session_exercises_every_code_the_profile_can_raise() -> None:
@@ -142,3 +215,67 @@ def test_the_hand_after_the_last_three_raises_hand_after_last_then_the_game_ends
         raised_by_hand.append(raised)
     assert raised_by_hand == [[], [], [], [], ["hand_after_last"], []]
     assert [s.mistakes for s in scripts] == [(), (), (), (), ("hand_after_last",), ()]
+
+
+def _two_readers(items: list[SourcedEvent | SourcedInput], steps: tuple[Step, ...]) -> tuple[
+        list[SourcedEvent | SourcedInput], int]:
+    """The stacks on a reader of their own (``rfid-3``, as at the demo's table), and each
+    handful of four chips or more handed back to a stack reported interleaved: the betting
+    area's reader reports two chips gone before the stacks' reader reports them arrived (their
+    arrival read earlier, on its clock). Returns the stream and how many handfuls were so."""
+    out: list[SourcedEvent | SourcedInput] = []
+    interleaved = 0
+    index = 0
+    while index < len(items):
+        item = items[index]
+        step = steps[item.step]
+        run = [x for x in items[index:] if x.step == item.step]
+        index += len(run)
+        if isinstance(step, MoveChips) and step.zone.startswith("stack:") and len(step.uids) >= 4:
+            arrived = [x for x in run if isinstance(x, SourcedEvent) and x.event.type == "tag"
+                       and x.event.present]
+            left = [x for x in run if x not in arrived]
+            run = [arrived[0], left[1], left[2], arrived[3], arrived[1], arrived[2], left[0],
+                   *left[3:], *arrived[4:]]
+            interleaved += 1
+        out += run
+    seqs: Counter[str] = Counter()
+    renamed: list[SourcedEvent | SourcedInput] = []
+    for item in out:
+        if not isinstance(item, SourcedEvent):
+            renamed.append(item)
+            continue
+        zone = getattr(item.event, "zone", "") or ""
+        device = "rfid-3" if zone.startswith("stack:") else item.device
+        seqs[device] += 1
+        renamed.append(SourcedEvent(device, item.event.model_copy(update={"seq": seqs[device]}), item.step))
+    return renamed, interleaved
+
+
+def test_a_hand_back_read_by_two_readers_interleaved_is_no_rebuy() -> None:
+    """A chip leaving a betting area (one reader) is taken off the table only for chips lifted
+    before the read that moves another chip (on that read's own clock): a handful handed back
+    to a stack, its arrivals and departures interleaved across the two readers, is no new money
+    (it was a false rebuy_during_hand in a loaded demo)."""
+    stakes = TableStakes(structure="no_limit", rake_percent=5, rake_cap=3)
+    engine = Engine(EngineSettings(
+        seats=9, profile="roberts", registry=REGISTRY, chips=ChipRegistry(CHIPS),
+        stakes=Stakes(structure="no_limit", small_blind=1, big_blind=2, ante=0, rake_percent=5,
+                      rake_cap=3),
+        hole_card_off_s=60.0,
+        session=SessionRules(stack_seats=frozenset(range(1, 10))),
+    ))
+    dealer = VirtualDealer(REGISTRY.decks, DealerSettings(seats=9, stakes=stakes, chip_values=CHIPS,
+                                                          hole_card_off_s=60.0), seed=5)
+    steps = tuple(step for _ in range(150) for step in dealer.next_hand(mistake=None).steps)
+    stream, interleaved = _two_readers(to_stream(steps, start=START), steps)
+    assert interleaved > 0
+    raised = []
+    for item in stream:
+        received: Received
+        if isinstance(item, SourcedEvent):
+            received = DeviceEventReceived(item.device, item.event, item.event.ts)
+        else:
+            received = InputReceived(item.input, item.input.ts)
+        raised += [a.code for a in engine.handle(received).alerts if a.status == "raised"]
+    assert raised == []

@@ -72,6 +72,27 @@ def test_short_demo_with_chips_detects_every_chip_mistake() -> None:
     assert len(chip_codes) >= 6, summary["detected"]
 
 
+SESSION = ("rebuy_during_hand", "buy_in_out_of_limits", "absence_over_limit",
+           "dealer_changed_mid_hand", "blinds_out_of_level", "hand_after_last")
+
+
+def test_a_tournament_demo_commits_and_detects_every_session_mistake() -> None:
+    """Levels by the clock at the demo table (stacks read, the house's maximum rebuy and longest
+    absence, a badge reader): every hand one of the session's mistakes, each detected."""
+    result = _demo(
+        "--hands", "16", "--seed", "4", "--speed", "0", "--tournament", "--mistake-rate", "1",
+        "--mistakes", ",".join(SESSION), "--json", timeout=400,
+    )
+    summary = _summary(result)
+    assert "tournament" in summary["game"]
+    assert set(summary["injected"]) == set(SESSION)
+    assert summary["detected"] == summary["injected"]
+    assert summary["precision"] == 1.0
+    assert summary["recall"] == 1.0
+    assert summary["missed"] == {}
+    assert summary["unexpected"] == {}
+
+
 def test_demo_without_chips_follows_the_keypad() -> None:
     result = _demo("--hands", "8", "--seed", "6", "--speed", "0", "--mistake-rate", "0.5",
                    "--no-chips", "--json")
@@ -145,6 +166,13 @@ def test_bad_arguments_are_one_line_errors() -> None:
     result = _demo("--players", "5-3")
     assert result.returncode == 1
     assert result.stderr.strip() == "error: --players 5-3: need 2 <= MIN <= MAX <= seats (9)"
+    result = _demo("--mistakes", "premature_flop,no_such_code")
+    assert result.returncode != 0
+    assert "not catalogue codes: no_such_code" in result.stderr
+    result = _demo("--tournament", "--no-chips")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: --tournament needs chips: the blinds of each level are read as chips")
     result = _demo("--broker", "http://example.org")
     assert result.returncode == 1
     assert "expected mqtt://host:port" in result.stderr

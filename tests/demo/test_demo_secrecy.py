@@ -33,7 +33,7 @@ PUBLIC = ("alerts", "state", "hands", "controller/status")
 LOG_LAG_S = 0.5
 
 
-#: ``2026-11-30 18:50:21,490 INFO controller.table: alert 1-2 raised CODE seat 6 (...): TEXT``
+#: ``2026-11-30 18:50:21,490 INFO controller.service.table: alert 1-2 raised CODE seat 6 (...): TEXT``
 ALERT_LINE = re.compile(r"^alert \S+ \S+ .*?\): (?P<text>.*)$")
 
 

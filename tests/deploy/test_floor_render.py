@@ -17,7 +17,7 @@ import pytest
 
 from config.models import FloorBridgeSection
 from controller.cli import main as tablectl
-from controller.floor.store import store_for
+from controller.floor.stores import store_for
 from testing.nats import floor_file, nats_binary, node_ports
 from testing.postgres import server_url, with_database
 from tests.deploy.certs import make_ca, make_server_cert

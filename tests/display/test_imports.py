@@ -14,7 +14,7 @@ PROBE = """
 import asyncio, sys
 from config.loader import load_table
 from controller.cli import build_parser
-from controller.serving import Service
+from controller.service.network import Service
 
 build_parser()  # every subcommand's module, as `tablectl run` imports them
 config, registry = load_table(sys.argv[1])

@@ -11,7 +11,7 @@ from playwright.async_api import BrowserContext, expect
 
 from contract.models import HandResult
 from controller.display.server import DealerDisplay
-from controller.table import Outgoing
+from controller.service.table import Outgoing
 from testing.browser import artefact, new_page
 from testing.mosquitto import Mosquitto
 from tests.display.support import RECORD_TEXTS, SETUP, display_config, faces_to_codes, open_display

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from contract.models import FaultEvent, Status
-from controller.table import Outgoing
+from controller.service.table import Outgoing
 from testing.mosquitto import Mosquitto
 from tests.service.support import probe, running_service, write_config
 

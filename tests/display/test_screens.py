@@ -14,7 +14,7 @@ from pathlib import Path
 from playwright.async_api import Page, expect
 
 from contract.models import HandResult, PotResult, Status
-from controller.table import Outgoing
+from controller.service.table import Outgoing
 from testing.browser import artefact
 from testing.mosquitto import Mosquitto
 from testing.pages import page_problems

@@ -135,7 +135,7 @@ def test_only_the_last_few_hands_keep_their_alerts() -> None:
 async def test_the_display_applies_a_burst_of_outputs_once_with_the_newest_state() -> None:
     from config.models import TableConfig
     from controller.display.server import DealerDisplay
-    from controller.table import Outgoing
+    from controller.service.table import Outgoing
     from tests.conftest import EXAMPLE_REGISTRY
 
     config = TableConfig.model_validate(

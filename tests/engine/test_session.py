@@ -384,3 +384,16 @@ def test_once_the_table_is_empty_the_next_game_is_not_the_one_announced(profile:
     assert played.state.hands_left is None
     played = run([*steps, "sit 1 2 3", *hand(1)], profile)
     assert played.codes() == []
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_redeal_after_a_level_ended_keeps_the_level_of_the_hand(profile: Profile) -> None:
+    # The misdeal is called in level 1; the redeal comes after the level's end: it is the same
+    # hand, its blinds (posted once, level 1's) stand.
+    redealt = [*STACKS, "level_start", "chips stack:2 bet:2 1", "chips stack:3 bet:3 2", "new_hand",
+               "deal 2 3", "misdeal", "clear", "wait 1200", "use B", "new_hand",
+               "deal 2 3 1 2 3 1", "fold 1", "fold 2", "return 3 1", "sweep", "push 3 2",
+               "chips bet:3 stack:3", "clear"]
+    played = run(redealt, profile, levels=LEVELS)
+    assert played.codes() == []
+    assert played.hands[-1].awarded[0].amount == 2  # level 1's blinds

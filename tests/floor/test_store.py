@@ -14,9 +14,10 @@ import psycopg
 import pytest
 
 from contract.models import Alert, HandResult, Status
-from controller.floor.store import AlertQuery, Filters, FloorStore, HandQuery, StoreError, store_for
+from controller.floor.store import AlertQuery, Filters, FloorStore, HandQuery, StoreError
 from controller.floor.store_postgres import MIGRATIONS as PG_MIGRATIONS
 from controller.floor.store_sqlite import MIGRATIONS as SQLITE_MIGRATIONS
+from controller.floor.stores import store_for
 from tests.history.support import showdown_hand, uncontested_hand
 
 T0 = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)

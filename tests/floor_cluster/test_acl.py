@@ -113,7 +113,7 @@ async def test_a_recorder_refused_its_subscriptions_says_so_instead_of_sitting_t
     it counts as a failed connection, said in its health, and the next node is tried."""
     from config.models import MqttSection
     from controller.floor.recorder import Recorder
-    from controller.floor.store import store_for
+    from controller.floor.stores import store_for
 
     brokers = [
         MqttSection.model_validate({

@@ -14,7 +14,7 @@ from contract.models import Alert, HandResult, PublicState
 from controller.history.last import alerts_from, last_hand, read_recent
 from controller.history.query import latest_segments, read_history
 from controller.journal import JournalFiles
-from controller.outgoing import Outgoing
+from controller.service.outgoing import Outgoing
 from tests.history.support import (
     T0,
     TOPICS,

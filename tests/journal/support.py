@@ -53,14 +53,16 @@ def wait_for(condition: Callable[[], bool], what: str, within: float = 10.0) -> 
 class Disk:
     """The disk under a journal, made full and freed again with real system calls.
 
-    Full: the journal's open descriptor is pointed at ``/dev/full`` (every write fails with
-    ENOSPC) and a directory takes the active segment's place (reopening fails). Freed: the
-    segment is back; the journal's next probe reopens it.
+    Full: the active segment is moved aside and a link to a directory takes its place (reopening
+    fails), then the journal's open descriptor is pointed at ``/dev/full`` (every write fails
+    with ENOSPC). Freed: the segment is renamed back over the link in one step, so a probe never
+    finds the place empty (it would create a new segment there, which the rename then replaces).
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.aside = path.with_name(path.name + ".aside")
+        self.blocker = path.with_name(path.name + ".full")
 
     def _descriptor(self) -> int:
         target = str(self.path.resolve())
@@ -72,12 +74,12 @@ class Disk:
 
     def fill(self) -> None:
         fd = self._descriptor()
+        self.blocker.mkdir(exist_ok=True)
+        os.rename(self.path, self.aside)  # (writes meanwhile still go to the segment, aside)
+        os.symlink(self.blocker, self.path)
         full = os.open("/dev/full", os.O_WRONLY)
         os.dup2(full, fd)
         os.close(full)
-        os.rename(self.path, self.aside)
-        self.path.mkdir()
 
     def free(self) -> None:
-        self.path.rmdir()
         os.rename(self.aside, self.path)

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from controller import checkpoint
-from controller.alerts_out import DealerSignals
-from controller.checkpoint import CheckpointError, Snapshot
+from controller.journal import checkpoint
+from controller.journal.checkpoint import CheckpointError, Snapshot
+from controller.service.signals import DealerSignals
 from engine.api import EngineSettings, Outputs, Received
 from engine.core import Engine
 from engine.machine import Machine
@@ -205,6 +205,27 @@ def test_a_checkpoint_naming_code_is_refused_without_effect(tmp_path: Path) -> N
         with pytest.raises(CheckpointError, match=r"machine.result_state.ResultState.money: .*not"):
             checkpoint.load(_crafted(plant), engine_settings())
     assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        # deeper than the JSON decoder goes
+        lambda: zlib.compress(b"[" * 100_000 + b"]" * 100_000),
+        # a valid JSON document, deeper than the loader goes
+        lambda: _crafted(
+            lambda d: d["engine"]["machine"]["result_state"]["f"].update(
+                money=json.loads("[" * 900 + "]" * 900)
+            )
+        ),
+    ],
+    ids=["json", "value"],
+)
+def test_a_checkpoint_nested_too_deeply_is_refused(data: Callable[[], bytes]) -> None:
+    """Refused like any other unusable checkpoint (before, the recursion error escaped the
+    loader and stopped the start-up)."""
+    with pytest.raises(CheckpointError, match="nested too deeply"):
+        checkpoint.load(data(), engine_settings())
 
 
 @pytest.mark.parametrize(

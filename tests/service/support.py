@@ -21,16 +21,16 @@ import aiomqtt
 from config.loader import load_table
 from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
 from contract.topics import Topics
-from controller.serving import Service
+from controller.service.network import Service
 from testing.script import Message, Table
 from tests.conftest import EXAMPLE_REGISTRY, REPO
 from tests.engine.scenario import registry
 
 TABLECTL = Path(sys.executable).parent / "tablectl"
-#: ``tablectl run`` by default; TABLECTL_TEST_RUN=module starts ``python -m controller.run``
+#: ``tablectl run`` by default; TABLECTL_TEST_RUN=module starts ``python -m controller.service.cli``
 #: instead (same code, without the CLI's other subcommands; for a tree where one is mid-change).
 RUN_COMMAND = (
-    [sys.executable, "-m", "controller.run"]
+    [sys.executable, "-m", "controller.service.cli"]
     if os.environ.get("TABLECTL_TEST_RUN") == "module"
     else [str(TABLECTL), "run"]
 )

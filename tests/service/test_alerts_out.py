@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from contract.models import Alert, AlertStatus, BuzzerCommand, LampCommand, Severity
-from controller.alerts_out import DealerSignals
+from controller.service.signals import DealerSignals
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
 

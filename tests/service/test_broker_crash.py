@@ -36,7 +36,7 @@ from contract.topics import Topics
 from controller.demo.hands import TableHands, batches
 from controller.demo.monitor import Monitor
 from controller.demo.setup import DEVICE_IDS, EXAMPLE_REGISTRY, demo_config
-from controller.serving import Service
+from controller.service.network import Service
 from drivers.driver import Device, Driver, stop_task
 from drivers.registry import open_driver
 from link.client import client_id, make_client
@@ -173,7 +173,7 @@ def describe(controller: Controller, drivers: list[Driver[Device]], alerts: list
 async def test_broker_killed_five_times_every_event_once_table_followed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="controller.table")  # the alerts, for the failure text
+    caplog.set_level(logging.INFO, logger="controller.service.table")  # the alerts, for the failure text
     rng = random.Random(9)
     (tmp_path / "broker").mkdir()
     with running_mosquitto(tmp_path / "broker", config=TABLE_PC_CONF) as broker:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from config.loader import load_table
 from contract.models import FaultEvent, parse_status
-from controller.table import TableController
+from controller.service.table import TableController
 from testing.mosquitto import Mosquitto, free_port
 from tests.engine.scenario import initial_statuses
 from tests.service.conftest import StartService

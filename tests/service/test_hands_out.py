@@ -18,7 +18,7 @@ import pytest
 from config.loader import load_table
 from contract.models import KeyEvent, parse_hand
 from controller.journal import read_journal
-from controller.table import Outgoing, TableController
+from controller.service.table import Outgoing, TableController
 from engine.api import DeviceEventReceived, Outputs, Received
 from engine.core import Engine
 from tests.history.support import HIDDEN, showdown_hand

@@ -48,8 +48,8 @@ async def test_run_with_an_engine_only_config_imports_no_demo_simulator_or_devic
             process.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(process.wait(), 10) == 0
     modules = imported(log.read_text())
-    # (importtime lists what import statements load; the CLI loads controller.run by importlib)
-    assert {"controller.serving", "engine.core", "aiomqtt"} <= modules
+    # (importtime lists what import statements load; the CLI loads controller.service.cli by importlib)
+    assert {"controller.service.network", "engine.core", "aiomqtt"} <= modules
     loaded = sorted(m for m in modules if m.split(".")[0] in NOT_AT_AN_ENGINE_ONLY_TABLE)
     assert loaded == []
 
@@ -62,5 +62,5 @@ def test_the_help_of_one_subcommand_imports_only_that_one() -> None:
         check=True,
     )
     modules = imported(result.stderr)
-    assert "controller.serving" in modules  # what controller.run imports
+    assert "controller.service.network" in modules  # what controller.service.cli imports
     assert not {"controller.demo.runner", "simulators.table", "rich", "amqtt"} & modules

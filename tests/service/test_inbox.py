@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from contract.models import KeyInput, Status, TagEvent
 from contract.topics import Topics
-from controller.inbox import MAX_PAYLOAD_BYTES, Classified, Malformed, classify
+from controller.service.inbox import MAX_PAYLOAD_BYTES, Classified, Malformed, classify
 from engine.api import DeviceEventReceived, DeviceStatusReceived, InputReceived
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)

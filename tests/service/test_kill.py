@@ -16,7 +16,7 @@ from pathlib import Path
 from config.loader import load_table
 from contract.models import Alert, parse_alert
 from contract.topics import Topics
-from controller.table import TableController
+from controller.service.table import TableController
 from simulators.dealer import DRAW, DealerSettings, VirtualDealer
 from testing.events import to_events
 from testing.mosquitto import Mosquitto

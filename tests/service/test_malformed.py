@@ -9,8 +9,8 @@ from pathlib import Path
 from config.models import TableConfig
 from contract.models import TagEvent, parse_alert, parse_state
 from controller.journal import RejectedRecord, SampleRecord, read_journal
-from controller.malformed import MAX_TOPICS, SAMPLES_PER_REPORT
-from controller.table import MAX_DEVICES, Outgoing, TableController
+from controller.service.malformed import MAX_TOPICS, SAMPLES_PER_REPORT
+from controller.service.table import MAX_DEVICES, Outgoing, TableController
 from tests.engine.scenario import REGISTRY_PATH, registry
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)

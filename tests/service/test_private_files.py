@@ -13,7 +13,7 @@ import pytest
 
 from contract.models import TagEvent
 from controller.journal import AppendPosition, Journal, JournalFiles, JournalOptions
-from controller.private_files import open_private_append, private_directory
+from controller.journal.private_files import open_private_append, private_directory
 from testing.mosquitto import Mosquitto
 from tests.service.support import probe, running_service, write_config
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from config.models import TableConfig
 from contract.models import KeyInput, TagEvent, WireModel
 from contract.topics import Topics
-from controller.table import TableController
+from controller.service.table import TableController
 from engine.api import Outputs
 from engine.core import Engine
 from testing.script import Message, ScriptError, Table, setup_lines

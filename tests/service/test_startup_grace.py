@@ -1,4 +1,4 @@
-"""``tablectl run`` gives its devices ``[table] startup_grace_s`` to come up (controller/grace.py).
+"""``tablectl run`` gives its devices ``[table] startup_grace_s`` to come up (controller/service/grace.py).
 
 At every start a driver says ``offline`` until its device answers, and the broker hands over the
 ``offline`` the driver left when the service last stopped: without the grace each start raised and
@@ -19,7 +19,7 @@ import pytest
 from config.writer import render_toml
 from contract.models import parse_alert, parse_status
 from controller.demo.setup import demo_config
-from controller.grace import StartupGrace
+from controller.service.grace import StartupGrace
 from simulators.sensors import Lamp, SensorBoardSimulator
 from simulators.table import SimulatedTable
 from testing.mosquitto import Mosquitto

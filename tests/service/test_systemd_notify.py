@@ -24,8 +24,8 @@ import pytest
 
 from config.loader import load_table
 from contract.models import parse_status
-from controller.run import serve
-from controller.systemd import Notifier
+from controller.service.cli import serve
+from controller.service.systemd import Notifier
 from testing.mosquitto import Mosquitto
 from tests.service.support import write_config
 

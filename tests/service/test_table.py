@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pickle
 import time
@@ -16,10 +17,9 @@ import pytest
 
 from config.loader import load_table
 from contract.models import parse_alert, parse_command, parse_state
-from controller import checkpoint
-from controller.checkpoint import Snapshot
-from controller.journal import read_journal
-from controller.table import Outgoing, TableController
+from controller.journal import checkpoint, read_journal
+from controller.journal.checkpoint import Snapshot
+from controller.service.table import Outgoing, TableController
 from testing.script import Message
 from testing.sessions import dealer_session
 from tests.engine.scenario import initial_statuses, registry
@@ -189,7 +189,8 @@ def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) 
     ("change", "reason"),
     [
         # a checkpoint naming code: refused, nothing of it used or run
-        (lambda d: d["engine"]["machine"].update(money={"O": "system", "f": {"command": "id"}}),
+        (lambda d: d["engine"]["machine"]["result_state"]["f"].update(
+            money={"O": "system", "f": {"command": "id"}}),
          "'system' is not a data class the state may hold"),
         # written by another engine version (a field it did not have)
         (lambda d: d["engine"]["machine"].pop("hand_deck"), "fields missing: hand_deck"),
@@ -228,6 +229,42 @@ def test_a_crafted_or_older_checkpoint_in_the_journal_is_refused_and_an_older_on
     assert recovery.checkpoint is not None
     assert newest.name not in recovery.checkpoint
     assert second.state == expected  # an older checkpoint and a longer tail: the same state
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\x00not a checkpoint at all", "not compressed data"),
+        (zlib.compress(b"[" * 100_000 + b"]" * 100_000), "nested too deeply"),
+    ],
+    ids=["garbage", "nested"],
+)
+def test_an_unreadable_checkpoint_is_skipped_with_a_warning_and_the_one_before_used(
+    tmp_path: Path, data: bytes, reason: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The newest checkpoint's file matches its record but cannot be read: start-up warns,
+    takes the checkpoint before it and replays the records after that one."""
+    config, first = _checkpointed_then_dealt(tmp_path)
+    assert first.journal is not None
+    older = _checkpoints(config)
+    first.journal.checkpoint(first.last_record, data, first.session, T0)
+    assert first.journal.flush()
+    first.close()
+    expected = first.state
+    newest = _checkpoints(config)[-1]
+    assert newest not in older
+
+    second = _controller(config)
+    with caplog.at_level(logging.WARNING, logger="controller.journal.recovery"):
+        recovery = second.recover(T0)
+    second.close()
+    assert any(reason in r and newest.name in r for r in recovery.refused), recovery.refused
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(newest.name in line and reason in line for line in warned), warned
+    assert recovery.checkpoint is not None
+    assert older[-1].name in recovery.checkpoint
+    assert recovery.replayed > 0  # the tail after the older checkpoint
+    assert second.state == expected
 
 
 def test_without_any_usable_checkpoint_the_whole_journal_is_replayed(tmp_path: Path) -> None:

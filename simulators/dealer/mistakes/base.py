@@ -46,8 +46,12 @@ class Mistake:
     profiles: ClassVar[tuple[Profile, ...]] = ("roberts", "tda")
     #: Whether the dealer can fail to follow this code's remedy (``remedy_not_followed``).
     ignorable: ClassVar[bool] = False
-    #: Whether the mistake needs a table that reads chips.
+    #: Whether the mistake needs a table that reads chips (and the players' stacks).
     chips: ClassVar[bool] = False
+    #: The house rules (``simulators.dealer.catalogue.HOUSE_RULES``) the mistake needs, and those
+    #: under which the engine reports it under another code.
+    needs: ClassVar[frozenset[str]] = frozenset()
+    not_with: ClassVar[frozenset[str]] = frozenset()
     #: Players kept in the hand by the betting (folds stop there).
     keep: ClassVar[int] = 1
 

@@ -33,6 +33,7 @@ class BlindWrongAmount(ChipMistake):
     ("correct it before the deal") comes too late once cards are out: the hand plays on."""
 
     code = "blind_wrong_amount"
+    not_with = frozenset({"levels"})  # a tournament's wrong blind is blinds_out_of_level
 
     def blind_amount(self, play: HandPlay, seat: int, due: int) -> int:
         _, ledger = money_of(play)
@@ -267,7 +268,7 @@ class UncalledBetNotReturned(ChipMistake):
         self.kept: tuple[int, list[str]] | None = None
 
     def stacks(self, dealer: VirtualDealer, stacks: dict[int, int]) -> None:
-        stakes = dealer.settings.stakes
+        stakes = dealer.stakes  # (a tournament: the level in force)
         assert stakes is not None
         assert dealer.button is not None
         players = sorted(dealer.occupied)

@@ -118,6 +118,9 @@ class MisdealSeatSkipped(_WrongSeat):
     def infeasible(cls, dealer: VirtualDealer) -> str | None:
         if dealer.settings.most_players < 3:
             return f"{cls.code}: needs at least three players"
+        if dealer.button is None:
+            # the first hand's players sit down as drawn (no seat changes): two may be all
+            return f"{cls.code}: not at the first hand (three players are not sure to sit)"
         return None
 
     def seat_changes(self, dealer: VirtualDealer, steps: list[Step]) -> None:

@@ -9,13 +9,13 @@ publisher (the outbox, in order, pipelined) and the announcer (subscribe; the st
 ``online``, at once with a kept session, after the SUBACK with a new one). The last will says
 ``offline``, and so does the service itself before a clean disconnect. After a lost connection
 it reconnects with backoff, resubscribes and republishes its status and the state. Every message
-is journaled; a restart recovers from the journal (see ``controller.table``).
+is journaled; a restart recovers from the journal (see ``controller.service.table``).
 
 The journal writes in threads of its own (``controller.journal.writer``): what a message caused is
 published once its record is written (in the operating system), the message is acknowledged to
 the broker once its record is durable (fsynced), and while the journal cannot be written the
 table goes on from memory, acknowledging what the journal holds in its bounded tail (see
-``controller.acks``).
+``controller.service.acks``).
 
 With ``[display] listen`` it also serves the dealer's display (``controller.display``), fed in
 this process through the :class:`Listener` interface; the web stack is imported only then.
@@ -36,11 +36,11 @@ from config.models import TableConfig
 from config.registry import DeckRegistry
 from contract.models import DealerInput, PayloadError, Status, StatusState, parse_status
 from contract.timestamps import utc_now
-from controller.acks import Acknowledgements
 from controller.history.last import alerts_from, last_hand, read_recent
 from controller.history.query import History
 from controller.journal.lock import JournalLock, JournalLocked
-from controller.table import Outgoing, TableController
+from controller.service.acks import Acknowledgements
+from controller.service.table import Outgoing, TableController
 from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks
 from link.backoff import Backoff
 from link.client import client_id, make_client
@@ -86,8 +86,9 @@ class Display(Protocol):
     async def stop(self) -> None: ...
 
 
-class NotConnected(RuntimeError):
-    """The service has no broker connection at the moment."""
+class NotConnected(ConnectionError):
+    """The service has no broker connection at the moment (a ``ConnectionError``: what the
+    dealer's display catches, without importing the service)."""
 
 
 class Service:
@@ -175,7 +176,7 @@ class Service:
             f", {len(recovery.pending)} outputs still to publish" if recovery.pending else "",
         )
         self.outbox.extend(recovery.pending)
-        # From now on the devices have [table] startup_grace_s to come up (controller.grace).
+        # From now on the devices have [table] startup_grace_s to come up (controller.service.grace).
         self.controller.start_grace(utc_now())
         try:
             if self.config.display.listen_address is not None and not await self._start_display(
@@ -485,7 +486,7 @@ class Service:
     async def _receive(self, client: aiomqtt.Client) -> None:
         """Journal and process every message; what it caused goes to the publisher.
 
-        The broker hears PUBACK once the message's record is durable (``controller.acks``): a
+        The broker hears PUBACK once the message's record is durable (``controller.service.acks``): a
         crash before that leaves it with the broker, which delivers it again to the restarted
         controller (and the controller recognises it). This loop never waits for the network.
         """

@@ -9,6 +9,14 @@ differs from what was published (divergences: a changed engine or configuration)
 
 :func:`audit` is the full replay of ``tablectl run --replay-only``: every retained record through
 a fresh engine, each checkpoint compared with the replayed state on the way.
+
+Recovery drives the table through a narrow interface, :class:`Replayable`, which the controller
+(``controller.service.table``) implements: load a checkpoint's state, replay one journaled input, show the
+engine state. It never imports the controller: the controller calls it.
+
+A checkpoint that cannot be used (missing, altered, unreadable, of another version, naming
+anything but plain data) is refused with its reason, logged as a warning, and the one before it is
+tried; its contents are data, never run (``controller.journal.checkpoint``).
 """
 
 from __future__ import annotations
@@ -18,10 +26,9 @@ import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from controller.checkpoint import CheckpointError, Snapshot, load
-from controller.inbox import Classified, classify
+from controller.journal.checkpoint import CheckpointError, Snapshot, load
 from controller.journal.files import JournalFiles
 from controller.journal.reader import JournalReader, JournalScan, Position
 from controller.journal.records import (
@@ -33,15 +40,11 @@ from controller.journal.records import (
     time_text,
 )
 from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition, append_position
-from controller.outgoing import Outgoing
-from controller.repeats import digest
-from engine.api import PayloadRejected
-from engine.state import public_of
+from controller.service.outgoing import Outgoing
+from engine.api import EngineSettings, PayloadRejected
+from engine.state import EngineState, public_of
 
-if TYPE_CHECKING:
-    from controller.table import TableController
-
-log = logging.getLogger("controller.recovery")
+log = logging.getLogger("controller.journal.recovery")
 
 #: Checkpoints tried, newest first, before replaying from the oldest record.
 _TRIES = 5
@@ -53,6 +56,36 @@ _Key = tuple[str, int, str, bytes]
 _OWED = ("alert", "command", "hand")
 #: Outputs whose replay must equal what was published (else a divergence is reported).
 _COMPARED = ("alert", "hand")
+
+
+class Replayable(Protocol):
+    """What recovery needs of the table it rebuilds (``controller.service.table.TableController``)."""
+
+    @property
+    def settings(self) -> EngineSettings:
+        """The engine's settings (a checkpoint holds none: they come from the configuration)."""
+        ...
+
+    @property
+    def engine_state(self) -> EngineState:
+        """The engine's state now (the audit compares it with checkpoints)."""
+        ...
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Take over the state of a checkpoint."""
+        ...
+
+    def replay_received(
+        self, n: int, topic: str, payload: bytes, received: datetime
+    ) -> list[Outgoing] | None:
+        """The message of received record ``n`` again, as at the time; what it produced, or None
+        when the engine does not take it (malformed by today's configuration, a device beyond the
+        table's bound). It is remembered as received either way (a repeat is recognised)."""
+        ...
+
+    def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
+        """A report of malformed input (``rejected`` record ``n``) again; what it produced."""
+        ...
 
 
 @dataclass
@@ -105,8 +138,9 @@ def _describe(outage: OutageRecord) -> str:
     )
 
 
-def read_checkpoint(files: JournalFiles, record: CheckpointRecord, controller: TableController) -> Snapshot:
-    """The snapshot of a checkpoint record, its file checked against the record's SHA-256."""
+def read_checkpoint(files: JournalFiles, record: CheckpointRecord, settings: EngineSettings) -> Snapshot:
+    """The snapshot of a checkpoint record, its file checked against the record's SHA-256;
+    :class:`CheckpointError` (with the file and why) if it cannot be used."""
     path = files.directory / record.file
     try:
         data = path.read_bytes()
@@ -117,9 +151,14 @@ def read_checkpoint(files: JournalFiles, record: CheckpointRecord, controller: T
     if not data.startswith(CHECKPOINT_MAGIC):
         raise CheckpointError(f"{record.file}: not a checkpoint file")
     try:
-        snapshot = load(data[len(CHECKPOINT_MAGIC) :], controller.settings)
+        snapshot = load(data[len(CHECKPOINT_MAGIC) :], settings)
     except CheckpointError as error:
         raise CheckpointError(f"{record.file}: {error}") from error
+    except Exception as error:
+        # The loader refuses what it does not expect; anything else escaping it is a bug in it,
+        # and still no reason to use the checkpoint, nor not to start.
+        log.exception("journal: checkpoint %s: the loader failed", record.file)
+        raise CheckpointError(f"{record.file}: unreadable ({type(error).__name__}: {error})") from error
     if snapshot.covers != record.covers:
         raise CheckpointError(f"{record.file}: holds record {snapshot.covers}, not {record.covers}")
     return snapshot
@@ -128,8 +167,8 @@ def read_checkpoint(files: JournalFiles, record: CheckpointRecord, controller: T
 class _Tail:
     """The replay of received records after a starting point, matched with what was published."""
 
-    def __init__(self, controller: TableController, recovery: Recovery, covers: int) -> None:
-        self.controller = controller
+    def __init__(self, table: Replayable, recovery: Recovery, covers: int) -> None:
+        self.table = table
         self.recovery = recovery
         self.covers = covers
         self.produced: list[Outgoing] = []
@@ -141,16 +180,9 @@ class _Tail:
         if record.n <= self.covers:
             return
         self.recovery.received += 1
-        controller = self.controller
-        classified = classify(
-            controller.topics, record.topic, record.payload, record.received, controller.kinds
-        )
-        controller.recent.add(digest(record.topic, record.payload), record.n)
-        # Malformed by today's configuration (a device's kind changed), or a device beyond the
-        # table's bound: not given to the engine, as it would not be now.
-        if not isinstance(classified, Classified) or not controller.admit(classified):
-            return
-        self._replay(record.n, classified, record.received)
+        produced = self.table.replay_received(record.n, record.topic, record.payload, record.received)
+        if produced is not None:
+            self._replayed(produced)
 
     def rejected(self, record: RejectedRecord) -> None:
         """A report of malformed input: the engine took it like a message (``bad_payload``)."""
@@ -158,13 +190,11 @@ class _Tail:
             return
         self.recovery.received += 1
         rejected = PayloadRejected(record.topic, record.device, record.error, record.received, record.count)
-        summary = f"rejected {record.count} on {record.topic}"
-        self._replay(record.n, Classified(rejected, summary), record.received)
+        self._replayed(self.table.replay_rejected(record.n, rejected))
 
-    def _replay(self, n: int, classified: Classified, received: datetime) -> None:
-        controller = self.controller
+    def _replayed(self, produced: list[Outgoing]) -> None:
         self.recovery.replayed += 1
-        for out in controller.replay_one(n, classified, received):
+        for out in produced:
             if out.what in _COMPARED:
                 self.replayed_compared.setdefault(out.cause, Counter())[out.payload] += 1
             if out.what in _OWED:
@@ -196,12 +226,9 @@ class _Tail:
                 )
 
 
-def recover(controller: TableController) -> Recovery:
-    """Rebuild the controller from the newest usable checkpoint and the records after it."""
+def recover(table: Replayable, files: JournalFiles) -> Recovery:
+    """Rebuild ``table`` from the newest usable checkpoint and the records after it."""
     recovery = Recovery()
-    files = controller.files
-    if files is None:
-        return recovery
     reader = JournalReader(files)
     snapshot: Snapshot | None = None
     used: CheckpointRecord | None = None
@@ -213,7 +240,7 @@ def recover(controller: TableController) -> Recovery:
         if tried > _TRIES:
             break
         try:
-            snapshot = read_checkpoint(files, record, controller)
+            snapshot = read_checkpoint(files, record, table.settings)
         except CheckpointError as error:
             recovery.refused.append(f"refused: {error}")
             continue
@@ -222,12 +249,12 @@ def recover(controller: TableController) -> Recovery:
     start: Position | None = None
     covers = 0
     if snapshot is not None and used is not None:
-        controller.restore(snapshot)
+        table.restore(snapshot)
         covers = used.covers
         start = reader.anchor(Position(used.segment, used.offset))
         recovery.checkpoint = f"{used.file} (after record {used.covers})"
     scan = JournalScan()
-    tail = _Tail(controller, recovery, covers)
+    tail = _Tail(table, recovery, covers)
     for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
         if isinstance(item, ReceivedRecord):
             tail.received(item)
@@ -248,22 +275,19 @@ def recover(controller: TableController) -> Recovery:
     return recovery
 
 
-def _fingerprint(controller: TableController) -> tuple[bytes, int]:
+def _fingerprint(state: EngineState) -> tuple[bytes, int]:
     """What a checkpoint and a replay must agree on: the public state and the alert counter."""
-    machine = controller.engine.state.machine
+    machine = state.machine
     return public_of(machine).to_json(), machine.book.counter
 
 
-def audit(controller: TableController) -> Recovery:
+def audit(table: Replayable, files: JournalFiles) -> Recovery:
     """Replay every retained record through a fresh engine (read only), comparing checkpoints.
 
     A checkpoint that differs from the replayed state is a divergence, unless records were lost
     before it (an outage): then the replay cannot be exact, and it goes on from the checkpoint.
     """
     recovery = Recovery()
-    files = controller.files
-    if files is None:
-        return recovery
     reader = JournalReader(files)
     checkpoints = {r.covers: r for r in reader.checkpoints() if (files.directory / r.file).exists()}
     segments = files.segments()
@@ -274,7 +298,7 @@ def audit(controller: TableController) -> Recovery:
         # Older segments were removed: start from a checkpoint inside the oldest one left.
         for record in sorted(checkpoints.values(), key=lambda r: r.covers):
             try:
-                controller.restore(read_checkpoint(files, record, controller))
+                table.restore(read_checkpoint(files, record, table.settings))
             except CheckpointError as error:
                 recovery.refused.append(f"refused: {error}")
                 continue
@@ -283,7 +307,7 @@ def audit(controller: TableController) -> Recovery:
             recovery.checkpoint = f"{record.file} (after record {record.covers})"
             break
     scan = JournalScan()
-    tail = _Tail(controller, recovery, covers)
+    tail = _Tail(table, recovery, covers)
     lost_before = False
     for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
         if isinstance(item, ReceivedRecord | RejectedRecord):
@@ -293,7 +317,7 @@ def audit(controller: TableController) -> Recovery:
                 tail.rejected(item)
             taken = checkpoints.get(item.n)
             if taken is not None and item.n > covers:
-                lost_before = _compare(controller, files, taken, recovery, lost_before)
+                lost_before = _compare(table, files, taken, recovery, lost_before)
         elif isinstance(item, PublishedRecord):
             tail.sent(item)
         elif isinstance(item, OutageRecord):
@@ -307,7 +331,7 @@ def audit(controller: TableController) -> Recovery:
 
 
 def _compare(
-    controller: TableController,
+    table: Replayable,
     files: JournalFiles,
     record: CheckpointRecord,
     recovery: Recovery,
@@ -315,20 +339,18 @@ def _compare(
 ) -> bool:
     """Compare the replay with a checkpoint; return whether records lost still explain a difference."""
     try:
-        snapshot = read_checkpoint(files, record, controller)
+        snapshot = read_checkpoint(files, record, table.settings)
     except CheckpointError as error:
         recovery.refused.append(f"refused: {error}")
         return lost_before
-    replayed = _fingerprint(controller)
-    public = public_of(snapshot.engine.machine).to_json()
-    if (public, snapshot.engine.machine.book.counter) == replayed:
+    if _fingerprint(snapshot.engine) == _fingerprint(table.engine_state):
         return lost_before
     if lost_before:
         recovery.outages.append(
             f"checkpoint {record.file} differs from the replay, as expected after records were "
             "lost: the replay goes on from the checkpoint"
         )
-        controller.restore(snapshot)
+        table.restore(snapshot)
         return False
     recovery.divergences.append(
         f"checkpoint {record.file}: the state after record {record.covers} differs from the replay"

@@ -1,8 +1,8 @@
 """The controller of one table, without the network: journal, engine, outputs to publish.
 
-The service (``controller.serving``) feeds it every received message and publishes what it
+The service (``controller.service.network``) feeds it every received message and publishes what it
 returns; this class decides what that is. At start-up it recovers from the journal
-(``controller.recovery``: the newest checkpoint and the records after it); while running it takes a
+(``controller.journal.recovery``: the newest checkpoint and the records after it); while running it takes a
 checkpoint at every hand's end and every ``checkpoint_every`` records, so that recovery stays short.
 """
 
@@ -27,19 +27,20 @@ from contract.models import (
 )
 from contract.text import bounded
 from contract.topics import Topics
-from controller import checkpoint
-from controller.alerts_out import DealerSignals
-from controller.grace import StartupGrace
-from controller.inbox import Classified, Malformed, classify
+from controller.journal import checkpoint
 from controller.journal.files import JournalFiles
+from controller.journal.recovery import Recovery, audit, recover
 from controller.journal.writer import Journal, JournalOptions
-from controller.journal_health import JournalHealth
-from controller.malformed import SAMPLE_BYTES, MalformedTally, Report
-from controller.outgoing import Outgoing
-from controller.recovery import Recovery, audit, recover
-from controller.repeats import RecentMessages, digest
+from controller.service.grace import StartupGrace
+from controller.service.inbox import Classified, Malformed, classify
+from controller.service.journal_health import JournalHealth
+from controller.service.malformed import SAMPLE_BYTES, MalformedTally, Report
+from controller.service.outgoing import Outgoing
+from controller.service.repeats import RecentMessages, digest
+from controller.service.signals import DealerSignals
 from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, Outputs, PayloadRejected
 from engine.core import Engine
+from engine.state import EngineState
 
 __all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_options"]
 
@@ -114,7 +115,7 @@ class TableController:
         self._before: tuple[int, str] = (0, "idle")
         #: The record of the last message the engine took (what a checkpoint now would cover).
         self.last_record = 0
-        #: Devices' time to come up at a start (:meth:`start_grace`; controller.grace).
+        #: Devices' time to come up at a start (:meth:`start_grace`; controller.service.grace).
         self.grace = StartupGrace()
         #: The lamp is to be sent once the sensor board is heard from (it came up in the grace).
         self._lamp_owed = False
@@ -131,7 +132,7 @@ class TableController:
         and a ``journal_fault`` alert say so) and the table goes on from memory.
         """
         try:
-            recovery = recover(self)
+            recovery = recover(self, self.files) if self.files is not None else Recovery()
         except OSError as error:
             log.error(
                 "journal %s: cannot be read (%s): the table starts without its history",
@@ -152,7 +153,7 @@ class TableController:
 
     def replay(self) -> Recovery:
         """The audit: replay every retained record through a fresh engine (read only)."""
-        recovery = audit(self)
+        recovery = audit(self, self.files) if self.files is not None else Recovery()
         recovery.log()
         self.session = recovery.session
         return recovery
@@ -167,9 +168,28 @@ class TableController:
         self._devices |= snapshot.devices
         self.session = snapshot.session
 
-    def replay_one(self, cause: int, classified: Classified, received: datetime) -> list[Outgoing]:
-        """One journaled message through the engine during recovery (no logging, no journal)."""
-        return self._handle(cause, classified, received, replay=True)
+    # What recovery replays through (``controller.journal.recovery.Replayable``): no logging, no journal.
+
+    @property
+    def engine_state(self) -> EngineState:
+        return self.engine.state
+
+    def replay_received(
+        self, n: int, topic: str, payload: bytes, received: datetime
+    ) -> list[Outgoing] | None:
+        """Received record ``n`` through the engine again; None when it would not take it now."""
+        classified = classify(self.topics, topic, payload, received, self.kinds)
+        self.recent.add(digest(topic, payload), n)
+        # Malformed by today's configuration (a device's kind changed), or a device beyond the
+        # table's bound: not given to the engine, as it would not be now.
+        if not isinstance(classified, Classified) or not self.admit(classified):
+            return None
+        return self._handle(n, classified, received, replay=True)
+
+    def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
+        """Rejected record ``n`` (a report of malformed input) through the engine again."""
+        summary = f"rejected {rejected.count} on {rejected.topic}"
+        return self._handle(n, Classified(rejected, summary), rejected.received, replay=True)
 
     def close(self) -> None:
         if self.journal is not None:
@@ -270,7 +290,7 @@ class TableController:
         return Handled(cause, self._input(cause, classified, received))
 
     def _rejected(self, item: Malformed, payload: bytes, received: datetime) -> Handled:
-        """A malformed message: counted, sampled and reported (``controller.malformed``), never
+        """A malformed message: counted, sampled and reported (``controller.service.malformed``), never
         journaled whole; its acknowledgement waits only for the messages before it."""
         return Handled(0, self._malformed(item, payload, received))
 

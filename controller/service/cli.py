@@ -1,7 +1,7 @@
 """``tablectl run``: the command line of the table controller service.
 
 ``tablectl run --config FILE`` recovers from the journal, serves the table over MQTT
-(:class:`controller.serving.Service`) and runs the ``[[devices]]`` drivers, until SIGINT/SIGTERM.
+(:class:`controller.service.network.Service`) and runs the ``[[devices]]`` drivers, until SIGINT/SIGTERM.
 See ``docs/service.md``.
 """
 
@@ -20,10 +20,10 @@ from config.exposure import refusal
 from config.loader import load_table
 from config.models import TableConfig
 from config.registry import DeckRegistry
-from controller.devices import DeviceRunner
-from controller.serving import EXIT_ERROR, EXIT_OK, Service
-from controller.systemd import Notifier
-from controller.table import TableController
+from controller.service.drivers import DeviceRunner
+from controller.service.network import EXIT_ERROR, EXIT_OK, Service
+from controller.service.systemd import Notifier
+from controller.service.table import TableController
 from link.aiomqtt_adapter import tolerate_socket_race
 
 __all__ = ["Service", "add_arguments", "main", "serve", "setup_logging"]
@@ -122,7 +122,7 @@ def main(args: argparse.Namespace) -> int:
 async def _run_embedded(config: TableConfig, registry: DeckRegistry, port: int) -> int:
     """``[mqtt] url = "embedded"``: an MQTT 3.1.1 broker in this process, on loopback only."""
     try:
-        from controller.broker import BrokerError, EmbeddedBroker
+        from controller.broker.embedded import BrokerError, EmbeddedBroker
     except ModuleNotFoundError as error:
         if error.name != "amqtt":
             raise
@@ -183,7 +183,7 @@ async def serve(
 
 
 if __name__ == "__main__":
-    # ``python -m controller.run --config FILE``: the same as ``tablectl run``.
-    _parser = argparse.ArgumentParser(prog="python -m controller.run", description=__doc__)
+    # ``python -m controller.service.cli --config FILE``: the same as ``tablectl run``.
+    _parser = argparse.ArgumentParser(prog="python -m controller.service.cli", description=__doc__)
     add_arguments(_parser)
     sys.exit(main(_parser.parse_args()))

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from amqtt.broker import Broker
 
-from controller.amqtt_adapter import bound_port, iterate_subscriptions_safely
+from controller.broker.amqtt_adapter import bound_port, iterate_subscriptions_safely
 
 log = logging.getLogger(__name__)
 

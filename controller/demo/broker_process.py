@@ -1,9 +1,9 @@
-"""The embedded broker in a child process of its own (:mod:`controller.child_process`).
+"""The embedded broker in a child process of its own (:mod:`controller.demo.child_process`).
 
 Every message of the demo passes through the broker, and amqtt is pure Python: in a child process
 it works on the machine's other core instead of taking turns with the simulators and the dealer
-(measured: ``docs/demo.md``, "Pace"). It is the same :class:`~controller.broker.EmbeddedBroker`
-(amqtt, 127.0.0.1 only, MQTT 3.1.1), started as ``python -m controller.broker_process``:
+(measured: ``docs/demo.md``, "Pace"). It is the same :class:`~controller.broker.embedded.EmbeddedBroker`
+(amqtt, 127.0.0.1 only, MQTT 3.1.1), started as ``python -m controller.demo.broker_process``:
 
 - the child prints ``listening <port>`` (or ``error <message>``) on its standard output once;
 - it stops when its standard input closes (the parent stopped it, or died);
@@ -19,8 +19,8 @@ import logging
 import sys
 from typing import Final
 
-from controller.broker import LOOPBACK, BrokerError, EmbeddedBroker
-from controller.child_process import ChildProcess, stdin_lines
+from controller.broker.embedded import LOOPBACK, BrokerError, EmbeddedBroker
+from controller.demo.child_process import ChildProcess, stdin_lines
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ STOP_TIMEOUT_S: Final = 5.0
 
 
 class BrokerProcess(ChildProcess):
-    """:class:`~controller.broker.EmbeddedBroker` in a child process; ``url`` once started."""
+    """:class:`~controller.broker.embedded.EmbeddedBroker` in a child process; ``url`` once started."""
 
     what = "embedded broker"
     stop_timeout_s = STOP_TIMEOUT_S
@@ -50,7 +50,7 @@ class BrokerProcess(ChildProcess):
     async def start(self) -> None:
         """Start the child and wait until it listens; a failure is a :class:`BrokerError`."""
         child = await self.spawn(
-            "controller.broker_process", "--port", str(self._requested_port), stdout=True
+            "controller.demo.broker_process", "--port", str(self._requested_port), stdout=True
         )
         assert child.stdout is not None
         try:

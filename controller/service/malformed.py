@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from controller.inbox import Malformed
+from controller.service.inbox import Malformed
 
 #: How often one topic's count may be reported.
 REPORT_EVERY: Final = timedelta(seconds=1)

@@ -1,6 +1,6 @@
 """A part of the product in a child process of its own, tied to its parent by a pipe.
 
-Both ends of the demo's children (:mod:`controller.broker_process`,
+Both ends of the demo's children (:mod:`controller.demo.broker_process`,
 :mod:`controller.demo.service_process`):
 
 - the parent's :class:`ChildProcess` starts ``python -m MODULE ARGS`` in a session of its own (a

@@ -5,7 +5,7 @@ may deliver other topics (amqtt sends retained messages of other sessions' filte
 every message is checked here. A payload that the engine must not take (it does not match the
 contract, it is too large, its device id is too long, or a device named in ``[[devices]]`` sends an
 event its kind cannot produce) becomes a :class:`Malformed`: never dropped silently, never a crash,
-and cheap, so that a flood of them does not delay valid events (``controller.malformed`` counts
+and cheap, so that a flood of them does not delay valid events (``controller.service.malformed`` counts
 them and reports each topic at most once a second).
 """
 

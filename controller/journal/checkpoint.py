@@ -12,7 +12,7 @@ anything else is refused before anything uses it. Three things make it safe to s
 - **Versioned**: :data:`FORMAT` is the layout of this file and ``engine.state_data.STATE_VERSION``
   that of the engine's state. Another version (an older pickle of format 1, a state with other
   fields) is refused with the reason: start-up replays from an earlier point instead (see
-  ``controller.recovery``).
+  ``controller.journal.recovery``).
 
 The engine settings (deck registry included) are not in the checkpoint: they come from the
 configuration at start-up, as they do for a replay.
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from contract.models import Alert, PublicState
-from controller.alerts_out import DealerSignals, LampSetting
-from controller.outgoing import Outgoing
+from controller.service.outgoing import Outgoing
+from controller.service.signals import DealerSignals, LampSetting
 from engine.api import EngineSettings
 from engine.state import EngineState
 from engine.state_data import Codec, StateDataError, state_from_data, state_to_data
@@ -57,11 +57,11 @@ class Snapshot:
     #: Alerts and commands produced but not yet journaled as published (in order).
     unpublished: list[Any] = field(default_factory=list)
     #: Digests of the last messages received (joined) and their record numbers: repeats are
-    #: recognised after a restart (see ``controller.repeats``).
+    #: recognised after a restart (see ``controller.service.repeats``).
     recent: tuple[bytes, tuple[int, ...]] = (b"", ())
     #: The controller's own alert about the journal, while it is active.
     journal_alert: Alert | None = None
-    #: Devices the table follows besides the configured ones (bounded: ``controller.table``).
+    #: Devices the table follows besides the configured ones (bounded: ``controller.service.table``).
     devices: frozenset[str] = frozenset()
     format: int = FORMAT
 
@@ -114,6 +114,8 @@ def load(data: bytes, settings: EngineSettings) -> Snapshot:
         document = json.loads(raw)
     except (UnicodeDecodeError, ValueError) as error:
         raise CheckpointError(f"unreadable: not JSON ({error})") from error
+    except RecursionError as error:
+        raise CheckpointError("unreadable: nested too deeply for a checkpoint") from error
     if not isinstance(document, dict):
         raise CheckpointError("not a checkpoint: a JSON object is expected")
     if document.get("format") != FORMAT:
@@ -126,6 +128,8 @@ def load(data: bytes, settings: EngineSettings) -> Snapshot:
         return _snapshot(document, settings)
     except StateDataError as error:
         raise CheckpointError(str(error)) from error
+    except RecursionError as error:
+        raise CheckpointError("unreadable: nested too deeply for a checkpoint") from error
 
 
 def _snapshot(document: dict[str, Any], settings: EngineSettings) -> Snapshot:

@@ -1,0 +1,1 @@
+"""The embedded MQTT broker (amqtt, loopback only): the demo's and ``[mqtt] url = "embedded"``."""
