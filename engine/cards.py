@@ -200,6 +200,8 @@ class Cards:
         ):
             return
         if old is not None:
+            if old == "burn":
+                machine.board.burn_moved(uid, new)
             self.leave(uid, old)
         self.change()
         state.zone[uid] = new
