@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from contract.cards import zone_seat
 from engine.remedies import (
     BoardRedeal,
     ExtraBurnRemedy,
@@ -19,6 +20,7 @@ from engine.streets import BOARD_AT, STREET_NAMES, street_of
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 
 @dataclass(slots=True)
@@ -50,11 +52,12 @@ class BoardState:
 class Board:
     """Board cards and burns, checked against the betting and the remedies in force."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: BoardState, table: Machine) -> None:
+    def __init__(self, state: BoardState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the hand: its phase, betting rounds, dealing remedies; alerts
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand's part, the deal's remedies, the results told
 
     # -- what the board shows ------------------------------------------------------------------
 
@@ -82,7 +85,7 @@ class Board:
 
     def cleared(self) -> bool:
         """No board card is read on the board any more."""
-        present = self.table.card_state.present
+        present = self.machine.card_state.present
         return not any("board" in present.get(uid, ()) for uid in self.state.cards)
 
     def leave(self, uid: str, zone: str) -> None:
@@ -96,6 +99,24 @@ class Board:
         elif zone == "burn":
             state.burns = tuple(u for u in state.burns if u != uid)
 
+    def burn_moved(self, uid: str, new: str) -> None:
+        """A burn card read moving from the burn to ``new`` (the board, the muck, aside or a
+        seat): while a premature flop is redealt, the flop's burn stays the burn (docs/rules.md,
+        ``premature_flop``). A burn read nowhere may be a missed read: not judged."""
+        redeal = self.state.redeal
+        if redeal is None or uid not in redeal.burns:
+            return
+        seat = zone_seat(new)
+        where = f"seat {seat}" if seat is not None else "the board" if new == "board" else f"the {new}"
+        self.table.not_followed(
+            "premature-flop-burn",
+            f"The flop's burn card was moved from the burn to {where} after the premature flop: "
+            "the burn card stays.",
+            ("Put the burn card back in the burn; deal the new flop from the reshuffled stub "
+             "without burning.",),
+            of=redeal.code,
+        )
+
     def end_remedies(self) -> None:
         """The hand is over or void: no board remedy is followed any more."""
         self.state.redeal = None
@@ -105,12 +126,14 @@ class Board:
         """A board card or a burn read by no antenna: taken away if a remedy says so; the board
         cleared after the river ends the hand."""
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         redeal = state.redeal
         extra_burn = state.extra_burn
         if zone == "board" and redeal is not None and uid in redeal.taken:
-            table.cards.take_away(uid, zone)
+            machine.cards.take_away(uid, zone)
         elif zone == "burn" and extra_burn is not None and extra_burn.returned is None:
-            table.cards.take_away(uid, zone)
+            machine.cards.take_away(uid, zone)
             state.street_burns = max(0, state.street_burns - 1)
             if extra_burn.street >= 3:
                 # the river's: no burn comes after it, putting it back is the whole remedy
@@ -120,11 +143,11 @@ class Board:
                 # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
                 # or after them: the alert stays open until it is burned (arrive_burn)
                 state.extra_burn = replace(extra_burn, returned=uid)
-        elif zone == "board" and table.phase in ("river", "showdown") and self.cleared():
+        elif zone == "board" and hand.phase in ("river", "showdown") and self.cleared():
             # The river was out and the board has been cleared: the hand is over.
-            if table.phase == "river":
-                table.hand_done()
-            table.phase = "idle"
+            if hand.phase == "river":
+                machine.hands.hand_done()
+            hand.phase = "idle"
 
     def action(self, action: str) -> None:
         """An action input: action taken on an unburned street, which then stands (RR; TDA
@@ -156,8 +179,10 @@ class Board:
         what was ``done`` is a remedy not followed.
         """
         table = self.table
-        if table.phase == "misdeal":
-            table.void_cards |= {uid}
+        machine = self.machine
+        hand = machine.hand_part
+        if hand.phase == "misdeal":
+            hand.void_cards |= {uid}
             if not table.reacting():
                 table.not_followed(
                     "misdeal-play",
@@ -166,12 +191,14 @@ class Board:
                     of=table.misdeal_code(),
                 )
             return False
-        if table.phase == "dealing":
-            table.dealing.deal_end()
-        return table.running
+        if hand.phase == "dealing":
+            machine.dealing.deal_end()
+        return hand.running
 
     def arrive(self, uid: str) -> None:
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         state.cards = (*state.cards, uid)
         if not self._prelude(uid, "a board card was turned"):
             return
@@ -185,7 +212,7 @@ class Board:
         street = street_of(live_before)
         first_of_street = live_before in (0, 3, 4)
         if first_of_street and street == 1:
-            table.dealing.flop_came()
+            machine.dealing.flop_came()
         extra_burn = state.extra_burn
         if extra_burn is not None and extra_burn.returned is None:
             table.not_followed(
@@ -207,10 +234,10 @@ class Board:
             return
         if redeal is not None and first_of_street and street == 3:
             self._set_aside_check(redeal, uid)
-        if first_of_street and street <= 3 and table.results.street(street):
+        if first_of_street and street <= 3 and machine.results.street(street):
             # the betting core saw the previous round complete (from chips or actions)
-            table.rounds_done = max(table.rounds_done, street)
-        premature = not table.all_in and table.rounds_done < min(street, 4)
+            hand.rounds_done = max(hand.rounds_done, street)
+        premature = not hand.all_in and hand.rounds_done < min(street, 4)
         if premature and redeal is not None and redeal.street == street:
             table.not_followed(
                 f"wait-betting-{street}",
@@ -247,9 +274,10 @@ class Board:
     def _set_aside_check(self, redeal: BoardRedeal, uid: str) -> None:
         """RR premature turn: the river comes from the stub reshuffled with the set-aside card."""
         table = self.table
+        machine = self.machine
         if redeal.code != "premature_turn" or table.profile != "roberts":
             return
-        aside = [u for u in redeal.taken if u != uid and "aside" in table.card_state.present.get(u, ())]
+        aside = [u for u in redeal.taken if u != uid and "aside" in machine.card_state.present.get(u, ())]
         if aside:
             table.not_followed(
                 "set-aside-river",
@@ -315,7 +343,9 @@ class Board:
             )
         if street == 1:
             taken = frozenset(u for u in state.cards if u not in self.taken())
-            state.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
+            # "the burn card stays": the flop's burns (the first of the hand) while it is redealt
+            burns = frozenset(state.burns)
+            state.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1, burns=burns)
             state.waived |= {1}
         elif street == 2 and table.profile == "roberts":
             state.redeal = BoardRedeal(alert, code, 2, frozenset({uid}), resolve_at=3)
@@ -360,31 +390,34 @@ class Board:
     def progress(self) -> None:
         """Board complete for a street: reset the burn count, resolve finished remedies."""
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         live = len(self.live())
         street = {3: 1, 4: 2, 5: 3}.get(live)
         if street is None:
             return
         state.street_burns = 0
-        table.phase = ("preflop", "flop", "turn", "river")[street]
+        hand.phase = ("preflop", "flop", "turn", "river")[street]
         redeal = state.redeal
         if redeal is not None and redeal.resolve_at == street and redeal.all_removed:
             table.book.resolve(redeal.alert, table.ts)
             state.redeal = None
         elif redeal is not None and redeal.resolve_at < street:
             state.redeal = None
-        if street == 3 and table.all_in:
-            table.showdown()
-        elif table.rounds_done == street:
-            table.open_round()
+        if street == 3 and hand.all_in:
+            machine.hands.showdown()
+        elif hand.rounds_done == street:
+            machine.hands.open_round()
 
     def arrive_burn(self, uid: str, old: str | None) -> None:
         state, table = self.state, self.table
+        machine = self.machine
         state.burns = (*state.burns, uid)
-        exposed = table.deal_state.exposed
-        if exposed is not None and uid == exposed.uid and table.running:
-            table.dealing.exposed_burned()
+        exposed = machine.deal_state.exposed
+        if exposed is not None and uid == exposed.uid and machine.hand_part.running:
+            machine.dealing.exposed_burned()
             self._count_burn(street_of(len(self.live())))
-            table.dealing.check_exposed()
+            machine.dealing.check_exposed()
             return
         if not self._prelude(uid, "a card was burned"):
             return
@@ -397,9 +430,9 @@ class Board:
             self.progress()
             return
         street = street_of(len(self.live()))
-        extra = table.deal_state.extra
+        extra = machine.deal_state.extra
         if extra is not None and uid == extra.uid:
-            table.dealing.extra_burned()
+            machine.dealing.extra_burned()
             self._count_burn(street)
             return
         if (extra is not None or (exposed is not None and not exposed.burned)) and street == 1:

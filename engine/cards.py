@@ -23,6 +23,7 @@ from contract.cards import RANKS, zone_seat
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 
 @dataclass(slots=True)
@@ -51,11 +52,12 @@ class CardState:
 class Cards:
     """Card tags to zones, moves told to the deal, the board and the handling."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: CardState, table: Machine) -> None:
+    def __init__(self, state: CardState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the hand, and the concerns told of each move
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand's part, and the concerns told of each move
 
     def change(self) -> None:
         """The card dicts are about to change in this step (see ``CardState.changed``)."""
@@ -69,7 +71,7 @@ class Cards:
             seat_cards = self.state.seat_cards
             seat_cards[seat] = tuple(u for u in seat_cards.get(seat, ()) if u != uid)
         elif zone in ("board", "burn"):
-            self.table.board.leave(uid, zone)
+            self.machine.board.leave(uid, zone)
 
     def take_away(self, uid: str, zone: str) -> None:
         """A card a remedy takes away (or a reshuffled deck's) is in no zone any more."""
@@ -77,13 +79,18 @@ class Cards:
         self.change()
         del self.state.zone[uid]
 
+    def forget_where_seen(self) -> None:
+        """A hand whose events were lost is forgotten (engine.hands): where each tag was last
+        read too (an absence may be among what was lost)."""
+        self.state.present = {}
+
     def seen(self, uid: str, zone: str, face_up: bool) -> None:
         """A card's tag read present in ``zone`` (face up or not)."""
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
         zones = state.present.get(uid, ())
         if zone in zones:
             if face_up and state.zone.get(uid) == zone:
-                table.dealing.turned_up(uid, zone, arriving=False)
+                machine.dealing.turned_up(uid, zone, arriving=False)
             return  # the same tag reported twice is one card
         self.change()
         state.present[uid] = (*zones, zone)
@@ -91,10 +98,10 @@ class Cards:
             return
         current = state.zone.get(uid)
         if current == zone:
-            if table.handling_state.off_table:
-                table.handling.card_read(uid)
+            if machine.handling_state.off_table:
+                machine.handling.card_read(uid)
             if face_up:
-                table.dealing.turned_up(uid, zone, arriving=False)
+                machine.dealing.turned_up(uid, zone, arriving=False)
             return
         if zones:
             return  # still seen elsewhere: a move or crosstalk, the next absence tells
@@ -102,25 +109,27 @@ class Cards:
             return
         self._move(uid, current, zone, face_up)
         if face_up and state.zone.get(uid) == zone:
-            table.dealing.turned_up(uid, zone, arriving=True)
+            machine.dealing.turned_up(uid, zone, arriving=True)
 
     def _drawn_for_button(self, uid: str, zone: str) -> bool:
         """Seed 000: before the first hand each player is dealt a club face up for the button."""
         table = self.table
+        machine = self.machine
+        hand = machine.hand_part
         seat = zone_seat(zone)
         card = table.settings.registry.lookup(uid)
-        if seat is None or card is None or table.hand != 0 or table.phase not in ("idle", "shuffled"):
+        if seat is None or card is None or table.hand != 0 or hand.phase not in ("idle", "shuffled"):
             return False
-        if table.button_known:
+        if hand.button_known:
             return False  # the button is placed once the draw is over
         if card.card[1] != "c":
             return False
-        table.draw = (*((s, r) for s, r in table.draw if s != seat), (seat, RANKS.index(card.card[0])))
+        hand.draw = (*((s, r) for s, r in hand.draw if s != seat), (seat, RANKS.index(card.card[0])))
         return True
 
     def unseen(self, uid: str, zone: str) -> None:
         """A card's tag read absent from ``zone``."""
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
         zones = state.present.get(uid)
         if not zones or zone not in zones:
             return
@@ -134,66 +143,72 @@ class Cards:
         if current != zone:
             return  # a crosstalk read ended: the card never left its zone
         if rest:
-            self._move(uid, current, rest[-1], uid in table.deal_state.face_up)
+            self._move(uid, current, rest[-1], uid in machine.deal_state.face_up)
         else:
             self._lifted(uid, zone)
 
     def _genuine(self, uid: str, zone: str) -> bool:
         """False (and ``fouled_deck``) for an unknown tag or another deck's card in play."""
         table = self.table
+        machine = self.machine
+        hand = machine.hand_part
         if zone in ("muck", "aside"):
             return True
         card = table.settings.registry.lookup(uid)
         if card is None:
-            if uid not in table.fouled_seen and (table.running or zone_seat(zone) is not None):
+            if uid not in table.fouled_seen and (hand.running or zone_seat(zone) is not None):
                 table.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
                 # The UID stays out of the message: card identities never reach the alerts topic.
                 self._foul(f"A tag that is not in the deck registry appeared in {where}: the deck is fouled.")
             return False
-        if table.running and table.hand_deck is not None and card.deck != table.hand_deck:
+        if hand.running and hand.hand_deck is not None and card.deck != hand.hand_deck:
             if uid not in table.fouled_seen:
                 table.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
                 self._foul(
                     f"A card of deck {card.deck} appeared in {where} during a hand dealt from "
-                    f"deck {table.hand_deck}: the deck is fouled."
+                    f"deck {hand.hand_deck}: the deck is fouled."
                 )
             return False
         return True
 
     def _foul(self, message: str) -> None:
         table = self.table
-        if table.running:
-            table.misdeal("fouled_deck", message)
+        machine = self.machine
+        if machine.hand_part.running:
+            machine.hands.misdeal("fouled_deck", message)
         else:
             table.raise_alert("fouled_deck", message)
 
     def _lifted(self, uid: str, zone: str) -> None:
         """A tag left every antenna: lifted (seats, noise) unless a remedy takes it away."""
-        table = self.table
-        table.handling.card_lifted(uid, zone)
+        machine = self.machine
+        machine.handling.card_lifted(uid, zone)
         if zone in ("board", "burn"):
-            table.board.lifted(uid, zone)
+            machine.board.lifted(uid, zone)
 
     def _move(self, uid: str, old: str | None, new: str, face_up: bool = False) -> None:
         state, table = self.state, self.table
+        machine = self.machine
         seat = zone_seat(new)
         if (
             seat is not None
             and old is None
-            and not table.running
-            and not table.start_by_card(uid, seat)
+            and not machine.hand_part.running
+            and not machine.start_by_card(uid, seat)
         ):
             return
         if old is not None:
+            if old == "burn":
+                machine.board.burn_moved(uid, new)
             self.leave(uid, old)
         self.change()
         state.zone[uid] = new
         if seat is not None:
-            table.dealing.arrive_seat(uid, seat, old, face_up)
+            machine.dealing.arrive_seat(uid, seat, old, face_up)
         elif new == "board":
-            if old == "burn" and f"burn:{uid}" in table.handling_state.alerts:
+            if old == "burn" and f"burn:{uid}" in machine.handling_state.alerts:
                 # burn_face_up: "the card stays the burn" (it is never a board card)
                 table.not_followed(
                     "burn-face-up",
@@ -201,13 +216,13 @@ class Cards:
                     ("Put it back in the burn; deal the board card from the deck.",),
                     of="burn_face_up",
                 )
-            table.board.arrive(uid)
+            machine.board.arrive(uid)
         elif new == "burn":
-            table.board.arrive_burn(uid, old)
+            machine.board.arrive_burn(uid, old)
             if face_up:
-                table.handling.burn_face_up(uid)
+                machine.handling.burn_face_up(uid)
         elif new == "muck" and old is not None:
-            table.dealing.arrive_muck(uid, old)
+            machine.dealing.arrive_muck(uid, old)
             seat_left = zone_seat(old)
             if seat_left is not None:
-                table.handling.muck_arrival(seat_left)
+                machine.handling.muck_arrival(seat_left)

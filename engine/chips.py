@@ -24,6 +24,7 @@ from contract.cards import is_chip_zone, zone_bet_seat, zone_stack_seat
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 #: How long (event time) a chip read nowhere may take to be read elsewhere before it counts as
 #: taken off the table.
@@ -57,11 +58,12 @@ class ChipState:
 class Chips:
     """Chip tags to chip moves, lifted chips settled, foreign tags (see the module docstring)."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: ChipState, table: Machine) -> None:
+    def __init__(self, state: ChipState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the reader's time, the settings, the alert book; the hand's money
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand's money (results), the deal, the session
 
     def chip_or_unknown(self, uid: str, zone: str, present: bool) -> bool:
         """Handle ``uid`` if it is a chip, or a tag in a chip zone; True when handled (the card
@@ -97,6 +99,7 @@ class Chips:
     def tag(self, uid: str, zone: str, present: bool, value: int) -> None:
         """A chip's tag read present or absent in ``zone``."""
         state, table = self.state, self.table
+        machine = self.machine
         seen = state.seen.get(uid, ())
         if present:
             if zone in seen:
@@ -127,11 +130,12 @@ class Chips:
                 )
                 if lifted and zone != "pot" and current is not None:
                     self.settle_lifted(zone=zone, before=left_at)
-            if table.phase == "dealing" and table.deal_state.dealt and zone_bet_seat(zone) is not None:
-                table.dealing.deal_end()  # chips into a betting area: the deal is over, betting began
+            phase = machine.hand_part.phase
+            if phase == "dealing" and machine.deal_state.dealt and zone_bet_seat(zone) is not None:
+                machine.dealing.deal_end()  # chips into a betting area: the deal is over, betting began
             state.at[uid] = zone
             if current != zone:
-                table.results.chip_move(uid, value, current, zone)
+                machine.results.chip_move(uid, value, current, zone)
             return
         if zone not in seen:
             return
@@ -145,7 +149,7 @@ class Chips:
         places = [z for z in rest if is_chip_zone(z)]
         if places:
             state.at[uid] = places[-1]
-            table.results.chip_move(uid, value, zone, places[-1])
+            machine.results.chip_move(uid, value, zone, places[-1])
             return
         del state.at[uid]
         state.lifted[uid] = (zone, table.read_ts)
@@ -180,4 +184,4 @@ class Chips:
             return
         for uid, _ in gone:
             del lifted[uid]
-        self.table.results.chips_gone(gone)
+        self.machine.results.chips_gone(gone)

@@ -40,18 +40,20 @@ def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs
     alerts: tuple[Alert, ...] = ()
     commands: tuple[tuple[str, DeviceCommand], ...] = ()
     hands: tuple[HandResult, ...] = ()
-    if machine.book.changes:
-        alerts = tuple(machine.book.changes)
-        machine.book.changes = []
-    if machine.commands:
-        commands = tuple(machine.commands)
-        machine.commands.clear()  # (the list the machine's concerns append to)
-    if machine.hands_out:
-        hands = tuple(machine.hands_out)
-        machine.hands_out = []
+    table = machine.table
+    book = table.book
+    if book.changes:
+        alerts = tuple(book.changes)
+        book.changes = []
+    if table.commands:
+        commands = tuple(table.commands)
+        table.commands.clear()  # (the list the machine's concerns append to)
+    if table.hands_out:
+        hands = tuple(table.hands_out)
+        table.hands_out = []
     key = state_key(machine, cache)
-    if alerts or key != machine.state_key:
-        machine.state_key = key
+    if alerts or key != table.state_key:
+        table.state_key = key
         # (no alert change: the alerts are those of the last public state built)
         public = public_of(machine, key, alerts_same=not alerts, cache=cache)
         return Outputs(alerts, public, commands, hands)
@@ -120,12 +122,12 @@ class Engine:
     @property
     def hand(self) -> int:
         """The current hand number (without freezing the state)."""
-        return self._state.machine.hand
+        return self._state.machine.table.hand
 
     @property
     def phase(self) -> str:
         """The current phase (without freezing the state)."""
-        return self._state.machine.phase
+        return self._state.machine.hand_part.phase
 
     def restore(self, state: EngineState) -> None:
         """Carry on from ``state`` (a checkpoint's): the next message is handled after it."""

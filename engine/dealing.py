@@ -23,6 +23,7 @@ from engine.showdown import board_is_best
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 
 @dataclass(slots=True)
@@ -72,11 +73,12 @@ class DealState:
 class Dealing:
     """The deal checked card by card; exposures, extra cards, folds, board claims; the decks."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: DealState, table: Machine) -> None:
+    def __init__(self, state: DealState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the hand: its seats, order and button; misdeals and alerts
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand's part (seats, order, button), the hands' misdeals
 
     def check_exposed(self) -> None:
         """The exposed card's remedy carried out: the seat given the top card, the exposed card
@@ -109,30 +111,32 @@ class Dealing:
     def deal_end(self) -> None:
         """The dealer moved on (betting, burn, board) while the deal was incomplete."""
         state, table = self.state, self.table
-        if table.phase != "dealing" or not state.dealt:
+        machine = self.machine
+        hand = machine.hand_part
+        if hand.phase != "dealing" or not state.dealt:
             return
-        counts = {s: state.dealt_seats.count(s) for s in table.in_hand}
+        counts = {s: state.dealt_seats.count(s) for s in hand.in_hand}
         wrong = [s for s, c in counts.items() if c != 2]
-        button = table.hand_button
+        button = hand.hand_button
         if table.profile == "tda" and wrong == [button] and button is not None and counts[button] == 1:
             state.button_short = True  # TDA 37: a missing button card may be replaced
             wrong = []
         if wrong:
-            seat = table.order[0] if table.order and table.order[0] in wrong else min(wrong)
-            for candidate in table.order:
+            seat = hand.order[0] if hand.order and hand.order[0] in wrong else min(wrong)
+            for candidate in hand.order:
                 if candidate in wrong:
                     seat = candidate
                     break
-            table.misdeal(
+            machine.hands.misdeal(
                 "misdeal_wrong_count",
                 f"Seat {seat} ended the deal with {counts[seat]} cards instead of two.",
                 seat,
             )
-            if table.phase != "dealing":
+            if hand.phase != "dealing":
                 return  # void; otherwise the window had closed and play continues
         state.done = True
-        table.phase = "preflop"
-        table.open_round()
+        hand.phase = "preflop"
+        machine.hands.open_round()
 
     def blind_posted(self, seat: int) -> None:
         """A blind arrived in its zone: a blinds remedy is carried out."""
@@ -190,24 +194,27 @@ class Dealing:
             state.extra = None
 
     def arrive_seat(self, uid: str, seat: int, old: str | None, face_up: bool) -> None:
-        state, table = self.state, self.table
-        table.cards.change()
-        table.card_state.seat_cards[seat] = (*table.card_state.seat_cards.get(seat, ()), uid)
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
+        machine.cards.change()
+        machine.card_state.seat_cards[seat] = (*machine.card_state.seat_cards.get(seat, ()), uid)
         if not face_up:
             state.dealt_down |= {uid}
         if old is not None and zone_seat(old) is None:
             return  # from the board, burn or muck back to a seat: not a dealt card
-        if table.phase == "dealing":
+        if hand.phase == "dealing":
             self._deal(uid, seat)
-        elif table.running:
+        elif hand.running:
             self._late_card(uid, seat)
 
     def _first_card(self, uid: str, seat: int) -> None:
         state, table = self.state, self.table
-        table.refresh_seats()
+        machine = self.machine
+        hand = machine.hand_part
+        machine.hands.refresh_seats()
         card = table.settings.registry.lookup(uid)
         deck = card.deck if card is not None else None
-        table.hand_deck = deck
+        hand.hand_deck = deck
         state.last_deck = deck
         status = state.decks.get(deck) if deck is not None else None
         if deck is not None and status != "blocked":
@@ -215,7 +222,7 @@ class Dealing:
         if deck is not None and state.shuffler_known:
             if status == "blocked":
                 self._check_blocked()
-            elif deck == table.redeal_of and status != "ready":
+            elif deck == hand.redeal_of and status != "ready":
                 table.not_followed(
                     "misdeal-reshuffle",
                     f"The redeal uses deck {deck} without a reshuffle after the misdeal.",
@@ -223,23 +230,23 @@ class Dealing:
                     of=table.misdeal_code(),
                 )
         # the button, checked at the deal
-        if table.button_r is not None:
-            remedy = table.button_r
-            where = f"on seat {table.button}" if table.button is not None else "not on the table"
+        if hand.button_r is not None:
+            remedy = hand.button_r
+            where = f"on seat {hand.button}" if hand.button is not None else "not on the table"
             message = f"The button is {where} but must be on seat {remedy.expected}."
-            table.button_late(message, remedy.expected, remedy.alert)
-            if table.phase != "dealing":
+            machine.hands.button_late(message, remedy.expected, remedy.alert)
+            if hand.phase != "dealing":
                 return
         self._deal_from_misplaced_button(seat)
         # the blinds, checked before the deal
-        if table.blinds_known and table.hand_button is not None and len(table.in_hand) >= 2:
-            if len(table.in_hand) == 2:
-                small, big = table.hand_button, table.order[0]
+        if hand.blinds_known and hand.hand_button is not None and len(hand.in_hand) >= 2:
+            if len(hand.in_hand) == 2:
+                small, big = hand.hand_button, hand.order[0]
             else:
-                small, big = table.order[0], table.order[1]
+                small, big = hand.order[0], hand.order[1]
             remedies = []
             for blind_seat, name in ((small, "small"), (big, "big")):
-                if not table.blinds.get(blind_seat):
+                if not hand.blinds.get(blind_seat):
                     alert = table.raise_alert(
                         "blinds_missing",
                         f"Dealing started without the {name} blind of seat {blind_seat} in its zone.",
@@ -256,7 +263,8 @@ class Dealing:
     def _check_blocked(self) -> None:
         """Dealing a deck that failed its check, once the dealer's reaction time is over."""
         state, table = self.state, self.table
-        deck = table.hand_deck
+        machine = self.machine
+        deck = machine.hand_part.hand_deck
         if (
             deck is None
             or not state.shuffler_known
@@ -279,31 +287,35 @@ class Dealing:
         must not add a wrong-first-seat misdeal the rule does not call.
         """
         table = self.table
-        actual, expected = table.button, table.expected_button
+        machine = self.machine
+        hand = machine.hand_part
+        actual, expected = hand.button, hand.expected_button
         if (
             table.profile != "tda"
-            or not (table.button_known and table.order_closed and table.in_hand)
+            or not (hand.button_known and hand.order_closed and hand.in_hand)
             or actual is None
             or expected is None
             or actual == expected
         ):
             return
-        physical = table.clockwise_from(actual, table.in_hand)
-        if seat == physical[0] != table.order[0]:
-            table.hand_button = actual
+        physical = machine.hands.clockwise_from(actual, hand.in_hand)
+        if seat == physical[0] != hand.order[0]:
+            hand.hand_button = actual
             # the next hand moves on from where the button really was: it is not backed up
-            table.anchor = (actual, True)
-            table.order = physical
-            table.sequence = physical + physical
+            hand.anchor = (actual, True)
+            hand.order = physical
+            hand.sequence = physical + physical
 
     def _deal(self, uid: str, seat: int) -> None:
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         index = len(state.dealt)
         if index == 0:
             self._first_card(uid, seat)
-            if table.phase != "dealing":
+            if hand.phase != "dealing":
                 return
-        elif state.blinds or state.decks.get(table.hand_deck or "") == "blocked":
+        elif state.blinds or state.decks.get(hand.hand_deck or "") == "blocked":
             self._check_blocked()
             violated = []
             for remedy in state.blinds:
@@ -317,94 +329,100 @@ class Dealing:
                     )
                 violated.append(replace(remedy, violated=True))
             state.blinds = tuple(violated)
-        if table.seats_known and table.in_hand and seat not in table.in_hand:
-            table.misdeal(
+        if hand.seats_known and hand.in_hand and seat not in hand.in_hand:
+            machine.hands.misdeal(
                 "misdeal_empty_seat", f"A card was dealt to seat {seat}, which has no player.", seat
             )
             return
-        if not table.order_closed:
-            if index == 0 and table.seats_known and seat in table.in_hand:
+        if not hand.order_closed:
+            if index == 0 and hand.seats_known and seat in hand.in_hand:
                 # no button known: the first card shows where the deal starts
-                position = table.in_hand.index(seat)
-                table.hand_button = table.in_hand[position - 1]
-                table.anchor = (table.hand_button, True)
-                table.order = table.clockwise_from(table.hand_button, table.in_hand)
-                table.order_closed = True
-                table.sequence = table.order + table.order
+                position = hand.in_hand.index(seat)
+                hand.hand_button = hand.in_hand[position - 1]
+                hand.anchor = (hand.hand_button, True)
+                hand.order = machine.hands.clockwise_from(hand.hand_button, hand.in_hand)
+                hand.order_closed = True
+                hand.sequence = hand.order + hand.order
             elif not self._discover(seat, index):
                 return
-            if not table.order_closed:
+            if not hand.order_closed:
                 state.dealt += (uid,)
                 state.dealt_seats += (seat,)
                 return
-        expected = table.sequence[index] if index < len(table.sequence) else None
+        expected = hand.sequence[index] if index < len(hand.sequence) else None
         if seat != expected and not self._deal_mismatch(seat, index):
             return
         state.dealt += (uid,)
         state.dealt_seats += (seat,)
-        if table.order_closed and len(state.dealt) >= len(table.sequence):
+        if hand.order_closed and len(state.dealt) >= len(hand.sequence):
             state.done = True
-            table.phase = "preflop"
-            table.open_round()
+            hand.phase = "preflop"
+            machine.hands.open_round()
 
     def _discover(self, seat: int, index: int) -> bool:
         """Without occupancy sensors the first round of the deal shows who is dealt in."""
         table = self.table
+        machine = self.machine
+        hand = machine.hand_part
         n = table.settings.seats
         if index == 0:
-            table.order = (seat,)
+            hand.order = (seat,)
             return True
-        first = table.order[0]
+        first = hand.order[0]
         if seat == first:
-            table.order_closed = True
-            table.in_hand = tuple(sorted(table.order))
-            table.sequence = table.order + table.order
-            if table.hand_button is None:
-                table.hand_button = table.order[-1]
-                table.anchor = (table.hand_button, True)
+            hand.order_closed = True
+            hand.in_hand = tuple(sorted(hand.order))
+            hand.sequence = hand.order + hand.order
+            if hand.hand_button is None:
+                hand.hand_button = hand.order[-1]
+                hand.anchor = (hand.hand_button, True)
             return True
-        if seat not in table.order and (seat - first) % n > (table.order[-1] - first) % n:
-            table.order += (seat,)
+        if seat not in hand.order and (seat - first) % n > (hand.order[-1] - first) % n:
+            hand.order += (seat,)
             return True
-        table.misdeal("misdeal_out_of_sequence", f"A card was dealt out of sequence to seat {seat}.", seat)
+        machine.hands.misdeal(
+            "misdeal_out_of_sequence", f"A card was dealt out of sequence to seat {seat}.", seat
+        )
         return False
 
     def _deal_mismatch(self, seat: int, index: int) -> bool:
         """A card went to another seat than the next in order: misdeal, or TDA 35-B."""
         state, table = self.state, self.table
-        n = len(table.order)
+        machine = self.machine
+        hand = machine.hand_part
+        n = len(hand.order)
         if index == 0:
-            table.misdeal(
+            machine.hands.misdeal(
                 "misdeal_wrong_first_seat",
-                f"The first card went to seat {seat}; it had to go to seat {table.order[0]}.",
+                f"The first card went to seat {seat}; it had to go to seat {hand.order[0]}.",
                 seat,
             )
             return False
-        if index >= len(table.sequence):
+        if index >= len(hand.sequence):
             return True  # handled as a late card
-        button = table.order[-1]
-        expected = table.sequence[index]
+        button = hand.order[-1]
+        expected = hand.sequence[index]
         if table.profile == "tda" and n > 1:
             if seat == button and index == n and state.dealt_seats[-1] == button:
                 # TDA 35-B: the button may be dealt two consecutive cards
-                table.sequence = (*table.order, button, *table.order[:-1])
+                hand.sequence = (*hand.order, button, *hand.order[:-1])
                 return True
             if (
                 index == n - 1
                 and expected == button
-                and seat == table.order[0] != state.dealt_seats[-1]
+                and seat == hand.order[0] != state.dealt_seats[-1]
             ):
                 # TDA 35-B: the button passed over in round one gets both cards at the end
-                table.sequence = (*table.order[:-1], *table.order[:-1], button, button)
+                hand.sequence = (*hand.order[:-1], *hand.order[:-1], button, button)
                 return True
         if self._passed_over(seat, index):
-            table.misdeal(
+            machine.hands.misdeal(
                 "misdeal_seat_skipped",
                 f"Seat {expected} was passed over: the card went to seat {seat}.",
                 expected,
             )
         else:
-            table.misdeal(
+            machine.hands.misdeal(
                 "misdeal_out_of_sequence",
                 f"A card was dealt out of sequence to seat {seat}.",
                 seat,
@@ -419,13 +437,14 @@ class Dealing:
         first seat dealt its second card). A seat dealt twice running is out of sequence, except
         the button at the end of round one, which passes over the first seat of round two.
         """
-        state, table = self.state, self.table
-        n = len(table.order)
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
+        n = len(hand.order)
         last = state.dealt_seats[-1] if state.dealt_seats else None
-        if seat == last and not (seat == table.order[-1] and index == n):
+        if seat == last and not (seat == hand.order[-1] and index == n):
             return False
-        for slot in range(index + 1, len(table.sequence)):
-            if table.sequence[slot] == seat:
+        for slot in range(index + 1, len(hand.sequence)):
+            if hand.sequence[slot] == seat:
                 in_reach = slot // n == index // n or slot == index + 1
                 return in_reach and state.dealt_seats.count(seat) == slot // n
         return False
@@ -433,26 +452,28 @@ class Dealing:
     def _late_card(self, uid: str, seat: int) -> None:
         """A card dealt to a seat after the deal is complete."""
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         exposed = state.exposed
         if exposed is not None and seat == exposed.seat and not exposed.replaced:
             state.exposed = replace(exposed, replaced=True)
             self.check_exposed()
             return
-        if state.button_short and seat == table.hand_button:
+        if state.button_short and seat == hand.hand_button:
             state.button_short = False
             return
-        first = table.order[0] if table.order else seat
-        if table.phase == "preflop" and not table.board.started():
+        first = hand.order[0] if hand.order else seat
+        if hand.phase == "preflop" and not machine.board.started():
             if state.extras >= 1:
                 state.extras += 1
-                table.misdeal(
+                machine.hands.misdeal(
                     "misdeal_extra_cards", f"A second extra card was dealt (seat {seat}): misdeal.", seat
                 )
                 return
             state.extras = 1
             if seat == first:
                 if table.profile == "tda":
-                    table.misdeal(
+                    machine.hands.misdeal(
                         "misdeal_wrong_count",
                         f"Seat {seat} was dealt a third card: a wrong number of cards is a misdeal.",
                         seat,
@@ -465,10 +486,10 @@ class Dealing:
                 )
                 state.extra = ExtraCardRemedy(alert, seat, uid)
                 return
-        table.misdeal(
+        machine.hands.misdeal(
             "misdeal_wrong_count",
             f"Seat {seat} was dealt a card after the deal: it now has "
-            f"{len(table.card_state.seat_cards.get(seat, ()))} cards.",
+            f"{len(machine.card_state.seat_cards.get(seat, ()))} cards.",
             seat,
         )
 
@@ -479,17 +500,18 @@ class Dealing:
         turned up while the dealer is still dealing. Once the deal is complete, a card that was
         dealt face down and is now face up was turned by the player: no exposure.
         """
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
         seat = zone_seat(zone)
         if seat is None:
             if zone == "burn" and not arriving:
-                table.handling.burn_face_up(uid)
+                machine.handling.burn_face_up(uid)
             return
         state.face_up |= {uid}
-        table.results.card_face_up(seat)
-        if table.phase not in ("dealing", "preflop") or table.board.started():
+        machine.results.card_face_up(seat)
+        if hand.phase not in ("dealing", "preflop") or machine.board.started():
             return
-        if table.all_in:
+        if hand.all_in:
             return  # betting is over: players table their hands for the run-out (TDA 16)
         if not arriving and state.done and uid in state.dealt_down:
             return  # turned up by the player after the deal
@@ -501,6 +523,7 @@ class Dealing:
         The alert names the card only when it was read face up (:meth:`_shown`).
         """
         state, table = self.state, self.table
+        machine = self.machine
         if uid in state.exposed_uids:
             return
         state.exposed_uids |= {uid}
@@ -509,13 +532,13 @@ class Dealing:
         state.exposures += 1
         if index is not None and index < limit:
             which = "first" if index == 0 else "second"
-            table.misdeal(
+            machine.hands.misdeal(
                 "misdeal_exposed_early",
                 f"The {which} hole card dealt (seat {seat}) was exposed: misdeal.",
                 seat,
             )
         elif state.exposures > 1:
-            table.misdeal(
+            machine.hands.misdeal(
                 "misdeal_exposed_multiple",
                 f"A second hole card was exposed (seat {seat}): misdeal.",
                 seat,
@@ -529,27 +552,29 @@ class Dealing:
             state.exposed = ExposedRemedy(alert, seat, uid)
 
     def arrive_muck(self, uid: str, old: str) -> None:
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
         seat = zone_seat(old)
-        if seat is None or seat not in table.in_hand:
+        if seat is None or seat not in hand.in_hand:
             return
-        if table.phase == "showdown" and seat not in state.claims_checked and seat not in table.folded:
+        if hand.phase == "showdown" and seat not in state.claims_checked and seat not in hand.folded:
             # (a seat that folded by an ``action`` input brings its cards to the muck after)
             state.claims_checked |= {seat}
-            self._board_claim(seat, (*table.card_state.seat_cards.get(seat, ()), uid))
-        if not table.card_state.seat_cards.get(seat) and table.running:
-            table.folded |= {seat}
-            table.results.fold(seat)
-            table.check_one_left()
-        elif not table.card_state.seat_cards.get(seat) and table.phase == "showdown":
-            table.results.muck(seat)
+            self._board_claim(seat, (*machine.card_state.seat_cards.get(seat, ()), uid))
+        if not machine.card_state.seat_cards.get(seat) and hand.running:
+            hand.folded |= {seat}
+            machine.results.fold(seat)
+            machine.hands.check_one_left()
+        elif not machine.card_state.seat_cards.get(seat) and hand.phase == "showdown":
+            machine.results.muck(seat)
 
     def _board_claim(self, seat: int, hole: tuple[str, ...]) -> None:
         state, table = self.state, self.table
-        if seat in state.declared or len(table.board_state.cards) != 5 or len(hole) != 2:
+        machine = self.machine
+        if seat in state.declared or len(machine.board_state.cards) != 5 or len(hole) != 2:
             return
         registry = table.settings.registry
-        board = [registry.lookup(u) for u in table.board_state.cards]
+        board = [registry.lookup(u) for u in machine.board_state.cards]
         cards = [registry.lookup(u) for u in hole]
         if any(c is None for c in board) or any(c is None for c in cards):
             return
@@ -567,11 +592,12 @@ class Dealing:
     def _forget_deck(self, deck: str) -> None:
         """A deck was reshuffled: its cards left over from a hand over (or void) are in it now."""
         table = self.table
+        machine = self.machine
         registry = table.settings.registry
-        for uid, zone in list(table.card_state.zone.items()):
+        for uid, zone in list(machine.card_state.zone.items()):
             card = registry.lookup(uid)
             if card is not None and card.deck == deck:
-                table.cards.take_away(uid, zone)
+                machine.cards.take_away(uid, zone)
 
     def _other_deck(self, deck: str | None) -> str | None:
         table = self.table
@@ -580,6 +606,8 @@ class Dealing:
 
     def shuffle_complete(self, device: str, event: ShuffleCompleteEvent) -> None:
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         state.shuffler_known = True
         deck = event.deck
         if deck is not None and deck not in table.settings.registry.decks:
@@ -596,16 +624,16 @@ class Dealing:
             return
         if deck is None:
             # The shuffler cannot name the deck: it is the one not in play (decks alternate).
-            current = table.hand_deck if table.running else state.last_deck
+            current = hand.hand_deck if hand.running else state.last_deck
             deck = self._other_deck(current) if current is not None else None
         if event.ok:
             if deck is not None:
                 state.decks = {**state.decks, deck: "ready"}
                 table.book.resolve_scope("deck", table.ts, deck)
-                if not table.running:
+                if not hand.running:
                     self._forget_deck(deck)
-            if table.phase == "idle":
-                table.phase = "shuffled"
+            if hand.phase == "idle":
+                hand.phase = "shuffled"
             return
         if deck is not None:
             state.decks = {**state.decks, deck: "blocked"}

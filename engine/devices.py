@@ -30,6 +30,7 @@ from engine.sequences import Lost
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 
 @dataclass(slots=True)
@@ -63,11 +64,12 @@ class DeviceState:
 class Devices:
     """Device health, who may say what, lost inputs, tracking (see the module docstring)."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: DeviceState, table: Machine) -> None:
+    def __init__(self, state: DeviceState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the time, the settings and the alert book; the hand's result marked
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the sequences' findings, the hand marked untracked
 
     # -- tracking ------------------------------------------------------------------------------
 
@@ -104,7 +106,7 @@ class Devices:
 
     def sequence_findings(self) -> None:
         """Report what the sequence policy found (engine.sequences), in order."""
-        findings = self.table.sequences.findings
+        findings = self.machine.sequences.findings
         for finding in findings:
             if isinstance(finding, Lost):
                 self._lost(finding.device, finding.what)
@@ -129,6 +131,7 @@ class Devices:
     def _lost(self, device: str, what: str) -> None:
         """Events of ``device`` are lost for good: say so; this hand is not tracked."""
         table = self.table
+        machine = self.machine
         message = (
             f"Device {bounded(device, 64)} {what}: they were lost, so this hand is not tracked; "
             "tracking resumes with the next shuffle or new hand."
@@ -140,12 +143,13 @@ class Devices:
         else:
             table.book.update(existing, table.ts, message=message)
         self.state.untracked = True
-        table.evidence_missing = True
+        machine.hand_part.evidence_missing = True
         self.update_tracking()
 
     def status(self, device: str, status: Status) -> None:
         table = self.table
-        table.sequences.status(device, status)
+        machine = self.machine
+        machine.sequences.status(device, status)
         self.state.states = {**self.state.states, device: status.state}
         self.update_tracking()
         # only a short identifier ("lost", "stopped"): a status' free text is not for the dealer
@@ -208,6 +212,7 @@ class Devices:
 
         (On the path of every event: the common cases first, with the fewest lookups.)"""
         table = self.table
+        machine = self.machine
         device = received.device
         settings = table.settings
         kind = settings.device_kinds.get(device)
@@ -231,7 +236,7 @@ class Devices:
             if wanted is None:
                 return True  # a fault: from any kind, says nothing of the device's own
             if session is None:
-                session = table.device_seqs.sessions.get(device)
+                session = machine.device_seqs.sessions.get(device)
             if learns(learnt, session):
                 self.state.kinds = {**self.state.kinds, device: Learnt(session, wanted)}
                 return True
@@ -269,6 +274,7 @@ class Devices:
         """A dealer input's ``seq`` (per source): inputs missing in between were lost on the
         way, and no one can send them again: told at once, the hand's result marked."""
         table = self.table
+        machine = self.machine
         seq = item.seq
         if seq is None:
             return
@@ -294,4 +300,4 @@ class Devices:
             table.raise_alert("device_fault", message, scope="hand", key=key, remedy=remedy)
         else:
             table.book.update(existing, table.ts, message=message)
-        table.evidence_missing = True
+        machine.hand_part.evidence_missing = True

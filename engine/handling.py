@@ -23,6 +23,7 @@ from contract.cards import zone_seat
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 
 @dataclass(slots=True)
@@ -48,24 +49,27 @@ class HandlingState:
 class Handling:
     """fold_incomplete, hole_card_off_table, burn_face_up (see the module docstring)."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: HandlingState, table: Machine) -> None:
+    def __init__(self, state: HandlingState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the hand it judges: read, and alerts raised through it
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand it judges, its cards, the results told of folds
 
     def muck_arrival(self, seat: int) -> None:
         """A card of ``seat`` reached the muck: a fold is complete once both have."""
         table, state = self.table, self.state
-        if not (table.running or table.phase == "showdown") or seat not in table.in_hand:
+        machine = self.machine
+        hand = machine.hand_part
+        if not (hand.running or hand.phase == "showdown") or seat not in hand.in_hand:
             return
         if self.live_cards(seat):
             if seat not in state.half_folds:
                 state.half_folds = {**state.half_folds, seat: table.read_ts}
-                if table.phase != "showdown":
+                if hand.phase != "showdown":
                     # for the betting the seat has folded (a player does not muck one card and
                     # play on): the next seat's chips are in turn while the other card follows
-                    table.results.fold(seat)
+                    machine.results.fold(seat)
             return
         if seat in state.half_folds:
             state.half_folds = {s: t for s, t in state.half_folds.items() if s != seat}
@@ -74,8 +78,10 @@ class Handling:
     def card_lifted(self, uid: str, zone: str) -> None:
         """A hole card of a live seat is read by no antenna: players lift their cards to look."""
         table, state = self.table, self.state
+        machine = self.machine
+        hand = machine.hand_part
         seat = zone_seat(zone)
-        if seat is None or not table.running or seat not in table.in_hand or seat in table.folded:
+        if seat is None or not hand.running or seat not in hand.in_hand or seat in hand.folded:
             return
         if uid not in self.live_cards(seat):
             return  # back on the deck by a remedy
@@ -92,8 +98,9 @@ class Handling:
     def burn_face_up(self, uid: str) -> None:
         """A burn card read face up."""
         table, state = self.table, self.state
+        machine = self.machine
         key = f"burn:{uid}"
-        if key in state.alerts or not table.running or uid in table.deal_state.face_up:
+        if key in state.alerts or not machine.hand_part.running or uid in machine.deal_state.face_up:
             return  # an exposed hole card made the burn (the remedy) is face up by nature
         state.alerts = {
             **state.alerts,
@@ -106,9 +113,9 @@ class Handling:
 
     def live_cards(self, seat: int) -> tuple[str, ...]:
         """The seat's hole cards, without those a remedy sends back to the deck."""
-        table = self.table
-        cards = table.card_state.seat_cards.get(seat, ())
-        away = {r.uid for r in (table.deal_state.extra, table.deal_state.exposed) if r is not None}
+        machine = self.machine
+        cards = machine.card_state.seat_cards.get(seat, ())
+        away = {r.uid for r in (machine.deal_state.extra, machine.deal_state.exposed) if r is not None}
         return tuple(uid for uid in cards if uid not in away) if away else cards
 
     def half_folds_due(self, seat: int | None) -> None:
@@ -133,13 +140,15 @@ class Handling:
     def timers(self) -> None:
         """Judge the cards off the table at the reader's time."""
         table, state = self.table, self.state
+        machine = self.machine
+        hand = machine.hand_part
         limit = timedelta(seconds=table.settings.hole_card_off_s)
         for uid, since in tuple(state.off_table.items()):
             key = f"off:{uid}"
             if key in state.alerts or table.read_ts - since <= limit:
                 continue
-            holder = next((s for s, cards in table.card_state.seat_cards.items() if uid in cards), None)
-            if holder is None or holder in table.folded or not table.running:
+            holder = next((s for s, cards in machine.card_state.seat_cards.items() if uid in cards), None)
+            if holder is None or holder in hand.folded or not hand.running:
                 state.off_table = {u: t for u, t in state.off_table.items() if u != uid}
                 continue
             state.alerts = {

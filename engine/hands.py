@@ -1,80 +1,182 @@
-"""Hand start and end, the dealing order, the button and the betting rounds."""
+"""The hand's course: its state part (:class:`HandPart`) and the concern that follows it
+(:class:`Hands`): a hand started (by its key or its first card), voided, ended; the dealing
+order, the button and its remedy, the misdeal window; betting rounds where no betting core
+follows them (keypad or action feed); the sensors of the hand (seats, button, blinds).
+
+Other concerns read the hand from the part (``machine.hand_part``: the seats in the hand, the
+order, the phase) and call the concern by its public methods (``machine.hands.misdeal(...)``).
+The hand number is the shared table's (engine.table: every alert carries it); the concern counts
+it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from contract.cards import zone_seat
 from engine.remedies import (
     ButtonRemedy,
 )
-from engine.streets import PLAY_ZONES
-from engine.table import Table
+from engine.streets import CHIP_ACTIONS, PLAY_ZONES, RUNNING
+
+if TYPE_CHECKING:
+    from contract.models import ActionInput, Phase
+    from engine.machine import Machine
+    from engine.table import Table
 
 
-class HandRules(Table):
+@dataclass(slots=True)
+class HandPart:
+    """The hand's course and the sensors it starts from. Its containers are replaced, never
+    updated, when they change (a copy shares them); the first group lasts across hands, the
+    second is reset with each hand (:meth:`new_hand`)."""
+
+    phase: Phase = "idle"
+    #: Action inputs received between hands (after the last hand's end or misdeal, before
+    #: the next one starts): the coming hand's, given to it when it starts.
+    coming: tuple[ActionInput, ...] = ()
+    # sensors (a kind of sensor that never reported is taken as absent hardware)
+    occupied: dict[int, bool] = field(default_factory=dict)
+    seats_known: bool = False
+    button: int | None = None
+    button_known: bool = False
+    blinds: dict[int, bool] = field(default_factory=dict)
+    blinds_known: bool = False
+    #: (button seat, whether it moves next hand)
+    anchor: tuple[int, bool] | None = None
+    #: The button draw: (seat, club rank, 0 = ace).
+    draw: tuple[tuple[int, int], ...] = ()
+    misdeal_deck: str | None = None
+    void_cards: frozenset[str] = frozenset()
+
+    hand_deck: str | None = None
+    hand_button: int | None = None
+    expected_button: int | None = None
+    in_hand: tuple[int, ...] = ()
+    order: tuple[int, ...] = ()
+    order_closed: bool = False
+    sequence: tuple[int, ...] = ()
+    folded: frozenset[int] = frozenset()
+    rounds_done: int = 0
+    all_in: bool = False
+    button_r: ButtonRemedy | None = None
+    #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.
+    late_button: str | None = None
+    #: (betting round, seat, action)
+    actions: tuple[tuple[int, int, str], ...] = ()
+    #: Chips put in this betting round (action feed).
+    contrib: dict[int, int] = field(default_factory=dict)
+    to_act: frozenset[int] = frozenset()
+    allin_seats: frozenset[int] = frozenset()
+    round_open: bool = False
+    #: The misdealt deck this hand must not reuse unshuffled.
+    redeal_of: str | None = None
+    hand_over: bool = False
+    #: Events or dealer inputs of this hand were lost: its result says so.
+    evidence_missing: bool = False
+
+    def copy(self) -> HandPart:
+        return replace(self)
+
+    def new_hand(self) -> None:
+        """A new hand: nobody in it yet (the sensors, the button's anchor, the void hand kept)."""
+        self.hand_deck = self.hand_button = self.expected_button = None
+        self.in_hand = self.order = self.sequence = ()
+        self.order_closed = False
+        self.folded = frozenset()
+        self.rounds_done = 0
+        self.all_in = False
+        self.button_r = None
+        self.late_button = None
+        self.actions = ()
+        self.contrib = {}
+        self.to_act = self.allin_seats = frozenset()
+        self.round_open = False
+        self.redeal_of = None
+        self.hand_over = False
+        self.evidence_missing = False
+
+    @property
+    def running(self) -> bool:
+        return self.phase in RUNNING
+
+
+class Hands:
     """Starting, voiding and ending hands; betting rounds (keypad or action feed)."""
 
+    __slots__ = ("machine", "state", "table")
+
+    def __init__(self, state: HandPart, table: Table, machine: Machine) -> None:
+        self.state = state
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the other concerns told of the hand's course
+
     def _active(self) -> frozenset[int]:
-        return frozenset(self.in_hand) - self.folded - self.allin_seats
+        state = self.state
+        return frozenset(state.in_hand) - state.folded - state.allin_seats
 
     def open_round(self) -> None:
-        if self.settings.stakes is not None:
-            self.results.round_opened()  # the betting core follows the rounds
+        table, state = self.table, self.state
+        machine = self.machine
+        if table.settings.stakes is not None:
+            machine.results.round_opened()  # the betting core follows the rounds
             return
-        if self.settings.action_feed and not self.all_in:
-            self.to_act = self._active()
-            self.round_open = True
-            if self.rounds_done > 0:
-                self.contrib = {}
+        if table.settings.action_feed and not state.all_in:
+            state.to_act = self._active()
+            state.round_open = True
+            if state.rounds_done > 0:
+                state.contrib = {}
 
     def bet(self, seat: int, action: str, amount: int) -> None:
-        if seat not in self.in_hand or seat in self.folded:
+        state = self.state
+        if seat not in state.in_hand or seat in state.folded:
             return
         if amount:
-            self.contrib = {**self.contrib, seat: self.contrib.get(seat, 0) + amount}
-        if action == "post" or not self.round_open:
+            state.contrib = {**state.contrib, seat: state.contrib.get(seat, 0) + amount}
+        if action == "post" or not state.round_open:
             return
         if action == "all_in":
-            self.allin_seats |= {seat}
-            others = max((v for s, v in self.contrib.items() if s != seat), default=0)
-            if self.contrib.get(seat, 0) > others:
+            state.allin_seats |= {seat}
+            others = max((v for s, v in state.contrib.items() if s != seat), default=0)
+            if state.contrib.get(seat, 0) > others:
                 action = "raise"
         if action in ("bet", "raise"):
-            self.to_act = self._active() - {seat}
+            state.to_act = self._active() - {seat}
         else:
-            self.to_act -= {seat}
-        if self.to_act:
+            state.to_act -= {seat}
+        if state.to_act:
             return
-        self.round_open = False
-        left = frozenset(self.in_hand) - self.folded
+        state.round_open = False
+        left = frozenset(state.in_hand) - state.folded
         if len(left) > 1 and len(self._active()) <= 1:
-            self.all_in = True  # nobody left to bet: the board is run out
+            state.all_in = True  # nobody left to bet: the board is run out
         self.round_complete()
 
     def round_complete(self) -> None:
-        if self.phase == "dealing":
-            self.dealing.deal_end()
-        if not self.running:
+        machine, state = self.machine, self.state
+        if state.phase == "dealing":
+            machine.dealing.deal_end()
+        if not state.running:
             return
-        street = self.board.street()
-        self.round_open = False
-        self.board.round_complete()
-        self.rounds_done = max(self.rounds_done, street + 1)
-        if self.rounds_done >= 4:
+        street = machine.board.street()
+        state.round_open = False
+        machine.board.round_complete()
+        state.rounds_done = max(state.rounds_done, street + 1)
+        if state.rounds_done >= 4:
             self.showdown()
 
     def _next_occupied(self, seat: int) -> int:
-        n = self.settings.seats
+        n = self.table.settings.seats
         for step in range(1, n + 1):
             candidate = (seat - 1 + step) % n + 1
-            if self.occupied.get(candidate):
+            if self.state.occupied.get(candidate):
                 return candidate
         return seat
 
     def clockwise_from(self, button: int, seats: tuple[int, ...]) -> tuple[int, ...]:
         """``seats`` in dealing order: first the seat left of the button, the button last."""
-        n = self.settings.seats
+        n = self.table.settings.seats
         return tuple(sorted(seats, key=lambda s: (s - button - 1) % n))
 
     def retrieved(self, done: str, arriving: str | None = None) -> bool:
@@ -84,15 +186,17 @@ class HandRules(Table):
         Otherwise what the dealer ``done`` is not a redeal: the card joins the void hand, and
         once the dealer's reaction time is over it is a remedy not followed, named as it is.
         """
-        for uid in self.void_cards:
+        table, state = self.table, self.state
+        machine = self.machine
+        for uid in state.void_cards:
             if uid == arriving:
                 continue
-            for zone in self.card_state.present.get(uid, ()):
+            for zone in machine.card_state.present.get(uid, ()):
                 if zone in PLAY_ZONES or zone_seat(zone) is not None:
                     if arriving is not None:
-                        self.void_cards |= {arriving}
-                    if not self.reacting():
-                        self.not_followed(
+                        state.void_cards |= {arriving}
+                    if not table.reacting():
+                        table.not_followed(
                             "misdeal-retrieve",
                             f"{done} while the misdealt hand was still on the table: the hand "
                             "is void.",
@@ -100,119 +204,128 @@ class HandRules(Table):
                                 "Stop: retrieve all cards.",
                                 "Reshuffle, cut and redeal with the same button.",
                             ),
-                            of=self.misdeal_code(),
+                            of=table.misdeal_code(),
                         )
                     return False
         return True
 
     def _close_hand(self) -> None:
-        self.book.resolve_scope("hand", self.ts)
-        self.book.resolve_scope("misdeal", self.ts)
+        table = self.table
+        table.book.resolve_scope("hand", table.ts)
+        table.book.resolve_scope("misdeal", table.ts)
 
     def resume(self) -> None:
         """Events of this hand were lost (docs/engine.md, "Gap fill"): at the next hand boundary
         the hand is over as far as the evidence goes. Everything it left is forgotten, including
         where tags were seen (an absence may be among what was lost: a card the engine still
         believes on the table would block the next redeal) and where the button must go."""
-        self.results.hand_lost()
+        table, state = self.table, self.state
+        machine = self.machine
+        machine.results.hand_lost()
         self._close_hand()
-        self.reset_hand()
-        self.phase = "idle"
-        self.card_state.present = {}
-        self.void_cards = frozenset()
-        self.misdeal_deck = None
-        self.anchor = None
-        self.critical_at = None
-        self.devices.resume()
-        self.results.no_result()
+        machine.reset_hand()
+        state.phase = "idle"
+        machine.cards.forget_where_seen()
+        state.void_cards = frozenset()
+        state.misdeal_deck = None
+        state.anchor = None
+        table.critical_at = None
+        machine.devices.resume()
+        machine.results.no_result()
 
     def begin_hand(self, *, by_key: bool) -> None:
         """A new hand starts (by the ``new_hand`` key, or by its first card)."""
-        left_wrong = self.results.hand_ends()
-        redeal = self.phase == "misdeal"
+        machine = self.machine
+        left_wrong = machine.results.hand_ends()
+        redeal = self.state.phase == "misdeal"
         self._set_up_hand(by_key=by_key)
-        self.results.hand_started(left_wrong, redeal=redeal)
+        machine.results.hand_started(left_wrong, redeal=redeal)
 
     def _set_up_hand(self, *, by_key: bool) -> None:
-        redeal_of = self.misdeal_deck if self.phase == "misdeal" else None
+        table, state = self.table, self.state
+        machine = self.machine
+        redeal_of = state.misdeal_deck if state.phase == "misdeal" else None
         self._close_hand()
-        self.hand += 1
-        self.reset_hand()
-        self.redeal_of = redeal_of
-        self.misdeal_deck = None
-        self.void_cards = frozenset()
-        self.phase = "dealing"
-        if self.seats_known:
-            occupied = tuple(s for s in range(1, self.settings.seats + 1) if self.occupied.get(s))
-            self.in_hand = occupied
+        table.hand += 1
+        machine.reset_hand()
+        state.redeal_of = redeal_of
+        state.misdeal_deck = None
+        state.void_cards = frozenset()
+        state.phase = "dealing"
+        if state.seats_known:
+            occupied = tuple(s for s in range(1, table.settings.seats + 1) if state.occupied.get(s))
+            state.in_hand = occupied
         expected: int | None = None
-        if self.draw:
+        if state.draw:
             # seed 000: the highest club of the draw takes the button
-            expected = min(self.draw, key=lambda drawn: drawn[1])[0]
-            self.draw = ()
-        elif self.anchor is not None:
-            seat, moves = self.anchor
-            expected = self._next_occupied(seat) if moves and self.seats_known else seat
-            if moves and not self.seats_known:
+            expected = min(state.draw, key=lambda drawn: drawn[1])[0]
+            state.draw = ()
+        elif state.anchor is not None:
+            seat, moves = state.anchor
+            expected = self._next_occupied(seat) if moves and state.seats_known else seat
+            if moves and not state.seats_known:
                 expected = None  # cannot tell where it must go without occupancy
-        actual = self.button if self.button_known else None
+        actual = state.button if state.button_known else None
         button = expected if expected is not None else actual
-        self.expected_button = expected
+        state.expected_button = expected
         self._set_order(button)
-        if expected is not None and actual != expected and self.button_known:
+        if expected is not None and actual != expected and state.button_known:
             where = f"on seat {actual}" if actual is not None else "not on the table"
             message = f"The button is {where} but must be on seat {expected}."
             if by_key:
-                alert = self.raise_alert(
+                alert = table.raise_alert(
                     "button_misplaced",
                     message,
                     expected,
                     remedy=(f"Before dealing, move the button to seat {expected}.",),
                 )
-                self.button_r = ButtonRemedy(alert, expected)
+                state.button_r = ButtonRemedy(alert, expected)
             else:
                 self.button_late(message, expected, None)
 
     def _set_order(self, button: int | None) -> None:
         """The hand's button and, with the seats known, the dealing order."""
-        self.hand_button = button
+        state = self.state
+        state.hand_button = button
         if button is None:
             return
-        self.anchor = (button, True)
-        if self.in_hand:
-            self.order = self.clockwise_from(button, self.in_hand)
-            self.order_closed = True
-            self.sequence = self.order + self.order
+        state.anchor = (button, True)
+        if state.in_hand:
+            state.order = self.clockwise_from(button, state.in_hand)
+            state.order_closed = True
+            state.sequence = state.order + state.order
 
     def refresh_seats(self) -> None:
         """At the first card: players who sat down, or a button placed, after ``new_hand``."""
+        state = self.state
         changed = False
-        if self.seats_known:
-            occupied = tuple(s for s in range(1, self.settings.seats + 1) if self.occupied.get(s))
-            changed = occupied != self.in_hand
-            self.in_hand = occupied
-        button = self.hand_button
-        if self.expected_button is None and self.button_known and self.button != button:
-            button, changed = self.button, True
+        if state.seats_known:
+            occupied = tuple(s for s in range(1, self.table.settings.seats + 1) if state.occupied.get(s))
+            changed = occupied != state.in_hand
+            state.in_hand = occupied
+        button = state.hand_button
+        if state.expected_button is None and state.button_known and state.button != button:
+            button, changed = state.button, True
         if changed:
-            self.order, self.order_closed, self.sequence = (), False, ()
+            state.order, state.order_closed, state.sequence = (), False, ()
             self._set_order(button)
 
     def button_late(self, message: str, expected: int, existing: str | None) -> None:
         """The deal began with the button on the wrong seat: RR misdeal, TDA play continues."""
-        if self.profile == "tda":
+        table, state = self.table, self.state
+        if table.profile == "tda":
             remedy = (
                 f"Move the button to seat {expected} before substantial action.",
                 "After substantial action play continues with the button as it is.",
             )
             text = message + " The deal has begun: correct it before substantial action."
             if existing is not None:
-                self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(remedy))
-                self.critical_at = self.ts
+                table.book.update(existing, table.ts, severity="critical", message=text, remedy=list(remedy))
+                table.critical_at = table.ts
             else:
-                self.raise_alert("button_misplaced", text, expected, severity="critical", remedy=remedy)
-            self.button_r = None
-            self.late_button = self.book.find("button_misplaced")
+                table.raise_alert("button_misplaced", text, expected, severity="critical", remedy=remedy)
+            state.button_r = None
+            state.late_button = table.book.find("button_misplaced")
             return
         steps = (
             "Stop the deal: this is a misdeal.",
@@ -220,60 +333,131 @@ class HandRules(Table):
             "Retrieve all cards, reshuffle, cut and redeal.",
         )
         text = message + " The deal has begun: misdeal."
-        if not self.settings.action_feed:
+        if not table.settings.action_feed:
             text += " The misdeal stands only if no action has taken place."
         if existing is not None:
-            self.book.update(existing, self.ts, severity="critical", message=text, remedy=list(steps))
-            self.book.meta[existing] = replace(self.book.meta[existing], scope="misdeal")
-            self.critical_at = self.ts
+            table.book.update(existing, table.ts, severity="critical", message=text, remedy=list(steps))
+            table.book.meta[existing] = replace(table.book.meta[existing], scope="misdeal")
+            table.critical_at = table.ts
         else:
-            self.raise_alert(
+            table.raise_alert(
                 "button_misplaced", text, expected, severity="critical", remedy=steps, scope="misdeal"
             )
-        self.book.resolve_scope("hand", self.ts)
-        self.button_r = None
-        self.hand_button = expected
+        table.book.resolve_scope("hand", table.ts)
+        state.button_r = None
+        state.hand_button = expected
         self.void_hand()
 
     def hand_done(self) -> None:
         """The hand is over (one seat left, or showdown): dealing alerts are resolved."""
-        self.hand_over = True
-        self.book.resolve_scope("hand", self.ts)
-        self.board.end_remedies()
-        self.dealing.end_remedies()
+        table = self.table
+        machine = self.machine
+        self.state.hand_over = True
+        table.book.resolve_scope("hand", table.ts)
+        machine.board.end_remedies()
+        machine.dealing.end_remedies()
 
     def showdown(self) -> None:
-        self.phase = "showdown"
+        self.state.phase = "showdown"
         self.hand_done()
-        self.results.showdown()
+        self.machine.results.showdown()
 
     def check_one_left(self) -> None:
-        if not self.running or not self.deal_state.done:
+        state = self.state
+        if not state.running or not self.machine.deal_state.done:
             return
-        remaining = [s for s in self.in_hand if s not in self.folded]
+        remaining = [s for s in state.in_hand if s not in state.folded]
         if len(remaining) <= 1:
-            self.phase = "idle"
+            state.phase = "idle"
             self.hand_done()
 
     # -- the button and the blinds (sensor events) ----------------------------------------------
 
+    def seat_sensed(self, seat: int, occupied: bool) -> bool:
+        """A seat sensor: who sits where (the next hand's seats); True when the table is empty."""
+        state = self.state
+        state.seats_known = True
+        state.occupied = {**state.occupied, seat: occupied}
+        return not any(state.occupied.values())
+
+    def blind_sensed(self, seat: int, present: bool) -> None:
+        """A blind sensor: whether a blind lies in front of ``seat``."""
+        state = self.state
+        state.blinds_known = True
+        state.blinds = {**state.blinds, seat: present}
+
     def button_moved(self, seat: int | None) -> None:
-        self.button_known = True
-        self.button = seat
-        remedy = self.button_r
+        table, state = self.table, self.state
+        state.button_known = True
+        state.button = seat
+        remedy = state.button_r
         if remedy is not None and seat == remedy.expected:
-            self.book.resolve(remedy.alert, self.ts)
-            self.button_r = None
-        late = self.late_button
+            table.book.resolve(remedy.alert, table.ts)
+            state.button_r = None
+        late = state.late_button
         if (
             late is not None
             and seat is not None
-            and seat == self.expected_button
-            and self.phase in ("dealing", "preflop")
-            and not (self.settings.action_feed and self.window_closed())
+            and seat == state.expected_button
+            and state.phase in ("dealing", "preflop")
+            and not (table.settings.action_feed and self.window_closed())
         ):
             # TDA 34-A: corrected before substantial action; the next hand moves on from here
-            self.book.resolve(late, self.ts)
-            self.late_button = None
-            self.hand_button = seat
-            self.anchor = (seat, True)
+            table.book.resolve(late, table.ts)
+            state.late_button = None
+            state.hand_button = seat
+            state.anchor = (seat, True)
+
+    def _blind_seats(self) -> tuple[int, ...]:
+        """The small and big blind of the hand (heads-up the button posts the small blind)."""
+        state = self.state
+        if state.hand_button is None or len(state.order) < 2:
+            return ()
+        if len(state.order) == 2:
+            return (state.hand_button, state.order[0])
+        return (state.order[0], state.order[1])
+
+    def window_closed(self) -> bool:
+        """Whether action has gone too far for a misdeal (only known with an action feed).
+
+        RR: two players after the blinds have acted; only the first betting round counts, and
+        neither the blinds' own actions nor posts. TDA 36: substantial action, two actions of
+        which one puts chips in, or any three (posted blinds do not count).
+        """
+        state = self.state
+        if self.table.profile == "tda":
+            acts = [a for _, _, a in state.actions if a != "post"]
+            return len(acts) >= 3 or (len(acts) >= 2 and any(a in CHIP_ACTIONS for a in acts))
+        blinds = self._blind_seats()
+        players = {s for r, s, a in state.actions if r == 0 and a != "post" and s not in blinds}
+        return len(players) >= 2
+
+    def misdeal(self, code: str, message: str, seat: int | None = None) -> None:
+        """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
+        table = self.table
+        fouled = code == "fouled_deck"
+        if not fouled and table.settings.action_feed and self.window_closed():
+            table.raise_alert(
+                code,
+                message + " Action has begun, so a misdeal can no longer be called: play continues.",
+                seat,
+                remedy=("Play continues: a misdeal can no longer be called after action.",),
+            )
+            return
+        if not fouled and not table.settings.action_feed:
+            message += " The misdeal stands only if no action has taken place."
+        table.book.resolve_scope("hand", table.ts)
+        table.raise_alert(code, message, seat, scope="misdeal")
+        self.void_hand()
+
+    def void_hand(self) -> None:
+        machine, state = self.machine, self.state
+        state.phase = "misdeal"
+        if state.hand_button is not None:
+            state.anchor = (state.hand_button, False)  # a redeal keeps the button
+        state.misdeal_deck = state.hand_deck
+        state.void_cards = frozenset(machine.card_state.zone)
+        machine.board.end_remedies()
+        machine.dealing.end_remedies()
+        state.button_r = None
+        state.late_button = None

@@ -16,7 +16,7 @@ long because the betting core's value is begun, fed and finished here as one thi
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from contract.cards import zone_bet_seat, zone_stack_seat
 from contract.models import (
@@ -35,6 +35,7 @@ from engine.streets import STREET_NAMES
 
 if TYPE_CHECKING:
     from engine.machine import Machine
+    from engine.table import Table
 
 #: Push findings: while one is active the hand stays open for the dealer to put it right.
 PUSH_CODES: Final = frozenset({"pot_awarded_wrong", "split_wrong", "odd_chip_wrong", "rake_wrong"})
@@ -45,6 +46,46 @@ PUSH_WRONG: Final = {
     "odd_chip_wrong": "the odd chip on the wrong seat",
     "rake_wrong": "a wrong rake",
 }
+#: Chip findings whose remedy is a correction made before play goes on (docs/rules.md, "Chips,
+#: pots and showdown"): the correction not made when the next street is dealt (the round over)
+#: or the next hand starts is a remedy not followed (docs/engine.md, "Remedies followed to their
+#: end"). Each says what stayed undone, ``{seat}`` the seat of the finding.
+CORRECTIONS: Final = {
+    "bet_below_minimum": "seat {seat}'s bet below the minimum was completed",
+    "raise_below_minimum": "seat {seat}'s raise below the minimum was made a full raise or a call",
+    "bet_over_limit": "seat {seat}'s bet over the limit was reduced to the limit",
+    "chips_taken_back": "the chips seat {seat} took back were put back in its betting area",
+    "chips_on_vacant_seat": "the chips in the betting area of vacant seat {seat} were removed",
+    "uncalled_bet_not_returned": "the uncalled part of seat {seat}'s bet was returned to it",
+    "fold_incomplete": "the other card of seat {seat}'s fold was retrieved into the muck",
+    "unknown_chip": "the tag that is no chip of this table was taken off the table",
+}
+#: What each correction not made must now be (the remedy of the ``remedy_not_followed``).
+CORRECTION_STEPS: Final = {
+    "bet_below_minimum": "Complete the bet to the minimum (the big blind).",
+    "raise_below_minimum": "Make the raise a full raise (50 % or more of a raise) or a call (less).",
+    "bet_over_limit": "Reduce the bet to the limit.",
+    "chips_taken_back": "The chips released stay: put them back in the betting area.",
+    "chips_on_vacant_seat": "Remove the chips from the vacant seat's betting area.",
+    "uncalled_bet_not_returned": "Return the uncalled chips to the player who bet them.",
+    "fold_incomplete": "Put the folded seat's other card in the muck.",
+    "unknown_chip": "Take the tag off the table: it is not a chip of this table.",
+}
+
+
+#: A chip finding still open: (its key, its code, its seat).
+Correction: TypeAlias = tuple[str, str, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOpen:
+    """What the last hand left wrong when the next one starts: its push findings' codes, its
+    chip findings still open, a fouled deck's chips left in the pot (judged once the new hand
+    has begun)."""
+
+    push: tuple[str, ...]
+    corrections: tuple[Correction, ...]
+    void_pot: bool  # a fouled deck's chips still in the pot
 
 
 @dataclass(slots=True)
@@ -76,6 +117,9 @@ class ResultState:
     #: (antes the dealer collects before the deal): chip -> the seat that put it in.
     award_chips: frozenset[str] = frozenset()
     gathered: dict[str, int] = field(default_factory=dict)
+    #: This hand's chips swept from a betting area into the pot: chip -> the seat that wagered
+    #: it (a fouled deck's chips go back to them).
+    owners: dict[str, int] = field(default_factory=dict)
 
     def copy(self) -> ResultState:
         return replace(self)
@@ -87,16 +131,18 @@ class ResultState:
         self.early_inputs, self.alerts, self.folded, self.hand_awards = (), {}, frozenset(), frozenset()
         self.face_up_seats, self.tabled = (), ()
         self.result_sent = self.showdown_reached = False
+        self.owners = {}
 
 
 class Results:
     """Begin, feed and finish the betting core; the hand result (see the module docstring)."""
 
-    __slots__ = ("state", "table")
+    __slots__ = ("machine", "state", "table")
 
-    def __init__(self, state: ResultState, table: Machine) -> None:
+    def __init__(self, state: ResultState, table: Table, machine: Machine) -> None:
         self.state = state
-        self.table = table  # the hand followed, its cards and board; alerts raised through it
+        self.table = table  # the time, the settings, the alerts
+        self.machine = machine  # the hand followed, its cards and board, the session
 
     # -- when the betting is followed ---------------------------------------------------------
 
@@ -109,17 +155,19 @@ class Results:
         """The deal is complete: the betting core starts with what lies in the betting areas
         (the blinds and antes posted before the deal) and the action inputs already received."""
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         stakes = table.settings.stakes
         if stakes is None or state.money is not None or state.done:
             return
-        stakes = table.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
-        seats = tuple(sorted(table.in_hand or set(table.deal_state.dealt_seats)))
+        stakes = machine.session.hand_stakes(stakes)  # a tournament: the level's blinds and ante
+        seats = tuple(sorted(hand.in_hand or set(machine.deal_state.dealt_seats)))
         if len(seats) < 2:
             return
         money = Money.begin(
             stakes=stakes,
             seats=seats,
-            button=table.hand_button,
+            button=hand.hand_button,
             table_seats=table.settings.seats,
             profile=table.profile,
             odd_chip=table.settings.odd_chip,
@@ -128,10 +176,10 @@ class Results:
         chips = table.settings.chips
         verdicts: list[object] = []
         if chips is not None:
-            for uid, zone in sorted(table.chip_state.at.items(), key=lambda item: item[1]):
+            for uid, zone in sorted(machine.chip_state.at.items(), key=lambda item: item[1]):
                 # the betting areas (blinds and antes) and, where read, the stacks (an all in
                 # is a stack emptied)
-                if uid in state.award_chips or uid in table.session.state.rebuy_chips or (
+                if uid in state.award_chips or uid in machine.session.state.rebuy_chips or (
                         zone_bet_seat(zone) is None
                                                and zone_stack_seat(zone) is None):
                     continue
@@ -143,7 +191,7 @@ class Results:
                 verdicts.extend(found)
             for uid, seat in sorted(state.gathered.items()):
                 value = chips.value(uid)
-                if value is None or table.chip_state.at.get(uid) != "pot":
+                if value is None or machine.chip_state.at.get(uid) != "pot":
                     continue
                 # an ante gathered before the deal: put in by its seat, then into the pot
                 state.chips_read = True
@@ -212,20 +260,53 @@ class Results:
             return True
         if not (money.round_complete or money.run_out):
             return False
+        self._corrections(f"The {STREET_NAMES[street]} was dealt")
         money, verdicts = money.street(street)
         state.money = money
         state.street = street
         self._verdicts(verdicts)
         return True
 
+    def _open(self) -> tuple[Correction, ...]:
+        """The chip findings of :data:`CORRECTIONS` still open and not yet judged (a finding
+        left open at the next street is not judged again at the next hand): (finding key, code,
+        seat)."""
+        table, machine = self.table, self.machine
+        active, judged = table.book.active, table.nf_keys
+        found = []
+        # the betting core's findings, the handling's (a fold half done), the foreign tags'
+        held = [*self.state.alerts.items(), *machine.handling_state.alerts.items(),
+                *((f"unknown:{uid}", a) for uid, a in machine.chip_state.unknown.items())]
+        for key, alert_id in sorted(held):
+            alert = active.get(alert_id)
+            if alert is not None and alert.code in CORRECTIONS and f"correct:{key}" not in judged:
+                found.append((key, alert.code, alert.seat))
+        return tuple(found)
+
+    def _corrections(self, done: str, found: tuple[Correction, ...] | None = None) -> None:
+        """The next step (``done``: what the dealer did) came while a chip finding of
+        :data:`CORRECTIONS` was still open (``found``, else those open now): its correction was
+        not made. Not judged within the dealer's reaction time of a critical alert."""
+        table = self.table
+        if table.reacting():
+            return
+        for key, code, seat in self._open() if found is None else found:
+            table.not_followed(
+                f"correct:{key}",
+                f"{done} before {CORRECTIONS[code].format(seat=seat)}.",
+                (CORRECTION_STEPS[code],),
+                seat,
+                of=code,
+            )
+
     def _table(self, seat: int) -> None:
         """A hand tabled face up at showdown, in the order shown."""
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
         money = state.money
         if money is None or state.done or seat in state.tabled:
             return
-        cards = self._card_codes(table.card_state.seat_cards.get(seat, ()))
-        board = self._card_codes(table.board.live())
+        cards = self._card_codes(machine.card_state.seat_cards.get(seat, ()))
+        board = self._card_codes(machine.board.live())
         if len(cards) != 2:
             return
         state.tabled = (*state.tabled, seat)
@@ -246,20 +327,21 @@ class Results:
     def card_face_up(self, seat: int) -> None:
         """Both hole cards of a seat face up: tabled at showdown (the river's betting done, or
         all in for the run-out)."""
-        state, table = self.state, self.table
-        cards = table.card_state.seat_cards.get(seat, ())
-        if len(cards) != 2 or not all(uid in table.deal_state.face_up for uid in cards):
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
+        cards = machine.card_state.seat_cards.get(seat, ())
+        if len(cards) != 2 or not all(uid in machine.deal_state.face_up for uid in cards):
             return
         if seat not in state.face_up_seats:
             state.face_up_seats = (*state.face_up_seats, seat)
         money = state.money
         if money is None or state.done:
             return
-        if table.phase == "river" and self.followed() and money.round_complete:
-            table.showdown()  # the hands are tabled: the river's betting is over
-        elif table.phase == "showdown":
+        if hand.phase == "river" and self.followed() and money.round_complete:
+            machine.hands.showdown()  # the hands are tabled: the river's betting is over
+        elif hand.phase == "showdown":
             self._table(seat)
-        elif table.phase in ("preflop", "flop", "turn") and self.followed() \
+        elif hand.phase in ("preflop", "flop", "turn") and self.followed() \
                 and not money.run_out and money.live <= set(state.face_up_seats):
             self._tabled_run_out(money)
 
@@ -327,8 +409,8 @@ class Results:
 
     def chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved (engine.chips): the betting core interprets it, if a hand is followed."""
-        state, table = self.state, self.table
-        if table.session_chip(uid, value, src, dst):
+        state, machine = self.state, self.machine
+        if machine.session_chip(uid, value, src, dst):
             return  # added to a stack during the hand: it plays no part in it
         if uid in state.award_chips:
             # pushed to a winner at the end of an earlier hand: not in play until it has left
@@ -336,8 +418,14 @@ class Results:
             if dst is None or zone_stack_seat(dst) is not None:
                 state.award_chips -= {uid}
             return
+        if dst == "pot" and src is not None and uid not in state.owners:
+            owner = zone_bet_seat(src)
+            if owner is not None:
+                state.owners = {**state.owners, uid: owner}
+        if machine.hand_part.phase == "misdeal" and dst is not None:
+            self._void_chip(uid, src, dst)
         if (
-            table.hand_over
+            machine.hand_part.hand_over
             and not state.result_sent
             and src is None
             and dst is not None
@@ -347,9 +435,10 @@ class Results:
             # next hand's blinds; the last hand is over even with a wrong push left standing
             self.finish_hand()
         money = state.money
-        if money is None or state.done:
-            # between hands: what lies in the betting areas is read at the next deal, and the
-            # antes gathered into the pot with the seat that put them in
+        if money is None or state.done or machine.hand_part.phase == "misdeal":
+            # between hands (a void hand's chips too: its action is void): what lies in the
+            # betting areas is read at the next deal, and the antes gathered into the pot with
+            # the seat that put them in
             seat = zone_bet_seat(src) if src is not None else None
             if dst == "pot" and seat is not None:
                 state.gathered = {**state.gathered, uid: seat}
@@ -361,6 +450,30 @@ class Results:
         elif uid in state.hand_awards and (dst is None or zone_stack_seat(dst) is not None):
             state.hand_awards -= {uid}  # collected by the winner: in play again once bet
         self._tell_money(value, src, dst)
+
+    def _void_chip(self, uid: str, src: str | None, dst: str) -> None:
+        """A chip of a hand void by a fouled deck moved: it goes back to the seat that wagered
+        it (docs/rules.md, ``fouled_deck``); to another seat's betting area or stack it is a
+        remedy not followed (after the reaction time)."""
+        table = self.table
+        seat = chip_seat(dst)
+        owner = self.state.owners.get(uid) or (zone_bet_seat(src) if src is not None else None)
+        if seat is None or owner is None or seat == owner or table.reacting() \
+                or table.book.find("fouled_deck") is None:
+            return
+        table.not_followed(
+            "fouled-chips",
+            f"A chip wagered by seat {owner} in the hand void by the fouled deck went to seat "
+            f"{seat}.",
+            ("Return every chip of the void hand to the player who wagered it.",),
+            seat,
+            of="fouled_deck",
+        )
+
+    def _void_pot(self) -> bool:
+        """The void hand's chips still in the pot (a fouled deck's: they go back)."""
+        at = self.machine.chip_state.at
+        return any(at.get(uid) == "pot" for uid in self.state.owners)
 
     def _tell_money(self, value: int, src: str | None, dst: str | None) -> None:
         """Chips worth ``value`` moved: the betting core's verdicts as alerts, and what follows."""
@@ -376,6 +489,7 @@ class Results:
 
     def _verdicts(self, verdicts: Verdicts) -> None:
         state, table = self.state, self.table
+        machine = self.machine
         for verdict in verdicts:
             if isinstance(verdict, Clear):
                 alert = state.alerts.get(verdict.key)
@@ -392,7 +506,7 @@ class Results:
                         fields["remedy"] = list(remedy)
                     table.book.update(existing, table.ts, **fields)
                 continue
-            code, message = table.session.blind_code(verdict.code, verdict.message)  # a level's
+            code, message = machine.session.blind_code(verdict.code, verdict.message)  # a level's
             # a wrong blind judged against a tournament level keeps the level's own remedy
             alert = table.raise_alert(code, message, verdict.seat, scope="money",
                                 remedy=remedy if code == verdict.code else None)
@@ -400,13 +514,14 @@ class Results:
 
     def _progress(self) -> None:
         """After the betting core moved on: an all-in run-out, a hand won uncontested."""
-        state, table = self.state, self.table
+        state, machine = self.state, self.machine
+        hand = machine.hand_part
         money = state.money
         if money is None:
             return
-        if not table.all_in and table.running and money.run_out:  # (the cheap tests first)
-            table.all_in = True
-        if table.hand_over and not state.result_sent:
+        if not hand.all_in and hand.running and money.run_out:  # (the cheap tests first)
+            hand.all_in = True
+        if hand.hand_over and not state.result_sent:
             self.maybe_finish()
 
     # -- told by the hand rules (engine.hands) ---------------------------------------------------
@@ -414,8 +529,8 @@ class Results:
     def round_opened(self) -> None:
         """A betting round opens (the betting core follows the rounds): at the first, the
         betting core begins."""
-        table = self.table
-        if table.rounds_done == 0 and table.deal_state.done and self.state.money is None:
+        machine = self.machine
+        if machine.hand_part.rounds_done == 0 and machine.deal_state.done and self.state.money is None:
             self._begin()
 
     def showdown(self) -> None:
@@ -425,7 +540,7 @@ class Results:
         for seat in state.face_up_seats:
             self._table(seat)
 
-    def hand_ends(self) -> tuple[str, ...]:
+    def hand_ends(self) -> LeftOpen | tuple[()]:
         """The next hand is starting: the last one's result at the latest now. Returns what its
         pushes left wrong (not judged while the dealer is still reacting), for
         :meth:`hand_started`."""
@@ -436,14 +551,33 @@ class Results:
         left_wrong = sorted({active[a].code for a in state.alerts.values()
                              if a in active and active[a].code in PUSH_CODES})
         reacting = table.reacting()
+        # chips left uncorrected (a void hand's chips go back with it: not judged here)
+        void = self.machine.hand_part.phase == "misdeal"
+        open_ = () if void else self._open()
+        void_pot = void and table.book.find("fouled_deck") is not None \
+            and self._void_pot()
         self.finish_hand()  # at the latest when the next hand starts
         table.book.resolve_scope("money", table.ts)
-        return () if reacting else tuple(left_wrong)
+        return () if reacting else LeftOpen(tuple(left_wrong), open_, void_pot)
 
-    def hand_started(self, left_wrong: tuple[str, ...], *, redeal: bool) -> None:
+    def hand_started(self, left: LeftOpen | tuple[()], *, redeal: bool) -> None:
         """The new hand has started (:meth:`hand_ends` said what the last one left wrong)."""
         table = self.table
-        table.session_out(table.session.on_hand_start(table.ts, table.in_hand, redeal=redeal))
+        machine = self.machine
+        machine.session_out(machine.session.on_hand_start(table.ts, machine.hand_part.in_hand, redeal=redeal))
+        if not left:
+            return
+        left_wrong = left.push
+        if left.corrections:
+            self._corrections("The next hand was started", left.corrections)
+        if left.void_pot:
+            table.not_followed(
+                "fouled-pot",
+                "The redeal was started with chips of the hand void by the fouled deck still in "
+                "the pot.",
+                ("Return every chip in the pot to the player who wagered it.",),
+                of="fouled_deck",
+            )
         if left_wrong:
             table.not_followed(
                 "push-put-right",
@@ -470,18 +604,20 @@ class Results:
 
     def _cards_out(self) -> bool:
         """Cards of this hand still read at a seat or on the board."""
-        table = self.table
-        present = table.card_state.present
-        for uids in table.card_state.seat_cards.values():
+        machine = self.machine
+        present = machine.card_state.present
+        for uids in machine.card_state.seat_cards.values():
             for uid in uids:
                 if present.get(uid):
                     return True
-        return any(present.get(uid) for uid in table.board_state.cards)
+        return any(present.get(uid) for uid in machine.board_state.cards)
 
     def maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
         state, table = self.state, self.table
-        if state.result_sent or table.hand == 0 or table.phase == "misdeal" or not table.hand_over:
+        machine = self.machine
+        hand = machine.hand_part
+        if state.result_sent or table.hand == 0 or hand.phase == "misdeal" or not hand.hand_over:
             return
         money = state.money
         followed = money is not None and not state.done and state.chips_read
@@ -497,14 +633,16 @@ class Results:
     def finish_hand(self) -> None:
         """The hand's result, from the betting core where it followed the hand."""
         state, table = self.state, self.table
+        machine = self.machine
+        hand = machine.hand_part
         if state.result_sent or table.hand == 0:
             return
-        if table.handling_state.half_folds:
-            table.handling.half_folds_due(None)
+        if machine.handling_state.half_folds:
+            machine.handling.half_folds_due(None)
         state.result_sent = True
-        left = [s for s in table.in_hand if s not in table.folded]
+        left = [s for s in hand.in_hand if s not in hand.folded]
         outcome_result: HandOutcome
-        if table.phase == "misdeal":
+        if hand.phase == "misdeal":
             outcome_result = "fouled" if table.book.find("fouled_deck") else "misdeal"
         elif len(left) > 1 or state.showdown_reached:
             outcome_result = "showdown"
@@ -514,9 +652,9 @@ class Results:
             "v": 1,
             "ts": table.ts,
             "hand": table.hand,
-            "button": table.hand_button,
-            "seats": list(table.in_hand or sorted(set(table.deal_state.dealt_seats))),
-            "board": list(self._card_codes(table.board.live() if table.phase != "misdeal" else ())),
+            "button": hand.hand_button,
+            "seats": list(hand.in_hand or sorted(set(machine.deal_state.dealt_seats))),
+            "board": list(self._card_codes(machine.board.live() if hand.phase != "misdeal" else ())),
             "result": outcome_result,
             "actions": [],
             "pots": [],
@@ -524,16 +662,16 @@ class Results:
             "awarded": [],
             "showdown": [],
             "profile": table.profile,
-            "evidence_missing": table.evidence_missing,
+            "evidence_missing": hand.evidence_missing,
         }
         money = state.money
-        if money is not None and not state.done and table.phase != "misdeal":
-            table.chips.settle_lifted(everything=True)
-            money, verdicts, outcome = money.finish(self._card_codes(table.board.live()))
+        if money is not None and not state.done and hand.phase != "misdeal":
+            machine.chips.settle_lifted(everything=True)
+            money, verdicts, outcome = money.finish(self._card_codes(machine.board.live()))
             state.money = money
             self._verdicts(verdicts)
             fields["result"] = "showdown" if state.showdown_reached else outcome.result
-            fields["board"] = list(self._card_codes(table.board.live()))
+            fields["board"] = list(self._card_codes(machine.board.live()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
                 PotResult.model_construct(
@@ -555,15 +693,15 @@ class Results:
         state.done = True
         # the chips pushed this hand still in front of the winner (those already taken off, or
         # stacked in a stack zone, are the player's again)
-        chips = table.chip_state
+        chips = machine.chip_state
         state.award_chips |= {
             u for u in state.hand_awards
             if u in chips.lifted or (u in chips.at and zone_stack_seat(chips.at[u]) is None)
         }
         state.hand_awards = frozenset()
-        fields["dealer"] = table.session.hand_dealer  # (off the wire when unknown)
+        fields["dealer"] = machine.session.hand_dealer  # (off the wire when unknown)
         table.hands_out.append(HandResult.model_construct(**fields))  # type: ignore[arg-type]
-        table.session_out(table.session.on_hand_end(table.ts))
+        machine.session_out(machine.session.on_hand_end(table.ts))
 
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:

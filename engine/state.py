@@ -85,15 +85,15 @@ class EngineState(NamedTuple):
 
     @property
     def settings(self) -> EngineSettings:
-        return self.machine.settings
+        return self.machine.table.settings
 
     @property
     def hand(self) -> int:
-        return self.machine.hand
+        return self.machine.table.hand
 
     @property
     def phase(self) -> str:
-        return self.machine.phase
+        return self.machine.hand_part.phase
 
 
 def new_state(settings: EngineSettings) -> EngineState:
@@ -106,13 +106,14 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     (Dict items are compared with their order; a different insertion order only costs a
     republished, identical state.)
     """
+    hand = m.hand_part
     seat_cards = m.card_state.seat_cards
     last_cards, seat_items = cache.seat_cards
     if m.card_state.changed or seat_cards is not last_cards:
         # (a dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
         cache.seat_cards = (seat_cards, seat_items)
-    occupied = m.occupied
+    occupied = hand.occupied
     last_occupied, occupied_items = cache.occupied
     if occupied is not last_occupied:  # (replaced, never updated, when it changes)
         occupied_items = tuple(occupied.items())
@@ -122,22 +123,22 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     money = m.result_state.money
     money_view = None
     if money is not None and not m.result_state.done:
-        showdown = m.phase == "showdown"
+        showdown = hand.phase == "showdown"
         last_money, last_showdown, money_view = cache.view
         if money is not last_money or showdown is not last_showdown:
             money_view = money.table_view(showdown)
             cache.view = (money, showdown, money_view)
     return (
-        m.hand,
-        m.phase,
-        m.hand_button if m.hand_button is not None else m.button,
+        m.table.hand,
+        hand.phase,
+        hand.hand_button if hand.hand_button is not None else hand.button,
         seat_items,
-        m.in_hand,
-        m.folded,
+        hand.in_hand,
+        hand.folded,
         occupied_items,
         m.board_state.cards,
         len(m.board_state.burns),
-        m.hand_deck,
+        hand.hand_deck,
         m.device_state.tracking,
         m.session_part.view,  # (replaced, never updated, when it changes)
         money_view,  # last: the public state's other fields are built from the rest
@@ -167,10 +168,11 @@ def _seat_state(cache: PublicCache, seat: int, occupied: bool, in_hand: bool, ca
 
 def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, ...]) -> list[SeatState]:
     """The seat states: each seat's occupancy, whether it is in the hand, its card count."""
+    hand = m.hand_part
     last_rest, occupied, in_hand, last_items, states = cache.seats
-    count = m.settings.seats
+    count = m.table.settings.seats
     seat_items: tuple[tuple[int, tuple[str, ...]], ...] = key[3]  # type: ignore[assignment]
-    rest = (count, active, m.seats_known, key[4], key[5], key[6])
+    rest = (count, active, hand.seats_known, key[4], key[5], key[6])
     seat_cards = m.card_state.seat_cards
     if rest == last_rest:
         if seat_items is last_items:
@@ -187,8 +189,8 @@ def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, .
                                                    len(cards) if cards else 0)
         cache.seats = (rest, occupied, in_hand, seat_items, states)
         return states
-    in_hand = set(m.in_hand).difference(m.folded) if active else set()
-    occupied = {s for s, v in m.occupied.items() if v} if m.seats_known else set(m.in_hand)
+    in_hand = set(hand.in_hand).difference(hand.folded) if active else set()
+    occupied = {s for s, v in hand.occupied.items() if v} if hand.seats_known else set(hand.in_hand)
     seat_states = cache.seat_states
     seats = []
     for seat in range(1, count + 1):
@@ -224,7 +226,7 @@ def _changed_seats(
 
 def _board_of(cache: PublicCache, m: Machine) -> list[str]:
     """The board's card names (the registry's)."""
-    registry = m.settings.registry
+    registry = m.table.settings.registry
     last_board, last_registry, board = cache.board
     if last_registry is registry and last_board == m.board_state.cards:
         return board
@@ -282,6 +284,7 @@ def public_of(
     ``alerts_same``: the caller knows the active alerts did not change since the last public
     state built (then a state that differs only in its time and betting shares the rest);
     ``cache``: the engine's (None: nothing shared with earlier states)."""
+    hand = m.hand_part
     if cache is None:
         cache = PublicCache()
     if key is None:
@@ -289,27 +292,28 @@ def public_of(
     view = key[12]
     last_machine, last_known, last_profile, last_key, last_values = cache.public
     session = key[11]
+    profile = m.table.profile
     if alerts_same and last_machine is m and last_key[:12] == key[:12] \
-            and last_known == m.seats_known and last_profile == m.profile:
+            and last_known == hand.seats_known and last_profile == profile:
         values = last_values.copy()
-        values["ts"] = m.ts
+        values["ts"] = m.table.ts
     else:
-        active = m.running or m.phase in ("showdown", "misdeal")
-        active_alerts = m.book.active
+        active = hand.running or hand.phase in ("showdown", "misdeal")
+        active_alerts = m.table.book.active
         alerts, omitted = _listed(list(active_alerts.values())) if active_alerts else ([], 0)
         values = {
             "v": 1,
-            "ts": m.ts,
-            "hand": m.hand,
-            "phase": m.phase,
+            "ts": m.table.ts,
+            "hand": m.table.hand,
+            "phase": hand.phase,
             "button": key[2],
             "seats": _seats_of(cache, m, active, key),
             "board": _board_of(cache, m),
             "burns": key[8],
-            "deck": m.hand_deck,
+            "deck": hand.hand_deck,
             "alerts": alerts,
             "alerts_omitted": omitted,
-            "profile": m.profile,
+            "profile": m.table.profile,
             "tracking": m.device_state.tracking,
             # the session's (docs/engine.md, "The session"): none on most tables
             "dealer": None,
@@ -319,7 +323,7 @@ def public_of(
         }
         if session is not EMPTY_VIEW:
             values.update(_session_fields(session))  # type: ignore[arg-type]
-        cache.public = (m, m.seats_known, m.profile, key, values.copy())
+        cache.public = (m, hand.seats_known, profile, key, values.copy())
     if view is not None:
         values.update(_money_fields(cache, view))  # type: ignore[arg-type]
     return _construct(PublicState, values)
@@ -357,11 +361,12 @@ def _listed(alerts: list[Alert]) -> tuple[list[Alert], int]:
 def showdown_order_of(state: EngineState) -> tuple[int, ...]:
     """Who shows first at showdown and then clockwise (seed 000), for the current hand."""
     m = state.machine
-    left = [s for s in m.in_hand if s not in m.folded]
-    last_round = max((r for r, _, _ in m.actions), default=-1)
+    hand = m.hand_part
+    left = [s for s in hand.in_hand if s not in hand.folded]
+    last_round = max((r for r, _, _ in hand.actions), default=-1)
     aggressor = None
-    for round_no, seat, action in m.actions:
+    for round_no, seat, action in hand.actions:
         if round_no == last_round and action in ("bet", "raise", "all_in"):
             aggressor = seat
-    button = m.hand_button if m.hand_button is not None else (left[-1] if left else 1)
-    return showdown_order(left, button, m.settings.seats, aggressor)
+    button = hand.hand_button if hand.hand_button is not None else (left[-1] if left else 1)
+    return showdown_order(left, button, m.table.settings.seats, aggressor)

@@ -42,13 +42,17 @@ from engine.state import EngineState, PublicCache, new_state
 #: a data class it holds changes meaning, is added, removed or renamed.
 #: (3: Machine.coming, the actions between hands, added; expected_burn removed. 4: the machine's
 #: state in parts, one per concern: device_state, card_state, chip_state, deal_state,
-#: board_state, result_state; version 3 data is refused, the caller replays instead.)
-STATE_VERSION: Final = 4
+#: board_state, result_state; version 3 data is refused, the caller replays instead. 5: the
+#: hand's course and its sensors as a part, hand_part; version 4 data is refused the same way.
+#: 6: BoardRedeal.burns, the burn a premature flop leaves in the burn, and ResultState.owners,
+#: who wagered each chip in the pot; version 5 data is refused.)
+STATE_VERSION: Final = 6
 
-#: Machine fields that come from the settings (given again at load), not from the data.
+#: Table fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})
-#: Machine fields of one step's outputs: always empty between steps, so not stored.
-_STEP_OUTPUTS: Final = frozenset({"commands", "hands_out"})
+#: Table fields of one step's outputs: always empty between steps, so not stored; the alert
+#: book, stored on its own ("alerts").
+_NOT_STORED: Final = frozenset({"commands", "hands_out", "book"})
 #: The alert book's fields stored (its profile comes from the settings, its changes are empty).
 _BOOK_FIELDS: Final = ("active", "meta", "counter")
 
@@ -235,19 +239,28 @@ def engine_codec() -> Codec:
     return _CODEC[0]
 
 
-def _stored_fields(machine: Machine) -> list[str]:
-    return [
-        n for n in vars(machine)
-        if n not in _FROM_SETTINGS and n not in _STEP_OUTPUTS and n not in Machine.CONCERNS
-    ]
+def _stored_fields(machine: Machine) -> dict[str, object]:
+    """The fields stored, each with the object that holds it: the shared table's (engine.table)
+    and the machine's state parts, side by side in one object of the data (their names are
+    distinct: checked here)."""
+    table = machine.table
+    fields: dict[str, object] = {
+        n: table for n in vars(table) if n not in _FROM_SETTINGS and n not in _NOT_STORED
+    }
+    for name in vars(machine):
+        if name != "table" and name not in Machine.CONCERNS:
+            if name in fields:
+                raise RuntimeError(f"the table and the machine both hold a field {name}")
+            fields[name] = machine
+    return fields
 
 
 def state_to_data(state: EngineState, codec: Codec | None = None) -> dict[str, Any]:
     """``state`` as plain data: ``{"version": ..., "machine": {field: value}, "alerts": ...}``."""
     codec = codec or engine_codec()
     machine = state.machine
-    fields = {name: codec.dump(getattr(machine, name)) for name in _stored_fields(machine) if name != "book"}
-    book = machine.book
+    fields = {name: codec.dump(getattr(owner, name)) for name, owner in _stored_fields(machine).items()}
+    book = machine.table.book
     return {
         "version": STATE_VERSION,
         "machine": fields,
@@ -270,7 +283,8 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
             f"{STATE_VERSION} only"
         )
     fresh = new_state(settings).machine
-    stored, given = set(_stored_fields(fresh)) - {"book"}, data["machine"]
+    owners = _stored_fields(fresh)
+    stored, given = set(owners), data["machine"]
     if not isinstance(given, dict) or set(given) != stored:
         names = set(given) if isinstance(given, dict) else set()
         missing = ", ".join(sorted(stored - names)) or "none"
@@ -280,21 +294,21 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
         )
     values = {name: codec.load(value, f"machine.{name}") for name, value in given.items()}
     for name, value in values.items():
-        _check_kind(f"machine.{name}", value, getattr(fresh, name))
+        _check_kind(f"machine.{name}", value, getattr(owners[name], name))
     book_data = data["alerts"]
     if not isinstance(book_data, dict) or set(book_data) != set(_BOOK_FIELDS):
         raise StateDataError(f"state: alerts need exactly {', '.join(_BOOK_FIELDS)}")
     book_values = {name: codec.load(book_data[name], f"alerts.{name}") for name in _BOOK_FIELDS}
     for name, value in book_values.items():
-        _check_kind(f"alerts.{name}", value, getattr(fresh.book, name))
+        _check_kind(f"alerts.{name}", value, getattr(fresh.table.book, name))
     # Everything checked: only now is the machine filled in (a refusal above changed nothing).
     machine = fresh
     for name, value in values.items():
-        setattr(machine, name, value)
+        setattr(owners[name], name, value)
     book = AlertBook(settings.profile)
     for name, value in book_values.items():
         setattr(book, name, value)
-    machine.book = book
+    machine.table.book = book
     machine.attach_concerns()
     return EngineState(machine, PublicCache())
 

@@ -1,10 +1,11 @@
-"""The table every concern is attached to: the time, the alert book, the sensors, the cards on
-the table, the hand's course, the state parts of the concerns, and the helpers every rule uses
-(raise an alert, a remedy not followed, a misdeal).
+"""What every concern shares, as a plain part the dispatcher holds (engine.machine): the
+settings, the time, the hand number, the alert book and the step's outputs, and the helpers
+every rule uses to raise its alerts (an alert, a remedy not followed, the dealer's reaction
+time). Each concern is given it (``table``) next to the dispatcher (``machine``: the other
+parts and concerns).
 
-Every container inside is either replaced when it changes or copied by ``Machine.copy``
-(engine.machine); every value in them is immutable, so a copy is cheap and the previous state
-never changes.
+Every container inside is either replaced when it changes or copied by :meth:`Table.copy`;
+every value in them is immutable, so a copy is cheap and the previous state never changes.
 """
 
 from __future__ import annotations
@@ -12,45 +13,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from contract.models import (
-    Phase,
-)
 from engine.alerts import AlertBook
-from engine.api import (
-    EngineSettings,
-)
-from engine.betting.terms import Clear
-from engine.board import BoardState
-from engine.cards import CardState
 from engine.catalogue import CATALOGUE
-from engine.chips import ChipState
-from engine.dealing import DealState
-from engine.devices import DeviceState
-from engine.handling import HandlingState
-from engine.remedies import (
-    ButtonRemedy,
-)
-from engine.results import ResultState
 from engine.seqtrack import EPOCH
-from engine.sequences import SequenceState
-from engine.session import SessionPart
-from engine.streets import CHIP_ACTIONS, RUNNING
 
 if TYPE_CHECKING:
-    from contract.models import ActionInput, DeviceCommand, HandResult
-    from engine.betting.terms import Verdicts
-    from engine.board import Board
-    from engine.cards import Cards
-    from engine.chips import Chips
-    from engine.dealing import Dealing
-    from engine.devices import Devices
-    from engine.handling import Handling
-    from engine.results import Results
-    from engine.sequences import Sequences
-    from engine.session import Session
+    from contract.models import DeviceCommand, HandResult
+    from engine.api import EngineSettings
+
 
 class Table:
-    """Everything the engine knows; mutated only inside a step, on a copy no state shares."""
+    """The shared state of a step's working copy: mutated only inside a step."""
 
     def __init__(self, settings: EngineSettings) -> None:
         self.settings = settings
@@ -59,54 +32,15 @@ class Table:
         #: The latest event time seen (``ts`` goes back with a late or resent event; this does
         #: not): what the gap fill measures its waits on.
         self.clock = EPOCH
+        #: The hand number (engine.hands counts the hands): every alert carries it.
+        self.hand = 0
         self.book = AlertBook(settings.profile)
         #: Device commands produced by the current step (the core empties it after each step).
         self.commands: list[tuple[str, DeviceCommand]] = []
-        # devices: their sequence numbers and the gap fill (engine.sequences: the state, and
-        # the concern that follows it, which is rebuilt around a copy's state)
-        self.device_seqs = SequenceState()
-        self.sequences: Sequences
-        # devices: their health, who may say what, tracking (engine.devices: the state, and the
-        # concern that follows it)
-        self.device_state = DeviceState()
-        self.devices: Devices
-        # sensors (a kind of sensor that never reported is taken as absent hardware)
-        self.occupied: dict[int, bool] = {}
-        self.seats_known = False
-        self.button: int | None = None
-        self.button_known = False
-        self.blinds: dict[int, bool] = {}
-        self.blinds_known = False
-        self.hand = 0
-        self.phase: Phase = "idle"
-        #: Action inputs received between hands (after the last hand's end or misdeal, before
-        #: the next one starts): the coming hand's, given to it when it starts.
-        self.coming: tuple[ActionInput, ...] = ()
+        #: Hand results produced by the current step (the core resets it for each step).
+        self.hands_out: list[HandResult] = []
+        #: The public state's key last published (engine.core).
         self.state_key: object = None
-        self.handling_state = HandlingState()
-        # the cards on the table (engine.cards: the state, and the concern that follows it)
-        self.card_state = CardState()
-        self.cards: Cards
-        # the deal and the decks (engine.dealing: the state, and the concern that follows it)
-        self.deal_state = DealState()
-        self.dealing: Dealing
-        # the board and the burns (engine.board: the state, and the concern that follows it)
-        self.board_state = BoardState()
-        self.board: Board
-        # the hand's money and result, and what lasts across hands (engine.results: the state,
-        # and the concern that follows it)
-        self.result_state = ResultState()
-        self.results: Results
-        # chips (engine.chips: the state, and the concern that follows it): where each chip tag
-        # is read, where it is, chips read nowhere since (zone, event time), unknown tags
-        self.chip_state = ChipState()
-        self.chips: Chips
-        self.handling: Handling
-        self.reset_hand()
-        self.anchor: tuple[int, bool] | None = None  # (button seat, whether it moves next hand)
-        self.draw: tuple[tuple[int, int], ...] = ()  # button draw: (seat, club rank, 0 = ace)
-        self.misdeal_deck: str | None = None
-        self.void_cards: frozenset[str] = frozenset()
         #: Event time of the last critical alert: the dealer's reaction time runs from it.
         self.critical_at: datetime | None = None
         self.reaction = timedelta(seconds=settings.reaction_s)
@@ -114,55 +48,23 @@ class Table:
         self.gap_wait = timedelta(seconds=settings.gap_wait_s)
         #: The time of the latest tag read applied: the reader's own clock (engine.handling).
         self.read_ts = EPOCH
-        #: Hand results produced by the current step (the core resets it for each step).
-        self.hands_out: list[HandResult] = []
-        #: The session around the hands (engine.session): its part, and the concern over it.
-        self.session_part = SessionPart()
-        self.session: Session
-        # (the concern objects are built by the dispatcher, engine.machine)
-
-    def reset_hand(self) -> None:
-        self.hand_deck: str | None = None
-        self.hand_button: int | None = None
-        self.expected_button: int | None = None
-        self.in_hand: tuple[int, ...] = ()
-        self.order: tuple[int, ...] = ()
-        self.order_closed = False
-        self.sequence: tuple[int, ...] = ()
-        self.deal_state.new_hand()
-        self.folded: frozenset[int] = frozenset()
-        self.card_state.new_hand()
-        self.board_state.new_hand()
-        self.rounds_done = 0
-        self.all_in = False
-        self.button_r: ButtonRemedy | None = None
-        #: TDA 34-A: the critical button alert of a deal begun from a misplaced button.
-        self.late_button: str | None = None
-        self.actions: tuple[tuple[int, int, str], ...] = ()  # (betting round, seat, action)
-        self.contrib: dict[int, int] = {}  # chips put in this betting round (action feed)
-        self.to_act: frozenset[int] = frozenset()
-        self.allin_seats: frozenset[int] = frozenset()
-        self.round_open = False
+        #: The steps of remedies found not followed this hand (each said once a hand).
         self.nf_keys: frozenset[str] = frozenset()
+        #: Foreign tags reported this hand (engine.cards: each said once a hand).
         self.fouled_seen: frozenset[str] = frozenset()
-        self.redeal_of: str | None = None  # the misdealt deck this hand must not reuse unshuffled
-        self.hand_over = False
-        # the hand's money (engine.results): the betting core, once the deal is complete
-        self.result_state.new_hand()
-        #: Events or dealer inputs of this hand were lost: its result says so.
-        self.evidence_missing = False
-        self.chip_state.unknown = {}
-        # card handling (engine.handling): a fold half done, live hole cards read nowhere
-        self.handling_state.reset()
 
-    def begin_step(self) -> None:
-        """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
-        holds). The lists of the last step's outputs were emptied when it ended."""
-        self.card_state.changed = False
+    def copy(self) -> Table:
+        """A working copy for the next step: the alert book copied, the outputs empty."""
+        new = Table.__new__(Table)
+        new.__dict__ = self.__dict__.copy()
+        new.book = self.book.copy()
+        new.commands = []
+        new.hands_out = []
+        return new
 
-    @property
-    def running(self) -> bool:
-        return self.phase in RUNNING
+    def new_hand(self) -> None:
+        """A new hand: nothing said of it yet."""
+        self.nf_keys = self.fouled_seen = frozenset()
 
     def raise_alert(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
         severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)
@@ -176,33 +78,6 @@ class Table:
             seat=seat,
             **kw,  # type: ignore[arg-type]
         )
-
-    def session_out(self, verdicts: Verdicts) -> None:
-        """The session part's findings as alerts: one per key, kept across hands (scope
-        ``session``) until the part clears it."""
-        for verdict in verdicts:
-            if isinstance(verdict, Clear):
-                if self.book.meta:
-                    self.book.resolve_scope("session", self.ts, verdict.key)
-                continue
-            existing = self.book.find(verdict.code, verdict.key)
-            if existing is None:
-                self.raise_alert(
-                    verdict.code, verdict.message, verdict.seat, scope="session", key=verdict.key
-                )
-            elif self.book.active[existing].message != verdict.message:
-                self.book.update(existing, self.ts, message=verdict.message)
-
-    def session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
-        """A chip moved: the session follows stacks; True when the chip plays no part in the
-        hand (added to a stack during it)."""
-        session = self.session
-        if not session.touches(uid, src, dst):
-            return False
-        won = uid in self.result_state.award_chips or uid in self.result_state.hand_awards
-        skip, verdicts = session.on_chip(uid, value, src, dst, won=won, now=self.clock)
-        self.session_out(verdicts)
-        return skip
 
     def not_followed(
         self, key: str, message: str, remedy: tuple[str, ...], seat: int | None = None, *, of: str | None
@@ -226,53 +101,3 @@ class Table:
         """Whether the dealer is still within his reaction time of the last critical alert."""
         at = self.critical_at
         return at is not None and self.ts - at < self.reaction
-
-    def _blind_seats(self) -> tuple[int, ...]:
-        """The small and big blind of the hand (heads-up the button posts the small blind)."""
-        if self.hand_button is None or len(self.order) < 2:
-            return ()
-        if len(self.order) == 2:
-            return (self.hand_button, self.order[0])
-        return (self.order[0], self.order[1])
-
-    def window_closed(self) -> bool:
-        """Whether action has gone too far for a misdeal (only known with an action feed).
-
-        RR: two players after the blinds have acted; only the first betting round counts, and
-        neither the blinds' own actions nor posts. TDA 36: substantial action, two actions of
-        which one puts chips in, or any three (posted blinds do not count).
-        """
-        if self.profile == "tda":
-            acts = [a for _, _, a in self.actions if a != "post"]
-            return len(acts) >= 3 or (len(acts) >= 2 and any(a in CHIP_ACTIONS for a in acts))
-        blinds = self._blind_seats()
-        players = {s for r, s, a in self.actions if r == 0 and a != "post" and s not in blinds}
-        return len(players) >= 2
-
-    def misdeal(self, code: str, message: str, seat: int | None = None) -> None:
-        """Raise a misdeal code: the hand is void unless the misdeal window has closed."""
-        fouled = code == "fouled_deck"
-        if not fouled and self.settings.action_feed and self.window_closed():
-            self.raise_alert(
-                code,
-                message + " Action has begun, so a misdeal can no longer be called: play continues.",
-                seat,
-                remedy=("Play continues: a misdeal can no longer be called after action.",),
-            )
-            return
-        if not fouled and not self.settings.action_feed:
-            message += " The misdeal stands only if no action has taken place."
-        self.book.resolve_scope("hand", self.ts)
-        self.raise_alert(code, message, seat, scope="misdeal")
-        self.void_hand()
-
-    def void_hand(self) -> None:
-        self.phase = "misdeal"
-        if self.hand_button is not None:
-            self.anchor = (self.hand_button, False)  # a redeal keeps the button
-        self.misdeal_deck = self.hand_deck
-        self.void_cards = frozenset(self.card_state.zone)
-        self.board.end_remedies()
-        self.dealing.end_remedies()
-        self.button_r = None
-        self.late_button = None

@@ -286,7 +286,7 @@ def recover(table: Replayable, files: JournalFiles) -> Recovery:
 def _fingerprint(state: EngineState) -> tuple[bytes, int]:
     """What a checkpoint and a replay must agree on: the public state and the alert counter."""
     machine = state.machine
-    return public_of(machine).to_json(), machine.book.counter
+    return public_of(machine).to_json(), machine.table.book.counter
 
 
 def audit(table: Replayable, files: JournalFiles) -> Recovery:

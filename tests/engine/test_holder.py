@@ -76,7 +76,7 @@ def test_a_state_handed_out_never_changes() -> None:
     def seen() -> tuple[object, ...]:
         return (public_state(handed).model_dump_json(), dict(machine.chip_state.at),
                 dict(machine.card_state.seat_cards), dict(machine.device_seqs.tracks),
-                machine.result_state.money, dict(machine.book.active))
+                machine.result_state.money, dict(machine.table.book.active))
 
     before = seen()
     for item in received[half:]:

@@ -174,7 +174,7 @@ def crash(
                 rng.shuffle(events)
                 events += events[:1]
                 wait = delays[len(answers) % len(delays)]
-                answers.append((delivered + wait, engine.state.machine.clock, events))
+                answers.append((delivered + wait, engine.state.machine.table.clock, events))
     return engine, outputs
 
 

@@ -104,3 +104,17 @@ def test_a_state_of_another_version_or_shape_is_refused() -> None:
         state_from_data({**data, "machine": machine}, settings())
     with pytest.raises(StateDataError, match="alerts need exactly"):
         state_from_data({**data, "alerts": {}}, settings())
+
+
+def test_a_state_of_version_4_with_the_hand_on_the_machine_is_refused_with_its_reason() -> None:
+    """Version 4 kept the hand's course on the machine itself; version 5 holds it in its part
+    (engine.hands): such data is refused, naming the version, and the caller replays instead."""
+    data = state_to_data(_engine_after(1).state)
+    machine = dict(data["machine"])
+    hand_fields = machine.pop("hand_part")["f"]
+    older = {**data, "version": 4, "machine": {**machine, **hand_fields}}
+    reason = f"engine state version 4; this engine reads version {STATE_VERSION}"
+    with pytest.raises(StateDataError, match=reason):
+        state_from_data(older, settings())
+    with pytest.raises(StateDataError, match="fields missing: hand_part"):
+        state_from_data({**older, "version": STATE_VERSION}, settings())

@@ -168,9 +168,9 @@ def test_the_checkpoint_is_json_of_plain_data_with_its_versions() -> None:
 
 def test_a_checkpoint_of_another_engine_version_is_refused() -> None:
     def older(document: dict[str, Any]) -> None:
-        del document["engine"]["machine"]["hand_deck"]  # an older engine, without a newer field
+        del document["engine"]["machine"]["hand_part"]  # an older engine, without a newer field
 
-    with pytest.raises(CheckpointError, match=r"another engine version .fields missing: hand_deck"):
+    with pytest.raises(CheckpointError, match=r"another engine version .fields missing: hand_part"):
         checkpoint.load(_crafted(older), engine_settings())
 
     def other_version(document: dict[str, Any]) -> None:
@@ -233,15 +233,15 @@ def test_a_checkpoint_nested_too_deeply_is_refused(data: Callable[[], bytes]) ->
     [
         ("hand", "seven", "machine.hand: str where this engine keeps a int"),
         ("hand", True, "machine.hand: bool where this engine keeps a int"),
-        ("occupied", [], "machine.occupied: tuple where this engine keeps a dict"),
-        ("blinds", {"D": [[{"L": []}, 1]]}, "machine.blinds: bad 'D' value"),
+        ("hand_part.occupied", [], "machine.hand_part.occupied: tuple where this engine keeps a dict"),
+        ("hand_part.blinds", {"D": [[{"L": []}, 1]]}, "machine.hand_part.HandPart.blinds: bad 'D' value"),
         ("card_state",
          {"O": "CardState",
           "f": {"zone": [], "present": {"D": []}, "seat_cards": {"D": []}, "changed": False}},
          "machine.card_state.zone: tuple where this engine keeps a dict"),
-        ("phase", {"T": "yesterday"}, "machine.phase: bad 'T' value"),
-        ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
-        ("button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
+        ("hand_part.phase", {"T": "yesterday"}, "machine.hand_part.HandPart.phase: bad 'T' value"),
+        ("hand_part.button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
+        ("hand_part.button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
          "unknown: x"),
     ],
 )
@@ -249,7 +249,9 @@ def test_a_checkpoint_with_wrong_values_is_refused_naming_the_place(
     field: str, value: object, reason: str
 ) -> None:
     def wrong(document: dict[str, Any]) -> None:
-        document["engine"]["machine"][field] = value
+        part, _, name = field.rpartition(".")  # a field of the machine, or of one of its parts
+        fields = document["engine"]["machine"][part]["f"] if part else document["engine"]["machine"]
+        fields[name] = value
 
     with pytest.raises(CheckpointError, match=re.escape(reason)):
         checkpoint.load(_crafted(wrong), engine_settings())

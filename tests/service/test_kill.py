@@ -64,7 +64,7 @@ def _uninterrupted(config: Path, messages: list[Message]) -> tuple[list[bytes], 
     state = b""
     for index, message in enumerate(messages):
         topic, data = _wire(controller.topics, message)
-        for out in controller.receive(topic, data, controller.engine.state.machine.ts).outgoing:
+        for out in controller.receive(topic, data, controller.engine.state.machine.table.ts).outgoing:
             if out.what == "alert":
                 alerts.append(out.payload)
                 alerting.append(index)

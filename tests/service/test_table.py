@@ -193,7 +193,7 @@ def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) 
             money={"O": "system", "f": {"command": "id"}}),
          "'system' is not a data class the state may hold"),
         # written by another engine version (a field it did not have)
-        (lambda d: d["engine"]["machine"].pop("hand_deck"), "fields missing: hand_deck"),
+        (lambda d: d["engine"]["machine"].pop("hand_part"), "fields missing: hand_part"),
         # a pickle of format 1, as versions before format 2 wrote
         (None, "format 1 (a pickle"),
     ],
