@@ -724,7 +724,9 @@ def _describe(error: ValidationError) -> str:
 
 def _parse(adapter: TypeAdapter[_T], topic: str, payload: bytes | str) -> _T:
     try:
-        return adapter.validate_json(payload)
+        # the adapter's validator itself: TypeAdapter.validate_json's wrapper cost about a quarter
+        # of the validation (1.3 of 5.6 us for an event)
+        return adapter.validator.validate_json(payload)  # type: ignore[no-any-return]
     except ValidationError as error:
         raise PayloadError(topic, _describe(error)) from None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from contract.cards import zone_seat
 from engine.remedies import (
     BoardRedeal,
     ExtraBurnRemedy,
@@ -97,6 +98,24 @@ class Board:
                 state.redeal = replace(redeal, removed=redeal.removed | {uid})
         elif zone == "burn":
             state.burns = tuple(u for u in state.burns if u != uid)
+
+    def burn_moved(self, uid: str, new: str) -> None:
+        """A burn card read moving from the burn to ``new`` (the board, the muck, aside or a
+        seat): while a premature flop is redealt, the flop's burn stays the burn (docs/rules.md,
+        ``premature_flop``). A burn read nowhere may be a missed read: not judged."""
+        redeal = self.state.redeal
+        if redeal is None or uid not in redeal.burns:
+            return
+        seat = zone_seat(new)
+        where = f"seat {seat}" if seat is not None else "the board" if new == "board" else f"the {new}"
+        self.table.not_followed(
+            "premature-flop-burn",
+            f"The flop's burn card was moved from the burn to {where} after the premature flop: "
+            "the burn card stays.",
+            ("Put the burn card back in the burn; deal the new flop from the reshuffled stub "
+             "without burning.",),
+            of=redeal.code,
+        )
 
     def end_remedies(self) -> None:
         """The hand is over or void: no board remedy is followed any more."""
@@ -324,7 +343,9 @@ class Board:
             )
         if street == 1:
             taken = frozenset(u for u in state.cards if u not in self.taken())
-            state.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1)
+            # "the burn card stays": the flop's burns (the first of the hand) while it is redealt
+            burns = frozenset(state.burns)
+            state.redeal = BoardRedeal(alert, code, 1, taken, resolve_at=1, burns=burns)
             state.waived |= {1}
         elif street == 2 and table.profile == "roberts":
             state.redeal = BoardRedeal(alert, code, 2, frozenset({uid}), resolve_at=3)

@@ -203,6 +203,8 @@ class Cards:
         ):
             return
         if old is not None:
+            if old == "burn":
+                machine.board.burn_moved(uid, new)
             self.leave(uid, old)
         state.changed = True
         state.zone[uid] = new

@@ -17,6 +17,7 @@ class BoardRedeal:
     resolve_at: int = 0  # the street whose completion carries the remedy out
     scramble: bool = False  # TDA 39-A: one of the taken cards becomes the burn, three the flop
     keep_ok: bool = False  # TDA 39-B: after action the card stands
+    burns: frozenset[str] = frozenset()  # premature flop: the flop's burn, which stays the burn
 
     @property
     def all_removed(self) -> bool:

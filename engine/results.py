@@ -16,7 +16,7 @@ long because the betting core's value is begun, fed and finished here as one thi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from contract.cards import zone_bet_seat, zone_stack_seat
 from contract.models import (
@@ -46,6 +46,46 @@ PUSH_WRONG: Final = {
     "odd_chip_wrong": "the odd chip on the wrong seat",
     "rake_wrong": "a wrong rake",
 }
+#: Chip findings whose remedy is a correction made before play goes on (docs/rules.md, "Chips,
+#: pots and showdown"): the correction not made when the next street is dealt (the round over)
+#: or the next hand starts is a remedy not followed (docs/engine.md, "Remedies followed to their
+#: end"). Each says what stayed undone, ``{seat}`` the seat of the finding.
+CORRECTIONS: Final = {
+    "bet_below_minimum": "seat {seat}'s bet below the minimum was completed",
+    "raise_below_minimum": "seat {seat}'s raise below the minimum was made a full raise or a call",
+    "bet_over_limit": "seat {seat}'s bet over the limit was reduced to the limit",
+    "chips_taken_back": "the chips seat {seat} took back were put back in its betting area",
+    "chips_on_vacant_seat": "the chips in the betting area of vacant seat {seat} were removed",
+    "uncalled_bet_not_returned": "the uncalled part of seat {seat}'s bet was returned to it",
+    "fold_incomplete": "the other card of seat {seat}'s fold was retrieved into the muck",
+    "unknown_chip": "the tag that is no chip of this table was taken off the table",
+}
+#: What each correction not made must now be (the remedy of the ``remedy_not_followed``).
+CORRECTION_STEPS: Final = {
+    "bet_below_minimum": "Complete the bet to the minimum (the big blind).",
+    "raise_below_minimum": "Make the raise a full raise (50 % or more of a raise) or a call (less).",
+    "bet_over_limit": "Reduce the bet to the limit.",
+    "chips_taken_back": "The chips released stay: put them back in the betting area.",
+    "chips_on_vacant_seat": "Remove the chips from the vacant seat's betting area.",
+    "uncalled_bet_not_returned": "Return the uncalled chips to the player who bet them.",
+    "fold_incomplete": "Put the folded seat's other card in the muck.",
+    "unknown_chip": "Take the tag off the table: it is not a chip of this table.",
+}
+
+
+#: A chip finding still open: (its key, its code, its seat).
+Correction: TypeAlias = tuple[str, str, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOpen:
+    """What the last hand left wrong when the next one starts: its push findings' codes, its
+    chip findings still open, a fouled deck's chips left in the pot (judged once the new hand
+    has begun)."""
+
+    push: tuple[str, ...]
+    corrections: tuple[Correction, ...]
+    void_pot: bool  # a fouled deck's chips still in the pot
 
 
 @dataclass(slots=True)
@@ -77,6 +117,9 @@ class ResultState:
     #: (antes the dealer collects before the deal): chip -> the seat that put it in.
     award_chips: frozenset[str] = frozenset()
     gathered: dict[str, int] = field(default_factory=dict)
+    #: This hand's chips swept from a betting area into the pot: chip -> the seat that wagered
+    #: it (a fouled deck's chips go back to them).
+    owners: dict[str, int] = field(default_factory=dict)
 
     def copy(self) -> ResultState:
         # (every field, in order: dataclasses.replace looks each one up by name, at every copy)
@@ -84,6 +127,7 @@ class ResultState:
             self.money, self.done, self.street, self.chips_read, self.actions_seen,
             self.early_inputs, self.alerts, self.folded, self.hand_awards, self.face_up_seats,
             self.tabled, self.result_sent, self.showdown_reached, self.award_chips, self.gathered,
+            self.owners,
         )
 
     def new_hand(self) -> None:
@@ -93,6 +137,7 @@ class ResultState:
         self.early_inputs, self.alerts, self.folded, self.hand_awards = (), {}, frozenset(), frozenset()
         self.face_up_seats, self.tabled = (), ()
         self.result_sent = self.showdown_reached = False
+        self.owners = {}
 
 
 class Results:
@@ -224,11 +269,44 @@ class Results:
             return True
         if not (money.round_complete or money.run_out):
             return False
+        self._corrections(f"The {STREET_NAMES[street]} was dealt")
         money, verdicts = money.street(street)
         state.money = money
         state.street = street
         self._verdicts(verdicts)
         return True
+
+    def _open(self) -> tuple[Correction, ...]:
+        """The chip findings of :data:`CORRECTIONS` still open and not yet judged (a finding
+        left open at the next street is not judged again at the next hand): (finding key, code,
+        seat)."""
+        table, machine = self.table, self.machine
+        active, judged = table.book.active, table.nf_keys
+        found = []
+        # the betting core's findings, the handling's (a fold half done), the foreign tags'
+        held = [*self.state.alerts.items(), *machine.handling_state.alerts.items(),
+                *((f"unknown:{uid}", a) for uid, a in machine.chip_state.unknown.items())]
+        for key, alert_id in sorted(held):
+            alert = active.get(alert_id)
+            if alert is not None and alert.code in CORRECTIONS and f"correct:{key}" not in judged:
+                found.append((key, alert.code, alert.seat))
+        return tuple(found)
+
+    def _corrections(self, done: str, found: tuple[Correction, ...] | None = None) -> None:
+        """The next step (``done``: what the dealer did) came while a chip finding of
+        :data:`CORRECTIONS` was still open (``found``, else those open now): its correction was
+        not made. Not judged within the dealer's reaction time of a critical alert."""
+        table = self.table
+        if table.reacting():
+            return
+        for key, code, seat in self._open() if found is None else found:
+            table.not_followed(
+                f"correct:{key}",
+                f"{done} before {CORRECTIONS[code].format(seat=seat)}.",
+                (CORRECTION_STEPS[code],),
+                seat,
+                of=code,
+            )
 
     def _table(self, seat: int) -> None:
         """A hand tabled face up at showdown, in the order shown."""
@@ -349,6 +427,12 @@ class Results:
             if dst is None or zone_stack_seat(dst) is not None:
                 state.award_chips -= {uid}
             return
+        if dst == "pot" and src is not None and uid not in state.owners:
+            owner = zone_bet_seat(src)
+            if owner is not None:
+                state.owners = {**state.owners, uid: owner}
+        if machine.hand_part.phase == "misdeal" and dst is not None:
+            self._void_chip(uid, src, dst)
         if (
             machine.hand_part.hand_over
             and not state.result_sent
@@ -360,9 +444,10 @@ class Results:
             # next hand's blinds; the last hand is over even with a wrong push left standing
             self.finish_hand()
         money = state.money
-        if money is None or state.done:
-            # between hands: what lies in the betting areas is read at the next deal, and the
-            # antes gathered into the pot with the seat that put them in
+        if money is None or state.done or machine.hand_part.phase == "misdeal":
+            # between hands (a void hand's chips too: its action is void): what lies in the
+            # betting areas is read at the next deal, and the antes gathered into the pot with
+            # the seat that put them in
             seat = zone_bet_seat(src) if src is not None else None
             if dst == "pot" and seat is not None:
                 state.gathered = {**state.gathered, uid: seat}
@@ -374,6 +459,30 @@ class Results:
         elif uid in state.hand_awards and (dst is None or zone_stack_seat(dst) is not None):
             state.hand_awards -= {uid}  # collected by the winner: in play again once bet
         self._tell_money(value, src, dst)
+
+    def _void_chip(self, uid: str, src: str | None, dst: str) -> None:
+        """A chip of a hand void by a fouled deck moved: it goes back to the seat that wagered
+        it (docs/rules.md, ``fouled_deck``); to another seat's betting area or stack it is a
+        remedy not followed (after the reaction time)."""
+        table = self.table
+        seat = chip_seat(dst)
+        owner = self.state.owners.get(uid) or (zone_bet_seat(src) if src is not None else None)
+        if seat is None or owner is None or seat == owner or table.reacting() \
+                or table.book.find("fouled_deck") is None:
+            return
+        table.not_followed(
+            "fouled-chips",
+            f"A chip wagered by seat {owner} in the hand void by the fouled deck went to seat "
+            f"{seat}.",
+            ("Return every chip of the void hand to the player who wagered it.",),
+            seat,
+            of="fouled_deck",
+        )
+
+    def _void_pot(self) -> bool:
+        """The void hand's chips still in the pot (a fouled deck's: they go back)."""
+        at = self.machine.chip_state.at
+        return any(at.get(uid) == "pot" for uid in self.state.owners)
 
     def _tell_money(self, value: int, src: str | None, dst: str | None) -> None:
         """Chips worth ``value`` moved: the betting core's verdicts as alerts, and what follows."""
@@ -440,7 +549,7 @@ class Results:
         for seat in state.face_up_seats:
             self._table(seat)
 
-    def hand_ends(self) -> tuple[str, ...]:
+    def hand_ends(self) -> LeftOpen | tuple[()]:
         """The next hand is starting: the last one's result at the latest now. Returns what its
         pushes left wrong (not judged while the dealer is still reacting), for
         :meth:`hand_started`."""
@@ -451,15 +560,33 @@ class Results:
         left_wrong = sorted({active[a].code for a in state.alerts.values()
                              if a in active and active[a].code in PUSH_CODES})
         reacting = table.reacting()
+        # chips left uncorrected (a void hand's chips go back with it: not judged here)
+        void = self.machine.hand_part.phase == "misdeal"
+        open_ = () if void else self._open()
+        void_pot = void and table.book.find("fouled_deck") is not None \
+            and self._void_pot()
         self.finish_hand()  # at the latest when the next hand starts
         table.book.resolve_scope("money", table.ts)
-        return () if reacting else tuple(left_wrong)
+        return () if reacting else LeftOpen(tuple(left_wrong), open_, void_pot)
 
-    def hand_started(self, left_wrong: tuple[str, ...], *, redeal: bool) -> None:
+    def hand_started(self, left: LeftOpen | tuple[()], *, redeal: bool) -> None:
         """The new hand has started (:meth:`hand_ends` said what the last one left wrong)."""
         table = self.table
         machine = self.machine
         machine.session_out(machine.session.on_hand_start(table.ts, machine.hand_part.in_hand, redeal=redeal))
+        if not left:
+            return
+        left_wrong = left.push
+        if left.corrections:
+            self._corrections("The next hand was started", left.corrections)
+        if left.void_pot:
+            table.not_followed(
+                "fouled-pot",
+                "The redeal was started with chips of the hand void by the fouled deck still in "
+                "the pot.",
+                ("Return every chip in the pot to the player who wagered it.",),
+                of="fouled_deck",
+            )
         if left_wrong:
             table.not_followed(
                 "push-put-right",

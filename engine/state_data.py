@@ -43,8 +43,10 @@ from engine.state import EngineState, PublicCache, new_state
 #: (3: Machine.coming, the actions between hands, added; expected_burn removed. 4: the machine's
 #: state in parts, one per concern: device_state, card_state, chip_state, deal_state,
 #: board_state, result_state; version 3 data is refused, the caller replays instead. 5: the
-#: hand's course and its sensors as a part, hand_part; version 4 data is refused the same way.)
-STATE_VERSION: Final = 5
+#: hand's course and its sensors as a part, hand_part; version 4 data is refused the same way.
+#: 6: BoardRedeal.burns, the burn a premature flop leaves in the burn, and ResultState.owners,
+#: who wagered each chip in the pot; version 5 data is refused.)
+STATE_VERSION: Final = 6
 
 #: Table fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})

@@ -46,12 +46,31 @@ MAX_DEVICE_ID: Final = 64
 
 @dataclass(frozen=True, slots=True)
 class Classified:
-    """A message of this table, ready for the engine, with a log line safe at INFO."""
+    """A message of this table, ready for the engine, with a log line safe at INFO
+    (:attr:`summary`: made only when it is logged, not for every message)."""
 
     received: Received
-    summary: str
     #: The device of a device event or status (None for an input).
     device: str | None = None
+    #: The log line, when the caller has a better one than :attr:`summary` would make.
+    note: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """What the message is, for the log: never a UID or a card."""
+        if self.note is not None:
+            return self.note
+        item = self.received
+        if isinstance(item, DeviceEventReceived):
+            return f"{item.device}: {_event_summary(item.event)}"
+        if isinstance(item, DeviceStatusReceived):
+            return f"{item.device}: status {item.status.state} session {item.status.session}"
+        if isinstance(item, InputReceived):
+            return f"input {item.input.type}" + _input_summary(item.input)
+        return f"rejected {item.count} on {item.topic}"
+
+    def __str__(self) -> str:
+        return self.summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,27 +125,15 @@ def classify(
         )
     try:
         if device is None:
-            dealer_input = parse_input(topic, payload)
-            return Classified(
-                InputReceived(input=dealer_input, received=received),
-                f"input {dealer_input.type}" + _input_summary(dealer_input),
-            )
+            return Classified(InputReceived(input=parse_input(topic, payload), received=received))
         if topic.endswith("/event"):
             event = parse_event(topic, payload)
             kind = kinds.get(device) if kinds is not None else None
             if kind is not None and event.type not in DRIVER_EVENTS[kind]:
                 return Malformed(topic, device, f"a {kind} device does not send {event.type} events")
-            return Classified(
-                DeviceEventReceived(device=device, event=event, received=received),
-                f"{device}: {_event_summary(event)}",
-                device,
-            )
+            return Classified(DeviceEventReceived(device=device, event=event, received=received), device)
         status = parse_status(topic, payload)
-        return Classified(
-            DeviceStatusReceived(device=device, status=status, received=received),
-            f"{device}: status {status.state} session {status.session}",
-            device,
-        )
+        return Classified(DeviceStatusReceived(device=device, status=status, received=received), device)
     except PayloadError as error:
         return Malformed(topic, device, error.detail)
 

@@ -175,11 +175,12 @@ class TableController:
         return self.engine.state
 
     def replay_received(
-        self, n: int, topic: str, payload: bytes, received: datetime
+        self, n: int, topic: str, payload: bytes, received: datetime, *, remember: bool = True
     ) -> list[Outgoing] | None:
         """Received record ``n`` through the engine again; None when it would not take it now."""
         classified = classify(self.topics, topic, payload, received, self.kinds)
-        self.recent.add(digest(topic, payload), n)
+        if remember:
+            self.recent.add(digest(topic, payload), n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
         # table's bound: not given to the engine, as it would not be now.
         if not isinstance(classified, Classified) or not self.admit(classified):
@@ -188,8 +189,7 @@ class TableController:
 
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
         """Rejected record ``n`` (a report of malformed input) through the engine again."""
-        summary = f"rejected {rejected.count} on {rejected.topic}"
-        return self._handle(n, Classified(rejected, summary), rejected.received, replay=True)
+        return self._handle(n, Classified(rejected), rejected.received, replay=True)
 
     def close(self) -> None:
         if self.journal is not None:
@@ -378,7 +378,7 @@ class TableController:
             cause = self.journal.rejected(report.topic, report.device, report.count, report.reason, now)
         rejected = PayloadRejected(report.topic, report.device, report.reason, now, report.count)
         summary = f"{report.count} malformed message(s) on {report.topic}; the latest: {report.reason}"
-        return self._input(cause, Classified(rejected, summary), now)
+        return self._input(cause, Classified(rejected, note=summary), now)
 
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""
@@ -452,7 +452,7 @@ class TableController:
             else:
                 # One line per message cost more than the engine step (and buried the alerts):
                 # INFO keeps what happened to the table (alerts, hands, resends, reports).
-                log.debug("%s", classified.summary)
+                log.debug("%s", classified)  # its summary made only when DEBUG is on
             message = classified.received
             if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
                 # Bench diagnostics only: a UID identifies a card, INFO must never show it.

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from engine.betting.derived import LastAnswer
 from engine.betting.pots import build_pots, uncalled
-from engine.betting.record import HandState
+from engine.betting.record import Betting, HandState
 from engine.betting.sizes import Frame, judge
 from engine.betting.terms import Action, Clear, Pot, Raise, Verdict
 from engine.betting.zones import NO_SEATS, STREETS
@@ -226,7 +226,7 @@ def apply(h: HandState, seat: int, frame: Frame, total: int, index: int, out: li
         b = b.with_(
             history=actions,
             level=level,
-            top=max(total, b.top) if not latest else total,
+            top=total if latest else _top_after(b, seat, total, level),
             full_raise=max(frame.full_raise, total - frame.top),
             raises=frame.bets + 1,
             acted=frozenset({seat}) if latest else b.acted | {seat},
@@ -246,6 +246,15 @@ def apply(h: HandState, seat: int, frame: Frame, total: int, index: int, out: li
         b = b.with_(frames={s: v for s, v in b.frames.items() if s != seat})
         open_keys = open_keys - {key}
     return after_action(h.with_(betting=b, open_keys=open_keys), out)
+
+
+def _top_after(b: Betting, seat: int, total: int, level: dict[int, int]) -> int:
+    """The round's highest total once an earlier action of ``seat`` is re-recorded at ``total``:
+    the seat that set it, reduced (a remedy: a bet reduced to the limit), leaves the highest of
+    the totals now in front; otherwise it stands or grows."""
+    if b.level.get(seat, 0) >= b.top:
+        return max(level.values(), default=0)
+    return max(total, b.top)
 
 
 def rejudge(h: HandState, seat: int, out: list[Verdict]) -> HandState:

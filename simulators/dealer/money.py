@@ -204,9 +204,7 @@ class TableMoney:
         # docs/demo.md); bets and calls it still follows, so side pots are played out.
         any_all_in = any(s in ledger.all_in for s in ledger.live)
         may_fold = seat != protect and len(ledger.live) > keep and not any_all_in
-        passive = self.play.mistake is not None and self.play.mistake.passive
-        choice = choose(ledger, seat, self.play.rng, self.tendencies, may_fold=may_fold,
-                        may_raise=not passive)
+        choice = choose(ledger, seat, self.play.rng, self.tendencies, may_fold=may_fold)
         if not cautious:
             return choice
         if choice.verb in ("bet", "raise"):

@@ -130,7 +130,8 @@ CASES = (
          (*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "wait 3", "bet 1 4"),  # judged after the
          # dealer's reaction time
          ("move seat:3 muck",),  # retrieved into the muck
-         ("sweep", *BOARD[2:4])),
+         ("sweep", *BOARD[2:4]),
+         also=("remedy_not_followed",)),  # the turn dealt with it left (test_remedy_chips.py)
     Case("a hole card off the table", "hole_card_off_table", 1,
          (*DEALT, "take seat:1#0", "wait 11", "bet 1 2"),
          ("again seat:1",),  # back on the table
@@ -142,5 +143,6 @@ CASES = (
     Case("a foreign tag in a betting area", "unknown_chip", 2,
          (*DEALT, f"tag bet:2 {FOREIGN} on"),
          (f"tag bet:2 {FOREIGN} off",),  # removed
-         ("bet 1 2", "bet 2 1", "sweep", *BOARD[:2])),
+         ("bet 1 2", "bet 2 1", "sweep", *BOARD[:2]),
+         also=("remedy_not_followed",)),  # the flop dealt with it left (test_remedy_chips.py)
 )

@@ -54,8 +54,6 @@ class Mistake:
     not_with: ClassVar[frozenset[str]] = frozenset()
     #: Players kept in the hand by the betting (folds stop there).
     keep: ClassVar[int] = 1
-    #: Set once the players should only check, call or fold (no bet or raise) in this hand.
-    passive: bool = False
 
     def __init__(self, *, ignore_remedy: bool = False) -> None:
         self.ignore_remedy = ignore_remedy

@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from simulators.dealer.betting import Choice, choose
+from simulators.dealer.chips import pick
 from simulators.dealer.hand import HandPlay
 from simulators.dealer.mistakes.base import DealPlan
 from simulators.dealer.mistakes.chipbase import (
@@ -80,6 +81,8 @@ class _Size(ChipMistake, ABC):
     players = 3
     keep = 3
     round_street = "preflop"
+    #: Whether the wrong bet is a handful from which any part can be handed back.
+    complete = False
 
     def act(self, play: HandPlay, seat: int) -> bool:
         money, ledger = money_of(play)
@@ -91,7 +94,7 @@ class _Size(ChipMistake, ABC):
             return False
         self.done = True
         before = ledger.bet.get(seat, 0)
-        money.chips_in(seat, wrong - before)
+        money.chips_in(seat, wrong - before, complete=self.complete)
         ledger.apply(seat, Choice("bet" if ledger.highest == 0 else "raise", right))
         ledger.apply(after, Choice("fold"))
         play.fold(after, mistake=self.code)
@@ -136,26 +139,29 @@ class RaiseBelowMinimum(_Size):
 
 @register
 class BetOverLimit(_Size):
-    """Preflop the first seat raises over the limit (pot limit: more than the pot; fixed limit:
-    twice the limit). The dealer does not get it reduced (the chips released stay): the others
-    call or fold the amount in front."""
+    """Preflop the first seat raises over the limit (pot limit: the pot and a big blind more;
+    fixed limit: twice the limit); the dealer has it reduced to the limit (the excess handed
+    back to the seat's stack) before the next action."""
 
     code = "bet_over_limit"
     structures = ("pot_limit", "fixed_limit")
+    complete = True
 
     def sizes(self, play: HandPlay, seat: int) -> tuple[int, int]:
         _, ledger = money_of(play)
         stakes = ledger.stakes
         if stakes.structure == "fixed_limit":
-            wrong = ledger.highest + 2 * stakes.limit_bet("preflop")
-        else:
-            wrong = ledger.highest + ledger.pot_size_after_call(seat) + stakes.big_blind
-        return wrong, wrong
+            limit = stakes.limit_bet("preflop")
+            return ledger.highest + 2 * limit, ledger.highest + limit
+        right = ledger.highest + ledger.pot_size_after_call(seat)
+        return right + stakes.big_blind, right
 
     def remedy(self, play: HandPlay, seat: int, wrong: int, right: int) -> None:
-        """Not reduced: the bet stands as it lies, and nobody raises it (a raise after it would
-        be judged against a bet size the structure does not have)."""
-        self.passive = True
+        """Reduced to the limit: the excess back to the seat's stack."""
+        money, _ = money_of(play)
+        excess = pick(money.chips, money.front.get(seat, []), wrong - right)
+        assert excess is not None, "a complete handful holds any part of it"
+        money.to_stack(seat, excess)
 
 
 @register
