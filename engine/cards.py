@@ -60,15 +60,17 @@ class Cards:
         self.machine = machine  # the hand's part, and the concerns told of each move
 
     def change(self) -> None:
-        """The card dicts are about to change in this step (see ``CardState.changed``)."""
+        """The card dicts are about to change in this step (see ``CardState.changed``; this
+        concern's own methods, on the path of every card read, set it themselves)."""
         self.state.changed = True
 
     def leave(self, uid: str, zone: str) -> None:
         """A card left ``zone`` (moved, or taken away)."""
         seat = zone_seat(zone)
         if seat is not None:
-            self.change()
-            seat_cards = self.state.seat_cards
+            state = self.state
+            state.changed = True
+            seat_cards = state.seat_cards
             seat_cards[seat] = tuple(u for u in seat_cards.get(seat, ()) if u != uid)
         elif zone in ("board", "burn"):
             self.machine.board.leave(uid, zone)
@@ -76,8 +78,9 @@ class Cards:
     def take_away(self, uid: str, zone: str) -> None:
         """A card a remedy takes away (or a reshuffled deck's) is in no zone any more."""
         self.leave(uid, zone)
-        self.change()
-        del self.state.zone[uid]
+        state = self.state
+        state.changed = True
+        del state.zone[uid]
 
     def forget_where_seen(self) -> None:
         """A hand whose events were lost is forgotten (engine.hands): where each tag was last
@@ -92,7 +95,7 @@ class Cards:
             if face_up and state.zone.get(uid) == zone:
                 machine.dealing.turned_up(uid, zone, arriving=False)
             return  # the same tag reported twice is one card
-        self.change()
+        state.changed = True
         state.present[uid] = (*zones, zone)
         if not self._genuine(uid, zone):
             return
@@ -134,7 +137,7 @@ class Cards:
         if not zones or zone not in zones:
             return
         rest = tuple(z for z in zones if z != zone)
-        self.change()
+        state.changed = True
         if rest:
             state.present[uid] = rest
         else:
@@ -203,7 +206,7 @@ class Cards:
             if old == "burn":
                 machine.board.burn_moved(uid, new)
             self.leave(uid, old)
-        self.change()
+        state.changed = True
         state.zone[uid] = new
         if seat is not None:
             machine.dealing.arrive_seat(uid, seat, old, face_up)

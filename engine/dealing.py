@@ -59,7 +59,13 @@ class DealState:
     last_deck: str | None = None
 
     def copy(self) -> DealState:
-        return replace(self)
+        # (every field, in order: dataclasses.replace looks each one up by name, at every copy)
+        return DealState(
+            self.dealt, self.dealt_seats, self.done, self.button_short, self.extras,
+            self.exposures, self.exposed_uids, self.dealt_down, self.face_up, self.exposed,
+            self.extra, self.blinds, self.declared, self.claims_checked, self.decks,
+            self.shuffler_known, self.last_deck,
+        )
 
     def new_hand(self) -> None:
         """A new hand: nothing dealt yet (the decks are kept)."""

@@ -211,10 +211,8 @@ class Devices:
         taken as evidence (nor sequenced: it is not one of the device's events).
 
         (On the path of every event: the common cases first, with the fewest lookups.)"""
-        table = self.table
-        machine = self.machine
         device = received.device
-        settings = table.settings
+        settings = self.table.settings
         kind = settings.device_kinds.get(device)
         if kind is None and settings.declared_only:
             self._refuse(
@@ -236,7 +234,7 @@ class Devices:
             if wanted is None:
                 return True  # a fault: from any kind, says nothing of the device's own
             if session is None:
-                session = machine.device_seqs.sessions.get(device)
+                session = self.machine.device_seqs.sessions.get(device)
             if learns(learnt, session):
                 self.state.kinds = {**self.state.kinds, device: Learnt(session, wanted)}
                 return True

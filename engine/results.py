@@ -15,7 +15,7 @@ long because the betting core's value is begun, fed and finished here as one thi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 from contract.cards import zone_bet_seat, zone_stack_seat
@@ -122,7 +122,13 @@ class ResultState:
     owners: dict[str, int] = field(default_factory=dict)
 
     def copy(self) -> ResultState:
-        return replace(self)
+        # (every field, in order: dataclasses.replace looks each one up by name, at every copy)
+        return ResultState(
+            self.money, self.done, self.street, self.chips_read, self.actions_seen,
+            self.early_inputs, self.alerts, self.folded, self.hand_awards, self.face_up_seats,
+            self.tabled, self.result_sent, self.showdown_reached, self.award_chips, self.gathered,
+            self.owners,
+        )
 
     def new_hand(self) -> None:
         """A new hand: nothing of its money yet (what lasts across hands is kept)."""
@@ -137,12 +143,15 @@ class ResultState:
 class Results:
     """Begin, feed and finish the betting core; the hand result (see the module docstring)."""
 
-    __slots__ = ("machine", "state", "table")
+    __slots__ = ("machine", "state", "table", "unsettled")
 
     def __init__(self, state: ResultState, table: Table, machine: Machine) -> None:
         self.state = state
         self.table = table  # the time, the settings, the alerts
         self.machine = machine  # the hand followed, its cards and board, the session
+        # The money value last found not settled (a frozen value: it stays so). A chip moved
+        # is asked about twice, after the move and at the step's end; not part of the state.
+        self.unsettled: Money | None = None
 
     # -- when the betting is followed ---------------------------------------------------------
 
@@ -621,8 +630,12 @@ class Results:
             return
         money = state.money
         followed = money is not None and not state.done and state.chips_read
-        if money is not None and followed and not money.settled:  # (remembered: the cheap test
-            return  # first, asked after every chip)
+        if followed and money is not None:  # (the cheap test first: asked after every chip)
+            if money is self.unsettled:
+                return  # asked already in this step
+            if not money.settled:
+                self.unsettled = money
+                return
         if self._cards_out():
             return
         if followed and any(table.book.active[a].code in PUSH_CODES for a in state.alerts.values()
