@@ -80,12 +80,6 @@ STEPS = (
          ("move seat:3 muck", "sweep", *BOARD[2:4]),  # retrieved into the muck
          ("sweep", *BOARD[2:4]),
          "The turn was dealt before the other card of seat 3's fold was retrieved into the muck."),
-    Step("a foreign tag in a betting area, the flop dealt", "unknown_chip", 2,
-         (*DEALT, f"tag bet:2 {FOREIGN} on"),
-         (f"tag bet:2 {FOREIGN} off", "bet 1 2", "bet 2 1", "sweep", *BOARD[:2]),  # removed
-         ("bet 1 2", "bet 2 1", "sweep", *BOARD[:2]),
-         "The flop was dealt before the tag that is no chip of this table was taken off the "
-         "table."),
     Step("a pot-limit bet over the pot on the river, the next hand dealt", "bet_over_limit", 2,
          (*ON_RIVER, "bet 2 11", "fold 3"),
          # reduced to the pot and called; seat 1's aces win 6 + 12
@@ -229,3 +223,29 @@ def test_a_correction_judged_at_the_next_street_is_not_judged_again_at_the_next_
     assert played.state is not None
     assert played.state.hand == 2
     assert _not_followed(played) == [(2, step.message)]
+
+
+#: A foreign tag in seat 2's betting area, then the flop.
+FOREIGN_TAG = (*DEALT, f"tag bet:2 {FOREIGN} on", "bet 1 2", "bet 2 1", "sweep", *BOARD[:2])
+#: Seat 2 bets the flop, the others fold: its bet back, the limped pot of 6 its own.
+TO_THE_NEXT_HAND = ("bet 2 2", "fold 3", "fold 1", "return 2 2", "push 2 6", "wait 3")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_foreign_tag_is_judged_at_the_next_hand_not_the_next_street(profile: Profile) -> None:
+    """Taking a tag off the table shows only after the reader's sweeps without it (seconds): a
+    street dealt at once may come before that evidence, so the tag left on the table is judged
+    when the next hand starts, not at the next street."""
+    step = Step("a foreign tag", "unknown_chip", 2, FOREIGN_TAG, (), (), "")
+    at_the_flop = step.play(profile)
+    assert "unknown_chip" in at_the_flop.codes("raised")
+    assert _not_followed(at_the_flop) == []
+    removed = step.play(profile, f"tag bet:2 {FOREIGN} off", *TO_THE_NEXT_HAND, *NEXT_HAND)
+    assert _not_followed(removed) == []
+    left = step.play(profile, *TO_THE_NEXT_HAND, *NEXT_HAND)
+    assert left.state is not None
+    assert left.state.hand == 2
+    assert _not_followed(left) == [
+        (2, "The next hand was started before the tag that is no chip of this table was taken "
+            "off the table.")
+    ]
