@@ -100,14 +100,16 @@ async def test_the_pot_takes_its_anti_collision_time(pot: tuple[RfidReaderSimula
     frames = [(t, f.message) for t, f in host.frames]
     # The pot's pages follow the anti-collision: the first leaves when its 32nd tag is
     # identified, the last when the whole of it is done. Measured between the pot's own pages
-    # (lower bounds: a busy machine can only make the last later): antenna 1's inventory, which
+    # (a lower bound): antenna 1's inventory, which
     # precedes them, may wait on the UART behind the previous dwell's pages, so its arrival is no
     # clock for the start of this dwell.
     end = next(i for i, (_, m) in enumerate(frames) if isinstance(m, InventoryPage) and m.last)
     start = max(i for i, (_, m) in enumerate(frames[:end]) if isinstance(m, Inventory))
     page_times = [t for t, m in frames[start:end + 1] if isinstance(m, InventoryPage)]
     first_full = run.found[DEFAULT_PAGE_READS - 1][0]
-    assert page_times[-1] - page_times[0] >= (run.duration_s - first_full) / sim.speed - 0.005
+    # A quarter spare: the first page's read can itself be late on a loaded machine (two test
+    # workers on two cores), which shortens the span; pages sent at once would span nothing.
+    assert page_times[-1] - page_times[0] >= 0.75 * (run.duration_s - first_full) / sim.speed
     assert page_times[0] < page_times[-1]  # pages are sent as they fill, not all at the end
     # Consecutive UIDs, as from one production batch (docs/protocols/rfid.md: 2.08 s).
     assert run.duration_s == pytest.approx(2.08, abs=0.05)
