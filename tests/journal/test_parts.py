@@ -7,6 +7,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +182,18 @@ class _Parts:
         )
         self.appender.start(AppendPosition())
 
+    def syncer(self, on_checkpoint: Callable[[int], None] = lambda segment: None) -> Syncer:
+        """A syncer over the same segment, reporting a failed fsync to the queue."""
+        return Syncer(
+            self.files,
+            self.options,
+            self.segment,
+            self.positions,
+            submit=self.queue.submit,
+            on_error=self.queue.sync_failed,
+            on_checkpoint=on_checkpoint,
+        )
+
 
 def test_the_appender_chains_records_and_hands_a_checkpoint_on_at_its_place(tmp_path: Path) -> None:
     parts = _Parts(tmp_path / "j.jsonl")
@@ -236,15 +249,7 @@ def test_the_appender_makes_an_outage_record_once_what_precedes_it_is_written(tm
 def test_the_syncer_fsyncs_what_was_written_and_writes_checkpoint_files(tmp_path: Path) -> None:
     parts = _Parts(tmp_path / "j.jsonl", fsync=True)
     kept: list[int] = []
-    syncer = Syncer(
-        parts.files,
-        parts.options,
-        parts.segment,
-        parts.positions,
-        submit=parts.queue.submit,
-        on_error=parts.queue.sync_failed,
-        on_checkpoint=kept.append,
-    )
+    syncer = parts.syncer(kept.append)
     thread = threading.Thread(target=syncer.run)
     thread.start()
     parts.appender.append([_record(1), _record(2)])
@@ -266,15 +271,7 @@ def test_the_syncer_fsyncs_what_was_written_and_writes_checkpoint_files(tmp_path
 def test_a_failed_fsync_is_reported_and_no_more_are_tried_until_resumed(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
     parts = _Parts(path, fsync=True)
-    syncer = Syncer(
-        parts.files,
-        parts.options,
-        parts.segment,
-        parts.positions,
-        submit=parts.queue.submit,
-        on_error=parts.queue.sync_failed,
-        on_checkpoint=lambda segment: None,
-    )
+    syncer = parts.syncer()
     parts.appender.append([_record(1)])
     # A descriptor fsync refuses (a pipe): every fsync fails with EINVAL.
     read_end, write_end = os.pipe()
@@ -327,15 +324,7 @@ def test_early_acknowledgements_are_kept_in_the_held_file_until_their_outage_is_
 def test_the_fault_handling_holds_loses_beyond_the_backlog_and_writes_the_outage(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
     parts = _Parts(path, backlog=3, probe_first_s=0.0)
-    syncer = Syncer(
-        parts.files,
-        parts.options,
-        parts.segment,
-        parts.positions,
-        submit=parts.queue.submit,
-        on_error=parts.queue.sync_failed,
-        on_checkpoint=lambda segment: None,
-    )
+    syncer = parts.syncer()
     early = EarlyAcknowledgements(path)
     early.open()
     faults = FaultHandling(
