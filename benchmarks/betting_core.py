@@ -41,8 +41,14 @@ def main() -> None:
     for with_queries in (False, True):
         wall, cpu = time.perf_counter(), time.process_time()
         for hand, log in recorded:
-            money = Money.begin(stakes=hand.stakes, seats=hand.seats, button=hand.button,
-                                table_seats=10, profile="tda", odd_chip="left_of_button")
+            money = Money.begin(
+                stakes=hand.stakes,
+                seats=hand.seats,
+                button=hand.button,
+                table_seats=10,
+                profile="tda",
+                odd_chip="left_of_button",
+            )
             for name, args in log:
                 money = getattr(money, name)(*args)[0]
                 if with_queries:
@@ -52,6 +58,7 @@ def main() -> None:
         what = "calls + state queries" if with_queries else "calls"
         print(f"{what}: {calls / cpu:,.0f}/s of CPU time ({calls / wall:,.0f}/s wall, {wall:.2f} s)")
     print(f"hands: {hands}, calls: {calls} ({moves} chip moves, {calls / hands:.0f} per hand)")
+
 
 if __name__ == "__main__":
     main()

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.engine_throughput import build_chips
 from engine.betting import payout, rounds
 from engine.betting.derived import LastAnswer
-from engine.core import Engine
+from engine.step import Engine
 
 #: (module, name) of each remembered answer
 ANSWERS: tuple[tuple[Any, str], ...] = (
@@ -36,8 +36,15 @@ ANSWERS: tuple[tuple[Any, str], ...] = (
 class AskedAfresh(LastAnswer[Any]):
     """A remembered answer turned off: computed every time."""
 
-    def get(self, first: object, second: object, third: object, fourth: object,
-            compute: Callable[[Any], Any], argument: Any) -> Any:
+    def get(
+        self,
+        first: object,
+        second: object,
+        third: object,
+        fourth: object,
+        compute: Callable[[Any], Any],
+        argument: Any,
+    ) -> Any:
         return compute(argument)
 
 

@@ -53,9 +53,24 @@ async def bench_traffic(port: int, hands: int) -> None:
 
         counter = asyncio.create_task(count())
         demo = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "controller.cli", "demo", "--no-view", "--hands", str(hands),
-            "--seed", "1", "--speed", "0", "--table", TABLE, "--broker", f"mqtt://127.0.0.1:{port}",
-            cwd=REPO, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "demo",
+            "--no-view",
+            "--hands",
+            str(hands),
+            "--seed",
+            "1",
+            "--speed",
+            "0",
+            "--table",
+            TABLE,
+            "--broker",
+            f"mqtt://127.0.0.1:{port}",
+            cwd=REPO,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
         )
         await demo.wait()
         await asyncio.sleep(1.0)  # the last retained statuses
@@ -104,26 +119,45 @@ enabled = false   # its identity is rendered; the benchmark publishes as it
 async def bench_latency(table: Deployment, count: int) -> None:
     base = f"holdem/{TABLE}"
     service = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "controller.cli", "run", "--config", str(table.config),
-        cwd=REPO, stderr=asyncio.subprocess.DEVNULL,
+        sys.executable,
+        "-m",
+        "controller.cli",
+        "run",
+        "--config",
+        str(table.config),
+        cwd=REPO,
+        stderr=asyncio.subprocess.DEVNULL,
     )
     samples: list[float] = []
     try:
         floor = f"{TABLE}-floor"
         reader = f"{TABLE}-dev-rfid-1"
         async with (
-            aiomqtt.Client("127.0.0.1", table.port, username=floor, password=table.secret(floor),
-                           identifier="bench-floor", socket_options=NO_DELAY) as watcher,
-            aiomqtt.Client("127.0.0.1", table.port, username=reader, password=table.secret(reader),
-                           identifier="bench-reader", socket_options=NO_DELAY) as device,
+            aiomqtt.Client(
+                "127.0.0.1",
+                table.port,
+                username=floor,
+                password=table.secret(floor),
+                identifier="bench-floor",
+                socket_options=NO_DELAY,
+            ) as watcher,
+            aiomqtt.Client(
+                "127.0.0.1",
+                table.port,
+                username=reader,
+                password=table.secret(reader),
+                identifier="bench-reader",
+                socket_options=NO_DELAY,
+            ) as device,
         ):
             await watcher.subscribe(f"{base}/controller/status", qos=1)
             await watcher.subscribe(f"{base}/alerts", qos=1)
             async for message in watcher.messages:
                 assert isinstance(message.payload, bytes)
-                if str(message.topic).endswith("/controller/status") and parse_status(
-                    str(message.topic), message.payload
-                ).state == "online":
+                if (
+                    str(message.topic).endswith("/controller/status")
+                    and parse_status(str(message.topic), message.payload).state == "online"
+                ):
                     break
             for index in range(count):
                 # The alert names the fault's code, never the device's free text: a code per fault.

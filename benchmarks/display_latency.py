@@ -122,8 +122,12 @@ async def wait_url(log: Path, within: float = 20.0) -> str:
 async def bench(directory: Path, port: int, count: int, warmup: int) -> None:
     log = directory / "service.log"
     service = await asyncio.create_subprocess_exec(
-        str(Path(sys.executable).parent / "tablectl"), "run", "--config", str(config_file(directory, port)),
-        stderr=log.open("wb"), stdout=asyncio.subprocess.DEVNULL,
+        str(Path(sys.executable).parent / "tablectl"),
+        "run",
+        "--config",
+        str(config_file(directory, port)),
+        stderr=log.open("wb"),
+        stdout=asyncio.subprocess.DEVNULL,
     )
     published: dict[str, float] = {}
     on_mqtt: dict[str, float] = {}
@@ -198,7 +202,8 @@ def main() -> None:
     parser.add_argument("--alerts", type=int, default=300, help="alerts to time (default 300)")
     parser.add_argument("--warmup", type=int, default=5, help="alerts first, not counted (default 5)")
     parser.add_argument(
-        "--broker-default", action="store_true",
+        "--broker-default",
+        action="store_true",
         help="mosquitto without set_tcp_nodelay (the device event then waits for Nagle)",
     )
     args = parser.parse_args()

@@ -24,8 +24,11 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--chips", action="store_true", help="hands with chips (PokerKit's)")
-    parser.add_argument("--tree", default=str(Path(__file__).resolve().parents[1]),
-                        help="the checkout whose engine is profiled (default: this one)")
+    parser.add_argument(
+        "--tree",
+        default=str(Path(__file__).resolve().parents[1]),
+        help="the checkout whose engine is profiled (default: this one)",
+    )
     parser.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
     args = parser.parse_args()
     tree = Path(args.tree).resolve()
@@ -33,7 +36,7 @@ def main() -> int:
     from benchmarks.engine_throughput import REGISTRY, build, build_chips
     from config.registry import load_registry
     from engine.api import EngineSettings, Received
-    from engine.core import Engine
+    from engine.step import Engine
 
     runs: list[tuple[EngineSettings, list[Received]]]
     if args.chips:
@@ -57,8 +60,10 @@ def main() -> int:
     stats = pstats.Stats(profile)
     events = sum(len(received) for _, received in runs)
     rows = sorted(
-        ((calls, f"{Path(where).name}:{line}({name})")
-         for (where, line, name), (_, calls, _, _, _) in stats.stats.items()),  # type: ignore[attr-defined]
+        (
+            (calls, f"{Path(where).name}:{line}({name})")
+            for (where, line, name), (_, calls, _, _, _) in stats.stats.items()
+        ),  # type: ignore[attr-defined]
         reverse=True,
     )
     what = "hands with chips" if args.chips else "hands"

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.engine_throughput import REGISTRY, build, build_chips
 from config.registry import load_registry
 from engine.api import EngineSettings, Outputs, Received
-from engine.core import Engine
+from engine.step import Engine
 
 
 def _feed(digest: hashlib._Hash, settings: EngineSettings, received: list[Received]) -> int:

@@ -79,8 +79,9 @@ def build_chips(hands: int) -> list[tuple[EngineSettings, list[Received]]]:
     out = []
     for seed in range(hands):
         hand = play_hand(seed)
-        settings = EngineSettings(seats=TABLE_SEATS, profile="roberts", registry=registry(),
-                                  chips=CHIPS, stakes=hand.stakes)
+        settings = EngineSettings(
+            seats=TABLE_SEATS, profile="roberts", registry=registry(), chips=CHIPS, stakes=hand.stakes
+        )
         out.append((settings, rendered(hand, "chips")))
     return out
 
@@ -98,7 +99,7 @@ def _runs(args: argparse.Namespace) -> list[tuple[EngineSettings, list[Received]
 
 def _timed(runs: list[tuple[EngineSettings, list[Received]]]) -> tuple[float, float, int, int]:
     """One pass over every run: (wall s, CPU s, public states, alert changes)."""
-    from engine.core import Engine
+    from engine.step import Engine
 
     alerts = states = 0
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -166,8 +167,16 @@ class _Side:
 
     def __init__(self, name: str, tree: Path, args: argparse.Namespace) -> None:
         self.name = name
-        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree),
-                   "--hands", str(args.hands), "--seed", str(args.seed)]
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            str(tree),
+            "--hands",
+            str(args.hands),
+            "--seed",
+            str(args.seed),
+        ]
         if args.chips:
             command.append("--chips")
         self.process = subprocess.Popen(
@@ -202,12 +211,15 @@ def _against(args: argparse.Namespace) -> int:
     """This tree and ``args.against`` side by side (see the module docstring)."""
     revision = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{args.against}^{{commit}}"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     holder = Path(tempfile.mkdtemp(prefix="engine-throughput-"))
     other = holder / "tree"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(other), revision],
-                   check=True)
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(other), revision], check=True
+    )
     sides: list[_Side] = []
     try:
         sides = [_Side("this tree", ROOT, args), _Side(revision[:12], other, args)]
@@ -222,13 +234,17 @@ def _against(args: argparse.Namespace) -> int:
     what = "hands with chips" if args.chips else "hands"
     print(f"corpus:        {args.hands} {what}; best of {args.repeat}, taken in turns")
     for side in sides:
-        print(f"{side.name:<14} {side.events / side.wall:>10,.0f} events/s "
-              f"({side.events / side.cpu:,.0f} per CPU s; {side.events} events; {side.outputs})")
+        print(
+            f"{side.name:<14} {side.events / side.wall:>10,.0f} events/s "
+            f"({side.events / side.cpu:,.0f} per CPU s; {side.events} events; {side.outputs})"
+        )
     mine, theirs = sides
     if mine.events != theirs.events or mine.outputs != theirs.outputs:
         print("note:          the two trees did not do the same work (see events and outputs)")
-    print(f"ratio:         {mine.events / mine.wall / (theirs.events / theirs.wall):.3f} "
-          f"(CPU: {mine.events / mine.cpu / (theirs.events / theirs.cpu):.3f})")
+    print(
+        f"ratio:         {mine.events / mine.wall / (theirs.events / theirs.wall):.3f} "
+        f"(CPU: {mine.events / mine.cpu / (theirs.events / theirs.cpu):.3f})"
+    )
     return 0
 
 

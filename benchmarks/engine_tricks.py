@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.engine_throughput import build_chips
 from engine import state
 from engine.betting import record
-from engine.core import Engine
+from engine.step import Engine
 
 
 def _replace(value: Any, **changes: Any) -> Any:
@@ -41,11 +41,14 @@ def _model_construct(cls: Any, values: dict[str, Any]) -> Any:
 
 #: (label, [(owner, attribute, plain way)])
 VARIANTS: tuple[tuple[str, tuple[tuple[Any, str, Callable[..., Any]], ...]], ...] = (
-    ("record: dataclasses.replace", (
-        (record, "_copy_with", _replace),
-        (record.HandState, "with_", _replace),
-        (record.Betting, "with_", _replace),
-    )),
+    (
+        "record: dataclasses.replace",
+        (
+            (record, "_copy_with", _replace),
+            (record.HandState, "with_", _replace),
+            (record.Betting, "with_", _replace),
+        ),
+    ),
     ("state: model_construct", ((state, "_construct", _model_construct),)),
 )
 

@@ -84,8 +84,10 @@ def percentile(samples: list[float], p: float) -> float:
 def figures(name: str, samples: list[float]) -> str:
     if not samples:
         return f"{name}: no samples"
-    return (f"{name}: {len(samples)} updates; p50 {statistics.median(samples) * 1000:.0f} ms, "
-            f"p99 {percentile(samples, 0.99) * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms")
+    return (
+        f"{name}: {len(samples)} updates; p50 {statistics.median(samples) * 1000:.0f} ms, "
+        f"p99 {percentile(samples, 0.99) * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms"
+    )
 
 
 # ---------------------------------------------------------------------------------- publishers
@@ -99,8 +101,9 @@ class Link:
     failed attempt at once, as mosquitto sees it; and the message again, as the bridge sends a
     retained one again at every connection, or a QoS 1 one not yet acknowledged)."""
 
-    def __init__(self, entry: dict[str, Any], context: ssl.SSLContext,
-                 events: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, entry: dict[str, Any], context: ssl.SSLContext, events: list[dict[str, Any]] | None = None
+    ) -> None:
         self.entry = entry
         self.context = context if entry["tls"] else None
         self.ports: list[int] = entry["ports"]
@@ -113,14 +116,26 @@ class Link:
 
     def note(self, what: str, **details: Any) -> None:
         if self.events is not None:
-            self.events.append({"t": time.time(), "table": self.entry["table"], "event": what,
-                                "port": self.ports[self.index], **details})
+            self.events.append(
+                {
+                    "t": time.time(),
+                    "table": self.entry["table"],
+                    "event": what,
+                    "port": self.ports[self.index],
+                    **details,
+                }
+            )
 
     async def connect(self) -> aiomqtt.Client:
         entry = self.entry
         client = aiomqtt.Client(
-            "127.0.0.1", self.ports[self.index], username=entry["user"], password=entry["password"],
-            identifier=f"bench-{entry['table']}", tls_context=self.context, timeout=10,
+            "127.0.0.1",
+            self.ports[self.index],
+            username=entry["user"],
+            password=entry["password"],
+            identifier=f"bench-{entry['table']}",
+            tls_context=self.context,
+            timeout=10,
         )
         fail_connect_when_closed(client)
         began = time.time()
@@ -178,17 +193,30 @@ class TablePlayer:
 
     def state(self, phase: str) -> bytes:
         return PublicState(
-            ts=now(), hand=self.hand, phase=phase, button=1,
+            ts=now(),
+            hand=self.hand,
+            phase=phase,
+            button=1,
             seats=[SeatState(seat=s, occupied=True, in_hand=True, cards=2) for s in range(1, 7)],
             profile="roberts",
         ).to_json()
 
     def alert(self, status: str) -> Alert:
-        return Alert.model_validate({
-            "id": f"{self.hand}-1", "ts": now(), "hand": self.hand, "code": "exposed_card",
-            "severity": "warning", "seat": 3, "status": status, "message": "A hole card was exposed.",
-            "remedy": ["Show it to the table."], "rule": "RR", "profile": "roberts",
-        })
+        return Alert.model_validate(
+            {
+                "id": f"{self.hand}-1",
+                "ts": now(),
+                "hand": self.hand,
+                "code": "exposed_card",
+                "severity": "warning",
+                "seat": 3,
+                "status": status,
+                "message": "A hole card was exposed.",
+                "remedy": ["Show it to the table."],
+                "rule": "RR",
+                "profile": "roberts",
+            }
+        )
 
     async def play(self, link: Link, until: float) -> None:
         base = f"holdem/{self.table}"
@@ -239,8 +267,18 @@ async def publishers(spec: dict[str, Any]) -> None:
     if events is not None:
         lines = "".join(json.dumps(e) + "\n" for e in events)
         await asyncio.to_thread(Path(spec["events"]).write_text, lines)
-    print(json.dumps({"hands": hands, "alerts": alerts, "errors": errors[:5], "failed": len(errors),
-                      "reconnects": sum(link.reconnects for link in links)}), flush=True)
+    print(
+        json.dumps(
+            {
+                "hands": hands,
+                "alerts": alerts,
+                "errors": errors[:5],
+                "failed": len(errors),
+                "reconnects": sum(link.reconnects for link in links),
+            }
+        ),
+        flush=True,
+    )
 
 
 # ---------------------------------------------------------------------------------- measuring
@@ -251,7 +289,10 @@ def parse_ts(text: str) -> float:
 
 
 async def read_grid(
-    url: str, lags: list[tuple[float, float]], stop: asyncio.Event, since: list[float],
+    url: str,
+    lags: list[tuple[float, float]],
+    stop: asyncio.Event,
+    since: list[float],
     tables: list[str] | None = None,
 ) -> None:
     """Read the grid's stream as a browser would: a lag for each state when it first reaches the
@@ -342,20 +383,26 @@ def recovery(lags: list[tuple[float, float]], killed_at: float) -> float | None:
 def stored(url: str) -> tuple[Counter[tuple[Any, ...]], Counter[tuple[Any, ...]]]:
     with psycopg.connect(url) as db:
         hands = Counter(tuple(r) for r in db.execute("SELECT table_id, hand FROM floor.hand_results"))
-        alerts = Counter(tuple(r) for r in db.execute(
-            "SELECT table_id, alert_id, status FROM floor.alert_changes"))
+        alerts = Counter(
+            tuple(r) for r in db.execute("SELECT table_id, alert_id, status FROM floor.alert_changes")
+        )
     return hands, alerts
 
 
 async def bench(args: argparse.Namespace, directory: Path, database: str) -> None:
     tables = [f"t{i:04d}" for i in range(args.tables)]
-    with running_floor(directory, tables) as floor, \
-            table_pcs(floor, directory, tables[: args.bridged]) as pcs:
+    with (
+        running_floor(directory, tables) as floor,
+        table_pcs(floor, directory, tables[: args.bridged]) as pcs,
+    ):
         log = directory / "console.log"
         console = floor.floor_process(log, "--store", database, "--listen", "127.0.0.1:0")
         url = await wait_for(lambda: console_url(log), 60, "the console's URL")
-        await wait_for(lambda: "floor recorder: tablectl-floor-recorder" in log.read_text() or None, 60,
-                       "the console's recorder")
+        await wait_for(
+            lambda: "floor recorder: tablectl-floor-recorder" in log.read_text() or None,
+            60,
+            "the console's recorder",
+        )
         spec: dict[str, Any] = {"ca": str(floor.ca.cert), "seconds": args.seconds, "tables": []}
         if args.keep:
             spec["events"] = str(directory / "publisher-events.jsonl")
@@ -364,18 +411,38 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         for index, table in enumerate(tables):
             if table in bridged:
                 pc = bridged[table]
-                spec["tables"].append({"table": table, "ports": [pc.port], "tls": False,
-                                       "user": f"{table}-controller",
-                                       "password": pc.deployment.secret(f"{table}-controller")})
+                spec["tables"].append(
+                    {
+                        "table": table,
+                        "ports": [pc.port],
+                        "tls": False,
+                        "user": f"{table}-controller",
+                        "password": pc.deployment.secret(f"{table}-controller"),
+                    }
+                )
             else:
                 ports = [nodes[(index + k) % 3].mqtt_port for k in range(3)]  # spread over the nodes
-                spec["tables"].append({"table": table, "ports": ports, "tls": True, "user": f"{table}-bridge",
-                                       "password": floor.secret(f"{table}-bridge")})
+                spec["tables"].append(
+                    {
+                        "table": table,
+                        "ports": ports,
+                        "tls": True,
+                        "user": f"{table}-bridge",
+                        "password": floor.secret(f"{table}-bridge"),
+                    }
+                )
         spec_file = directory / "spec.json"
         spec_file.write_text(json.dumps(spec))
         publisher = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--role", "publisher", "--spec", str(spec_file),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=2**28,
+            sys.executable,
+            __file__,
+            "--role",
+            "publisher",
+            "--spec",
+            str(spec_file),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            limit=2**28,
         )
         assert publisher.stdin is not None
         assert publisher.stdout is not None
@@ -386,8 +453,11 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         since = [time.time()]
         lag_tables: list[str] = []
         reader = asyncio.create_task(read_grid(url, lags, stop, since, lag_tables))
-        pids = {"console": console.pid, "publisher": publisher.pid,
-                **{n.name: n.process.pid for n in nodes if n.process is not None}}
+        pids = {
+            "console": console.pid,
+            "publisher": publisher.pid,
+            **{n.name: n.process.pid for n in nodes if n.process is not None},
+        }
         before = {name: cpu_ticks(pid) for name, pid in pids.items()}
         loads = [os.getloadavg()[0]]
         started = time.monotonic()
@@ -403,8 +473,10 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         loads.append(os.getloadavg()[0])
         victim.kill()
         (directory / "killed").write_text(f"{killed_at}\n")
-        print(f"killed {victim.name} (kill -9) at {args.kill_at:g} s; it led: "
-              + (", ".join(led) or "nothing"), flush=True)
+        print(
+            f"killed {victim.name} (kill -9) at {args.kill_at:g} s; it led: " + (", ".join(led) or "nothing"),
+            flush=True,
+        )
         done = json.loads(await publisher.stdout.readline())
         elapsed = time.monotonic() - started
         loads.append(os.getloadavg()[0])
@@ -433,10 +505,12 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
     lost = len(expected_hands - set(hands)) + len(expected_alerts - set(alerts))
     doubled = sum(n - 1 for n in hands.values() if n > 1) + sum(n - 1 for n in alerts.values() if n > 1)
     messages = args.tables * (args.seconds / STATE_EVERY_S) + expected
-    print(f"{args.tables} tables for {elapsed:.0f} s: ~{messages / elapsed:,.0f} msg/s; "
-          f"{len(expected_hands)} hand results and {len(expected_alerts)} alert changes published "
-          f"({done['reconnects']} reconnections of direct tables; {done['failed']} publishers failed"
-          f"{': ' + '; '.join(done['errors']) if done['errors'] else ''})")
+    print(
+        f"{args.tables} tables for {elapsed:.0f} s: ~{messages / elapsed:,.0f} msg/s; "
+        f"{len(expected_hands)} hand results and {len(expected_alerts)} alert changes published "
+        f"({done['reconnects']} reconnections of direct tables; {done['failed']} publishers failed"
+        f"{': ' + '; '.join(done['errors']) if done['errors'] else ''})"
+    )
     print(f"store: {lost} lost, {doubled} doubled (recorder caught up {caught_up:.1f} s after the end)")
     print(figures("console lag (grid stream), whole run", [lag for _, lag in lags]))
     before_kill = [lag for received, lag in lags if killed_at - 10 <= received < killed_at]
@@ -449,9 +523,12 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             windows.append(f"{start}-{start + 5} s: {len(window)}, {p50:.0f}, {p99:.0f} ms")
     print("after the kill, per 5 s (updates, p50, p99): " + "; ".join(windows))
     back = recovery(lags, killed_at)
-    print("back within p50 <= 100 ms and p99 <= 1 s: "
-          + ("never in the run" if back is None else f"{back:.0f} s after the kill"))
+    print(
+        "back within p50 <= 100 ms and p99 <= 1 s: "
+        + ("never in the run" if back is None else f"{back:.0f} s after the kill")
+    )
     hz = os.sysconf("SC_CLK_TCK")
+
     def share(name: str) -> str:
         if not after[name]:
             return f"{name} killed"
@@ -459,8 +536,10 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
 
     shares = ", ".join(share(name) for name in pids)
     print(f"CPU (share of one core): {shares}")
-    print("machine load average (1 min; 2 cores) at the start, the kill, the end: "
-          + ", ".join(f"{load:.1f}" for load in loads))
+    print(
+        "machine load average (1 min; 2 cores) at the start, the kill, the end: "
+        + ", ".join(f"{load:.1f}" for load in loads)
+    )
     print(f"console log: {len(warnings)} warnings" + "".join(f"\n  {w[:200]}" for w in warnings[:8]))
 
 
@@ -488,8 +567,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
-    parser.add_argument("--kill", choices=("n1", *STREAMS), default="n1",
-                        help="the node to kill: n1, or the leader of that MQTT stream (see above)")
+    parser.add_argument(
+        "--kill",
+        choices=("n1", *STREAMS),
+        default="n1",
+        help="the node to kill: n1, or the leader of that MQTT stream (see above)",
+    )
     parser.add_argument("--keep", type=Path, help="run in DIR and keep its logs there (see above)")
     parser.add_argument("--role", choices=("bench", "publisher"), default="bench", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)

@@ -198,16 +198,35 @@ async def wait_url(log: Path, within: float = 20.0) -> str:
 async def bench(directory: Path, port: int, args: argparse.Namespace) -> None:
     log = directory / "floor.log"
     console = await asyncio.create_subprocess_exec(
-        str(Path(sys.executable).parent / "tablectl"), "floor", "--broker", f"mqtt://127.0.0.1:{port}",
-        "--listen", "127.0.0.1:0", "--db", str(directory / "floor.sqlite"),
-        stderr=log.open("wb"), stdout=asyncio.subprocess.DEVNULL,
+        str(Path(sys.executable).parent / "tablectl"),
+        "floor",
+        "--broker",
+        f"mqtt://127.0.0.1:{port}",
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        str(directory / "floor.sqlite"),
+        stderr=log.open("wb"),
+        stdout=asyncio.subprocess.DEVNULL,
     )
     await asyncio.sleep(0)
     publisher = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--role", "publisher", "--port", str(port), "--tables", str(args.tables),
-        "--seconds", str(args.seconds), "--states-per-s", str(args.states_per_s),
-        "--alert-changes-per-min", str(args.alert_changes_per_min),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        sys.executable,
+        __file__,
+        "--role",
+        "publisher",
+        "--port",
+        str(port),
+        "--tables",
+        str(args.tables),
+        "--seconds",
+        str(args.seconds),
+        "--states-per-s",
+        str(args.states_per_s),
+        "--alert-changes-per-min",
+        str(args.alert_changes_per_min),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
     assert publisher.stdin is not None
     assert publisher.stdout is not None
@@ -269,8 +288,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "publisher":
-        asyncio.run(publish_tables(args.port, args.tables, args.seconds, args.states_per_s,
-                                   args.alert_changes_per_min))
+        asyncio.run(
+            publish_tables(
+                args.port, args.tables, args.seconds, args.states_per_s, args.alert_changes_per_min
+            )
+        )
         return
     with tempfile.TemporaryDirectory() as temp:
         directory = Path(temp)

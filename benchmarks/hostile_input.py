@@ -66,13 +66,24 @@ def malformed() -> list[tuple[str, bytes]]:
     """A cycle of malformed payloads of every kind, under a few device ids."""
     now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
     floor = "FLOOR: seat 4 holds Ah Kh - no misdeal, keep dealing " * 4
-    tag = {"v": 1, "seq": 1, "ts": now, "type": "tag", "antenna": 1, "zone": "seat:5",
-           "uid": "E0040150654CC41C", "present": True, "face": "down"}
+    tag = {
+        "v": 1,
+        "seq": 1,
+        "ts": now,
+        "type": "tag",
+        "antenna": 1,
+        "zone": "seat:5",
+        "uid": "E0040150654CC41C",
+        "present": True,
+        "face": "down",
+    }
     items = [
         (TOPICS.device_event("rfid-1"), b'{"type":"tag","seq":'),
         (TOPICS.device_event("rfid-1"), json.dumps({"v": 1, "seq": 1, "ts": now, "type": floor})),
-        (TOPICS.device_event("junk"), json.dumps({"v": 1, "seq": 10**400, "ts": now, "type": "key",
-                                                  "key": "ack"})),
+        (
+            TOPICS.device_event("junk"),
+            json.dumps({"v": 1, "seq": 10**400, "ts": now, "type": "key", "key": "ack"}),
+        ),
         (TOPICS.device_event("junk"), b"x" * 20_000),
         (TOPICS.device_status("rfid-1"), b"offline!"),
         (TOPICS.input, json.dumps({"type": "key", "key": floor})),
@@ -118,9 +129,7 @@ async def flood(port: int, rate: int, seconds: float, sent: list[int]) -> None:
 _SEQ = [0]
 
 
-async def probe(
-    port: int, seconds: float, samples: list[float], states: list[int]
-) -> None:
+async def probe(port: int, seconds: float, samples: list[float], states: list[int]) -> None:
     async with aiomqtt.Client("127.0.0.1", port, identifier="prober", socket_options=NO_DELAY) as client:
         await client.subscribe(TOPICS.alerts, qos=1)
         await client.subscribe(TOPICS.state, qos=1)
@@ -161,7 +170,10 @@ async def probe(
 async def run(directory: Path, port: int, seconds: float, rate: int, fsync: bool) -> None:
     config = config_file(directory, port, fsync)
     service = await asyncio.create_subprocess_exec(
-        str(Path(sys.executable).parent / "tablectl"), "run", "--config", str(config),
+        str(Path(sys.executable).parent / "tablectl"),
+        "run",
+        "--config",
+        str(config),
         stderr=asyncio.subprocess.DEVNULL,
     )
     try:
@@ -186,8 +198,15 @@ async def run(directory: Path, port: int, seconds: float, rate: int, fsync: bool
         watcher = asyncio.create_task(watch_rss())
         # the flooder is a process of its own: its publishing must not delay the prober's loop
         flooder = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--flood-port", str(port), "--seconds", str(seconds),
-            "--rate", str(rate), stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            __file__,
+            "--flood-port",
+            str(port),
+            "--seconds",
+            str(seconds),
+            "--rate",
+            str(rate),
+            stdout=asyncio.subprocess.PIPE,
         )
         await probe(port, seconds, samples, states)
         out, _ = await flooder.communicate()

@@ -34,9 +34,7 @@ PAYLOAD = (
 def one_round(records: int, *, fsync: bool) -> tuple[float, float]:
     """(records per second until durable, event-loop microseconds per record)."""
     with tempfile.TemporaryDirectory() as directory:
-        journal = open_journal(
-            JournalFiles(Path(directory) / "journal.jsonl"), JournalOptions(fsync=fsync)
-        )
+        journal = open_journal(JournalFiles(Path(directory) / "journal.jsonl"), JournalOptions(fsync=fsync))
         when = datetime.now(UTC)
         began = time.perf_counter()
         for _ in range(records):

@@ -47,7 +47,8 @@ def main() -> int:
         expected = hand.expected
         if args.straddle:
             kinds["straddled"] += len(hand.seats) >= 3 and any(
-                a.action == "post" and a.amount == 2 * hand.stakes.big_blind for a in expected.actions)
+                a.action == "post" and a.amount == 2 * hand.stakes.big_blind for a in expected.actions
+            )
         kinds[expected.result] += 1
         kinds["split pot"] += any(len(p.winners) > 1 for p in expected.pots)
         kinds["side pots"] += len(expected.pots) > 1
@@ -74,8 +75,10 @@ def main() -> int:
             print(f"  {structure:12} {path:8} {agree[key]:6,} / {total[key]:,} agree")
     print(f"  all                   {sum(agree.values()):6,} / {sum(total.values()):,} agree")
     print("held: " + ", ".join(f"{name} {count:,}" for name, count in sorted(kinds.items())))
-    print(f"time: {elapsed:.1f} s; engine {events:,} messages in {engine_s:.1f} s of CPU "
-          f"({events / engine_s:,.0f} messages/s)")
+    print(
+        f"time: {elapsed:.1f} s; engine {events:,} messages in {engine_s:.1f} s of CPU "
+        f"({events / engine_s:,.0f} messages/s)"
+    )
     for line in failures[:10]:
         print("DISAGREES", line[:400])
     return 1 if failures else 0

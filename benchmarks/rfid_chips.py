@@ -52,9 +52,7 @@ class Events:
         self.seen: list[tuple[float, TagEvent]] = []
 
     def first(self, since: float, uid: str, present: bool) -> float | None:
-        return next(
-            (t for t, e in self.seen if t >= since and e.uid == uid and e.present == present), None
-        )
+        return next((t for t, e in self.seen if t >= since and e.uid == uid and e.present == present), None)
 
     async def latency(self, since: float, uids: list[str], present: bool) -> float:
         """Seconds from ``since`` until every one of ``uids`` was reported (``present``)."""

@@ -94,8 +94,10 @@ async def _run(port: int, miss_rate: float) -> None:
     await stop_task(task)
     await sim.close()
     print(f"miss rate {miss_rate:.0%}: placed -> tag present  {_quantiles(arrive)}  ({CARDS} cards)")
-    print(f"miss rate {miss_rate:.0%}: removed -> tag absent  {_quantiles(leave)}  (10 cards, "
-          f"K = {driver.device.tracker.missed_dwells_to_leave} missed sweeps, hold {device.hold_ms} ms)")
+    print(
+        f"miss rate {miss_rate:.0%}: removed -> tag absent  {_quantiles(leave)}  (10 cards, "
+        f"K = {driver.device.tracker.missed_dwells_to_leave} missed sweeps, hold {device.hold_ms} ms)"
+    )
 
 
 def main() -> None:

@@ -63,7 +63,7 @@ from engine.api import (
     InputReceived,
     Received,
 )
-from engine.core import Engine
+from engine.step import Engine
 from link.client import NO_DELAY
 from testing.mosquitto import Mosquitto, free_port
 
@@ -132,9 +132,7 @@ def engine_rate(messages: list[tuple[str, bytes]], repeat: int = 3) -> Rate:
 def replay_rate(directory: Path, messages: list[tuple[str, bytes]]) -> Rate:
     config = config_file(directory, 1883, "replay", fsync=False)
     (directory / "replay").mkdir(mode=0o700)
-    journal = open_journal(
-        JournalFiles(directory / "replay" / "journal.jsonl"), JournalOptions(fsync=False)
-    )
+    journal = open_journal(JournalFiles(directory / "replay" / "journal.jsonl"), JournalOptions(fsync=False))
     at = datetime(2026, 11, 30, tzinfo=UTC)
     for topic, payload in messages:
         journal.received(topic, payload, at)
@@ -240,9 +238,7 @@ def client(port: int, name: str) -> aiomqtt.Client:
     return made
 
 
-async def ingest_rate(
-    directory: Path, port: int, messages: list[tuple[str, bytes]]
-) -> tuple[Rate, float]:
+async def ingest_rate(directory: Path, port: int, messages: list[tuple[str, bytes]]) -> tuple[Rate, float]:
     """(events/s end to end and per CPU second of the service, messages/s the broker took from
     the publisher)."""
     config = config_file(directory, port, "ingest")
@@ -291,8 +287,7 @@ async def restart_behind(
                 raise
             online = time.perf_counter() - started
             print(
-                f"restart behind {len(messages):,} queued: online after {online:.2f} s "
-                "(target <= 2 s)",
+                f"restart behind {len(messages):,} queued: online after {online:.2f} s (target <= 2 s)",
                 flush=True,
             )
             # A million messages take minutes on a loaded machine.

@@ -54,9 +54,7 @@ TABLE = "bench"
 TOPICS = Topics("holdem", TABLE)
 
 
-def config_file(
-    directory: Path, port: int, fsync: bool, name: str = "", fsync_delay_ms: float = 0
-) -> Path:
+def config_file(directory: Path, port: int, fsync: bool, name: str = "", fsync_delay_ms: float = 0) -> Path:
     """A config with a journal of its own (``journal-{fsync}{name}.jsonl``)."""
     path = directory / f"bench-{fsync}{name}.toml"
     path.write_text(

@@ -89,10 +89,13 @@ def session_notes(config: TableConfig) -> list[str]:
 
 def _summary(config: TableConfig, registry: DeckRegistry) -> str:
     decks = ", ".join(f"{deck} ({len(cards)} cards)" for deck, cards in sorted(registry.decks.items()))
-    devices = ", ".join(
-        f"{d.id} ({d.driver}{', declared' if isinstance(d, DeclaredDevice) else ''})"
-        for d in config.devices
-    ) or "none (engine only)"
+    devices = (
+        ", ".join(
+            f"{d.id} ({d.driver}{', declared' if isinstance(d, DeclaredDevice) else ''})"
+            for d in config.devices
+        )
+        or "none (engine only)"
+    )
     if config.table.declared_devices_only:
         devices += ", no others"
     game = ""
@@ -106,8 +109,9 @@ def _summary(config: TableConfig, registry: DeckRegistry) -> str:
             + (f" ante {stakes.ante}" if stakes.ante else "")
             + (f" rake {stakes.rake_percent:g}%" if stakes.rake_percent else "")
         )
-    if not any(zone.startswith("stack:") for d in config.devices
-               for zone in getattr(d, "antennas", {}).values()):
+    if not any(
+        zone.startswith("stack:") for d in config.devices for zone in getattr(d, "antennas", {}).values()
+    ):
         game += "; stacks not read (buy-in and rebuy codes silent)"
     if config.stakes is not None and config.stakes.levels:
         game += f"; tournament, {len(config.stakes.levels)} levels"

@@ -50,27 +50,31 @@ def coverage(config: TableConfig) -> Coverage:
     for seat in range(1, config.table.seats + 1):
         zone = seat_zone(seat)
         if not covering[zone]:
-            found.errors.append(Finding(
-                ("devices", first, "antennas"),
-                f"no antenna covers {zone}: the cards dealt to seat {seat} are never read",
-                refuse=False,
-            ))
+            found.errors.append(
+                Finding(
+                    ("devices", first, "antennas"),
+                    f"no antenna covers {zone}: the cards dealt to seat {seat} are never read",
+                    refuse=False,
+                )
+            )
     wanted = list(TABLE_ZONES)
     if config.chips is not None:
         wanted += ["pot", *(bet_zone(seat) for seat in range(1, config.table.seats + 1))]
     for zone in wanted:
         if not covering[zone]:
-            found.warnings.append(Finding(
-                ("devices", first, "antennas"), f"no antenna covers {zone}", refuse=False
-            ))
+            found.warnings.append(
+                Finding(("devices", first, "antennas"), f"no antenna covers {zone}", refuse=False)
+            )
     for zone, antennas in sorted(covering.items()):
         if len(antennas) > 1 and zone not in SHARED_ZONES:
             named = ", ".join(f"{device} antenna {antenna}" for _, device, antenna in antennas)
             index, _, antenna = antennas[-1]
-            found.warnings.append(Finding(
-                ("devices", index, "antennas", antenna),
-                f"{len(antennas)} antennas cover {zone} ({named}): is one of them meant for "
-                "another zone?",
-                refuse=False,
-            ))
+            found.warnings.append(
+                Finding(
+                    ("devices", index, "antennas", antenna),
+                    f"{len(antennas)} antennas cover {zone} ({named}): is one of them meant for "
+                    "another zone?",
+                    refuse=False,
+                )
+            )
     return found

@@ -73,9 +73,7 @@ def _locate(text: str, loc: tuple[str | int, ...]) -> int | None:
     for number, line in enumerate(text.splitlines(), start=1):
         header = _HEADER_RE.match(line)
         if header:
-            names: tuple[str | int, ...] = tuple(
-                p.strip().strip("\"'") for p in header.group(2).split(".")
-            )
+            names: tuple[str | int, ...] = tuple(p.strip().strip("\"'") for p in header.group(2).split("."))
             if header.group(1) == "[[":
                 index = counters.get(names, -1) + 1
                 counters[names] = index
@@ -192,9 +190,7 @@ def _describe(path: Path, text: str, data: dict[str, Any], error: ValidationErro
         # Drop the union tag pydantic inserts for discriminated unions (devices.0.rfid.port).
         loc = tuple(p for p in item["loc"] if p not in ("shuffler", "rfid", "sensors", "declared"))
         placed = (item.get("ctx") or {}).get("error")
-        found = (
-            placed.problems if isinstance(placed, PlacedError) else [(loc, _message(item, seats))]
-        )
+        found = placed.problems if isinstance(placed, PlacedError) else [(loc, _message(item, seats))]
         for where, what in found:
             line = describe_key(path, text, where, what, ids)
             if line not in lines:

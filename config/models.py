@@ -218,11 +218,20 @@ def _level_text(level: LevelSection) -> str:
 def _blind_problems(place: Place, small: int, big: int) -> list[tuple[Place, str]]:
     """Seeds 000 and 003: the big blind is at least the small blind and at most twice it."""
     if big < small:
-        return [((*place, "big_blind"), f"big_blind {big} is below small_blind {small}: the big "
-                 "blind is at least the small blind")]
+        return [
+            (
+                (*place, "big_blind"),
+                f"big_blind {big} is below small_blind {small}: the big blind is at least the small blind",
+            )
+        ]
     if big > 2 * small:
-        return [((*place, "big_blind"), f"big_blind {big} is more than twice small_blind {small}: "
-                 "the big blind is at most twice the small blind")]
+        return [
+            (
+                (*place, "big_blind"),
+                f"big_blind {big} is more than twice small_blind {small}: "
+                "the big blind is at most twice the small blind",
+            )
+        ]
     return []
 
 
@@ -235,8 +244,11 @@ class StakesSection(Section):
     ante: int = Field(default=0, ge=0, le=10_000_000, description="Each player, before the deal.")
     rake_percent: float = Field(default=0, ge=0, le=100, description="Of each hand seeing a flop; 0 = none.")
     rake_cap: int = Field(default=0, ge=0, le=10_000_000, description="Most taken; 0 = no cap.")
-    straddle: bool = Field(default=True, description="2 x big blind by the third seat left of the "
-                           "button (3+ players, not fixed limit) is a straddle, not a wrong blind.")
+    straddle: bool = Field(
+        default=True,
+        description="2 x big blind by the third seat left of the "
+        "button (3+ players, not fixed limit) is a straddle, not a wrong blind.",
+    )
     min_buy_in: int = Field(
         default=0,
         ge=0,
@@ -270,11 +282,13 @@ class StakesSection(Section):
             was = (before.small_blind, before.big_blind, before.ante)
             now = (level.small_blind, level.big_blind, level.ante)
             if any(n < w for n, w in zip(now, was, strict=True)) or now == was:
-                problems.append((
-                    (*place, "big_blind"),
-                    f"level {index + 1} ({_level_text(level)}) does not rise above level {index} "
-                    f"({_level_text(before)}): a tournament's levels only go up",
-                ))
+                problems.append(
+                    (
+                        (*place, "big_blind"),
+                        f"level {index + 1} ({_level_text(level)}) does not rise above level {index} "
+                        f"({_level_text(before)}): a tournament's levels only go up",
+                    )
+                )
         if problems:
             raise PlacedError(problems)
         return self
@@ -596,20 +610,24 @@ class TableConfig(Section):
                     place = ("devices", index, "antennas", antenna)
                     seat = zone_seat(zone) or zone_bet_seat(zone) or zone_stack_seat(zone)
                     if seat is not None and seat > self.table.seats:
-                        problems.append((
-                            place,
-                            f"device {device.id!r} antenna {antenna} covers {zone} "
-                            f"but the table has {self.table.seats} seats",
-                        ))
+                        problems.append(
+                            (
+                                place,
+                                f"device {device.id!r} antenna {antenna} covers {zone} "
+                                f"but the table has {self.table.seats} seats",
+                            )
+                        )
                     if antenna < 1:
                         problems.append((place, f"device {device.id!r}: antenna numbers start at 1"))
         if self.table.declared_devices_only and not self.devices:
-            problems.append((
-                ("table", "declared_devices_only"),
-                "declared_devices_only = true but [[devices]] declares no device: every device's "
-                "messages would be refused (declare each, by id and driver, with enabled = false "
-                "where its driver runs elsewhere)",
-            ))
+            problems.append(
+                (
+                    ("table", "declared_devices_only"),
+                    "declared_devices_only = true but [[devices]] declares no device: every device's "
+                    "messages would be refused (declare each, by id and driver, with enabled = false "
+                    "where its driver runs elsewhere)",
+                )
+            )
         if problems:
             raise PlacedError(problems)
         return self

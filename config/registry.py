@@ -83,9 +83,7 @@ def load_registry(path: Path) -> DeckRegistry:
                 f"{path}:{line_no}: card {card!r} is not a card code (rank AKQJT98765432, suit shdc)"
             )
         if uid in first_line_of_uid:
-            raise ConfigError(
-                f"{path}:{line_no}: uid {uid} already used on line {first_line_of_uid[uid]}"
-            )
+            raise ConfigError(f"{path}:{line_no}: uid {uid} already used on line {first_line_of_uid[uid]}")
         if (deck, card) in first_line_of_card:
             raise ConfigError(
                 f"{path}:{line_no}: card {card} of deck {deck!r} already on line "

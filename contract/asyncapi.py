@@ -101,8 +101,7 @@ _CHANNELS = (
     _Channel(
         "input",
         "{root}/{table}/input",
-        "Dealer inputs from sources that are not sensors (tablet, console, tests), "
-        "discriminated on `type`.",
+        "Dealer inputs from sources that are not sensors (tablet, console, tests), discriminated on `type`.",
         (m.KeyInput, m.ActionInput, m.DealerBadgeInput, m.LevelStartInput),
         "receive",
         False,
@@ -131,9 +130,7 @@ def build_asyncapi() -> dict[str, Any]:
         for model in channel.messages:
             if model not in models:
                 models.append(model)
-    _, top = models_json_schema(
-        [(model, "serialization") for model in models], ref_template=REF_TEMPLATE
-    )
+    _, top = models_json_schema([(model, "serialization") for model in models], ref_template=REF_TEMPLATE)
     schemas = top.get("$defs", {})
 
     channels: dict[str, Any] = {}

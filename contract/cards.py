@@ -25,6 +25,8 @@ Card = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
 #: A zone covered by an antenna: ``seat:1``..``seat:10``, ``board``, ``burn``, ``muck``, ``aside``, and on
 #: tables that read chips ``bet:1``..``bet:10`` (betting areas), ``stack:1``..``stack:10``, ``pot``, ``rake``.
 Zone = Annotated[str, StringConstraints(pattern=ZONE_PATTERN)]
+
+
 #: A tag UID as upper-case hex (readers may send lower case; it is normalised on validation).
 def _upper(value: object) -> object:
     return value.upper() if isinstance(value, str) else value

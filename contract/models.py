@@ -73,6 +73,8 @@ def _to_utc(value: datetime) -> datetime:
 #: RFC 3339 time, always carried in UTC (``2026-11-29T23:59:18.120Z``).
 Timestamp = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 Seat = Annotated[int, Field(ge=1, le=10)]
+
+
 def _cut(limit: int) -> BeforeValidator:
     """Free text is cut to ``limit`` characters rather than rejected: a device's long message
     must not cost the event (our own drivers put exception texts there)."""
@@ -179,7 +181,13 @@ class SeatEvent(EventBase):
 
 
 KeyName: TypeAlias = Literal[
-    "new_hand", "round_complete", "all_in", "exposed", "misdeal", "declare_board", "ack",
+    "new_hand",
+    "round_complete",
+    "all_in",
+    "exposed",
+    "misdeal",
+    "declare_board",
+    "ack",
     "last_hands",
 ]
 KEY_NAMES: Final[tuple[str, ...]] = (
@@ -573,9 +581,7 @@ class ShownHand(WireModel):
 
     seat: Seat
     cards: list[Card] = Field(max_length=7)
-    rank: str = Field(
-        max_length=32, description="One of RANK_NAMES: high_card, pair, ..., straight_flush."
-    )
+    rank: str = Field(max_length=32, description="One of RANK_NAMES: high_card, pair, ..., straight_flush.")
 
 
 class HandResult(WireModel):
@@ -653,9 +659,7 @@ class SweepCommand(CommandBase):
     """RFID reader: set the antenna sweep (which antennas, and the dwell per antenna)."""
 
     cmd: Literal["sweep"] = "sweep"
-    antennas: list[Annotated[int, Field(ge=0, le=MAX_ANTENNA)]] = Field(
-        min_length=1, max_length=1024
-    )
+    antennas: list[Annotated[int, Field(ge=0, le=MAX_ANTENNA)]] = Field(min_length=1, max_length=1024)
     dwell_ms: int = Field(default=20, ge=1, le=1000)
 
 

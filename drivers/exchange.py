@@ -115,9 +115,7 @@ class SerialExchange:
     async def request(self, message: Message) -> Message:
         """Send a command and return its Ack or Nak (DeviceLost when none comes in time)."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        seq = await self.port.send(
-            message, numbered=lambda number: self._waiting.update({number: future})
-        )
+        seq = await self.port.send(message, numbered=lambda number: self._waiting.update({number: future}))
         try:
             if self._serving:
                 async with asyncio.timeout(self.request_timeout_s):

@@ -138,13 +138,9 @@ def decode_raw(
         skipped = size - keep
         if skipped == 0:
             return 0, None
-        return skipped, FrameError(
-            f"{skipped} bytes without a start marker", kind="garbage", skipped=skipped
-        )
+        return skipped, FrameError(f"{skipped} bytes without a start marker", kind="garbage", skipped=skipped)
     if start > 0:
-        return start, FrameError(
-            f"{start} bytes before a start marker", kind="garbage", skipped=start
-        )
+        return start, FrameError(f"{start} bytes before a start marker", kind="garbage", skipped=start)
     header_len = layout.header_len
     if size < header_len:
         return 0, None
@@ -152,9 +148,7 @@ def decode_raw(
     at_length, at_seq, at_type = layout.positions
     length, seq, kind = values[at_length], values[at_seq], values[at_type]
     if length > max_payload:
-        return 1, FrameError(
-            f"implausible length {length} (max {max_payload})", kind="length", skipped=1
-        )
+        return 1, FrameError(f"implausible length {length} (max {max_payload})", kind="length", skipped=1)
     end = header_len + length + CRC_LEN
     if size < end:
         return 0, None

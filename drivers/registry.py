@@ -29,9 +29,7 @@ DRIVERS: Final[dict[str, tuple[str, str]]] = {
 }
 
 
-def open_driver(
-    device: DriverConfig, mqtt: MqttSection, topics: Topics, **opts: Any
-) -> Driver[Device]:
+def open_driver(device: DriverConfig, mqtt: MqttSection, topics: Topics, **opts: Any) -> Driver[Device]:
     """The driver object for ``device``; ``await driver.run()`` runs it until cancelled."""
     entry = DRIVERS.get(device.driver)
     if entry is None:
@@ -46,6 +44,4 @@ def open_driver(
 def open_drivers(config: TableConfig, **opts: Any) -> list[Driver[Device]]:
     """Drivers of every enabled device of a table configuration."""
     topics = Topics(config.mqtt.root, config.table.id)
-    return [
-        open_driver(d, config.device_mqtt(d), topics, **opts) for d in config.drivers()
-    ]
+    return [open_driver(d, config.device_mqtt(d), topics, **opts) for d in config.drivers()]

@@ -1,8 +1,8 @@
 """The engine's public API: settings, what the shell feeds in, and what comes back out.
 
 The shell (``controller.service.network``) parses MQTT messages into contract models, stamps each with its
-own clock as ``received`` and feeds them one at a time to :func:`engine.core.step` (or to the
-:class:`engine.core.Engine` holder). The core never reads a clock, never does I/O and never logs a
+own clock as ``received`` and feeds them one at a time to :func:`engine.step.step` (or to the
+:class:`engine.step.Engine` holder). The core never reads a clock, never does I/O and never logs a
 hole card; the same sequence of :data:`Received` always yields the same :class:`Outputs`.
 """
 
@@ -172,4 +172,3 @@ class Outputs(NamedTuple):
     state: PublicState | None
     commands: tuple[tuple[str, DeviceCommand], ...] = ()
     hands: tuple[HandResult, ...] = ()
-

@@ -1,7 +1,7 @@
 """The board and the burns: streets, premature and extra board cards, burns, and their remedies.
 
 The concern is :class:`Board`, over its part :class:`BoardState` (reset with each hand); the
-dispatcher (:mod:`engine.machine`) tells it the cards that arrive on the board and in the burn,
+dispatcher (:mod:`engine.dispatcher`) tells it the cards that arrive on the board and in the burn,
 and those that leave; it reads the hand (its phase, its betting rounds, the dealing remedies in
 force) from the table it is attached to, and raises its alerts through it.
 """
@@ -19,7 +19,7 @@ from engine.remedies import (
 from engine.streets import BOARD_AT, STREET_NAMES, street_of
 
 if TYPE_CHECKING:
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 
@@ -112,8 +112,10 @@ class Board:
             "premature-flop-burn",
             f"The flop's burn card was moved from the burn to {where} after the premature flop: "
             "the burn card stays.",
-            ("Put the burn card back in the burn; deal the new flop from the reshuffled stub "
-             "without burning.",),
+            (
+                "Put the burn card back in the burn; deal the new flop from the reshuffled stub "
+                "without burning.",
+            ),
             of=redeal.code,
         )
 
@@ -153,12 +155,7 @@ class Board:
         """An action input: action taken on an unburned street, which then stands (RR; TDA
         39-B)."""
         redeal = self.state.redeal
-        if (
-            redeal is not None
-            and redeal.code == "missing_burn"
-            and action != "post"
-            and not redeal.removed
-        ):
+        if redeal is not None and redeal.code == "missing_burn" and action != "post" and not redeal.removed:
             self.table.book.resolve(redeal.alert, self.table.ts)
             self.state.redeal = None
 
@@ -225,8 +222,7 @@ class Board:
             state.extra_burn = None  # the alert stays open until the hand is over
             table.not_followed(
                 "returned-burn",
-                "The burn card put back on the deck was turned on the board instead of being "
-                "the next burn.",
+                "The burn card put back on the deck was turned on the board instead of being the next burn.",
                 ("The burn card put back on the deck is the next burn.",),
                 of="extra_burn",
             )

@@ -10,7 +10,7 @@ Evidence model, in short (docs/engine.md has the long form):
 - Board cards a remedy says to take back count as removed once their tag leaves the board.
 
 The concern is :class:`Cards`, over its part :class:`CardState`; the dispatcher
-(:mod:`engine.machine`) gives it the card tags read, and it tells the deal (a seat, the muck),
+(:mod:`engine.dispatcher`) gives it the card tags read, and it tells the deal (a seat, the muck),
 the board (the board, the burn) and the handling what arrived and left.
 """
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from contract.cards import RANKS, zone_seat
 
 if TYPE_CHECKING:
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 

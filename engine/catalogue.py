@@ -153,7 +153,7 @@ _ENTRIES: Final = (
         "warning",
         ("Before dealing, move the button to the seat the alert names.",),
         "Robert's Rules, the button: it moves to the next player in the game each hand",
-                tda_rule="TDA 34-A: a misplaced button is corrected before substantial action",
+        tda_rule="TDA 34-A: a misplaced button is corrected before substantial action",
     ),
     Entry(
         "blinds_missing",
@@ -177,8 +177,7 @@ _ENTRIES: Final = (
         "warning",
         (
             "Take the turn card out of play for this round and set it aside.",
-            "Complete the flop betting, then burn and turn what would have been the river as the "
-            "turn.",
+            "Complete the flop betting, then burn and turn what would have been the river as the turn.",
             "After that betting round reshuffle the stub with the set-aside card "
             "(not the burns or discards), cut and deal the river without burning.",
         ),
@@ -350,8 +349,7 @@ _ENTRIES: Final = (
             "Take the chips back from the seats that got them.",
             "Award each pot to its winners as the engine names them.",
         ),
-        "House rule (game rules): the main pot and each side pot go to the best hand among the players "
-        "in it",
+        "House rule (game rules): the main pot and each side pot go to the best hand among the players in it",
         tda_rule="TDA 21, 22: each pot awarded separately; a wrong award is corrected before the next hand",
     ),
     Entry(

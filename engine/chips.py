@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 from contract.cards import is_chip_zone, zone_bet_seat, zone_stack_seat
 
 if TYPE_CHECKING:
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 #: How long (event time) a chip read nowhere may take to be read elsewhere before it counts as
@@ -125,9 +125,7 @@ class Chips:
                 # dealer's push or rake): every chip lifted before it has gone (an uncalled bet
                 # handed back before the push is not the push's first chips); chips that left
                 # the zone this one lands in went elsewhere
-                self.settle_lifted(
-                    zone=None if "pot" in (zone, current) else current, before=left_at
-                )
+                self.settle_lifted(zone=None if "pot" in (zone, current) else current, before=left_at)
                 if lifted and zone != "pot" and current is not None:
                     self.settle_lifted(zone=zone, before=left_at)
             phase = machine.hand_part.phase
@@ -172,11 +170,7 @@ class Chips:
             if (oldest >= before) if before is not None else (oldest > read_ts - LIFT_S):
                 return
         if before is not None:
-            gone = [
-                (u, z)
-                for u, (z, at) in lifted.items()
-                if at < before and (zone is None or z == zone)
-            ]
+            gone = [(u, z) for u, (z, at) in lifted.items() if at < before and (zone is None or z == zone)]
         else:
             limit = read_ts - LIFT_S
             gone = [(u, z) for u, (z, at) in lifted.items() if everything or at <= limit]

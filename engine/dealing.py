@@ -1,7 +1,7 @@
 """Hole cards: the deal, exposed cards, extra cards, folds and the showdown claim; the decks.
 
 The concern is :class:`Dealing`, over its part :class:`DealState` (its hand's fields reset with
-each hand; the decks kept across hands); the dispatcher (:mod:`engine.machine`) tells it the
+each hand; the decks kept across hands); the dispatcher (:mod:`engine.dispatcher`) tells it the
 cards that reach a seat or the muck and the shuffler's events; it reads the hand (seats, order,
 button) from the table it is attached to and calls a misdeal through it. (One concern in one
 file, long because every check of the deal reads the same state at each card.)
@@ -22,7 +22,7 @@ from engine.remedies import (
 from engine.showdown import board_is_best
 
 if TYPE_CHECKING:
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 
@@ -61,10 +61,23 @@ class DealState:
     def copy(self) -> DealState:
         # (every field, in order: dataclasses.replace looks each one up by name, at every copy)
         return DealState(
-            self.dealt, self.dealt_seats, self.done, self.button_short, self.extras,
-            self.exposures, self.exposed_uids, self.dealt_down, self.face_up, self.exposed,
-            self.extra, self.blinds, self.declared, self.claims_checked, self.decks,
-            self.shuffler_known, self.last_deck,
+            self.dealt,
+            self.dealt_seats,
+            self.done,
+            self.button_short,
+            self.extras,
+            self.exposures,
+            self.exposed_uids,
+            self.dealt_down,
+            self.face_up,
+            self.exposed,
+            self.extra,
+            self.blinds,
+            self.declared,
+            self.claims_checked,
+            self.decks,
+            self.shuffler_known,
+            self.last_deck,
         )
 
     def new_hand(self) -> None:
@@ -413,11 +426,7 @@ class Dealing:
                 # TDA 35-B: the button may be dealt two consecutive cards
                 hand.sequence = (*hand.order, button, *hand.order[:-1])
                 return True
-            if (
-                index == n - 1
-                and expected == button
-                and seat == hand.order[0] != state.dealt_seats[-1]
-            ):
+            if index == n - 1 and expected == button and seat == hand.order[0] != state.dealt_seats[-1]:
                 # TDA 35-B: the button passed over in round one gets both cards at the end
                 hand.sequence = (*hand.order[:-1], *hand.order[:-1], button, button)
                 return True
@@ -622,8 +631,7 @@ class Dealing:
                 return
             table.raise_alert(
                 "deck_check_failed",
-                f"The deck check of a deck not in the registry failed (count {event.count}): "
-                "do not deal it.",
+                f"The deck check of a deck not in the registry failed (count {event.count}): do not deal it.",
                 scope="deck",
                 device=device,
             )

@@ -4,7 +4,7 @@ the gap fill are :mod:`engine.sequences`; the sensors' and the shuffler's events
 hand (:mod:`engine.hands`, :mod:`engine.dealing`).
 
 The concern is :class:`Devices`, over its part :class:`DeviceState`; the dispatcher
-(:mod:`engine.machine`) calls it explicitly, and it raises its alerts through the table it is
+(:mod:`engine.dispatcher`) calls it explicitly, and it raises its alerts through the table it is
 attached to.
 """
 
@@ -29,7 +29,7 @@ from engine.seqtrack import REPORT_EVERY, SEQ_AHEAD
 from engine.sequences import Lost
 
 if TYPE_CHECKING:
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 
@@ -56,8 +56,14 @@ class DeviceState:
 
     def copy(self) -> DeviceState:
         return DeviceState(
-            self.states, self.kinds, self.refused, self.input_seqs, self.readers, self.others,
-            self.untracked, self.tracking,
+            self.states,
+            self.kinds,
+            self.refused,
+            self.input_seqs,
+            self.readers,
+            self.others,
+            self.untracked,
+            self.tracking,
         )
 
 
@@ -249,9 +255,7 @@ class Devices:
         )
         return False
 
-    def _refuse(
-        self, received: DeviceEventReceived | DeviceStatusReceived, key: str, text: str
-    ) -> None:
+    def _refuse(self, received: DeviceEventReceived | DeviceStatusReceived, key: str, text: str) -> None:
         """One ``bad_payload`` per key, counting the messages refused (``text`` names them:
         ``{count}``, ``{device}``; updated at most once a second); timed like a rejected
         payload, by the shell's clock."""

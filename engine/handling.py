@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from contract.cards import zone_seat
 
 if TYPE_CHECKING:
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 
@@ -106,8 +106,7 @@ class Handling:
             **state.alerts,
             key: table.raise_alert(
                 "burn_face_up",
-                "A burn card was turned face up: it stays the burn; deal the next board card as "
-                "normal.",
+                "A burn card was turned face up: it stays the burn; deal the next board card as normal.",
             ),
         }
 

@@ -22,7 +22,7 @@ from engine.streets import CHIP_ACTIONS, PLAY_ZONES, RUNNING
 
 if TYPE_CHECKING:
     from contract.models import ActionInput, Phase
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 
@@ -198,8 +198,7 @@ class Hands:
                     if not table.reacting():
                         table.not_followed(
                             "misdeal-retrieve",
-                            f"{done} while the misdealt hand was still on the table: the hand "
-                            "is void.",
+                            f"{done} while the misdealt hand was still on the table: the hand is void.",
                             (
                                 "Stop: retrieve all cards.",
                                 "Reshuffle, cut and redeal with the same button.",

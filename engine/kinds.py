@@ -39,4 +39,3 @@ def learns(learnt: Learnt | None, session: int | None) -> bool:
     if session is None:
         return False
     return learnt.session is None or session > learnt.session
-

@@ -34,7 +34,7 @@ from engine.chips import chip_seat
 from engine.streets import STREET_NAMES
 
 if TYPE_CHECKING:
-    from engine.machine import Machine
+    from engine.dispatcher import Machine
     from engine.table import Table
 
 #: Push findings: while one is active the hand stays open for the dealer to put it right.
@@ -129,9 +129,21 @@ class ResultState:
     def copy(self) -> ResultState:
         # (every field, in order: dataclasses.replace looks each one up by name, at every copy)
         return ResultState(
-            self.money, self.done, self.street, self.chips_read, self.actions_seen,
-            self.early_inputs, self.alerts, self.folded, self.hand_awards, self.face_up_seats,
-            self.tabled, self.result_sent, self.showdown_reached, self.award_chips, self.gathered,
+            self.money,
+            self.done,
+            self.street,
+            self.chips_read,
+            self.actions_seen,
+            self.early_inputs,
+            self.alerts,
+            self.folded,
+            self.hand_awards,
+            self.face_up_seats,
+            self.tabled,
+            self.result_sent,
+            self.showdown_reached,
+            self.award_chips,
+            self.gathered,
             self.owners,
         )
 
@@ -193,9 +205,11 @@ class Results:
             for uid, zone in sorted(machine.chip_state.at.items(), key=lambda item: item[1]):
                 # the betting areas (blinds and antes) and, where read, the stacks (an all in
                 # is a stack emptied)
-                if uid in state.award_chips or uid in machine.session.state.rebuy_chips or (
-                        zone_bet_seat(zone) is None
-                                               and zone_stack_seat(zone) is None):
+                if (
+                    uid in state.award_chips
+                    or uid in machine.session.state.rebuy_chips
+                    or (zone_bet_seat(zone) is None and zone_stack_seat(zone) is None)
+                ):
                     continue
                 value = chips.value(uid)
                 if value is None:
@@ -292,8 +306,11 @@ class Results:
         active, judged = table.book.active, table.nf_keys
         found = []
         # the betting core's findings, the handling's (a fold half done), the foreign tags'
-        held = [*self.state.alerts.items(), *machine.handling_state.alerts.items(),
-                *((f"unknown:{uid}", a) for uid, a in machine.chip_state.unknown.items())]
+        held = [
+            *self.state.alerts.items(),
+            *machine.handling_state.alerts.items(),
+            *((f"unknown:{uid}", a) for uid, a in machine.chip_state.unknown.items()),
+        ]
         for key, alert_id in sorted(held):
             alert = active.get(alert_id)
             if alert is not None and alert.code in CORRECTIONS and f"correct:{key}" not in judged:
@@ -358,8 +375,12 @@ class Results:
             machine.hands.showdown()  # the hands are tabled: the river's betting is over
         elif hand.phase == "showdown":
             self._table(seat)
-        elif hand.phase in ("preflop", "flop", "turn") and self.followed() \
-                and not money.run_out and money.live <= set(state.face_up_seats):
+        elif (
+            hand.phase in ("preflop", "flop", "turn")
+            and self.followed()
+            and not money.run_out
+            and money.live <= set(state.face_up_seats)
+        ):
             self._tabled_run_out(money)
 
     def _tabled_run_out(self, money: Money) -> None:
@@ -475,13 +496,17 @@ class Results:
         table = self.table
         seat = chip_seat(dst)
         owner = self.state.owners.get(uid) or (zone_bet_seat(src) if src is not None else None)
-        if seat is None or owner is None or seat == owner or table.reacting() \
-                or table.book.find("fouled_deck") is None:
+        if (
+            seat is None
+            or owner is None
+            or seat == owner
+            or table.reacting()
+            or table.book.find("fouled_deck") is None
+        ):
             return
         table.not_followed(
             "fouled-chips",
-            f"A chip wagered by seat {owner} in the hand void by the fouled deck went to seat "
-            f"{seat}.",
+            f"A chip wagered by seat {owner} in the hand void by the fouled deck went to seat {seat}.",
             ("Return every chip of the void hand to the player who wagered it.",),
             seat,
             of="fouled_deck",
@@ -525,8 +550,9 @@ class Results:
                 continue
             code, message = machine.session.blind_code(verdict.code, verdict.message)  # a level's
             # a wrong blind judged against a tournament level keeps the level's own remedy
-            alert = table.raise_alert(code, message, verdict.seat, scope="money",
-                                remedy=remedy if code == verdict.code else None)
+            alert = table.raise_alert(
+                code, message, verdict.seat, scope="money", remedy=remedy if code == verdict.code else None
+            )
             state.alerts = {**state.alerts, verdict.key: alert}
 
     def _progress(self) -> None:
@@ -565,14 +591,14 @@ class Results:
         # a push found wrong must be put right before the next hand (pot_awarded_wrong: "do not
         # start the next hand"); what the dealer does within his reaction time is not judged
         active = table.book.active
-        left_wrong = sorted({active[a].code for a in state.alerts.values()
-                             if a in active and active[a].code in PUSH_CODES})
+        left_wrong = sorted(
+            {active[a].code for a in state.alerts.values() if a in active and active[a].code in PUSH_CODES}
+        )
         reacting = table.reacting()
         # chips left uncorrected (a void hand's chips go back with it: not judged here)
         void = self.machine.hand_part.phase == "misdeal"
         open_ = () if void else self._open()
-        void_pot = void and table.book.find("fouled_deck") is not None \
-            and self._void_pot()
+        void_pot = void and table.book.find("fouled_deck") is not None and self._void_pot()
         self.finish_hand()  # at the latest when the next hand starts
         table.book.resolve_scope("money", table.ts)
         return () if reacting else LeftOpen(tuple(left_wrong), open_, void_pot)
@@ -590,8 +616,7 @@ class Results:
         if left.void_pot:
             table.not_followed(
                 "fouled-pot",
-                "The redeal was started with chips of the hand void by the fouled deck still in "
-                "the pot.",
+                "The redeal was started with chips of the hand void by the fouled deck still in the pot.",
                 ("Return every chip in the pot to the player who wagered it.",),
                 of="fouled_deck",
             )
@@ -646,8 +671,9 @@ class Results:
                 return
         if self._cards_out():
             return
-        if followed and any(table.book.active[a].code in PUSH_CODES for a in state.alerts.values()
-                            if a in table.book.active):
+        if followed and any(
+            table.book.active[a].code in PUSH_CODES for a in state.alerts.values() if a in table.book.active
+        ):
             return  # a wrong push: the hand stays open until it is put right
         self.finish_hand()
 
@@ -716,7 +742,8 @@ class Results:
         # stacked in a stack zone, are the player's again)
         chips = machine.chip_state
         state.award_chips |= {
-            u for u in state.hand_awards
+            u
+            for u in state.hand_awards
             if u in chips.lifted or (u in chips.at and zone_stack_seat(chips.at[u]) is None)
         }
         state.hand_awards = frozenset()
@@ -736,7 +763,10 @@ def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
         if len(_ACTIONS) >= _ACTIONS_KEPT:
             _ACTIONS.clear()
         found = _ACTIONS[key] = HandAction.model_construct(
-            street=street, seat=seat, action=action, amount=amount  # type: ignore[arg-type]
+            street=street,
+            seat=seat,
+            action=action,
+            amount=amount,  # type: ignore[arg-type]
         )
     return found
 

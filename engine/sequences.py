@@ -109,8 +109,15 @@ class SequenceState:
     def copy(self) -> SequenceState:
         """A copy for the next step (the dicts updated in place are copied)."""
         return SequenceState(
-            self.tracks.copy(), self.previous, self.taken.copy(), self.sessions, self.gaps,
-            self.held, self.hold_next, self.hold_since, self.checked_in,
+            self.tracks.copy(),
+            self.previous,
+            self.taken.copy(),
+            self.sessions,
+            self.gaps,
+            self.held,
+            self.hold_next,
+            self.hold_since,
+            self.checked_in,
         )
 
 
@@ -205,9 +212,7 @@ class Sequences:
                 state.tracks[device] = SeqTrack(0, 0)
         state.sessions = {**state.sessions, device: status.session}
 
-    def _window(
-        self, device: str, track: SeqTrack, seq: int, session: int, now: datetime
-    ) -> bool | None:
+    def _window(self, device: str, track: SeqTrack, seq: int, session: int, now: datetime) -> bool | None:
         high = track.high
         if seq > high:
             if seq - high > SEQ_AHEAD:
@@ -224,9 +229,7 @@ class Sequences:
             return True
         return self._behind(device, track, seq, session, current=True)
 
-    def _behind(
-        self, device: str, track: SeqTrack, seq: int, session: int | None, *, current: bool
-    ) -> bool:
+    def _behind(self, device: str, track: SeqTrack, seq: int, session: int | None, *, current: bool) -> bool:
         age = track.high - seq
         if age == 0:
             return False  # a repeat (QoS 1 redelivery)
@@ -301,9 +304,7 @@ class Sequences:
                 self.state.previous = {**self.state.previous, device: track}
             self.state.tracks[device] = SeqTrack(seq, 1, far=far, session=session)
             return True
-        self.state.tracks[device] = track._replace(
-            run=run, run_last=seq, far=far, run_session=session
-        )
+        self.state.tracks[device] = track._replace(run=run, run_last=seq, far=far, run_session=session)
         self.findings.append(FarIgnored(device, track.high, far))
         return False
 

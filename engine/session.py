@@ -4,7 +4,7 @@ the tournament clock (docs/rules.md, "The session").
 A composed concern of the engine: the machine holds a :class:`SessionPart` (a
 :class:`SessionState`, frozen, plain values that round-trip through JSON, and what is derived
 from it) and :class:`Session`, the concern over that part with the settings' rules, built by
-``Machine.attach_concerns`` (engine.machine). The concern is told what happens by explicit
+``Machine.attach_concerns`` (engine.dispatcher). The concern is told what happens by explicit
 calls from the hand follower (``on_chip``, ``on_seat``, ``on_dealer``, ``on_last_hands``, ``on_level_start``,
 ``on_hand_start``, ``on_hand_end``, ``on_time``). Each call answers with the findings it reached
 as the betting core's verdicts (:class:`engine.betting.terms.Raise` / ``Clear``, one alert per
@@ -244,11 +244,15 @@ class Session:
                 skip = True
                 self.state = st = replace(st, rebuy_chips=st.rebuy_chips | {uid})
                 stack = _get(st.at_deal, seat)
-                out.append(Raise(
-                    f"rebuy:{seat}", "rebuy_during_hand", seat,
-                    f"Chips were added to seat {seat}'s stack during the hand: they play no part "
-                    f"in it; the seat plays this hand with the {stack} it had at the deal.",
-                ))
+                out.append(
+                    Raise(
+                        f"rebuy:{seat}",
+                        "rebuy_during_hand",
+                        seat,
+                        f"Chips were added to seat {seat}'s stack during the hand: they play no part "
+                        f"in it; the seat plays this hand with the {stack} it had at the deal.",
+                    )
+                )
             else:
                 self.state = st = replace(st, added=_put(st.added, seat, _get(st.added, seat) + value))
         if not st.in_hand and src is not None and dst is not None:
@@ -297,8 +301,11 @@ class Session:
                 # a new player: his first stack is a buy-in
                 self.state = replace(st, bought_in=st.bought_in - {seat})
             return tuple(out)
-        if _get(st.stacks, seat) and self.rules.max_absence_s is not None \
-                and not any(s == seat for s, _ in st.away):
+        if (
+            _get(st.stacks, seat)
+            and self.rules.max_absence_s is not None
+            and not any(s == seat for s, _ in st.away)
+        ):
             self.state = replace(st, away=(*st.away, (seat, now)))
             self._refresh(now)
         elif seat in st.bought_in and not _get(st.stacks, seat):
@@ -325,12 +332,16 @@ class Session:
             if seat in st.away_alerted or now - since <= timedelta(seconds=limit):
                 continue
             self.state = st = replace(st, away_alerted=st.away_alerted | {seat})
-            out.append(Raise(
-                f"away:{seat}", "absence_over_limit", seat,
-                f"Seat {seat} has been empty with chips in its stack for "
-                f"{_duration((now - since).total_seconds())}, longer than the house's "
-                f"{_duration(limit)}: call the floor.",
-            ))
+            out.append(
+                Raise(
+                    f"away:{seat}",
+                    "absence_over_limit",
+                    seat,
+                    f"Seat {seat} has been empty with chips in its stack for "
+                    f"{_duration((now - since).total_seconds())}, longer than the house's "
+                    f"{_duration(limit)}: call the floor.",
+                )
+            )
         self._refresh(now)
 
     # -- the dealer, the last hands, the clock -------------------------------------------------
@@ -349,11 +360,15 @@ class Session:
             self._refresh(None)
             return (Clear("dealer"),) if st.dealer_next is not None else ()
         self.state = replace(st, dealer_next=badge)
-        return (Raise(
-            "dealer", "dealer_changed_mid_hand", None,
-            f"A new dealer ({badge}) was announced during the hand dealt by {st.dealer}: the change "
-            "takes effect when this hand ends; the floor is told.",
-        ),)
+        return (
+            Raise(
+                "dealer",
+                "dealer_changed_mid_hand",
+                None,
+                f"A new dealer ({badge}) was announced during the hand dealt by {st.dealer}: the change "
+                "takes effect when this hand ends; the floor is told.",
+            ),
+        )
 
     def on_last_hands(self, now: datetime) -> Verdicts:
         """The end of the game is announced: three hands are left."""
@@ -392,10 +407,14 @@ class Session:
         hands_left = st.hands_left
         if hands_left is not None and not redeal:
             if hands_left == 0:
-                out.append(Raise(
-                    "last", "hand_after_last", None,
-                    "A hand was dealt after the last announced one: the game was announced as ended.",
-                ))
+                out.append(
+                    Raise(
+                        "last",
+                        "hand_after_last",
+                        None,
+                        "A hand was dealt after the last announced one: the game was announced as ended.",
+                    )
+                )
             hands_left = max(0, hands_left - 1)
         clock_start = st.clock_start
         if rules.levels and clock_start is None:
@@ -412,14 +431,18 @@ class Session:
                 bought_in.add(seat)
                 if rules.min_buy_in and stack < rules.min_buy_in:
                     bound = (seat, rules.min_buy_in - _get(st.posted, seat), 10**12)
-                    message = (f"Seat {seat} bought in for {stack}, below the session's minimum "
-                               f"buy-in of {rules.min_buy_in}: the floor decides.")
+                    message = (
+                        f"Seat {seat} bought in for {stack}, below the session's minimum "
+                        f"buy-in of {rules.min_buy_in}: the floor decides."
+                    )
             else:
                 added = _get(st.added, seat)
                 if rules.max_rebuy and added > rules.max_rebuy:
                     bound = (seat, 0, stack - (added - rules.max_rebuy))
-                    message = (f"Seat {seat} added {added} to its stack between hands, more than "
-                               f"the maximum rebuy of {rules.max_rebuy}: the floor decides.")
+                    message = (
+                        f"Seat {seat} added {added} to its stack between hands, more than "
+                        f"the maximum rebuy of {rules.max_rebuy}: the floor decides."
+                    )
             if bound is not None and not any(x[0] == seat for x in limits):
                 limits.append(bound)
                 out.append(Raise(f"buyin:{seat}", "buy_in_out_of_limits", seat, message))
@@ -435,9 +458,13 @@ class Session:
             clock_start=clock_start,
             # a redeal after a misdeal is the same hand: its level (and posted blinds) stand
             hand_level=(
-                (st.hand_level if redeal and st.hand_level is not None
-                 else self._level_index(clock_start, now))
-                if rules.levels else None
+                (
+                    st.hand_level
+                    if redeal and st.hand_level is not None
+                    else self._level_index(clock_start, now)
+                )
+                if rules.levels
+                else None
             ),
             in_hand=True,
             dealt_in=tuple(dealt_in),
@@ -548,7 +575,13 @@ class Session:
 
 
 __all__ = [
-    "EMPTY_VIEW", "NEVER", "Level", "LevelView", "Session", "SessionPart", "SessionRules", "SessionState",
+    "EMPTY_VIEW",
+    "NEVER",
+    "Level",
+    "LevelView",
+    "Session",
+    "SessionPart",
+    "SessionRules",
+    "SessionState",
     "SessionView",
 ]
-

@@ -17,13 +17,16 @@ from contract.models import (
 from contract.pydantic_adapter import construct_valid
 from engine.api import EngineSettings
 from engine.betting.terms import Pot, TableView
-from engine.machine import Machine
+from engine.dispatcher import Machine
 from engine.session import EMPTY_VIEW, SessionView
 from engine.showdown import showdown_order
 
 _Items: TypeAlias = tuple[tuple[object, object], ...]
 _SeatsEntry: TypeAlias = tuple[
-    tuple[object, ...] | None, set[int], set[int], tuple[tuple[int, tuple[str, ...]], ...],
+    tuple[object, ...] | None,
+    set[int],
+    set[int],
+    tuple[tuple[int, tuple[str, ...]], ...],
     list[SeatState],
 ]
 #: Bets built and kept (a bet in the public state is immutable: a chip into a betting area
@@ -43,8 +46,16 @@ class PublicCache:
     """
 
     __slots__ = (
-        "amounts", "board", "money", "occupied", "pots", "public", "seat_cards", "seat_states",
-        "seats", "view",
+        "amounts",
+        "board",
+        "money",
+        "occupied",
+        "pots",
+        "public",
+        "seat_cards",
+        "seat_states",
+        "seats",
+        "view",
     )
 
     def __init__(self) -> None:
@@ -67,7 +78,11 @@ class PublicCache:
         # steps that publish a state), whether occupancy is known, the profile and the state
         # key (compared but its last item, the betting).
         self.public: tuple[object, bool, str, tuple[object, ...], dict[str, object]] = (
-            None, False, "", (), {}
+            None,
+            False,
+            "",
+            (),
+            {},
         )
         # Seat states are immutable and few: each distinct one is built once and shared.
         self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = {}
@@ -75,7 +90,7 @@ class PublicCache:
 
 
 class EngineState(NamedTuple):
-    """What the engine knows after some messages. Never mutated: :func:`engine.core.step`
+    """What the engine knows after some messages. Never mutated: :func:`engine.step.step`
     works on a copy of :attr:`machine` and wraps the result in a new state."""
 
     machine: Machine
@@ -185,8 +200,9 @@ def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, .
             for seat in changed:
                 if 1 <= seat <= count:
                     cards = seat_cards.get(seat)
-                    states[seat - 1] = _seat_state(cache, seat, seat in occupied, seat in in_hand,
-                                                   len(cards) if cards else 0)
+                    states[seat - 1] = _seat_state(
+                        cache, seat, seat in occupied, seat in in_hand, len(cards) if cards else 0
+                    )
         cache.seats = (rest, occupied, in_hand, seat_items, states)
         return states
     in_hand = set(hand.in_hand).difference(hand.folded) if active else set()
@@ -216,7 +232,7 @@ def _changed_seats(
             if cards is not cards_before:
                 changed.append(seat)
         else:
-            changed.extend(seat for seat, _ in items[len(before):])
+            changed.extend(seat for seat, _ in items[len(before) :])
             return changed
     old = dict(before)
     changed = [seat for seat, cards in items if old.pop(seat, None) is not cards]
@@ -293,8 +309,13 @@ def public_of(
     last_machine, last_known, last_profile, last_key, last_values = cache.public
     session = key[11]
     profile = m.table.profile
-    if alerts_same and last_machine is m and last_key[:12] == key[:12] \
-            and last_known == hand.seats_known and last_profile == profile:
+    if (
+        alerts_same
+        and last_machine is m
+        and last_key[:12] == key[:12]
+        and last_known == hand.seats_known
+        and last_profile == profile
+    ):
         values = last_values.copy()
         values["ts"] = m.table.ts
     else:
@@ -331,14 +352,24 @@ def public_of(
 
 def _session_fields(view: SessionView) -> dict[str, object]:
     """The session's fields of the public state (docs/engine.md, "The session")."""
-    fields: dict[str, object] = {"dealer": view.dealer, "hands_left": view.hands_left,
-                                 "level": None, "away": None}
+    fields: dict[str, object] = {
+        "dealer": view.dealer,
+        "hands_left": view.hands_left,
+        "level": None,
+        "away": None,
+    }
     level = view.level
     if level is not None:
-        fields["level"] = _construct(LevelState, {
-            "level": level.number, "small_blind": level.small_blind, "big_blind": level.big_blind,
-            "ante": level.ante, "ends": level.ends,
-        })
+        fields["level"] = _construct(
+            LevelState,
+            {
+                "level": level.number,
+                "small_blind": level.small_blind,
+                "big_blind": level.big_blind,
+                "ante": level.ante,
+                "ends": level.ends,
+            },
+        )
     if view.away:
         fields["away"] = [_construct(SeatAway, {"seat": seat, "since": since}) for seat, since in view.away]
     return fields

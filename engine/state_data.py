@@ -35,7 +35,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.alerts import AlertBook
 from engine.api import EngineSettings
-from engine.machine import Machine
+from engine.dispatcher import Machine
 from engine.state import EngineState, PublicCache, new_state
 
 #: The layout of :func:`state_to_data`'s output; raise it whenever a field of the machine or of
@@ -323,10 +323,7 @@ def _check_kind(where: str, value: object, fresh: object) -> None:
         return
     expected = type(fresh)
     if (expected is int and type(value) is bool) or not isinstance(value, expected):
-        raise StateDataError(
-            f"{where}: {type(value).__name__} where this engine keeps a {expected.__name__}"
-        )
+        raise StateDataError(f"{where}: {type(value).__name__} where this engine keeps a {expected.__name__}")
     if dataclasses.is_dataclass(fresh):
         for item in dataclasses.fields(fresh):
             _check_kind(f"{where}.{item.name}", getattr(value, item.name), getattr(fresh, item.name))
-

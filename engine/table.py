@@ -1,4 +1,4 @@
-"""What every concern shares, as a plain part the dispatcher holds (engine.machine): the
+"""What every concern shares, as a plain part the dispatcher holds (engine.dispatcher): the
 settings, the time, the hand number, the alert book and the step's outputs, and the helpers
 every rule uses to raise its alerts (an alert, a remedy not followed, the dealer's reaction
 time). Each concern is given it (``table``) next to the dispatcher (``machine``: the other
@@ -39,7 +39,7 @@ class Table:
         self.commands: list[tuple[str, DeviceCommand]] = []
         #: Hand results produced by the current step (the core resets it for each step).
         self.hands_out: list[HandResult] = []
-        #: The public state's key last published (engine.core).
+        #: The public state's key last published (engine.step).
         self.state_key: object = None
         #: Event time of the last critical alert: the dealer's reaction time runs from it.
         self.critical_at: datetime | None = None

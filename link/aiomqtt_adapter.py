@@ -76,8 +76,9 @@ def fail_connect_when_closed(client: aiomqtt.Client) -> None:
         connected = client._connected
         if not connected.done():
             reason = args[3] if len(args) > 3 else None
-            connected.set_exception(aiomqtt.MqttError(
-                f"the broker closed the connection before its CONNACK ({reason})"))
+            connected.set_exception(
+                aiomqtt.MqttError(f"the broker closed the connection before its CONNACK ({reason})")
+            )
         if original is not None:
             original(*args)
 

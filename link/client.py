@@ -50,9 +50,7 @@ def tls_context(mqtt: MqttSection) -> ssl.SSLContext | None:
         cafile=str(tls.ca_file) if tls is not None and tls.ca_file is not None else None
     )
     if tls is not None and tls.cert_file is not None:
-        context.load_cert_chain(
-            str(tls.cert_file), str(tls.key_file) if tls.key_file is not None else None
-        )
+        context.load_cert_chain(str(tls.cert_file), str(tls.key_file) if tls.key_file is not None else None)
     if tls is not None and tls.insecure:
         context.check_hostname = False
     return context

@@ -91,9 +91,7 @@ class DeviceLink:
 
     # ------------------------------------------------------------------ what the driver calls
 
-    def publish_event(
-        self, event: EventBase, on_published: Callable[[], None] | None = None
-    ) -> None:
+    def publish_event(self, event: EventBase, on_published: Callable[[], None] | None = None) -> None:
         """Queue one event for the ``event`` topic; ``on_published`` is called after the
         broker's PUBACK (never, if an overflow drops the event first)."""
         session, seq = self._last_event

@@ -141,9 +141,7 @@ class RfidReaderSimulator(SerialDeviceSimulator):
             raise ValueError(f"page_reads {page_reads} must be 1..{MAX_READS_PER_FRAME}")
         # A faster world is faster on the line too: the UART's rate scales with ``speed``.
         line_rate = None if baudrate is None else round(baudrate * speed)
-        super().__init__(
-            name, CODEC, heartbeat_s, directory, cable=cable, line=line, baudrate=line_rate
-        )
+        super().__init__(name, CODEC, heartbeat_s, directory, cable=cable, line=line, baudrate=line_rate)
         self.antenna_count = antenna_count
         self.dwell_ms = dwell_ms
         self.sweep: tuple[int, ...] = tuple(range(1, antenna_count + 1))

@@ -43,6 +43,7 @@ class Cable(Protocol):
     def write(self, data: bytes) -> bool: ...
     def close(self) -> None: ...
 
+
 log = logging.getLogger("simulators")
 
 

@@ -170,9 +170,7 @@ class SimulatedTable:
         if len(covering) > 1:
             # Fill the first antenna (the flop) before the next ones (turn, river).
             first_id, first_antenna = covering[0]
-            on_first = sum(
-                1 for tag in self.readers[first_id].tags.values() if tag.antenna == first_antenna
-            )
+            on_first = sum(1 for tag in self.readers[first_id].tags.values() if tag.antenna == first_antenna)
             index = 0 if on_first < FIRST_ANTENNA_CARDS else min(1, len(covering) - 1)
             reader_id, antenna = covering[index]
         else:

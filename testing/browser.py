@@ -74,9 +74,7 @@ async def new_page(context: BrowserContext, errors: list[str] | None = None) -> 
         page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
         page.on(
             "console",
-            lambda message: errors.append(f"console: {message.text}")
-            if message.type == "error"
-            else None,
+            lambda message: errors.append(f"console: {message.text}") if message.type == "error" else None,
         )
     return page
 

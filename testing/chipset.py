@@ -19,9 +19,7 @@ def chip_uid(value: int, index: int) -> str:
 
 def chip_registry(per_value: int = 400, values: Iterable[int] = DENOMINATIONS) -> ChipRegistry:
     """``per_value`` chips of each denomination."""
-    return ChipRegistry(
-        by_uid={chip_uid(v, i): v for v in values for i in range(per_value)}
-    )
+    return ChipRegistry(by_uid={chip_uid(v, i): v for v in values for i in range(per_value)})
 
 
 def write_chip_registry(path: Path, registry: ChipRegistry) -> Path:

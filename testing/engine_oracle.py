@@ -28,7 +28,7 @@ from engine.api import (
     Received,
 )
 from engine.betting.terms import Action
-from engine.core import Engine
+from engine.step import Engine
 from testing.chipset import chip_registry
 from testing.oracle_hand import TABLE_SEATS, Expected, OracleHand
 from testing.oracle_render import action_messages, chip_messages
@@ -129,8 +129,10 @@ def disagreements(hand: OracleHand, path: Path_, played: Played | None = None) -
     actions = [Action(a.street, a.seat, a.action, a.amount) for a in got.actions]
     if _posts_apart(actions) != _posts_apart(want.actions):
         problems.append(f"actions {_short(actions)} != PokerKit's {_short(want.actions)}")
-    pots = [(p.amount, tuple(p.eligible), tuple(p.winners), tuple((s.seat, s.amount) for s in p.shares))
-            for p in got.pots]
+    pots = [
+        (p.amount, tuple(p.eligible), tuple(p.winners), tuple((s.seat, s.amount) for s in p.shares))
+        for p in got.pots
+    ]
     expected_pots = [(p.amount, p.eligible, p.winners, p.shares) for p in want.pots]
     if pots != expected_pots:
         problems.append(f"pots {pots} != {expected_pots}")

@@ -135,7 +135,8 @@ def to_events(
     inputs are left out (see :func:`to_stream`).
     """
     return [
-        item for item in to_stream(steps, antennas=antennas, devices=devices, start=start, noise=noise)
+        item
+        for item in to_stream(steps, antennas=antennas, devices=devices, start=start, noise=noise)
         if isinstance(item, SourcedEvent)
     ]
 
@@ -168,31 +169,57 @@ def to_stream(
                 old = zones.where.get(uid)
                 if isinstance(step, Move) and old is not None and zone_of[old] == zone:
                     # Turned over where it lies: the reader reports the new face only.
-                    emit(ids.reader, index, TagEvent, antenna=old, zone=zone, uid=uid,
-                         present=True, face=face)
+                    emit(
+                        ids.reader, index, TagEvent, antenna=old, zone=zone, uid=uid, present=True, face=face
+                    )
                     continue
                 if isinstance(step, Move) and old is not None:
                     zones.remove(uid)
                 antenna = zones.place(uid, zone)
-                emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone, uid=uid,
-                     present=True, face=face)
+                emit(
+                    ids.reader, index, TagEvent, antenna=antenna, zone=zone, uid=uid, present=True, face=face
+                )
                 if isinstance(step, Move) and old is not None:
-                    emit(ids.reader, index, TagEvent, antenna=old, zone=zone_of[old], uid=uid,
-                         present=False, face=None)
+                    emit(
+                        ids.reader,
+                        index,
+                        TagEvent,
+                        antenna=old,
+                        zone=zone_of[old],
+                        uid=uid,
+                        present=False,
+                        face=None,
+                    )
                 if noise is not None and zone.startswith("seat:"):
                     for ghost in _reader_noise(noise, antenna, zone, face, zone_of):
                         emit(ids.reader, index, TagEvent, uid=uid, **ghost)
             case Remove(uid=uid):
                 antenna = zones.remove(uid)
-                emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone_of[antenna], uid=uid,
-                     present=False, face=None)
+                emit(
+                    ids.reader,
+                    index,
+                    TagEvent,
+                    antenna=antenna,
+                    zone=zone_of[antenna],
+                    uid=uid,
+                    present=False,
+                    face=None,
+                )
             case Shuffle(deck=deck):
                 emit(ids.shuffler, index, ShufflingEvent, deck=deck)
                 emit(ids.shuffler, index, ShuffleCompleteEvent, deck=deck, count=52, ok=True)
             case FailDeckCheck(deck=deck, count=count, missing=missing, duplicates=duplicates):
                 emit(ids.shuffler, index, ShufflingEvent, deck=deck)
-                emit(ids.shuffler, index, ShuffleCompleteEvent, deck=deck, count=count, ok=False,
-                     missing=list(missing), duplicates=list(duplicates))
+                emit(
+                    ids.shuffler,
+                    index,
+                    ShuffleCompleteEvent,
+                    deck=deck,
+                    count=count,
+                    ok=False,
+                    missing=list(missing),
+                    duplicates=list(duplicates),
+                )
             case Press(key=key, seat=seat):
                 emit(ids.sensors, index, KeyEvent, key=key, seat=seat)
             case MoveButton(seat=seat):
@@ -210,22 +237,47 @@ def to_stream(
                     if moved and uid in zones.where:
                         zones.remove(uid)
                     antenna = zones.place(uid, zone)
-                    emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone, uid=uid,
-                         present=True, face=None)
+                    emit(
+                        ids.reader,
+                        index,
+                        TagEvent,
+                        antenna=antenna,
+                        zone=zone,
+                        uid=uid,
+                        present=True,
+                        face=None,
+                    )
                 for uid, old in left:
                     if old is not None:
-                        emit(ids.reader, index, TagEvent, antenna=old, zone=zone_of[old], uid=uid,
-                             present=False, face=None)
+                        emit(
+                            ids.reader,
+                            index,
+                            TagEvent,
+                            antenna=old,
+                            zone=zone_of[old],
+                            uid=uid,
+                            present=False,
+                            face=None,
+                        )
             case TakeChips(uids=uids):
                 for uid in uids:
                     if uid in zones.where:
                         antenna = zones.remove(uid)
-                        emit(ids.reader, index, TagEvent, antenna=antenna, zone=zone_of[antenna],
-                             uid=uid, present=False, face=None)
+                        emit(
+                            ids.reader,
+                            index,
+                            TagEvent,
+                            antenna=antenna,
+                            zone=zone_of[antenna],
+                            uid=uid,
+                            present=False,
+                            face=None,
+                        )
             case DealerBadge(badge=badge):
                 seq, ts = clock.next(INPUT_SOURCE)
-                out.append(SourcedInput(
-                    DealerBadgeInput(ts=ts, dealer=badge, seq=seq, source=INPUT_SOURCE), index))
+                out.append(
+                    SourcedInput(DealerBadgeInput(ts=ts, dealer=badge, seq=seq, source=INPUT_SOURCE), index)
+                )
             case LevelStart():
                 seq, ts = clock.next(INPUT_SOURCE)
                 out.append(SourcedInput(LevelStartInput(ts=ts, seq=seq, source=INPUT_SOURCE), index))

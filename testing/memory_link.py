@@ -51,9 +51,7 @@ class MemoryLink:
     def contacted(self) -> bool:
         return True
 
-    def publish_event(
-        self, event: EventBase, on_published: Callable[[], None] | None = None
-    ) -> None:
+    def publish_event(self, event: EventBase, on_published: Callable[[], None] | None = None) -> None:
         # Through the wire format, as a subscriber would see it.
         self.events.append(parse_event("memory", event.to_json()))
         if on_published is not None:

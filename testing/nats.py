@@ -128,28 +128,55 @@ def node_ports(count: int = 3) -> list[NodePorts]:
 
 
 def floor_file(
-    directory: Path, ports: list[NodePorts], *, ca_file: Path, certs: dict[str, tuple[Path, Path]],
-    tables: list[str], allow_input: bool = False, table_ca: Path | None = None,
-    console_ca: Path | None = None, postgres_port: int = 5432,
+    directory: Path,
+    ports: list[NodePorts],
+    *,
+    ca_file: Path,
+    certs: dict[str, tuple[Path, Path]],
+    tables: list[str],
+    allow_input: bool = False,
+    table_ca: Path | None = None,
+    console_ca: Path | None = None,
+    postgres_port: int = 5432,
 ) -> Path:
     """A FLOOR.toml of nodes on loopback (``certs``: each node's certificate and key)."""
     lines = [
-        "[floor]", 'root = "holdem"', 'cluster = "test-floor"', f'ca_file = "{ca_file}"',
-        f'store_dir = "{directory / "jetstream"}"', "",
+        "[floor]",
+        'root = "holdem"',
+        'cluster = "test-floor"',
+        f'ca_file = "{ca_file}"',
+        f'store_dir = "{directory / "jetstream"}"',
+        "",
     ]
     for node in ports:
         cert, key = certs[node.name]
         lines += [
-            "[[nodes]]", f'name = "{node.name}"', 'host = "127.0.0.1"', f"mqtt_port = {node.mqtt}",
-            f"cluster_port = {node.cluster}", f"client_port = {node.client}",
-            f"monitor_port = {node.monitor}", f'cert_file = "{cert}"', f'key_file = "{key}"', "",
+            "[[nodes]]",
+            f'name = "{node.name}"',
+            'host = "127.0.0.1"',
+            f"mqtt_port = {node.mqtt}",
+            f"cluster_port = {node.cluster}",
+            f"client_port = {node.client}",
+            f"monitor_port = {node.monitor}",
+            f'cert_file = "{cert}"',
+            f'key_file = "{key}"',
+            "",
         ]
     lines += [
-        "[tables]", "ids = [" + ", ".join(f'"{t}"' for t in tables) + "]",
+        "[tables]",
+        "ids = [" + ", ".join(f'"{t}"' for t in tables) + "]",
         f"allow_input = {'true' if allow_input else 'false'}",
-        f'ca_file = "{table_ca or ca_file}"', "",
-        "[consoles]", 'users = ["floor-console"]', f'ca_file = "{console_ca or ca_file}"', "",
-        "[postgresql]", 'host = "127.0.0.1"', f"port = {postgres_port}", 'sslmode = "disable"', "",
+        f'ca_file = "{table_ca or ca_file}"',
+        "",
+        "[consoles]",
+        'users = ["floor-console"]',
+        f'ca_file = "{console_ca or ca_file}"',
+        "",
+        "[postgresql]",
+        'host = "127.0.0.1"',
+        f"port = {postgres_port}",
+        'sslmode = "disable"',
+        "",
     ]
     path = directory / "floor.toml"
     path.write_text("\n".join(lines), encoding="utf-8")

@@ -164,8 +164,15 @@ def play_hand(seed: int, structure: Structure | None = None, *, straddle: bool =
         if rake_percent and not hand.raked_ok:
             unraked = replace(stakes, rake_percent=0.0, rake_cap=0)
             hand = _play(seed, unraked, order, stacks, choices, raked=False, straddled=straddled)
-    return OracleHand(seed, hand.stakes, seats, button, hand.steps, hand.expected,
-                      tuple(sorted(zip(order, stacks, strict=True))))
+    return OracleHand(
+        seed,
+        hand.stakes,
+        seats,
+        button,
+        hand.steps,
+        hand.expected,
+        tuple(sorted(zip(order, stacks, strict=True))),
+    )
 
 
 _NOTHING = Expected("uncontested", (), (), 0, (), (), ())
@@ -218,8 +225,16 @@ def _act(state: State, rng: random.Random, raises: int, unit: int, straddle: int
     state.check_or_call()
 
 
-def _play(seed: int, stakes: Stakes, order: tuple[int, ...], stacks: tuple[int, ...], choices: int,
-          *, raked: bool, straddled: bool = False) -> _Played:
+def _play(
+    seed: int,
+    stakes: Stakes,
+    order: tuple[int, ...],
+    stacks: tuple[int, ...],
+    choices: int,
+    *,
+    raked: bool,
+    straddled: bool = False,
+) -> _Played:
     rng = random.Random(choices)
     deck = list(_DECK)
     rng.shuffle(deck)
@@ -240,8 +255,10 @@ def _play(seed: int, stakes: Stakes, order: tuple[int, ...], stacks: tuple[int, 
         elif state.can_show_or_muck_hole_cards():
             if len(state.showdown_indices) == 1:
                 # the pots as the last hand is tabled (PokerKit then kills and merges)
-                pots = [(p.raked_amount + p.unraked_amount,
-                         tuple(sorted(order[i] for i in p.player_indices))) for p in state.pots]
+                pots = [
+                    (p.raked_amount + p.unraked_amount, tuple(sorted(order[i] for i in p.player_indices)))
+                    for p in state.pots
+                ]
             index = state.showdown_index
             assert index is not None
             if _beaten(state, index, shown) and rng.random() < 0.4:
@@ -317,8 +334,9 @@ def _play(seed: int, stakes: Stakes, order: tuple[int, ...], stacks: tuple[int, 
 Shows: TypeAlias = tuple[tuple[int, tuple[str, str]], ...]
 
 
-def _steps(state: State, order: tuple[int, ...], stacks: tuple[int, ...]
-           ) -> tuple[tuple[Step, ...], tuple[Action, ...], Shows, dict[int, int]]:
+def _steps(
+    state: State, order: tuple[int, ...], stacks: tuple[int, ...]
+) -> tuple[tuple[Step, ...], tuple[Action, ...], Shows, dict[int, int]]:
     """PokerKit's operations as table steps, the actions the hand result lists, the hands shown
     (in order) and the chips returned to each seat."""
     steps: list[Step] = []
@@ -405,8 +423,9 @@ def _beaten(state: State, index: int, shown: set[int]) -> bool:
     for pot in state.pots:
         if index not in pot.player_indices:
             continue
-        rivals = [StandardHighHand.from_game(state.hole_cards[i], board)
-                  for i in pot.player_indices if i in shown]
+        rivals = [
+            StandardHighHand.from_game(state.hole_cards[i], board) for i in pot.player_indices if i in shown
+        ]
         if not rivals or max(rivals) <= mine:
             return False
     return True
@@ -417,8 +436,12 @@ def _rank(cards: tuple[str, str], board: tuple[str, ...]) -> str:
     return _RANK_NAME[hand.entry.label.value]
 
 
-def _house_split(pots: list[tuple[int, tuple[int, ...]]], shows: tuple[tuple[int, tuple[str, str]], ...],
-                 board: tuple[str, ...], rake: int) -> tuple[ExpectedPot, ...]:
+def _house_split(
+    pots: list[tuple[int, tuple[int, ...]]],
+    shows: tuple[tuple[int, tuple[str, str]], ...],
+    board: tuple[str, ...],
+    rake: int,
+) -> tuple[ExpectedPot, ...]:
     """PokerKit's pots after the house's rake (main pot first), won by the best hand shown among
     each pot's seats (PokerKit's ranking), odd chips one each in the order shown."""
     best = {seat: StandardHighHand.from_game("".join(cards), "".join(board)) for seat, cards in shows}

@@ -73,8 +73,9 @@ class _Piece:
     owner: int  # index of the push/rake step it goes to; -1: returned to the player
 
 
-def chip_messages(hand: OracleHand, registry: DeckRegistry, chips: ChipRegistry, *,
-                  stacks: bool = False) -> list[Message]:
+def chip_messages(
+    hand: OracleHand, registry: DeckRegistry, chips: ChipRegistry, *, stacks: bool = False
+) -> list[Message]:
     """The hand as card reads and chip movements. Chips come from the player's side (off the
     table) and the uncalled part goes back there; a seat whose last chips went in gets the
     dealer's ``all_in`` key (his announcement, which chips alone cannot show). With ``stacks``

@@ -103,8 +103,13 @@ class PrivatePostgres:
             entry = pwd.getpwnam(self.user)
             kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
         return subprocess.run(  # type: ignore[call-overload, no-any-return]
-            list(command), capture_output=True, text=True, timeout=60, check=check,
-            cwd=self.home, **kwargs,
+            list(command),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=check,
+            cwd=self.home,
+            **kwargs,
         )
 
     def init(self) -> None:
@@ -112,8 +117,17 @@ class PrivatePostgres:
         if os.geteuid() == 0:
             entry = pwd.getpwnam(self.user)
             os.chown(self.home, entry.pw_uid, entry.pw_gid)
-        self._run(pg_binary("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
-                  "--no-sync", "-E", "UTF8")
+        self._run(
+            pg_binary("initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        )
         with (self.data / "postgresql.conf").open("a") as conf:
             conf.write(
                 f"listen_addresses = '127.0.0.1'\nport = {self.port}\n"
@@ -122,8 +136,7 @@ class PrivatePostgres:
             )
 
     def start(self) -> None:
-        self._run(pg_binary("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "30",
-                  "start")
+        self._run(pg_binary("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "30", "start")
         self._wait_ready()
 
     def _wait_ready(self, within: float = 30.0) -> None:

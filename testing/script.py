@@ -366,9 +366,11 @@ class Table:
         elif verb == "input":
             key = KEY_ALIASES.get(args[0], args[0])
             key_seat = int(args[1]) if len(args) > 1 else None
-            self.out.append(Message("input", None, KeyInput.model_validate(
-                {"ts": self._ts(), "key": key, "seat": key_seat}
-            )))
+            self.out.append(
+                Message(
+                    "input", None, KeyInput.model_validate({"ts": self._ts(), "key": key, "seat": key_seat})
+                )
+            )
         elif verb == "status":
             device, state = args[0], args[1]
             session = int(args[2]) if len(args) > 2 else self.sessions.get(device, 1)

@@ -73,8 +73,16 @@ class FakeTable:
             alert_id = f"{self.hand}-{self.counter}"
         code, message = CODES[severity]
         alert = Alert(
-            id=alert_id, ts=now(), hand=self.hand, code=code, severity=severity, seat=seat, status=status,
-            message=f"{message} (table {self.id})", remedy=["First step.", "Second step."], rule="RR",
+            id=alert_id,
+            ts=now(),
+            hand=self.hand,
+            code=code,
+            severity=severity,
+            seat=seat,
+            status=status,
+            message=f"{message} (table {self.id})",
+            remedy=["First step.", "Second step."],
+            rule="RR",
             profile="roberts",
         )
         if status == "resolved":

@@ -32,9 +32,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"contract", "config", "link", "engine", "drivers", "controller", "simulators"}
     ),
     "simulators": frozenset({"contract", "config", "engine", "drivers"}),
-    "testing": frozenset(
-        {"contract", "config", "link", "engine", "drivers", "controller", "simulators"}
-    ),
+    "testing": frozenset({"contract", "config", "link", "engine", "drivers", "controller", "simulators"}),
 }
 PROJECT = frozenset(
     {"contract", "config", "link", "engine", "drivers", "controller", "simulators", "testing", "tests"}
@@ -107,9 +105,7 @@ def test_the_engine_is_pure() -> None:
     ("source", "allowed"),
     [("from simulators.table import SimulatedTable\n", False), ("import contract.models\n", True)],
 )
-def test_the_check_reads_imports_inside_functions_too(
-    tmp_path: Path, source: str, allowed: bool
-) -> None:
+def test_the_check_reads_imports_inside_functions_too(tmp_path: Path, source: str, allowed: bool) -> None:
     lazy = tmp_path / "lazy.py"
     lazy.write_text(f"def later() -> None:\n    {source}")
     found = {module.split(".")[0] for _, module in imports(lazy)}
@@ -192,9 +188,7 @@ def test_no_import_circle_inside_the_controller() -> None:
     graph = import_graph(REPO, "controller")
     assert "controller.journal.writer" in graph  # subfolders are read
     circles = import_circles(graph)
-    described = [
-        " -> ".join(f"{m} (imports {sorted(graph[m] & set(c))})" for m in c) for c in circles
-    ]
+    described = [" -> ".join(f"{m} (imports {sorted(graph[m] & set(c))})" for m in c) for c in circles]
     assert described == []
 
 

@@ -57,9 +57,7 @@ class BrokerProcess(ChildProcess):
             line = await asyncio.wait_for(child.stdout.readline(), START_TIMEOUT_S)
         except TimeoutError:
             await self.stop()
-            raise BrokerError(
-                f"embedded broker did not listen within {START_TIMEOUT_S:g} s"
-            ) from None
+            raise BrokerError(f"embedded broker did not listen within {START_TIMEOUT_S:g} s") from None
         word, _, rest = line.decode("utf-8", "replace").strip().partition(" ")
         if word != "listening" or not rest.isdigit():
             await self.stop()

@@ -53,7 +53,11 @@ class ChildProcess(abc.ABC):
         started from is not put on the child's import path, so a ``click.py`` lying there is not
         imported in place of the library."""
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-P", "-m", module, *args,
+            sys.executable,
+            "-P",
+            "-m",
+            module,
+            *args,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE if stdout else None,
             start_new_session=True,

@@ -64,47 +64,94 @@ def _speed(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hands", type=int, default=0,
-                        help="hands to play, then print the summary (default 0: until Ctrl-C)")
+    parser.add_argument(
+        "--hands", type=int, default=0, help="hands to play, then print the summary (default 0: until Ctrl-C)"
+    )
     parser.add_argument("--seed", type=int, help="seed of the virtual dealer (default: random)")
-    parser.add_argument("--speed", type=_speed, default=1.0,
-                        help="pace: 1 = a real dealer, 2 = twice as fast, 0 = as fast as the "
-                        "system keeps up (default 1)")
-    parser.add_argument("--mistake-rate", type=_rate, default=0.2,
-                        help="share of hands with a dealer mistake (default 0.2)")
-    parser.add_argument("--mistakes", type=_codes, default=None, metavar="CODE,...",
-                        help="draw only these mistakes (catalogue codes; default: every code the "
-                        "table can raise)")
-    parser.add_argument("--seats", type=int, default=9, choices=range(2, 11), metavar="2..10",
-                        help="seats at the table (default 9)")
-    parser.add_argument("--players", type=_players, default=None, metavar="MIN-MAX",
-                        help="how many players sit (they join and leave), default 2-SEATS")
-    parser.add_argument("--profile", choices=("roberts", "tda"), default="roberts",
-                        help="irregularity rules profile (default roberts)")
-    parser.add_argument("--broker", metavar="mqtt://HOST:PORT",
-                        help="use this broker instead of the embedded one")
+    parser.add_argument(
+        "--speed",
+        type=_speed,
+        default=1.0,
+        help="pace: 1 = a real dealer, 2 = twice as fast, 0 = as fast as the system keeps up (default 1)",
+    )
+    parser.add_argument(
+        "--mistake-rate", type=_rate, default=0.2, help="share of hands with a dealer mistake (default 0.2)"
+    )
+    parser.add_argument(
+        "--mistakes",
+        type=_codes,
+        default=None,
+        metavar="CODE,...",
+        help="draw only these mistakes (catalogue codes; default: every code the table can raise)",
+    )
+    parser.add_argument(
+        "--seats",
+        type=int,
+        default=9,
+        choices=range(2, 11),
+        metavar="2..10",
+        help="seats at the table (default 9)",
+    )
+    parser.add_argument(
+        "--players",
+        type=_players,
+        default=None,
+        metavar="MIN-MAX",
+        help="how many players sit (they join and leave), default 2-SEATS",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=("roberts", "tda"),
+        default="roberts",
+        help="irregularity rules profile (default roberts)",
+    )
+    parser.add_argument(
+        "--broker", metavar="mqtt://HOST:PORT", help="use this broker instead of the embedded one"
+    )
     parser.add_argument("--table", default="demo", help="table id in the topics (default demo)")
-    parser.add_argument("--structure", choices=("no_limit", "pot_limit", "fixed_limit"),
-                        help="betting structure (default: from the seed, see docs/demo.md)")
-    parser.add_argument("--tournament", action="store_true",
-                        help="a tournament: the blinds and ante rise by levels on the clock "
-                        "(docs/demo.md; not with --no-chips)")
-    parser.add_argument("--no-chips", action="store_true",
-                        help="a table without chip reading: betting shown by the keypad only")
-    parser.add_argument("--noise", type=_rate, default=0.0,
-                        help="share of RFID reads the reader misses (default 0)")
-    parser.add_argument("--journal", type=Path, metavar="DIR",
-                        help="keep the journal (and the table's table.toml) in DIR, a new or empty "
-                        "folder (default: a new folder under the temporary directory, printed)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the summary as one JSON object on the last line")
+    parser.add_argument(
+        "--structure",
+        choices=("no_limit", "pot_limit", "fixed_limit"),
+        help="betting structure (default: from the seed, see docs/demo.md)",
+    )
+    parser.add_argument(
+        "--tournament",
+        action="store_true",
+        help="a tournament: the blinds and ante rise by levels on the clock "
+        "(docs/demo.md; not with --no-chips)",
+    )
+    parser.add_argument(
+        "--no-chips",
+        action="store_true",
+        help="a table without chip reading: betting shown by the keypad only",
+    )
+    parser.add_argument(
+        "--noise", type=_rate, default=0.0, help="share of RFID reads the reader misses (default 0)"
+    )
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        metavar="DIR",
+        help="keep the journal (and the table's table.toml) in DIR, a new or empty "
+        "folder (default: a new folder under the temporary directory, printed)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the summary as one JSON object on the last line"
+    )
     parser.add_argument("--no-view", action="store_true", help="no live terminal view")
-    parser.add_argument("--web", action="store_true",
-                        help=f"serve the dealer's display on port {DEALER_PORT} and the floor console on "
-                        f"port {FLOOR_PORT} (127.0.0.1) and open them in the browser (default: free "
-                        "ports, printed at start)")
-    parser.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-                        default="WARNING", help="log level of the components (default WARNING)")
+    parser.add_argument(
+        "--web",
+        action="store_true",
+        help=f"serve the dealer's display on port {DEALER_PORT} and the floor console on "
+        f"port {FLOOR_PORT} (127.0.0.1) and open them in the browser (default: free "
+        "ports, printed at start)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        default="WARNING",
+        help="log level of the components (default WARNING)",
+    )
 
 
 def options_from(args: argparse.Namespace) -> DemoOptions:
@@ -175,7 +222,8 @@ def print_summary(summary: Summary, console: Console) -> None:
         console.print(
             f"journal kept in {summary.journal}; its hands: tablectl history --config {config} "
             f"(history show N, history export --phh DIR, journal verify: the same --config)",
-            highlight=False, soft_wrap=True,
+            highlight=False,
+            soft_wrap=True,
         )
 
 
@@ -192,9 +240,11 @@ def main(args: argparse.Namespace) -> int:
         if show_view
         else logging.StreamHandler(sys.stderr)
     )
-    logging.basicConfig(level=args.log_level, handlers=[handler],
-                        format="%(name)s: %(message)s" if show_view else
-                        "%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=args.log_level,
+        handlers=[handler],
+        format="%(name)s: %(message)s" if show_view else "%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
         summary, interrupted = asyncio.run(_run(options, console, show_view))
     except (DemoError, BrokerError, ConfigError, RigError, PagesError) as error:
@@ -234,10 +284,12 @@ async def _run_until(
     # Ctrl-C, a kill, or the terminal closing: stop cleanly and still summarise.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
+
     async def announce(pages: Pages) -> None:
         console.print(f"dealer display: {pages.dealer}", highlight=False, soft_wrap=True)
-        console.print(f"floor console:  {pages.floor} (this table: {pages.table})", highlight=False,
-                      soft_wrap=True)
+        console.print(
+            f"floor console:  {pages.floor} (this table: {pages.table})", highlight=False, soft_wrap=True
+        )
         if options.web and not await open_in_browser(pages):
             console.print("(no desktop browser here: open those addresses in a browser)")
 
@@ -246,8 +298,11 @@ async def _run_until(
         summary = await run.run()
         return summary, run.interrupted
     header = Header(
-        table=options.table_id, profile=options.profile, broker=options.broker or "embedded",
-        speed=options.speed, hands=options.hands,
+        table=options.table_id,
+        profile=options.profile,
+        broker=options.broker or "embedded",
+        speed=options.speed,
+        hands=options.hands,
     )
 
     def frame() -> RenderableType:

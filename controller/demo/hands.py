@@ -244,11 +244,7 @@ class TableHands:
 
     def _shuffled(self, deck: str) -> EventPredicate:
         def match(device: str, event: DeviceEvent) -> bool:
-            return (
-                device == self.ids.shuffler
-                and event.type == "shuffle_complete"
-                and event.deck == deck
-            )
+            return device == self.ids.shuffler and event.type == "shuffle_complete" and event.deck == deck
 
         return match
 
@@ -308,9 +304,7 @@ class TableHands:
             case Remove(uid=uid):
                 return tag(uid, False, None)
             case Press(key=key, seat=seat):
-                return lambda d, e: (
-                    d == ids.sensors and e.type == "key" and e.key == key and e.seat == seat
-                )
+                return lambda d, e: d == ids.sensors and e.type == "key" and e.key == key and e.seat == seat
             case MoveButton(seat=seat):
                 return lambda d, e: d == ids.sensors and e.type == "button" and e.seat == seat
             case SetBlind(seat=seat, present=present):
@@ -322,7 +316,5 @@ class TableHands:
                     d == ids.sensors and e.type == "seat" and e.seat == seat and e.occupied == occupied
                 )
             case Shuffle(deck=deck) | FailDeckCheck(deck=deck):
-                return lambda d, e: (
-                    d == ids.shuffler and e.type == "shuffling" and e.deck in (deck, None)
-                )
+                return lambda d, e: d == ids.shuffler and e.type == "shuffling" and e.deck in (deck, None)
         return None

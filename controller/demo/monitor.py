@@ -121,8 +121,9 @@ class Monitor:
                 self.connections += 1
                 if self.connections > 1:
                     # the pair of the warning below: the gap in what it saw is over
-                    log.warning("demo monitor: connected again and subscribed (connection %d)",
-                                self.connections)
+                    log.warning(
+                        "demo monitor: connected again and subscribed (connection %d)", self.connections
+                    )
                 self.ready.set()
                 await self._dispatch_all()
 

@@ -82,9 +82,7 @@ async def start_rig(
     )
 
 
-async def start_controller(
-    stack: AsyncExitStack, config: TableConfig, *, log_level: str
-) -> ServiceProcess:
+async def start_controller(stack: AsyncExitStack, config: TableConfig, *, log_level: str) -> ServiceProcess:
     """Start the engine service of ``tablectl run`` (and its dealer's display, when the
     configuration has one) in a child process. It is stopped before the drivers when ``stack``
     unwinds (it is pushed after them), so the engine never sees the drivers leave."""

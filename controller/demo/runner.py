@@ -138,9 +138,9 @@ class DemoRun:
         self.seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
         self.interrupted = False
         self.stakes: TableStakes | None = (
-            demo_stakes(self.seed, options.structure, tournament=options.tournament,
-                        fast=options.speed == 0)
-            if options.chips else None
+            demo_stakes(self.seed, options.structure, tournament=options.tournament, fast=options.speed == 0)
+            if options.chips
+            else None
         )
         self.chip_values: dict[str, int] | None = None
         #: Where the journal and the table's configuration are kept (once :meth:`run` made it).
@@ -194,7 +194,11 @@ class DemoRun:
             monitor = await self._monitor(stack, url, topics)
             log_level = logging.getLevelName(logging.getLogger().level)
             rig: Rig = await start_rig(
-                stack, config, speed=self.options.speed, seed=self.seed, noise=self.options.noise,
+                stack,
+                config,
+                speed=self.options.speed,
+                seed=self.seed,
+                noise=self.options.noise,
                 log_level=log_level,
             )
             self._children.append(rig.drivers)
@@ -208,8 +212,7 @@ class DemoRun:
             supervisor = asyncio.create_task(self._supervise(), name="demo-supervisor")
             stack.push_async_callback(_cancel, supervisor)
             dealer_page = _dealer_page(rig.config)
-            self.pages = await start_floor(stack, dealer_page, url, workdir, floor_listen,
-                                           config.table.id)
+            self.pages = await start_floor(stack, dealer_page, url, workdir, floor_listen, config.table.id)
             if self.on_pages is not None:
                 await self.on_pages(self.pages)
             hands = TableHands(
@@ -232,11 +235,13 @@ class DemoRun:
                     self.tally.notes.append(f"{count} {kind} steps never reported by a driver")
                 for kind, spent in sorted(hands.report.spent_s.items()):
                     count = hands.report.counts[kind]
-                    log.info("%s: %d steps, %.1f ms each until reported", kind, count,
-                             1000 * spent / count)
+                    log.info("%s: %d steps, %.1f ms each until reported", kind, count, 1000 * spent / count)
                 self.tally.seconds = time.monotonic() - started
         return Summary.from_tally(
-            self.tally, seed=self.seed, profile=self.options.profile, broker=self.broker_url,
+            self.tally,
+            seed=self.seed,
+            profile=self.options.profile,
+            broker=self.broker_url,
             game=_game(self.stakes),
             journal=str(journal_dir),
         )
@@ -459,9 +464,11 @@ def _game(stakes: TableStakes | None) -> str:
         return "no chips"
     if stakes.levels:
         first, last = stakes.levels[0], stakes.levels[-1]
-        return (f"{stakes.structure} tournament, {len(stakes.levels)} levels of "
-                f"{first.minutes:g} min, {first.small_blind}/{first.big_blind} to "
-                f"{last.small_blind}/{last.big_blind}")
+        return (
+            f"{stakes.structure} tournament, {len(stakes.levels)} levels of "
+            f"{first.minutes:g} min, {first.small_blind}/{first.big_blind} to "
+            f"{last.small_blind}/{last.big_blind}"
+        )
     game = f"{stakes.structure} {stakes.small_blind}/{stakes.big_blind}"
     if stakes.ante:
         game += f" ante {stakes.ante}"

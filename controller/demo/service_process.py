@@ -44,9 +44,7 @@ class ServiceProcess(ChildProcess):
 
     stop_timeout_s = STOP_TIMEOUT_S
 
-    def __init__(
-        self, config: TableConfig, *, role: Role = "service", log_level: str = "WARNING"
-    ) -> None:
+    def __init__(self, config: TableConfig, *, role: Role = "service", log_level: str = "WARNING") -> None:
         super().__init__()
         self.config = config
         self.role = role

@@ -42,7 +42,11 @@ MAX_ABSENCE_S: Final = {"fast": 1.0, "paced": 10.0}
 #: The demo tournament's levels (``--tournament``): blinds and ante rising, each level this
 #: many minutes long (flat out half a minute: 200 hands see three or four levels).
 TOURNAMENT_LEVELS: Final[tuple[tuple[int, int, int], ...]] = (
-    (1, 2, 0), (2, 4, 0), (3, 6, 1), (5, 10, 1), (10, 20, 2),
+    (1, 2, 0),
+    (2, 4, 0),
+    (3, 6, 1),
+    (5, 10, 1),
+    (10, 20, 2),
 )
 LEVEL_MINUTES: Final = {"fast": 0.5, "paced": 15.0}
 #: How close to a level's end a hand waits for the next level (the dealer writes a hand's
@@ -139,7 +143,10 @@ def demo_config(
     pace = "fast" if fast else "paced"
     with_chips = stakes is not None and chips_registry is not None
     table: dict[str, object] = {
-        "id": table_id, "seats": seats, "profile": profile, "name": "tablectl demo",
+        "id": table_id,
+        "seats": seats,
+        "profile": profile,
+        "name": "tablectl demo",
     }
     if "hole_card_off_s" in TableSection.model_fields:
         table["hole_card_off_s"] = HOLE_CARD_OFF_S[pace]
@@ -169,8 +176,13 @@ def demo_config(
                 "dwell_ms": 1 if fast else 20,
             },
             *(_chip_readers(seats, workdir, fast) if with_chips else []),
-            {"id": DEVICE_IDS.sensors, "driver": "sensors", "vendor_id": 0x1209, "product_id": 0x7AB1,
-             "poll_ms": 2 if fast else 10},
+            {
+                "id": DEVICE_IDS.sensors,
+                "driver": "sensors",
+                "vendor_id": 0x1209,
+                "product_id": 0x7AB1,
+                "poll_ms": 2 if fast else 10,
+            },
         ],
     }
     if with_chips and "stakes" in TableConfig.model_fields:
@@ -185,10 +197,13 @@ def demo_config(
             "rake_cap": stakes.rake_cap,
             "max_rebuy": MAX_REBUY,
             "levels": [
-                {"small_blind": lv.small_blind, "big_blind": lv.big_blind, "ante": lv.ante,
-                 "minutes": lv.minutes}
+                {
+                    "small_blind": lv.small_blind,
+                    "big_blind": lv.big_blind,
+                    "ante": lv.ante,
+                    "minutes": lv.minutes,
+                }
                 for lv in stakes.levels
             ],
         }
     return TableConfig.model_validate(data)
-

@@ -37,8 +37,11 @@ def _default_executable() -> Path | None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--config", "-c", help="the table configuration (TOML)")
-    what.add_argument("--floor", metavar="FLOOR.toml",
-                      help="the floor at scale instead: its NATS nodes, tables, consoles, database")
+    what.add_argument(
+        "--floor",
+        metavar="FLOOR.toml",
+        help="the floor at scale instead: its NATS nodes, tables, consoles, database",
+    )
     parser.add_argument("--out", "-o", required=True, help="directory to render into (created 0700)")
     parser.add_argument(
         "--executable",

@@ -84,8 +84,9 @@ class FloorSection(_Section):
     root: str = Field(default="holdem", description="The tables' topic root.")
     cluster: Name = Field(default="floor", description="The NATS cluster's name.")
     ca_file: TargetPath = Field(description="The house CA that signed every node's certificate.")
-    store_dir: TargetPath = Field(default=Path("/var/lib/nats-server"),
-                                  description="JetStream's directory on each node.")
+    store_dir: TargetPath = Field(
+        default=Path("/var/lib/nats-server"), description="JetStream's directory on each node."
+    )
 
     @model_validator(mode="after")
     def _root(self) -> FloorSection:
@@ -98,8 +99,11 @@ class FloorSection(_Section):
 
 class NodeSection(_Section):
     name: Name
-    host: str = Field(min_length=1, description="The address tables, consoles and the other nodes "
-                                                "reach this node at (its certificate names it).")
+    host: str = Field(
+        min_length=1,
+        description="The address tables, consoles and the other nodes "
+        "reach this node at (its certificate names it).",
+    )
     bind: str | None = Field(default=None, description="The address to listen on (default: host).")
     mqtt_port: int = Field(default=8883, ge=1, le=65535)
     cluster_port: int = Field(default=6222, ge=1, le=65535)
@@ -119,8 +123,9 @@ class TablesSection(_Section):
 class ConsolesSection(_Section):
     users: list[Name] = Field(default_factory=lambda: ["floor-console"], min_length=1)
     listen: str = Field(default="127.0.0.1:8090")
-    ca_file: TargetPath = Field(default=Path("/etc/tablectl/floor-ca.crt"),
-                                description="Where the consoles keep the floor's CA.")
+    ca_file: TargetPath = Field(
+        default=Path("/etc/tablectl/floor-ca.crt"), description="Where the consoles keep the floor's CA."
+    )
 
 
 class PostgresSection(_Section):
@@ -130,8 +135,9 @@ class PostgresSection(_Section):
     owner: RoleName = Field(default="tablectl_floor", description="The recorders' role: owns the schema.")
     reader: RoleName = Field(default="tablectl_floor_reader", description="Reads only.")
     sslmode: str = Field(default="verify-full", pattern=r"^(disable|require|verify-ca|verify-full)$")
-    clients: str = Field(default="0.0.0.0/0", description="Where consoles and recorders connect from "
-                                                            "(pg_hba.conf address).")
+    clients: str = Field(
+        default="0.0.0.0/0", description="Where consoles and recorders connect from (pg_hba.conf address)."
+    )
 
 
 class FloorFile(_Section):
@@ -235,13 +241,25 @@ def users_block(floor: FloorFile, passwords: dict[str, str]) -> str:
         subscribe: dict[str, list[str]] = {"deny": [">"]}
         if floor.tables.allow_input:
             subscribe = {"allow": ["$MQTT.sub.>", subject(topics.input)]}
-        entries.append((bridge_user(table), f"table {table}'s bridge: its own public topics out"
-                        + (", its input in" if floor.tables.allow_input else ""),
-                        {"allow": publish}, subscribe))
+        entries.append(
+            (
+                bridge_user(table),
+                f"table {table}'s bridge: its own public topics out"
+                + (", its input in" if floor.tables.allow_input else ""),
+                {"allow": publish},
+                subscribe,
+            )
+        )
     public = [subject(f"{root}/+/{kind}") for kind in FLOOR_KINDS]
     for user in floor.consoles.users:
-        entries.append((user, "a console or recorder: reads every table's public topics, publishes nothing",
-                        {"deny": [">"]}, {"allow": ["$MQTT.sub.>", *public]}))
+        entries.append(
+            (
+                user,
+                "a console or recorder: reads every table's public topics, publishes nothing",
+                {"deny": [">"]},
+                {"allow": ["$MQTT.sub.>", *public]},
+            )
+        )
     lines = ["authorization {", "  users: ["]
     for name, why, may_publish, may_subscribe in entries:
         lines.append(f"    # {why}")
@@ -261,8 +279,10 @@ def node_conf(floor: FloorFile, node: NodeSection, users: str) -> str:
     bind = node.bind or node.host
     replicas = min(3, len(floor.nodes))
     routes = [f"nats-route://{other.host}:{other.cluster_port}" for other in floor.nodes if other is not node]
-    tls = (f"tls {{cert_file: {_q(node.cert_file)}, key_file: {_q(node.key_file)}, "
-           f"ca_file: {_q(floor.floor.ca_file)}")
+    tls = (
+        f"tls {{cert_file: {_q(node.cert_file)}, key_file: {_q(node.key_file)}, "
+        f"ca_file: {_q(floor.floor.ca_file)}"
+    )
     return f"""\
 # NATS node {node.name} of the floor cluster {floor.floor.cluster!r}, rendered by tablectl deploy --floor.
 # Do not edit: change the floor's file and render again. Install as /etc/nats-server.conf on
@@ -419,8 +439,14 @@ def render_floor(floor: FloorFile, out: Path, *, rotate: bool = False) -> FloorR
     passwords = load_or_create_secrets(out, found, rotate=rotate)
     users = users_block(floor, passwords)
     artefacts = [
-        Artefact(Path("nodes") / node.name / "nats-server.conf", node_conf(floor, node, users),
-                 f"/etc/nats-server.conf on {node.name} ({node.host})", "root:nats", "0640", secret=True)
+        Artefact(
+            Path("nodes") / node.name / "nats-server.conf",
+            node_conf(floor, node, users),
+            f"/etc/nats-server.conf on {node.name} ({node.host})",
+            "root:nats",
+            "0640",
+            secret=True,
+        )
         for node in floor.nodes
     ]
     for index, table in enumerate(floor.tables.ids):
@@ -428,31 +454,72 @@ def render_floor(floor: FloorFile, out: Path, *, rotate: bool = False) -> FloorR
         shift = index % len(floor.nodes)
         order = floor.nodes[shift:] + floor.nodes[:shift]
         spec = BridgeSpec(
-            table=table, root=floor.floor.root,
+            table=table,
+            root=floor.floor.root,
             addresses=tuple((node.host, node.mqtt_port) for node in order),
-            ca_file=floor.tables.ca_file, password=passwords[bridge_user(table)],
+            ca_file=floor.tables.ca_file,
+            password=passwords[bridge_user(table)],
             allow_input=floor.tables.allow_input,
         )
         artefacts += [
-            Artefact(Path("tables") / table / "bridge.conf", bridge_section(spec),
-                     f"table {table}: the bridge tablectl deploy --config renders from deploy-floor.toml",
-                     "-", "-", secret=True),
-            Artefact(Path("tables") / table / "deploy-floor.toml", table_floor_toml(floor, table, order),
-                     f"table {table}: its configuration's [deploy.floor]", "-", "-"),
+            Artefact(
+                Path("tables") / table / "bridge.conf",
+                bridge_section(spec),
+                f"table {table}: the bridge tablectl deploy --config renders from deploy-floor.toml",
+                "-",
+                "-",
+                secret=True,
+            ),
+            Artefact(
+                Path("tables") / table / "deploy-floor.toml",
+                table_floor_toml(floor, table, order),
+                f"table {table}: its configuration's [deploy.floor]",
+                "-",
+                "-",
+            ),
         ]
     artefacts += [
-        Artefact(Path("postgresql/setup.sql"), setup_sql(floor, passwords),
-                 f"run once on {floor.postgresql.host} as the superuser", "-", "-"),
-        Artefact(Path("postgresql/pg_hba.conf"), pg_hba(floor),
-                 f"add to pg_hba.conf on {floor.postgresql.host}", "-", "-"),
-        Artefact(Path("consoles/floor.env"), console_env(floor, passwords),
-                 "/etc/tablectl/floor.env on each console's machine", "root:root", "0600", secret=True),
-        Artefact(Path("consoles/tablectl-floor.service"), console_unit(floor),
-                 "/etc/systemd/system/tablectl-floor.service", "root:root", "0644"),
+        Artefact(
+            Path("postgresql/setup.sql"),
+            setup_sql(floor, passwords),
+            f"run once on {floor.postgresql.host} as the superuser",
+            "-",
+            "-",
+        ),
+        Artefact(
+            Path("postgresql/pg_hba.conf"),
+            pg_hba(floor),
+            f"add to pg_hba.conf on {floor.postgresql.host}",
+            "-",
+            "-",
+        ),
+        Artefact(
+            Path("consoles/floor.env"),
+            console_env(floor, passwords),
+            "/etc/tablectl/floor.env on each console's machine",
+            "root:root",
+            "0600",
+            secret=True,
+        ),
+        Artefact(
+            Path("consoles/tablectl-floor.service"),
+            console_unit(floor),
+            "/etc/systemd/system/tablectl-floor.service",
+            "root:root",
+            "0644",
+        ),
     ]
     for identity in found:
-        artefacts.append(Artefact(identity.secret_path, passwords[identity.name] + "\n",
-                                  _handover(identity.name, floor), "-", "-", secret=True))
+        artefacts.append(
+            Artefact(
+                identity.secret_path,
+                passwords[identity.name] + "\n",
+                _handover(identity.name, floor),
+                "-",
+                "-",
+                secret=True,
+            )
+        )
     notes = [
         f"cluster {floor.floor.cluster!r}: {len(floor.nodes)} nodes, streams replicated on "
         f"{min(3, len(floor.nodes))}; brokers {broker_urls(floor)}",

@@ -159,9 +159,7 @@ def _human(size: int) -> str:
     return f"{size / (1 << 20):.0f} MiB"
 
 
-def mosquitto_conf(
-    config: TableConfig, paths: BrokerPaths, secrets: dict[str, str], source: Path
-) -> str:
+def mosquitto_conf(config: TableConfig, paths: BrokerPaths, secrets: dict[str, str], source: Path) -> str:
     """mosquitto.conf of the table PC (it holds the bridge's password when there is a bridge)."""
     template = Template(
         resources.files("controller.deploy").joinpath("templates/mosquitto.conf").read_text("utf-8")

@@ -189,6 +189,4 @@ class FloorBoard:
 
     def ordered(self) -> list[TableSummary]:
         """The whole floor, what needs attention first (then by table id)."""
-        return sorted(
-            self.tables.values(), key=lambda t: (t.attention()[0], -len(t.alerts), t.id)
-        )
+        return sorted(self.tables.values(), key=lambda t: (t.attention()[0], -len(t.alerts), t.id))

@@ -44,51 +44,84 @@ log = logging.getLogger("controller.floor")
 
 def _add_store(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--store", "--db", dest="store", default=None, metavar="URL",
+        "--store",
+        "--db",
+        dest="store",
+        default=None,
+        metavar="URL",
         help=f"the history: a SQLite file (default ${STORE_VARIABLE} or {DEFAULT_STORE}) or "
-             "postgresql://user@host:port/database (the password from the URL, $PGPASSWORD or "
-             "~/.pgpass)",
+        "postgresql://user@host:port/database (the password from the URL, $PGPASSWORD or "
+        "~/.pgpass)",
     )
 
 
 def _add_brokers(parser: argparse.ArgumentParser, *, required: bool) -> None:
-    parser.add_argument("--broker", required=required, metavar="URL[,URL...]",
-                        help="the broker, mqtt://host:port or mqtts://host:port; several, comma "
-                             "separated: the nodes of one cluster, taken in turn when one is lost")
+    parser.add_argument(
+        "--broker",
+        required=required,
+        metavar="URL[,URL...]",
+        help="the broker, mqtt://host:port or mqtts://host:port; several, comma "
+        "separated: the nodes of one cluster, taken in turn when one is lost",
+    )
     parser.add_argument("--root", default="holdem", help="topic root of the tables (default holdem)")
     parser.add_argument("--username", help=f"broker user name (the password from ${PASSWORD_VARIABLE})")
-    parser.add_argument("--ca-file", metavar="FILE",
-                        help="the CA that signed the brokers' certificates (mqtts://; default: the system's)")
+    parser.add_argument(
+        "--ca-file",
+        metavar="FILE",
+        help="the CA that signed the brokers' certificates (mqtts://; default: the system's)",
+    )
     parser.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), default="INFO")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_brokers(parser, required=False)
-    parser.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
-                        help=f"where to serve the console (default {DEFAULT_LISTEN}; port 0: any free port)")
+    parser.add_argument(
+        "--listen",
+        default=DEFAULT_LISTEN,
+        metavar="HOST:PORT",
+        help=f"where to serve the console (default {DEFAULT_LISTEN}; port 0: any free port)",
+    )
     _add_store(parser)
-    parser.add_argument("--retain-days", type=_days, default=0, metavar="DAYS",
-                        help="remove alert changes, hand results and statuses received more than DAYS "
-                             "ago (at start, then hourly; default 0: keep everything)")
-    parser.add_argument("--client-id", help="MQTT client id of the live view (default: "
-                                            "tablectl-floor-ROOT-RANDOM)")
-    parser.add_argument("--no-record", action="store_true",
-                        help="record nothing: only read the store (a console beside the floor's recorders)")
-    parser.add_argument("--recorder-id", metavar="ID",
-                        help="MQTT client id of the recorder's persistent session (default: "
-                             "tablectl-floor-recorder-ROOT-SLOT, SLOT the store's lowest free slot)")
+    parser.add_argument(
+        "--retain-days",
+        type=_days,
+        default=0,
+        metavar="DAYS",
+        help="remove alert changes, hand results and statuses received more than DAYS "
+        "ago (at start, then hourly; default 0: keep everything)",
+    )
+    parser.add_argument(
+        "--client-id", help="MQTT client id of the live view (default: tablectl-floor-ROOT-RANDOM)"
+    )
+    parser.add_argument(
+        "--no-record",
+        action="store_true",
+        help="record nothing: only read the store (a console beside the floor's recorders)",
+    )
+    parser.add_argument(
+        "--recorder-id",
+        metavar="ID",
+        help="MQTT client id of the recorder's persistent session (default: "
+        "tablectl-floor-recorder-ROOT-SLOT, SLOT the store's lowest free slot)",
+    )
     commands = parser.add_subparsers(dest="floor_command", metavar="ACTION")
 
-    record = commands.add_parser("record", help="record the tables' hands, alerts and statuses (no pages)",
-                                 description="Record every table's hands, alerts and controller "
-                                             "statuses from a persistent session into the store.")
+    record = commands.add_parser(
+        "record",
+        help="record the tables' hands, alerts and statuses (no pages)",
+        description="Record every table's hands, alerts and controller "
+        "statuses from a persistent session into the store.",
+    )
     _add_brokers(record, required=True)
     _add_store(record)
     record.add_argument("--recorder-id", metavar="ID", help="MQTT client id (default: by slot)")
     record.add_argument("--retain-days", type=_days, default=0, metavar="DAYS")
 
-    hands = commands.add_parser("hands", help="hand results in the store, one JSON object a line",
-                                description="Hand results in the store (oldest first).")
+    hands = commands.add_parser(
+        "hands",
+        help="hand results in the store, one JSON object a line",
+        description="Hand results in the store (oldest first).",
+    )
     _add_store(hands)
     _add_filters(hands)
     hands.add_argument("--seat", type=int, help="hands this seat was dealt in")
@@ -96,8 +129,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     hands.add_argument("--code", help="hands during which an alert of this code changed")
     hands.add_argument("--limit", type=int, default=100_000)
 
-    alerts = commands.add_parser("alerts", help="alert changes in the store, one JSON object a line",
-                                 description="Alert changes in the store (oldest first).")
+    alerts = commands.add_parser(
+        "alerts",
+        help="alert changes in the store, one JSON object a line",
+        description="Alert changes in the store (oldest first).",
+    )
     _add_store(alerts)
     _add_filters(alerts)
     alerts.add_argument("--code")
@@ -106,9 +142,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     alerts.add_argument("--seat", type=int)
     alerts.add_argument("--limit", type=int, default=100_000)
 
-    report = commands.add_parser("report", help="hands, alerts per 100 hands and rake per table and "
-                                                "hour, per dealer, per area",
-                                 description="The floor's figures from the store.")
+    report = commands.add_parser(
+        "report",
+        help="hands, alerts per 100 hands and rake per table and hour, per dealer, per area",
+        description="The floor's figures from the store.",
+    )
     _add_store(report)
     report.add_argument("--since", metavar="TIME", help="ISO 8601 (default: 24 hours ago)")
     report.add_argument("--until", metavar="TIME", help="ISO 8601 (default: now)")
@@ -119,8 +157,9 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", help="one table")
     parser.add_argument("--since", metavar="TIME", help="from this time on (ISO 8601)")
     parser.add_argument("--until", metavar="TIME", help="up to this time (ISO 8601)")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line (the published "
-                                                            "payload plus table)")
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object a line (the published payload plus table)"
+    )
 
 
 def _days(text: str) -> float:
@@ -143,10 +182,15 @@ def mqtt_sections(args: argparse.Namespace) -> list[MqttSection]:
     found = []
     for url in urls:
         try:
-            mqtt = MqttSection.model_validate({
-                "url": url, "root": args.root, "username": args.username, "password": password,
-                "tls": {"ca_file": args.ca_file} if getattr(args, "ca_file", None) else None,
-            })
+            mqtt = MqttSection.model_validate(
+                {
+                    "url": url,
+                    "root": args.root,
+                    "username": args.username,
+                    "password": password,
+                    "tls": {"ca_file": args.ca_file} if getattr(args, "ca_file", None) else None,
+                }
+            )
         except ValidationError as error:
             problem = error.errors(include_url=False)[0]
             place = ".".join(str(p) for p in problem["loc"])
@@ -162,8 +206,9 @@ def store_url(args: argparse.Namespace) -> str:
 
 
 def _logging(level: str) -> None:
-    logging.basicConfig(level=level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     logging.getLogger("mqtt").setLevel(max(logging.INFO, logging.getLevelName(level)))
 
 
@@ -203,15 +248,27 @@ async def _serve(args: argparse.Namespace, brokers: list[MqttSection], host: str
     stop = _stop_on_signals()
     try:
         store = store_for(store_url(args), retain_days=args.retain_days)
-        console = FloorConsole(brokers, store, client_id=args.client_id,
-                               record="none" if args.no_record else None, recorder_id=args.recorder_id)
+        console = FloorConsole(
+            brokers,
+            store,
+            client_id=args.client_id,
+            record="none" if args.no_record else None,
+            recorder_id=args.recorder_id,
+        )
         url = await console.start(host, port)
     except (WebServerError, StoreError) as error:
         log.error("floor console: %s", error)
         return EXIT_ERROR
     kept = f"{args.retain_days:g} days" if args.retain_days else "everything"
-    log.info("floor console: %s (tables under %s/ on %s, history in %s, keeping %s, recording: %s)",
-             url, console.root, ", ".join(b.url for b in brokers), store.name, kept, console.recording)
+    log.info(
+        "floor console: %s (tables under %s/ on %s, history in %s, keeping %s, recording: %s)",
+        url,
+        console.root,
+        ", ".join(b.url for b in brokers),
+        store.name,
+        kept,
+        console.recording,
+    )
     try:
         await stop.wait()
     finally:
@@ -233,8 +290,12 @@ async def _record(args: argparse.Namespace, brokers: list[MqttSection]) -> int:
         log.error("floor recorder: %s", error)
         return EXIT_ERROR
     recorder = Recorder(brokers, store, client_id=args.recorder_id)
-    log.info("floor recorder: tables under %s/ on %s into %s", recorder.root,
-             ", ".join(b.url for b in brokers), store.name)
+    log.info(
+        "floor recorder: tables under %s/ on %s into %s",
+        recorder.root,
+        ", ".join(b.url for b in brokers),
+        store.name,
+    )
     try:
         await recorder.run(stop)
     except StoreError as error:
@@ -243,8 +304,12 @@ async def _record(args: argparse.Namespace, brokers: list[MqttSection]) -> int:
     finally:
         await store.close()
     health = recorder.health
-    log.info("floor recorder: stopped (%d messages received, %d rows stored, %d rejected)",
-             health.received, health.stored, health.rejected)
+    log.info(
+        "floor recorder: stopped (%d messages received, %d rows stored, %d rejected)",
+        health.received,
+        health.stored,
+        health.rejected,
+    )
     return EXIT_OK
 
 
@@ -261,7 +326,9 @@ async def _ask(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     try:
         answer: Callable[[Any, argparse.Namespace], Awaitable[int]] = {
-            "hands": _hands, "alerts": _alerts, "report": _report,
+            "hands": _hands,
+            "alerts": _alerts,
+            "report": _report,
         }[args.floor_command]
         return await answer(store, args)
     except StoreError as error:
@@ -279,9 +346,15 @@ async def _hands(store: Any, args: argparse.Namespace) -> int:
     from controller.floor.store import HandQuery
 
     query = HandQuery(
-        table=args.table, since_ms=time_ms("--since", args.since), until_ms=time_ms("--until", args.until),
-        code=args.code, seat=args.seat, dealer=args.dealer, limit=args.limit,
+        table=args.table,
+        since_ms=time_ms("--since", args.since),
+        until_ms=time_ms("--until", args.until),
+        code=args.code,
+        seat=args.seat,
+        dealer=args.dealer,
+        limit=args.limit,
     )
+
     def text(h: dict[str, Any]) -> str:
         awarded = ", ".join(f"seat {a['seat']} {a['amount']}" for a in h.get("awarded", [])) or "-"
         dealer = f"  dealer {h['dealer']}" if h.get("dealer") else ""
@@ -296,14 +369,25 @@ async def _alerts(store: Any, args: argparse.Namespace) -> int:
     from controller.floor.store import AlertQuery
 
     query = AlertQuery(
-        table=args.table, since_ms=time_ms("--since", args.since), until_ms=time_ms("--until", args.until),
-        code=args.code, severity=args.severity, seat=args.seat, status=args.status, limit=args.limit,
+        table=args.table,
+        since_ms=time_ms("--since", args.since),
+        until_ms=time_ms("--until", args.until),
+        code=args.code,
+        severity=args.severity,
+        seat=args.seat,
+        status=args.status,
+        limit=args.limit,
     )
     for change in await store.find_alerts(query):
-        _line(change, args.json, lambda a: (
-            f"{a['ts']}  {a['table']}  hand {a['hand']}  {a['severity']} {a['code']} {a['status']}"
-            + (f"  seat {a['seat']}" if a.get("seat") else "") + f"  {a['message']}"
-        ))
+        _line(
+            change,
+            args.json,
+            lambda a: (
+                f"{a['ts']}  {a['table']}  hand {a['hand']}  {a['severity']} {a['code']} {a['status']}"
+                + (f"  seat {a['seat']}" if a.get("seat") else "")
+                + f"  {a['message']}"
+            ),
+        )
     return EXIT_OK
 
 

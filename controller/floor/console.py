@@ -76,15 +76,26 @@ class LiveViews:
     connection) and why not."""
 
     def __init__(
-        self, brokers: Sequence[MqttSection], handle: Handle, connection: Connection, *,
-        client_id: str | None, qos: int,
+        self,
+        brokers: Sequence[MqttSection],
+        handle: Handle,
+        connection: Connection,
+        *,
+        client_id: str | None,
+        qos: int,
     ) -> None:
         self.handle = handle
         self.connection = connection
         self.feeds = [FloorFeed(brokers, self._arrived, self._changed, client_id=client_id, qos=qos)]
         if len(brokers) > 1:
-            second = FloorFeed(brokers, self._arrived, self._changed,
-                               client_id=f"{client_id}-2" if client_id else None, qos=qos, first=1)
+            second = FloorFeed(
+                brokers,
+                self._arrived,
+                self._changed,
+                client_id=f"{client_id}-2" if client_id else None,
+                qos=qos,
+                first=1,
+            )
             second.avoid, self.feeds[0].avoid = self.feeds[0].brokers, second.brokers
             self.feeds.append(second)
         self.filters = self.feeds[0].filters
@@ -160,17 +171,16 @@ class FloorConsole:
         if record is None:
             record = "session" if self.store.database.kind == "postgresql" else "live"
         self.recording: Recording = record
-        self.recorder = (
-            Recorder(brokers, self.store, client_id=recorder_id) if record == "session" else None
-        )
+        self.recorder = Recorder(brokers, self.store, client_id=recorder_id) if record == "session" else None
         self.channel = Channel()
         self.health = ConsoleHealth()
         # The live view at QoS 1 where it records (its own SQLite history, as always); else at
         # QoS 0: on a NATS cluster plain routing, no JetStream consumer to create at every
         # (re)connection (the retained topics give the whole floor again, the recorder's
         # session keeps the history whole). On two nodes when there are several (LiveViews).
-        self.feed = LiveViews(brokers, self.handle, self.connection, client_id=client_id,
-                              qos=1 if record == "live" else 0)
+        self.feed = LiveViews(
+            brokers, self.handle, self.connection, client_id=client_id, qos=1 if record == "live" else 0
+        )
         self.url = ""
         self._changes = 0
         self._dirty: set[str] = set()

@@ -78,9 +78,12 @@ def question_routes(store: FloorStore, board: FloorBoard) -> list[Route]:
     async def hands(request: Request) -> Response:
         async def ask(request: Request) -> dict[str, Any]:
             query = HandQuery(
-                table=_text(request, "table"), since_ms=_time(request, "since"),
-                until_ms=_time(request, "until"), code=_text(request, "code"),
-                seat=_int(request, "seat", low=1, high=10), dealer=_text(request, "dealer"),
+                table=_text(request, "table"),
+                since_ms=_time(request, "since"),
+                until_ms=_time(request, "until"),
+                code=_text(request, "code"),
+                seat=_int(request, "seat", low=1, high=10),
+                dealer=_text(request, "dealer"),
                 limit=_limit(request),
             )
             await store.flush()
@@ -91,10 +94,14 @@ def question_routes(store: FloorStore, board: FloorBoard) -> list[Route]:
     async def alerts(request: Request) -> Response:
         async def ask(request: Request) -> dict[str, Any]:
             query = AlertQuery(
-                table=_text(request, "table"), since_ms=_time(request, "since"),
-                until_ms=_time(request, "until"), code=_text(request, "code"),
-                severity=_text(request, "severity"), seat=_int(request, "seat", low=1, high=10),
-                status=_text(request, "status"), limit=_limit(request),
+                table=_text(request, "table"),
+                since_ms=_time(request, "since"),
+                until_ms=_time(request, "until"),
+                code=_text(request, "code"),
+                severity=_text(request, "severity"),
+                seat=_int(request, "seat", low=1, high=10),
+                status=_text(request, "status"),
+                limit=_limit(request),
             )
             await store.flush()
             return {"alerts": await store.find_alerts(query)}
@@ -142,8 +149,13 @@ def question_routes(store: FloorStore, board: FloorBoard) -> list[Route]:
 
 def _row(name: str, figures: dict[str, Any]) -> str:
     rate = figures["alerts_per_100_hands"]
-    cells = [html.escape(name), figures["hands"], figures["alerts"], "-" if rate is None else rate,
-             figures["rake"]]
+    cells = [
+        html.escape(name),
+        figures["hands"],
+        figures["alerts"],
+        "-" if rate is None else rate,
+        figures["rake"],
+    ]
     return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
 
 
@@ -154,8 +166,10 @@ def report_page(found: dict[str, Any]) -> str:
         ("Per area (pit)", [_row(a["area"] or "(no area)", a) for a in found["areas"]]),
         ("Per table", [_row(t["table"], t) for t in found["tables"]]),
         ("Per dealer", [_row(d["dealer"] or "(no badge)", d) for d in found["dealers"]]),
-        ("Per table and hour",
-         [_row(f"{t['table']} {h['hour']}", h) for t in found["tables"] for h in t["hours"]]),
+        (
+            "Per table and hour",
+            [_row(f"{t['table']} {h['hour']}", h) for t in found["tables"] for h in t["hours"]],
+        ),
     ]
     body = "".join(f"<h2>{title}</h2><table>{head}{''.join(rows)}</table>" for title, rows in sections)
     total = found["total"]

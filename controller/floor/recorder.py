@@ -99,10 +99,17 @@ class RecorderHealth:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "connected": self.connected, "broker": self.broker, "client_id": self.client_id,
-            "detail": self.detail, "received": self.received, "stored": self.stored,
-            "rejected": self.rejected, "pending": self.pending, "witnessed": self.witnessed,
-            "witness_connected": self.witness_connected, "witness_dropped": self.witness_dropped,
+            "connected": self.connected,
+            "broker": self.broker,
+            "client_id": self.client_id,
+            "detail": self.detail,
+            "received": self.received,
+            "stored": self.stored,
+            "rejected": self.rejected,
+            "pending": self.pending,
+            "witnessed": self.witnessed,
+            "witness_connected": self.witness_connected,
+            "witness_dropped": self.witness_dropped,
         }
 
 
@@ -110,7 +117,11 @@ class Recorder:
     """See the module docstring; ``await recorder.run(stop)`` until ``stop`` is set."""
 
     def __init__(
-        self, brokers: Sequence[MqttSection], store: FloorStore, *, client_id: str | None = None,
+        self,
+        brokers: Sequence[MqttSection],
+        store: FloorStore,
+        *,
+        client_id: str | None = None,
         witness: bool = True,
     ) -> None:
         self.brokers = Brokers(brokers)
@@ -124,10 +135,17 @@ class Recorder:
         self._store_failed = asyncio.Event()
         self._witness_backlog: deque[tuple[str, bytes, float]] = deque(maxlen=WITNESS_BACKLOG)
         self.witness = (
-            FloorFeed(brokers, self._witnessed, self._witness_connection,
-                      client_id=floor_client_id(self.root).replace("floor", "floor-witness", 1),
-                      filters=self.filters, qos=0, first=1)
-            if witness else None
+            FloorFeed(
+                brokers,
+                self._witnessed,
+                self._witness_connection,
+                client_id=floor_client_id(self.root).replace("floor", "floor-witness", 1),
+                filters=self.filters,
+                qos=0,
+                first=1,
+            )
+            if witness
+            else None
         )
         if self.witness is not None:
             # One node's death should not take both: each avoids the other's node.
@@ -138,8 +156,9 @@ class Recorder:
             return self.fixed_id
         slot = await self.store.database.claim(SLOT_NAME, prefer=self.slot)
         if self.slot is not None and slot != self.slot:
-            log.warning("floor recorder: slot %d was taken meanwhile; now slot %d (a new session)",
-                        self.slot, slot)
+            log.warning(
+                "floor recorder: slot %d was taken meanwhile; now slot %d (a new session)", self.slot, slot
+            )
         self.slot = slot
         return recorder_client_id(self.root, slot)
 
@@ -157,7 +176,8 @@ class Recorder:
     async def run(self, stop: asyncio.Event) -> None:
         witness = (
             asyncio.create_task(self.witness.run(stop), name="floor-recorder-witness")
-            if self.witness is not None else None
+            if self.witness is not None
+            else None
         )
         try:
             await self._run(stop)
@@ -261,8 +281,12 @@ class Recorder:
         receiver = asyncio.create_task(self._receive(client, number), name="floor-recorder-receive")
         try:
             await subscribe(client, self.filters, 1)
-            log.info("floor recorder: %s on %s, subscribed to %s", self.health.client_id,
-                     self.health.broker, ", ".join(self.filters))
+            log.info(
+                "floor recorder: %s on %s, subscribed to %s",
+                self.health.client_id,
+                self.health.broker,
+                ", ".join(self.filters),
+            )
             waits = [asyncio.create_task(stop.wait()), asyncio.create_task(self._store_failed.wait())]
             try:
                 await asyncio.wait([receiver, *waits], return_when=asyncio.FIRST_COMPLETED)
@@ -310,16 +334,16 @@ class Recorder:
             elif kind == "hands":
                 self.store.record_hand(table, parse_hand(topic, payload), received_ms, self._stored(done))
             elif kind == "controller/status":
-                self.store.record_status(table, parse_status(topic, payload), received_ms,
-                                         self._stored(done))
+                self.store.record_status(table, parse_status(topic, payload), received_ms, self._stored(done))
             else:
                 self.store.after(done)
         except PayloadError as error:
             self.health.rejected += 1
             if topic not in self.health.warned:
                 self.health.warned.add(topic)
-                log.warning("floor recorder: rejected payload: %s (further ones on this topic are "
-                            "counted)", error)
+                log.warning(
+                    "floor recorder: rejected payload: %s (further ones on this topic are counted)", error
+                )
             self.store.after(done)
 
     def _stored(self, done: Callable[[bool], None]) -> Callable[[bool], None]:

@@ -49,21 +49,26 @@ def shape(
         cells = hours.get(table, {})
         total = [sum(cell[i] for cell in cells.values()) for i in range(3)]
         area = areas.get(table)
-        tables.append({
-            "table": table,
-            "area": area,
-            **_figures(*total),
-            "hours": [
-                {"hour": iso_ms(hour * HOUR_MS), **_figures(*cells[hour])} for hour in sorted(cells)
-            ],
-        })
+        tables.append(
+            {
+                "table": table,
+                "area": area,
+                **_figures(*total),
+                "hours": [
+                    {"hour": iso_ms(hour * HOUR_MS), **_figures(*cells[hour])} for hour in sorted(cells)
+                ],
+            }
+        )
         for i in range(3):
             by_area[area][i] += total[i]
         area_tables[area].append(table)
     dealer_alerts = {dealer: int(count) for dealer, count in figures["dealer_alerts"]}
     dealers = [
-        {"dealer": dealer, **_figures(int(count), dealer_alerts.get(dealer, 0), int(rake)),
-         "tables": int(seen)}
+        {
+            "dealer": dealer,
+            **_figures(int(count), dealer_alerts.get(dealer, 0), int(rake)),
+            "tables": int(seen),
+        }
         for dealer, count, rake, seen in sorted(figures["dealers"], key=lambda row: _order(row[0]))
     ]
     grand = [sum(t[key] for t in tables) for key in ("hands", "alerts", "rake")]
@@ -90,8 +95,10 @@ def report_text(report: dict[str, Any]) -> str:
 
     def row(name: str, figures: dict[str, Any]) -> str:
         rate = figures["alerts_per_100_hands"]
-        return (f"  {name:<24} {figures['hands']:>7} {figures['alerts']:>7} "
-                f"{'-' if rate is None else f'{rate:.1f}':>9} {figures['rake']:>9}\n")
+        return (
+            f"  {name:<24} {figures['hands']:>7} {figures['alerts']:>7} "
+            f"{'-' if rate is None else f'{rate:.1f}':>9} {figures['rake']:>9}\n"
+        )
 
     head = f"  {'':<24} {'hands':>7} {'alerts':>7} {'/100 h':>9} {'rake':>9}\n"
     out = [f"floor report {report['since']} .. {report['until']}\n", head, row("all tables", report["total"])]

@@ -72,8 +72,19 @@ PRUNE: Final = (
     "DELETE FROM status_changes WHERE received_ms < ?",
 )
 ALERT_COLUMNS: Final = (
-    "table_id", "alert_id", "hand", "code", "severity", "seat", "status", "message", "remedy",
-    "rule", "device", "ts", "payload",
+    "table_id",
+    "alert_id",
+    "hand",
+    "code",
+    "severity",
+    "seat",
+    "status",
+    "message",
+    "remedy",
+    "rule",
+    "device",
+    "ts",
+    "payload",
 )
 _ALERT_SELECT: Final = ", ".join(ALERT_COLUMNS)
 HOUR_MS: Final = 3_600_000
@@ -219,9 +230,21 @@ def seats_text(seats: Sequence[int]) -> str:
 def alert_row(table_id: str, alert: Alert, received_ms: float) -> tuple[Any, ...]:
     ts, ts_ms = _ts(alert.ts)
     return (
-        table_id, alert.id, alert.hand, alert.code, alert.severity, alert.seat, alert.status,
-        alert.message, json.dumps(alert.remedy), alert.rule, alert.device, ts, ts_ms,
-        int(received_ms), alert.to_json().decode(),
+        table_id,
+        alert.id,
+        alert.hand,
+        alert.code,
+        alert.severity,
+        alert.seat,
+        alert.status,
+        alert.message,
+        json.dumps(alert.remedy),
+        alert.rule,
+        alert.device,
+        ts,
+        ts_ms,
+        int(received_ms),
+        alert.to_json().decode(),
     )
 
 
@@ -340,8 +363,16 @@ class FloorStore:
         """Queue one hand result."""
         ts, ts_ms = _ts(result.ts)
         row = (
-            table_id, result.hand, result.result, ts, ts_ms, result.to_json().decode(),
-            int(received_ms), result.dealer, seats_text(result.seats), result.rake,
+            table_id,
+            result.hand,
+            result.result,
+            ts,
+            ts_ms,
+            result.to_json().decode(),
+            int(received_ms),
+            result.dealer,
+            seats_text(result.seats),
+            result.rake,
         )
         self._queue.put_nowait((INSERT_HAND, row, done))
 
@@ -350,8 +381,16 @@ class FloorStore:
     ) -> None:
         """Queue one controller status (the table's state, session and area over time)."""
         ts, ts_ms = _ts(status.ts)
-        row = (table_id, status.state, status.session, status.detail, status.area, ts, ts_ms,
-               int(received_ms))
+        row = (
+            table_id,
+            status.state,
+            status.session,
+            status.detail,
+            status.area,
+            ts,
+            ts_ms,
+            int(received_ms),
+        )
         self._queue.put_nowait((INSERT_STATUS, row, done))
 
     def after(self, done: Done) -> None:
@@ -444,8 +483,12 @@ class FloorStore:
             return
         if removed:
             self.pruned += removed
-            log.info("floor store %s: %d alert changes, hand results and statuses older than %g days "
-                     "removed", self.name, removed, self.retain_days)
+            log.info(
+                "floor store %s: %d alert changes, hand results and statuses older than %g days removed",
+                self.name,
+                removed,
+                self.retain_days,
+            )
 
     # ------------------------------------------------------------------ a table's page
 
@@ -523,8 +566,9 @@ class FloorStore:
             try:
                 found[table_id] = HandResult.model_validate(_payload(payload))
             except (ValidationError, ValueError) as error:
-                log.warning("floor: %s: last hand of table %s unreadable, skipped: %s",
-                            self.name, table_id, error)
+                log.warning(
+                    "floor: %s: last hand of table %s unreadable, skipped: %s", self.name, table_id, error
+                )
         return found
 
     # ------------------------------------------------------------------ across tables
@@ -607,4 +651,3 @@ class FloorStore:
                 window,
             ),
         }
-

@@ -136,9 +136,7 @@ class PostgresDatabase:
 
     def __init__(self, url: str) -> None:
         if psycopg is None:
-            raise StoreError(
-                "a postgresql:// store needs psycopg 3: pip install 'tablectl[floor]'"
-            )
+            raise StoreError("a postgresql:// store needs psycopg 3: pip install 'tablectl[floor]'")
         self.url = url
         self.name = redacted(url)
         self._writer: psycopg.AsyncConnection[Any] | None = None
@@ -156,7 +154,9 @@ class PostgresDatabase:
     async def _connect(self, *, autocommit: bool) -> psycopg.AsyncConnection[Any]:
         assert psycopg is not None
         connection = await psycopg.AsyncConnection.connect(
-            self.url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S,
+            self.url,
+            autocommit=autocommit,
+            connect_timeout=CONNECT_TIMEOUT_S,
             application_name="tablectl-floor",
         )
         await connection.execute(f"SET search_path TO {SCHEMA}")
@@ -168,7 +168,9 @@ class PostgresDatabase:
         assert psycopg is not None
         try:
             connection = await psycopg.AsyncConnection.connect(
-                self.url, autocommit=False, connect_timeout=CONNECT_TIMEOUT_S,
+                self.url,
+                autocommit=False,
+                connect_timeout=CONNECT_TIMEOUT_S,
                 application_name="tablectl-floor",
             )
         except psycopg.Error as error:
@@ -206,8 +208,12 @@ class PostgresDatabase:
                     "INSERT INTO schema_migrations (version, description) VALUES (%s, %s)",
                     (migration.version, migration.description),
                 )
-                log.info("floor store %s: schema migrated to version %d (%s)", self.name,
-                         migration.version, migration.description)
+                log.info(
+                    "floor store %s: schema migrated to version %d (%s)",
+                    self.name,
+                    migration.version,
+                    migration.description,
+                )
         return known
 
     async def close(self) -> None:
@@ -232,8 +238,11 @@ class PostgresDatabase:
                 if _lost(error):
                     await self._drop_writer()
                     raise DatabaseUnavailable(_first_line(error)) from None
-                log.warning("floor store %s: a batch refused (%s): written again row by row",
-                            self.name, _first_line(error))
+                log.warning(
+                    "floor store %s: a batch refused (%s): written again row by row",
+                    self.name,
+                    _first_line(error),
+                )
                 try:
                     return await self._write_rows(self._writer, statements)
                 except psycopg.Error as again:
@@ -274,8 +283,12 @@ class PostgresDatabase:
                     except psycopg.Error as error:
                         if _lost(error):
                             raise
-                        log.error("floor store %s: a row of table %s not kept: %s", self.name,
-                                  row[0] if row else "?", _first_line(error))
+                        log.error(
+                            "floor store %s: a row of table %s not kept: %s",
+                            self.name,
+                            row[0] if row else "?",
+                            _first_line(error),
+                        )
         return changed
 
     async def read(self, sql: str, args: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -305,7 +318,6 @@ class PostgresDatabase:
         except DatabaseUnavailable:
             return False
         return True
-
 
     async def claim(self, name: str, prefer: int | None = None) -> int:
         """A slot is a session-level advisory lock (``pg_try_advisory_lock(KEY(name), n)``) on a

@@ -244,8 +244,7 @@ def voided_note(result: HandResult, alerts: Sequence[Alert]) -> str:
         "Not a played hand: no PHH file. Its alerts:",
     ]
     lines += [
-        f"  {_iso(a.ts)} {a.code}{f' seat {a.seat}' if a.seat is not None else ''} "
-        f"{a.status}: {a.message}"
+        f"  {_iso(a.ts)} {a.code}{f' seat {a.seat}' if a.seat is not None else ''} {a.status}: {a.message}"
         for a in alerts
     ]
     if not alerts:

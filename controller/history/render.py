@@ -61,9 +61,7 @@ def winners(result: HandResult) -> list[int]:
 
 
 def pots_text(result: HandResult) -> str:
-    parts = [
-        f"{pot.amount} [{seats_text(pot.eligible)}] to {seats_text(pot.winners)}" for pot in result.pots
-    ]
+    parts = [f"{pot.amount} [{seats_text(pot.eligible)}] to {seats_text(pot.winners)}" for pot in result.pots]
     return "; ".join(parts) or "-"
 
 
@@ -73,9 +71,7 @@ def alerts_text(entry: HandEntry) -> str:
         listed = seats.setdefault(alert.code, [])
         if alert.seat is not None and alert.seat not in listed:
             listed.append(alert.seat)
-    return ", ".join(
-        f"{code} (seat {seats_text(s)})" if s else code for code, s in seats.items()
-    ) or "-"
+    return ", ".join(f"{code} (seat {seats_text(s)})" if s else code for code, s in seats.items()) or "-"
 
 
 # ------------------------------------------------------------------------------------------

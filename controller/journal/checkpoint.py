@@ -36,8 +36,18 @@ from engine.state_data import Codec, StateDataError, state_from_data, state_to_d
 FORMAT: Final = 2
 _PICKLE_START: Final = b"\x80"  # (every pickle of protocol 2 and above starts with PROTO)
 _KEYS: Final = frozenset(
-    {"format", "covers", "session", "engine", "state", "signals", "unpublished", "recent",
-     "journal_alert", "devices"}
+    {
+        "format",
+        "covers",
+        "session",
+        "engine",
+        "state",
+        "signals",
+        "unpublished",
+        "recent",
+        "journal_alert",
+        "devices",
+    }
 )
 
 

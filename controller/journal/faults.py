@@ -186,8 +186,7 @@ class FaultHandling:
         self.positions.fault_ended()
         self.syncer.resume()
         log.warning(
-            "journal %s: writable again after an outage since %s (%s): %d records written late, "
-            "%d lost",
+            "journal %s: writable again after an outage since %s (%s): %d records written late, %d lost",
             self.files.active,
             time_text(fault.since),
             fault.cause,

@@ -58,9 +58,7 @@ class Positions:
                 fault=self._fault,
                 lost=tuple(self._lost),
                 held=self._held,
-                held_through=(
-                    self._held_through if self._fault is not None and not self._probing else 0
-                ),
+                held_through=(self._held_through if self._fault is not None and not self._probing else 0),
             )
 
     @property

@@ -168,9 +168,7 @@ def read_checkpoint(files: JournalFiles, record: CheckpointRecord, settings: Eng
 class _Tail:
     """The replay of received records after a starting point, matched with what was published."""
 
-    def __init__(
-        self, table: Replayable, recovery: Recovery, covers: int, *, remember: bool = True
-    ) -> None:
+    def __init__(self, table: Replayable, recovery: Recovery, covers: int, *, remember: bool = True) -> None:
         self.table = table
         #: Whether the replayed messages are remembered as recent (start-up); the audit's full
         #: replay ends with nothing after it, and skips the digest of every record (about 4 %).

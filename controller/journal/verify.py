@@ -145,9 +145,7 @@ def _check_anchor(scan: JournalScan, retention: list[RetentionRecord], result: V
     n, body, digest, where = scan.first
     for record in retention:
         if record.through == n - 1 and chain_hash(record.through_h, body) == digest:
-            result.notes.append(
-                f"records before {n} were removed by retention ({', '.join(record.removed)})"
-            )
+            result.notes.append(f"records before {n} were removed by retention ({', '.join(record.removed)})")
             return
     result.broken_count += 1
     result.broken.insert(

@@ -248,6 +248,7 @@ class Journal:
     def submit(self, kind: str, fields: dict[str, Any]) -> int:
         """Queue a record of ``kind``; return its number (never blocks on the disk)."""
         return self._queue.submit(kind, fields)
+
     def start(self, session: int, when: datetime, table: str) -> int:
         return self.submit("start", {"session": session, "ts": time_text(when), "table": table})
 

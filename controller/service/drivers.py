@@ -51,9 +51,7 @@ class DeviceRunner:
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception(
-                "driver %s (%s) failed; the service goes on without it", device.id, device.driver
-            )
+            log.exception("driver %s (%s) failed; the service goes on without it", device.id, device.driver)
 
     async def stop(self) -> None:
         """Cancel the drivers (each publishes its own ``offline``) and wait for them a while.

@@ -116,9 +116,7 @@ def classify(
             return None
         device = parsed.device
         if len(device) > MAX_DEVICE_ID:
-            return Malformed(
-                bounded(topic, 200), None, f"device id longer than {MAX_DEVICE_ID} characters"
-            )
+            return Malformed(bounded(topic, 200), None, f"device id longer than {MAX_DEVICE_ID} characters")
     if len(payload) > MAX_PAYLOAD_BYTES:
         return Malformed(
             topic, device, f"payload of {len(payload)} bytes, over the {MAX_PAYLOAD_BYTES} limit"

@@ -37,9 +37,7 @@ class JournalHealth:
         self._fault: str | None = None
         self._held = 0
 
-    def change(
-        self, fault: str | None, *, hand: int, now: datetime, held: int = 0
-    ) -> Alert | None:
+    def change(self, fault: str | None, *, hand: int, now: datetime, held: int = 0) -> Alert | None:
         """The alert change ``fault`` (None: writable) calls for, if any; ``held``: records not
         yet on disk."""
         if fault is not None and (self.alert is None or fault != self._fault):
@@ -48,9 +46,7 @@ class JournalHealth:
             self.alert = self._alert(status, self._message(fault, held), hand, now)
             return self.alert
         if fault is None and self.alert is not None:
-            resolved = self._alert(
-                "resolved", "The table's journal is written again.", self.alert.hand, now
-            )
+            resolved = self._alert("resolved", "The table's journal is written again.", self.alert.hand, now)
             self.alert = None
             self._fault = None
             return resolved

@@ -81,8 +81,7 @@ class MalformedTally:
         return [
             self._report(key, entry, now)
             for key, entry in self._entries.items()
-            if entry.pending
-            and (entry.reported is None or now - entry.reported >= REPORT_EVERY)
+            if entry.pending and (entry.reported is None or now - entry.reported >= REPORT_EVERY)
         ]
 
     @staticmethod

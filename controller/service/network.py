@@ -548,9 +548,7 @@ class Service:
 
     async def _publish_outbox(self, client: aiomqtt.Client) -> None:
         last_state = max((i for i, o in enumerate(self.outbox) if o.what == "state"), default=-1)
-        pending = [
-            o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)
-        ]
+        pending = [o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)]
         self.outbox.clear()
         # The status follows the newest state (a client that sees ``online`` finds it retained).
         status_after = 1 + max((i for i, o in enumerate(pending) if o.what == "state"), default=-1)

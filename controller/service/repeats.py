@@ -56,6 +56,4 @@ class RecentMessages:
     def load(self, exported: tuple[bytes, tuple[int, ...]]) -> None:
         digests, numbers = exported
         size = len(digests) // len(numbers) if numbers else 0
-        self._seen = OrderedDict(
-            (digests[i * size : (i + 1) * size], n) for i, n in enumerate(numbers)
-        )
+        self._seen = OrderedDict((digests[i * size : (i + 1) * size], n) for i, n in enumerate(numbers))

@@ -39,8 +39,8 @@ from controller.service.outgoing import Outgoing
 from controller.service.repeats import RecentMessages, digest
 from controller.service.signals import DealerSignals
 from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, Outputs, PayloadRejected
-from engine.core import Engine
 from engine.state import EngineState
+from engine.step import Engine
 
 __all__ = ["Handled", "Outgoing", "Recovery", "TableController", "journal_options"]
 
@@ -384,9 +384,7 @@ class TableController:
         """Record that the broker accepted ``out``."""
         self._unpublished.pop(id(out), None)
         if self.journal is not None:
-            self.journal.published(
-                out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when
-            )
+            self.journal.published(out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when)
 
     def journal_changed(self, now: datetime) -> list[Outgoing]:
         """The alert (and state, lamp) a change of the journal's health calls for.
@@ -466,9 +464,7 @@ class TableController:
             return []
         return self._outgoing(cause, outputs, received, replay=replay)
 
-    def _outgoing(
-        self, cause: int, outputs: Outputs, received: datetime, *, replay: bool
-    ) -> list[Outgoing]:
+    def _outgoing(self, cause: int, outputs: Outputs, received: datetime, *, replay: bool) -> list[Outgoing]:
         out: list[Outgoing] = []
         for alert in outputs.alerts:
             if not replay:
@@ -478,7 +474,10 @@ class TableController:
             if isinstance(command, ResendCommand) and not replay:
                 log.info(
                     "asking %s to send again events %d to %d of its session %d (a gap)",
-                    device, command.from_seq, command.to_seq, command.session,
+                    device,
+                    command.from_seq,
+                    command.to_seq,
+                    command.session,
                 )
             out.append(self._command(cause, device, command))
         if self.signal_device is not None:
@@ -501,9 +500,7 @@ class TableController:
         return out
 
     def _command(self, cause: int, device: str, command: DeviceCommand) -> Outgoing:
-        return Outgoing(
-            "command", cause, self.topics.device_cmd(device), command.to_json(), retain=False
-        )
+        return Outgoing("command", cause, self.topics.device_cmd(device), command.to_json(), retain=False)
 
 
 def _log_alert(alert: Alert) -> None:

@@ -229,9 +229,7 @@ class PresenceTracker:
             return []
         return self._swept(dwell.antenna, dwell.seen, now, complete=False)
 
-    def _read(
-        self, antenna: int, reads: Iterable[TagRead], now: float, seen: set[str]
-    ) -> list[Transition]:
+    def _read(self, antenna: int, reads: Iterable[TagRead], now: float, seen: set[str]) -> list[Transition]:
         """Reads of ``antenna`` in the current dwell (``seen``: its tags read so far)."""
         best: dict[str, tuple[int, str | None]] = {}
         for read in reads:
@@ -302,9 +300,7 @@ class PresenceTracker:
             self._outcomes_seen = self._outcomes_seen * keep + total
             self._needed = None
 
-    def _assign(
-        self, uid: str, tag: _Tag, antenna: int, rssi: int, face: str | None
-    ) -> Iterable[Transition]:
+    def _assign(self, uid: str, tag: _Tag, antenna: int, rssi: int, face: str | None) -> Iterable[Transition]:
         if tag.antenna is None:
             if rssi >= self.min_rssi:
                 tag.antenna, tag.face = antenna, face
@@ -405,9 +401,7 @@ class PresenceTracker:
             if tag.antenna is not None and tag.antenna not in tag.sightings:
                 # Seen strongly elsewhere meanwhile: it moved there.
                 elsewhere = [
-                    (s.rssi, a)
-                    for a, s in tag.sightings.items()
-                    if s.missed == 0 and s.rssi >= self.min_rssi
+                    (s.rssi, a) for a, s in tag.sightings.items() if s.missed == 0 and s.rssi >= self.min_rssi
                 ]
                 if elsewhere:
                     _, antenna = max(elsewhere)

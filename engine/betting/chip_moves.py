@@ -30,20 +30,25 @@ def chips_in(h: HandState, seat: int, amount: int, out: list[Verdict], *, zone: 
     b = h.betting
     if zone and b.pending == seat and seat not in b.back and seat not in b.frames:
         # The common case, one more chip of the action under way.
-        return h.with_(zone=add_count(h.zone, seat, amount),
-                       betting=b.with_(put=add_count(b.put, seat, amount)))
+        return h.with_(
+            zone=add_count(h.zone, seat, amount), betting=b.with_(put=add_count(b.put, seat, amount))
+        )
     if zone and seat in b.live and seat not in b.blind_due and seat not in b.back:
         # The next common case, the first chip of an action in turn: the action before it
         # settled (it reads no chip's place), then one copy. The rules below otherwise.
         found: list[Verdict] = []
         m = settle(h, found) if b.pending is not None and b.pending != seat else h
         mb = m.betting
-        if mb.pending is None and seat not in mb.frames \
-                and (m.seating.button is None or not someone_owes_before(m, seat)):
+        if (
+            mb.pending is None
+            and seat not in mb.frames
+            and (m.seating.button is None or not someone_owes_before(m, seat))
+        ):
             out.extend(found)
-            return m.with_(zone=add_count(m.zone, seat, amount),
-                           betting=mb.with_(pending=seat, pending_oot=None,
-                                            put=add_count(mb.put, seat, amount)))
+            return m.with_(
+                zone=add_count(m.zone, seat, amount),
+                betting=mb.with_(pending=seat, pending_oot=None, put=add_count(mb.put, seat, amount)),
+            )
     if zone:
         h = h.with_(zone=add_count(h.zone, seat, amount))
     b = h.betting
@@ -96,9 +101,15 @@ def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandS
         return rejudge(h, seat, out)  # a remedy: reduced to the limit, or to a call
     key = f"back:{seat}:{h.betting.street_no}"
     restore = max(before, h.betting.back.get(seat, 0))
-    out.append(Raise(key, "chips_taken_back", seat,
-                     f"Seat {seat} took {restore - h.betting.put.get(seat, 0)} back from its betting "
-                     f"area: chips released stay; put them back ({restore} in front)."))
+    out.append(
+        Raise(
+            key,
+            "chips_taken_back",
+            seat,
+            f"Seat {seat} took {restore - h.betting.put.get(seat, 0)} back from its betting "
+            f"area: chips released stay; put them back ({restore} in front).",
+        )
+    )
     h = h.with_betting(back={**h.betting.back, seat: restore})
     return h.with_(open_keys=h.open_keys | {key})
 
@@ -111,13 +122,18 @@ def sweep(h: HandState, seat: int, amount: int, out: list[Verdict], layout: dict
     # Only a sweep's first chip can be premature: nobody acts while the dealer sweeps.
     if not h.swept and key not in h.open_keys and anyone_owes(h):
         behind = [s for s in h.seating.ring if owes(h, s)]
-        out.append(Raise(key, "premature_sweep", None,
-                         f"The bets were swept while seat{'s' if len(behind) > 1 else ''} "
-                         + ", ".join(map(str, behind))
-                         + f" had not matched {h.betting.top}: return them and finish the round."))
+        out.append(
+            Raise(
+                key,
+                "premature_sweep",
+                None,
+                f"The bets were swept while seat{'s' if len(behind) > 1 else ''} "
+                + ", ".join(map(str, behind))
+                + f" had not matched {h.betting.top}: return them and finish the round.",
+            )
+        )
         h = h.with_(open_keys=h.open_keys | {key})
-    h = h.with_(zone=add_count(h.zone, seat, -amount),
-              swept=add_count(h.swept, seat, amount), **layout)
+    h = h.with_(zone=add_count(h.zone, seat, -amount), swept=add_count(h.swept, seat, amount), **layout)
     put = h.betting.put
     if "uncalled" in h.open_keys or put.get(seat, 0) >= max(put.values(), default=0):
         h = check_uncalled(h, out)  # only the top bettor's chips can be uncalled
@@ -148,21 +164,31 @@ def give_back(h: HandState, seat: int, back: int, *, from_pot: bool) -> HandStat
         if from_pot:
             h = h.with_(swept=add_count(h.swept, seat, -back))
         level = add_count(b.level, seat, -back)
-        return h.with_betting(put=add_count(b.put, seat, -back), level=level,
-                              top=max(level.values(), default=0))
+        return h.with_betting(
+            put=add_count(b.put, seat, -back), level=level, top=max(level.values(), default=0)
+        )
     return h.with_betting(committed=add_count(b.committed, seat, -back))
 
 
 def check_uncalled(h: HandState, out: list[Verdict]) -> HandState:
     """Raise when the uncalled part went into the pot; clear once it is back."""
     due = uncalled_due(h)
-    if due is not None and len(h.betting.live) >= 2 \
-            and h.swept.get(due[0], 0) > h.betting.put.get(due[0], 0) - due[1]:
+    if (
+        due is not None
+        and len(h.betting.live) >= 2
+        and h.swept.get(due[0], 0) > h.betting.put.get(due[0], 0) - due[1]
+    ):
         if "uncalled" in h.open_keys:
             return h
-        out.append(Raise("uncalled", "uncalled_bet_not_returned", due[0],
-                         f"{due[1]} of seat {due[0]}'s bet was not called: return it to seat "
-                         f"{due[0]} instead of the pot."))
+        out.append(
+            Raise(
+                "uncalled",
+                "uncalled_bet_not_returned",
+                due[0],
+                f"{due[1]} of seat {due[0]}'s bet was not called: return it to seat "
+                f"{due[0]} instead of the pot.",
+            )
+        )
         return h.with_(open_keys=h.open_keys | {"uncalled"})
     if "uncalled" in h.open_keys:
         out.append(Clear("uncalled"))
@@ -170,20 +196,31 @@ def check_uncalled(h: HandState, out: list[Verdict]) -> HandState:
     return h
 
 
-def before_deal(h: HandState, amount: int, src_kind: str | None, src_seat: int,
-                dst_kind: str | None, dst_seat: int, out: list[Verdict]) -> HandState:
+def before_deal(
+    h: HandState,
+    amount: int,
+    src_kind: str | None,
+    src_seat: int,
+    dst_kind: str | None,
+    dst_seat: int,
+    out: list[Verdict],
+) -> HandState:
     """Before the deal chips come and go freely: posts and antes, and their corrections."""
     zone, put = h.zone, h.betting.put
     if dst_kind == "bet":
-        h = h.with_(zone=add_count(zone, dst_seat, amount),
-                    betting=h.betting.with_(put=add_count(put, dst_seat, amount)))
+        h = h.with_(
+            zone=add_count(zone, dst_seat, amount),
+            betting=h.betting.with_(put=add_count(put, dst_seat, amount)),
+        )
         if src_kind == "stack" and src_seat == dst_seat:
             h = stack_emptied(h, src_seat, out)
     elif src_kind == "bet" and dst_kind == "pot":
         h = h.with_(zone=add_count(zone, src_seat, -amount))  # antes swept before the deal
     elif src_kind == "bet":
-        h = h.with_(zone=add_count(zone, src_seat, -amount),
-                    betting=h.betting.with_(put=add_count(put, src_seat, -amount)))
+        h = h.with_(
+            zone=add_count(zone, src_seat, -amount),
+            betting=h.betting.with_(put=add_count(put, src_seat, -amount)),
+        )
     elif dst_kind == "pot" and src_kind == "stack":
         h = h.with_betting(put=add_count(put, src_seat, amount))  # an ante straight into the pot
     return h
@@ -212,14 +249,17 @@ def fix_blind(h: HandState, seat: int, delta: int, out: list[Verdict]) -> HandSt
         history.append(Action("preflop", seat, "post", posted))
     else:
         history[index] = Action("preflop", seat, "post", posted)
-    b = b.with_(put={**b.put, seat: posted}, level=level, history=tuple(history),
-                top=max(level.values(), default=0))
+    b = b.with_(
+        put={**b.put, seat: posted}, level=level, history=tuple(history), top=max(level.values(), default=0)
+    )
     if posted != b.blind_due[seat]:
         return h.with_(betting=b)
     key = f"blind:{seat}"
     out.append(Clear(key))
-    return h.with_(betting=b.with_(blind_due={s: v for s, v in b.blind_due.items() if s != seat}),
-                   open_keys=h.open_keys - {key})
+    return h.with_(
+        betting=b.with_(blind_due={s: v for s, v in b.blind_due.items() if s != seat}),
+        open_keys=h.open_keys - {key},
+    )
 
 
 def vacant_seat(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandState:
@@ -228,9 +268,14 @@ def vacant_seat(h: HandState, seat: int, amount: int, out: list[Verdict]) -> Han
     key = f"vacant:{seat}"
     h2 = h.with_(vacant=vacant)
     if vacant.get(seat) and key not in h.open_keys:
-        out.append(Raise(key, "chips_on_vacant_seat", seat,
-                         f"Chips in the betting area of seat {seat}, where nobody is dealt in: "
-                         "remove them."))
+        out.append(
+            Raise(
+                key,
+                "chips_on_vacant_seat",
+                seat,
+                f"Chips in the betting area of seat {seat}, where nobody is dealt in: remove them.",
+            )
+        )
         return h2.with_(open_keys=h.open_keys | {key})
     if not vacant.get(seat) and key in h.open_keys:
         out.append(Clear(key))
@@ -260,8 +305,7 @@ def _straddler(h: HandState) -> int | None:
     limit has none: the rules count it differently (PokerKit: raises by the small bet, the
     straddle not among the four bets; Robert's Rules: a blind raise that counts)."""
     stakes, ring = h.seating.stakes, h.seating.ring
-    if not stakes.straddle or stakes.structure == "fixed_limit" or h.seating.button is None \
-            or len(ring) < 3:
+    if not stakes.straddle or stakes.structure == "fixed_limit" or h.seating.button is None or len(ring) < 3:
         return None
     seat = ring[2]
     return seat if h.betting.put.get(seat, 0) == stakes.ante + 2 * stakes.big_blind else None
@@ -293,12 +337,21 @@ def blind_wrong(h: HandState, seat: int, posted: int, blind: int | None) -> str:
             allowed.add(ante + 2 * stakes.big_blind)  # a straddle, wherever it lies
         if posted in allowed or (seat in allin and posted < max(allowed)):
             return ""
-        return f"Seat {seat} posted {posted} before the deal; a blind or ante here is one of " \
-               f"{', '.join(map(str, sorted(allowed)))}."
+        return (
+            f"Seat {seat} posted {posted} before the deal; a blind or ante here is one of "
+            f"{', '.join(map(str, sorted(allowed)))}."
+        )
     expected = ante + (blind or 0)
     if posted == expected or (seat in allin and posted < expected):
         return ""
-    what = "small blind" if blind == stakes.small_blind and blind != stakes.big_blind \
-        else "big blind" if blind else "ante"
-    return f"Seat {seat} posted {posted} before the deal; its {what}" \
-           f"{' and ante' if blind and ante else ''} is {expected}."
+    what = (
+        "small blind"
+        if blind == stakes.small_blind and blind != stakes.big_blind
+        else "big blind"
+        if blind
+        else "ante"
+    )
+    return (
+        f"Seat {seat} posted {posted} before the deal; its {what}"
+        f"{' and ante' if blind and ante else ''} is {expected}."
+    )

@@ -27,13 +27,25 @@ class LastAnswer(Generic[T]):
     def __init__(self) -> None:
         self._last: tuple[object, object, object, object, T] | None = None
 
-    def get(self, first: object, second: object, third: object, fourth: object,
-            compute: Callable[[A], T], argument: A) -> T:
+    def get(
+        self,
+        first: object,
+        second: object,
+        third: object,
+        fourth: object,
+        compute: Callable[[A], T],
+        argument: A,
+    ) -> T:
         """The answer for these objects (compared by identity): the last one, or
         ``compute(argument)``."""
         last = self._last
-        if last is not None and last[0] is first and last[1] is second and last[2] is third \
-                and last[3] is fourth:
+        if (
+            last is not None
+            and last[0] is first
+            and last[1] is second
+            and last[2] is third
+            and last[3] is fourth
+        ):
             return last[4]
         answer = compute(argument)
         self._last = (first, second, third, fourth, answer)

@@ -145,8 +145,7 @@ class Money:
         pushed = h.pushed_zone
         if not pushed:
             return tuple(sorted(h.zone.items()))  # its counts are never zero
-        return tuple(sorted((s, v - pushed.get(s, 0)) for s, v in h.zone.items()
-                            if v > pushed.get(s, 0)))
+        return tuple(sorted((s, v - pushed.get(s, 0)) for s, v in h.zone.items() if v > pushed.get(s, 0)))
 
     @property
     def pots(self) -> tuple[Pot, ...]:
@@ -209,8 +208,13 @@ class Money:
         b = h.betting
         seats = h.seating.seats
         dst_kind, dst_seat = parse_zone(dst)
-        if src is None and dst_kind == "bet" and h.chip_mode and b.street_no != BEFORE_DEAL \
-                and dst_seat in seats:
+        if (
+            src is None
+            and dst_kind == "bet"
+            and h.chip_mode
+            and b.street_no != BEFORE_DEAL
+            and dst_seat in seats
+        ):
             # Most chips: one put in a betting area during the betting (what the rules below
             # come to for it, without their other cases).
             found: list[Verdict] = []
@@ -235,8 +239,12 @@ class Money:
         if b.street_no != BEFORE_DEAL:
             # The two moves of most chips after the deal, a sweep and a push, take ``changes``
             # into their own copy (the rules below would reach them with nothing else to do).
-            if src_kind == "bet" and dst_kind == "pot" and src_seat in seats \
-                    and (not h.pushed_zone.get(src_seat) or not payout.decided(h)):
+            if (
+                src_kind == "bet"
+                and dst_kind == "pot"
+                and src_seat in seats
+                and (not h.pushed_zone.get(src_seat) or not payout.decided(h))
+            ):
                 return Money(chip_moves.sweep(h, src_seat, amount, out, changes)), tuple(out)
             if src_kind == "pot" and dst_kind == "bet" and dst_seat in seats and payout.decided(h):
                 h = payout.push(h, amount, src_kind, src_seat, dst_kind, dst_seat, out, changes)
@@ -252,8 +260,11 @@ class Money:
             src_kind = None
         rake_to_seat = src_kind == "rake" and dst_kind == "bet" and payout.decided(h)
         if dst_kind == "rake" or (src_kind == "rake" and dst_kind == "pot") or rake_to_seat:
-            return Money(payout.after_push(_rake(h, amount, src_kind, src_seat, dst_kind, dst_seat,
-                                                 to_seat=rake_to_seat), out)), tuple(out)
+            return Money(
+                payout.after_push(
+                    _rake(h, amount, src_kind, src_seat, dst_kind, dst_seat, to_seat=rake_to_seat), out
+                )
+            ), tuple(out)
         if h.betting.street_no == BEFORE_DEAL:
             h = chip_moves.before_deal(h, amount, src_kind, src_seat, dst_kind, dst_seat, out)
             return Money(h), tuple(out)
@@ -341,8 +352,7 @@ class Money:
                 put[seat] = posted - seat_ante
                 blind_posts.append(Action("preflop", seat, "post", posted - seat_ante))
         # Blinds in posting order (small then big), as the rules list them.
-        blind_posts.sort(key=lambda a: stakes.big_blind if blinds.get(a.seat) is None
-                         else blinds[a.seat])
+        blind_posts.sort(key=lambda a: stakes.big_blind if blinds.get(a.seat) is None else blinds[a.seat])
         opener, full_raise = chip_moves.preflop_start(h, blinds)
         h = h.with_(
             betting=h.betting.with_(
@@ -375,8 +385,9 @@ class Money:
         if h.betting.street_no >= 0 and h.seating.button is not None:
             h = rounds.advance_to(h, seat, infer=not rounds.someone_owes_before(h, seat))
         b = h.betting
-        h = h.with_betting(live=b.live - {seat},
-                  history=(*b.history, Action(STREETS[max(0, b.street_no)], seat, "fold", 0)))
+        h = h.with_betting(
+            live=b.live - {seat}, history=(*b.history, Action(STREETS[max(0, b.street_no)], seat, "fold", 0))
+        )
         return Money(rounds.after_action(h, out)), tuple(out)
 
     def muck(self, seat: int) -> Money:
@@ -411,8 +422,18 @@ class Money:
             return (Money(h) if board else self), ()
         out: list[Verdict] = []
         h = rounds.end_round(h, out)
-        h = h.with_betting(street_no=street, top=0, full_raise=0, raises=0, acted=NO_SEATS, cursor=0,
-                  checked=(), frames={}, oot={}, back={})
+        h = h.with_betting(
+            street_no=street,
+            top=0,
+            full_raise=0,
+            raises=0,
+            acted=NO_SEATS,
+            cursor=0,
+            checked=(),
+            frames={},
+            oot={},
+            back={},
+        )
         closed = rounds.nobody_to_act(h)
         h = h.with_betting(closed=closed) if closed else h.with_betting(closed=closed, last_bettor=None)
         return Money(h), tuple(out)
@@ -432,9 +453,11 @@ class Money:
             h = rounds.end_round(h, out)
         h = h.with_(finished=True)
         awards, rake = payout.awards(h)
-        showdown = tuple(
-            Shown(seat, cards, rank_of(h.board, cards)[1]) for seat, cards in h.shown
-        ) if rankable(h.board) else ()
+        showdown = (
+            tuple(Shown(seat, cards, rank_of(h.board, cards)[1]) for seat, cards in h.shown)
+            if rankable(h.board)
+            else ()
+        )
         outcome = Outcome(
             result="uncontested" if len(h.betting.live) <= 1 else "showdown",
             actions=h.betting.history,
@@ -446,19 +469,33 @@ class Money:
         return Money(h), tuple(out), outcome
 
 
-def _rake(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kind: str | None,
-          dst_seat: int, *, to_seat: bool) -> HandState:
+def _rake(
+    h: HandState,
+    amount: int,
+    src_kind: str | None,
+    src_seat: int,
+    dst_kind: str | None,
+    dst_seat: int,
+    *,
+    to_seat: bool,
+) -> HandState:
     """Chips into the rake zone, or out of it (into the pot, or ``to_seat``: to the winner)."""
     sign = 1 if dst_kind == "rake" else -1
     raked = max(0, h.raked + sign * amount)
     if src_kind == "bet":
         # a rake corrected from a winner's push: what was pushed to it is less
         from_pushed = min(amount, h.pushed_zone.get(src_seat, 0))
-        return h.with_(raked=raked, zone=add_count(h.zone, src_seat, -amount),
-                     pushed_zone=add_count(h.pushed_zone, src_seat, -from_pushed),
-                     pushed=add_count(h.pushed, src_seat, -from_pushed))
+        return h.with_(
+            raked=raked,
+            zone=add_count(h.zone, src_seat, -amount),
+            pushed_zone=add_count(h.pushed_zone, src_seat, -from_pushed),
+            pushed=add_count(h.pushed, src_seat, -from_pushed),
+        )
     if to_seat:  # too much raked, given to the winner
-        return h.with_(raked=raked, zone=add_count(h.zone, dst_seat, amount),
-                     pushed_zone=add_count(h.pushed_zone, dst_seat, amount),
-                     pushed=add_count(h.pushed, dst_seat, amount))
+        return h.with_(
+            raked=raked,
+            zone=add_count(h.zone, dst_seat, amount),
+            pushed_zone=add_count(h.pushed_zone, dst_seat, amount),
+            pushed=add_count(h.pushed, dst_seat, amount),
+        )
     return h.with_(raked=raked)

@@ -70,25 +70,43 @@ def _awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
         put[due[0]] -= due[1]
     pots = build_pots(put, h.betting.live)
     rake = rake_for(seating.stakes, sum(p.amount for p in pots), h.betting.street_no >= 1)
-    found = award(pots, shown, h.board, rake=rake, odd_chip=seating.odd_chip, button=button,
-                  table_seats=seating.table_seats)
+    found = award(
+        pots,
+        shown,
+        h.board,
+        rake=rake,
+        odd_chip=seating.odd_chip,
+        button=button,
+        table_seats=seating.table_seats,
+    )
     return found, rake
 
 
 _last_awards: LastAnswer[tuple[tuple[PotAward, ...], int]] = LastAnswer()
 
 
-def push(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kind: str | None,
-         dst_seat: int, out: list[Verdict], layout: dict[str, Any] | None = None) -> HandState:
+def push(
+    h: HandState,
+    amount: int,
+    src_kind: str | None,
+    src_seat: int,
+    dst_kind: str | None,
+    dst_seat: int,
+    out: list[Verdict],
+    layout: dict[str, Any] | None = None,
+) -> HandState:
     """After the betting: chips from the pot (or the bets left in front) to a seat; ``layout``:
     changes to where the chips lie besides, not made yet."""
     if src_kind == "pot" and dst_kind == "bet" and h.betting.pending is None:
         due = uncalled_due(h)  # where the chips lie does not change it
         if due is None or due[0] != dst_seat:
             # The common case, a chip of the pot pushed to a seat: one copy.
-            h = h.with_(zone=add_count(h.zone, dst_seat, amount),
-                      pushed_zone=add_count(h.pushed_zone, dst_seat, amount),
-                      pushed=add_count(h.pushed, dst_seat, amount), **(layout or {}))
+            h = h.with_(
+                zone=add_count(h.zone, dst_seat, amount),
+                pushed_zone=add_count(h.pushed_zone, dst_seat, amount),
+                pushed=add_count(h.pushed, dst_seat, amount),
+                **(layout or {}),
+            )
             return after_push(check_winner(h, dst_seat, out), out)
     if layout:
         h = h.with_(**layout)
@@ -96,8 +114,10 @@ def push(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kin
     from_pushed = 0
     if src_kind == "bet":
         from_pushed = min(amount, h.pushed_zone.get(src_seat, 0))
-        h = h.with_(zone=add_count(h.zone, src_seat, -amount),
-                  pushed_zone=add_count(h.pushed_zone, src_seat, -from_pushed))
+        h = h.with_(
+            zone=add_count(h.zone, src_seat, -amount),
+            pushed_zone=add_count(h.pushed_zone, src_seat, -from_pushed),
+        )
     if dst_kind == "pot":
         # A push taken back (or the bets swept late).
         if src_kind == "stack":
@@ -108,8 +128,9 @@ def push(h: HandState, amount: int, src_kind: str | None, src_seat: int, dst_kin
     if dst_kind not in ("bet", "stack"):
         return after_push(h, out)
     if dst_kind == "bet":
-        h = h.with_(zone=add_count(h.zone, dst_seat, amount),
-                  pushed_zone=add_count(h.pushed_zone, dst_seat, amount))
+        h = h.with_(
+            zone=add_count(h.zone, dst_seat, amount), pushed_zone=add_count(h.pushed_zone, dst_seat, amount)
+        )
     if src_kind == "bet" and src_seat == dst_seat and from_pushed == amount:
         return after_push(h, out)  # the winner stacking chips already pushed to it
     if src_kind == "bet" and from_pushed:
@@ -131,9 +152,15 @@ def check_winner(h: HandState, seat: int, out: list[Verdict]) -> HandState:
         if seat in pot.winners:
             return h
     winners = sorted({w for a in found for w in a.winners})
-    out.append(Raise("push", "pot_awarded_wrong", seat,
-                     f"Stop: seat {seat} wins no pot; take the chips back and push "
-                     f"to seat {', '.join(map(str, winners))}."))
+    out.append(
+        Raise(
+            "push",
+            "pot_awarded_wrong",
+            seat,
+            f"Stop: seat {seat} wins no pot; take the chips back and push "
+            f"to seat {', '.join(map(str, winners))}.",
+        )
+    )
     return h.with_(open_keys=h.open_keys | {"push"})
 
 
@@ -169,4 +196,3 @@ def _checked(found: tuple[PotAward, ...], pushed: Mapping[int, int], raked: int,
     verdicts = check_push(found, pushed, raked=raked, rake=rake)
     _last_check[0] = (found, pushed, raked, rake, verdicts)
     return verdicts
-

@@ -26,11 +26,7 @@ def settled_view(h: HandState) -> HandState:
 def needs(h: HandState, seat: int) -> bool:
     """The seat still has to act this round (it may, or must, put chips in or check)."""
     b = h.betting
-    return (
-        seat in b.live
-        and seat not in b.allin
-        and (seat not in b.acted or b.level.get(seat, 0) < b.top)
-    )
+    return seat in b.live and seat not in b.allin and (seat not in b.acted or b.level.get(seat, 0) < b.top)
 
 
 def anyone_owes(h: HandState) -> bool:
@@ -114,9 +110,7 @@ def _to_act_after_pending(h: HandState) -> int | None:
         if s not in live or s in allin:
             continue
         level = total if s == seat else levels.get(s, 0)
-        if level < top or (
-            s != seat and (raised or (s not in acted and (j - cursor) % n >= passed))
-        ):
+        if level < top or (s != seat and (raised or (s not in acted and (j - cursor) % n >= passed))):
             return s
     return None
 
@@ -171,13 +165,21 @@ def out_of_turn(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     """``seat`` acted while a seat before it faces a bet."""
     skipped = next(s for s in between(h, seat) if owes(h, s))
     key = f"oot:{seat}:{h.betting.street_no}"
-    out.append(Raise(key, "action_out_of_turn", seat,
-                     f"Seat {seat} acted out of turn: seat {skipped} acts first; seat {seat}'s "
-                     "chips stay and are binding if the action to it does not change.",
-                     (f"Seat {seat}'s chips stay in its betting area.",
-                      f"Seat {skipped} acts now.",
-                      f"If seat {skipped} only checks or calls, seat {seat}'s action stands; if it "
-                      f"bets or raises, seat {seat} may call, raise or fold again.")))
+    out.append(
+        Raise(
+            key,
+            "action_out_of_turn",
+            seat,
+            f"Seat {seat} acted out of turn: seat {skipped} acts first; seat {seat}'s "
+            "chips stay and are binding if the action to it does not change.",
+            (
+                f"Seat {seat}'s chips stay in its betting area.",
+                f"Seat {skipped} acts now.",
+                f"If seat {skipped} only checks or calls, seat {seat}'s action stands; if it "
+                f"bets or raises, seat {seat} may call, raise or fold again.",
+            ),
+        )
+    )
     h = h.with_betting(oot={**h.betting.oot, seat: skipped})
     return h.with_(open_keys=h.open_keys | {key})
 
@@ -217,7 +219,7 @@ def apply(h: HandState, seat: int, frame: Frame, total: int, index: int, out: li
     street_no = b.street_no
     verdict = judge(h.seating.stakes, street_no, frame, seat, total, seat in b.allin)
     action = Action(STREETS[street_no], seat, verdict.name, total - frame.before)
-    actions = (*b.history[:index], action, *b.history[index + 1:])
+    actions = (*b.history[:index], action, *b.history[index + 1 :])
     level = {**b.level, seat: total}
     if total > frame.top:
         # A raise gives the others the action again; an earlier action judged again (found
@@ -233,8 +235,12 @@ def apply(h: HandState, seat: int, frame: Frame, total: int, index: int, out: li
             last_bettor=seat if latest else b.last_bettor,
         )
     else:
-        b = b.with_(history=actions, level=level,
-                    top=max(frame.top, max(level.values(), default=0)), acted=b.acted | {seat})
+        b = b.with_(
+            history=actions,
+            level=level,
+            top=max(frame.top, max(level.values(), default=0)),
+            acted=b.acted | {seat},
+        )
     key = f"size:{seat}:{street_no}"
     open_keys = h.open_keys
     if verdict.code is not None:
@@ -294,14 +300,21 @@ def mark_all_in(h: HandState, seat: int, out: list[Verdict], *, latest: bool = T
     if latest:
         index = len(history) - 1 if history and b.pending != seat else -1
     else:
-        index = next((i for i in range(len(history) - 1, -1, -1)
-                      if history[i].seat == seat and history[i].amount > 0), -1)
+        index = next(
+            (i for i in range(len(history) - 1, -1, -1) if history[i].seat == seat and history[i].amount > 0),
+            -1,
+        )
     last = history[index] if index >= 0 else None
-    if last is not None and last.seat == seat and last.amount > 0 and b.street_no >= 0 \
-            and (last.street == STREETS[b.street_no] or not latest) \
-            and last.action in ("call", "bet", "raise"):
+    if (
+        last is not None
+        and last.seat == seat
+        and last.amount > 0
+        and b.street_no >= 0
+        and (last.street == STREETS[b.street_no] or not latest)
+        and last.action in ("call", "bet", "raise")
+    ):
         named = replace(last, action="all_in")
-        return h.with_betting(history=(*history[:index], named, *history[index + 1:]))
+        return h.with_betting(history=(*history[:index], named, *history[index + 1 :]))
     return h
 
 
@@ -318,8 +331,16 @@ def end_round(h: HandState, out: list[Verdict]) -> HandState:
             if needs(h, seat) and not owes(h, seat):
                 h = record_check(h, seat)
     pots = current_pots(h)
-    h = h.with_betting(committed=contributions(h), put={}, level={}, top=0, full_raise=0, raises=0,
-              acted=NO_SEATS, closed=True)
+    h = h.with_betting(
+        committed=contributions(h),
+        put={},
+        level={},
+        top=0,
+        full_raise=0,
+        raises=0,
+        acted=NO_SEATS,
+        closed=True,
+    )
     return h.with_(swept={}, pots=pots)
 
 

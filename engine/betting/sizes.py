@@ -61,24 +61,37 @@ def judge(stakes: Stakes, street: int, frame: Frame, seat: int, total: int, all_
     minimum = max(frame.full_raise, street_minimum(stakes, street))
     if stakes.structure == "pot_limit" and total > pot_limit_to(frame):
         limit = pot_limit_to(frame)
-        return Judgement(name, "bet_over_limit",
-                         f"Seat {seat} made it {total}, over the pot limit of {limit}: reduce it to {limit}.")
+        return Judgement(
+            name,
+            "bet_over_limit",
+            f"Seat {seat} made it {total}, over the pot limit of {limit}: reduce it to {limit}.",
+        )
     if stakes.structure == "fixed_limit":
         if frame.bets >= FIXED_LIMIT_BETS:
-            return Judgement(name, "bet_over_limit",
-                             f"Seat {seat} made a fifth bet in this round ({total}): the limit is "
-                             f"{FIXED_LIMIT_BETS} bets; make it a call of {top}.")
+            return Judgement(
+                name,
+                "bet_over_limit",
+                f"Seat {seat} made a fifth bet in this round ({total}): the limit is "
+                f"{FIXED_LIMIT_BETS} bets; make it a call of {top}.",
+            )
         if size > minimum:
-            return Judgement(name, "bet_over_limit",
-                             f"Seat {seat} made it {total}; the limit is {top + minimum}: reduce it.")
+            return Judgement(
+                name,
+                "bet_over_limit",
+                f"Seat {seat} made it {total}; the limit is {top + minimum}: reduce it.",
+            )
     if all_in or size >= minimum:
         return Judgement(name, None, "")
     if opening:
-        return Judgement(name, "bet_below_minimum",
-                         f"Seat {seat} bet {total}, less than the minimum bet of {minimum}: "
-                         f"complete it to {minimum}.")
+        return Judgement(
+            name,
+            "bet_below_minimum",
+            f"Seat {seat} bet {total}, less than the minimum bet of {minimum}: complete it to {minimum}.",
+        )
     # RR / TDA 43: half a raise or more must be made a full raise; less becomes a call.
     remedy = f"make it {top + minimum}" if 2 * size >= minimum else f"make it a call of {top}"
-    return Judgement(name, "raise_below_minimum",
-                     f"Seat {seat} raised to {total}, less than the minimum raise to {top + minimum}: "
-                     f"{remedy}.")
+    return Judgement(
+        name,
+        "raise_below_minimum",
+        f"Seat {seat} raised to {total}, less than the minimum raise to {top + minimum}: {remedy}.",
+    )

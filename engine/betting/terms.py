@@ -1,7 +1,7 @@
 """The terms the betting core works in, taken and given: the stakes, one verdict per finding,
 and the pieces of a hand's result.
 
-The machine (``engine.machine``) is a physical tracker: it turns tag reads into chip moves
+The machine (``engine.dispatcher``) is a physical tracker: it turns tag reads into chip moves
 between zones and card evidence into folds, streets and hands tabled. The betting core
 (:class:`engine.betting.hand.Money`) interprets them: who bet what, whose turn it is, the pots,
 who won them, and whether what the dealer pushed matches. It answers every call with the

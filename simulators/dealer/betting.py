@@ -230,9 +230,7 @@ class Ledger:
         out: list[tuple[int, tuple[int, ...]]] = []
         below = 0
         for level in levels:
-            amount = sum(
-                min(c, level) - min(c, below) for c in self.contributed.values()
-            )
+            amount = sum(min(c, level) - min(c, below) for c in self.contributed.values())
             eligible = tuple(sorted(s for s in live if self.contributed.get(s, 0) >= level))
             if amount:
                 out.append((amount, eligible))
@@ -287,8 +285,7 @@ def choose(
             return Choice("raise", _size(ledger, seat, rng, tendencies, everything))
         return Choice("call", min(ledger.highest, everything))
     if aggressive and rng.random() < (tendencies.raise_ if ledger.highest else tendencies.bet):
-        return Choice("raise" if ledger.highest else "bet", _size(ledger, seat, rng, tendencies,
-                                                                  everything))
+        return Choice("raise" if ledger.highest else "bet", _size(ledger, seat, rng, tendencies, everything))
     return Choice("check", ledger.bet.get(seat, 0))
 
 

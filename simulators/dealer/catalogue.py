@@ -55,7 +55,8 @@ def injectable_codes(
     if unknown:
         raise ValueError(f"unknown house rules {sorted(unknown)}")
     return tuple(
-        c for c in PRIMARY_CODES
+        c
+        for c in PRIMARY_CODES
         if profile in MISTAKES[c].profiles
         and (chips or not MISTAKES[c].chips)
         and MISTAKES[c].needs <= house

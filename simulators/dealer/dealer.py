@@ -129,19 +129,22 @@ class DealerSettings:
             raise ValueError(f"seats must be 2..10, not {self.seats}")
         top = self.max_players if self.max_players is not None else self.seats
         if not 2 <= self.min_players <= top <= self.seats:
-            raise ValueError(
-                f"players must satisfy 2 <= min ({self.min_players}) <= max ({top}) <= seats"
-            )
+            raise ValueError(f"players must satisfy 2 <= min ({self.min_players}) <= max ({top}) <= seats")
         if not 0.0 <= self.mistake_rate <= 1.0:
             raise ValueError(f"mistake rate must be within 0..1, not {self.mistake_rate}")
         allowed = raisable_codes(self.profile, chips=self.stakes is not None, house=self.house)
         for code in self.codes or ():
             if code not in allowed:
-                game = "no chips" if self.stakes is None else (
-                    "a tournament" if self.stakes.levels else "a cash game with chips")
+                game = (
+                    "no chips"
+                    if self.stakes is None
+                    else ("a tournament" if self.stakes.levels else "a cash game with chips")
+                )
                 rules = ", ".join(sorted(self.house)) or "none"
-                raise ValueError(f"code {code!r} cannot be raised at this table (profile "
-                                 f"{self.profile}, {game}, house rules: {rules})")
+                raise ValueError(
+                    f"code {code!r} cannot be raised at this table (profile "
+                    f"{self.profile}, {game}, house rules: {rules})"
+                )
 
     @property
     def most_players(self) -> int:
@@ -576,8 +579,9 @@ class VirtualDealer:
         all_in_ok = mistake.code is None and protected is None
         mistake.plan_streets(play)
         early = mistake.street if mistake.premature else None
-        play.betting("preflop", complete=early != "flop", keep_two=keep_two, protect=protected,
-                     allow_all_in=all_in_ok)
+        play.betting(
+            "preflop", complete=early != "flop", keep_two=keep_two, protect=protected, allow_all_in=all_in_ok
+        )
         for street, count in _STREETS:
             if hand.over or hand.board_done:
                 return
@@ -589,8 +593,9 @@ class VirtualDealer:
                 return
             # The round is left open only when the next street is turned prematurely.
             opens_early = _FOLLOWING[street] is not None and _FOLLOWING[street] == early
-            play.betting(street, complete=not opens_early, keep_two=keep_two, protect=protected,
-                         allow_all_in=all_in_ok)
+            play.betting(
+                street, complete=not opens_early, keep_two=keep_two, protect=protected, allow_all_in=all_in_ok
+            )
 
     @staticmethod
     def _showdown(play: HandPlay, mistake: Mistake) -> None:

@@ -95,9 +95,7 @@ class HandPlay:
         """What the reader reports of a card's face (nothing, on a reader blind to faces)."""
         return face if self.settings.reader_reports_face else None
 
-    def place(
-        self, card: str, zone: str, face: Face, pause: float, mistake: str | None = None
-    ) -> str:
+    def place(self, card: str, zone: str, face: Face, pause: float, mistake: str | None = None) -> str:
         """A card of the deck in play put on ``zone``; returns its tag UID."""
         uid = self.hand.shoe.uid(card)
         self.place_uid(uid, card, zone, self.face(face), pause, mistake)
@@ -115,8 +113,14 @@ class HandPlay:
         hand = self.hand
         hand.on_table[uid] = zone
         self.emit(
-            Move(uid=uid, zone=zone, face=self.face(face), card=hand.card_of.get(uid),
-                 pause_s=pause, mistake=mistake),
+            Move(
+                uid=uid,
+                zone=zone,
+                face=self.face(face),
+                card=hand.card_of.get(uid),
+                pause_s=pause,
+                mistake=mistake,
+            ),
         )
 
     def remove(self, uid: str, pause: float) -> None:
@@ -215,8 +219,7 @@ class HandPlay:
         if not complete:
             # The next street comes early: preflop nobody has acted yet; later a seat faces a bet.
             if street != "preflop":
-                money.play_round(mistake, keep=keep, protect=protect, cautious=cautious,
-                                 until_bet=True)
+                money.play_round(mistake, keep=keep, protect=protect, cautious=cautious, until_bet=True)
             return
         money.play_round(mistake, keep=keep, protect=protect, cautious=cautious)
         self._close_round(street)
@@ -248,8 +251,9 @@ class HandPlay:
             return
         floor = 2 if keep_two else 1
         if self.money is not None:
-            self._chip_betting(street, complete=complete, keep=floor, protect=protect,
-                               cautious=not allow_all_in)
+            self._chip_betting(
+                street, complete=complete, keep=floor, protect=protect, cautious=not allow_all_in
+            )
             return
         for seat in list(hand.active):
             if seat == protect or len(hand.active) <= floor:
@@ -277,8 +281,9 @@ class HandPlay:
         cards = self.hand.hole[seat]
         for i, uid in enumerate(cards):
             last = i == len(cards) - 1
-            self.move(uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"],
-                      mistake if last else None)
+            self.move(
+                uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"], mistake if last else None
+            )
 
     def pull_blinds(self) -> None:
         for seat in sorted(self.hand.blinds):

@@ -94,16 +94,29 @@ class TableMoney:
 
     # ------------------------------------------------------------------ physical acts
 
-    def chips_in(self, seat: int, amount: int, *, mistake: str | None = None,
-                 pause: float | None = None, complete: bool = False,
-                 group: str | None = None) -> list[str]:
+    def chips_in(
+        self,
+        seat: int,
+        amount: int,
+        *,
+        mistake: str | None = None,
+        pause: float | None = None,
+        complete: bool = False,
+        group: str | None = None,
+    ) -> list[str]:
         """``amount`` from the seat's stack into its betting area (one handful); ``complete``
         handfuls (bets and raises) hold small chips enough to hand back any part of them."""
         uids = self.rack.take(amount, complete=complete)
         self.front.setdefault(seat, []).extend(uids)
-        self.play.emit(PlaceChips(uids=tuple(uids), zone=bet_zone(seat), mistake=mistake,
-                                  pause_s=CHIP_PACE["bet"] if pause is None else pause,
-                                  group=group))
+        self.play.emit(
+            PlaceChips(
+                uids=tuple(uids),
+                zone=bet_zone(seat),
+                mistake=mistake,
+                pause_s=CHIP_PACE["bet"] if pause is None else pause,
+                group=group,
+            )
+        )
         return uids
 
     def to_stack(self, seat: int, uids: Sequence[str], *, mistake: str | None = None) -> None:
@@ -114,8 +127,9 @@ class TableMoney:
         self.front[seat] = [u for u in self.front.get(seat, []) if u not in taken]
         self.pot = [u for u in self.pot if u not in taken]
         self.stacked.setdefault(seat, []).extend(uids)
-        self.play.emit(MoveChips(uids=tuple(uids), zone=stack_zone(seat), mistake=mistake,
-                                 pause_s=CHIP_PACE["bet"]))
+        self.play.emit(
+            MoveChips(uids=tuple(uids), zone=stack_zone(seat), mistake=mistake, pause_s=CHIP_PACE["bet"])
+        )
 
     def sweep(self, *, mistake: str | None = None) -> None:
         """Every betting area into the pot at once."""
@@ -125,8 +139,7 @@ class TableMoney:
         if not uids:
             return
         self.pot += uids
-        self.play.emit(MoveChips(uids=tuple(uids), zone="pot", mistake=mistake,
-                                 pause_s=CHIP_PACE["sweep"]))
+        self.play.emit(MoveChips(uids=tuple(uids), zone="pot", mistake=mistake, pause_s=CHIP_PACE["sweep"]))
 
     def unsweep(self, swept: dict[int, list[str]]) -> None:
         """Bets swept too early put back in their betting areas."""
@@ -136,16 +149,22 @@ class TableMoney:
             taken = set(uids)
             self.pot = [u for u in self.pot if u not in taken]
             self.front.setdefault(seat, []).extend(uids)
-            self.play.emit(MoveChips(uids=tuple(uids), zone=bet_zone(seat),
-                                     pause_s=CHIP_PACE["sweep"]))
+            self.play.emit(MoveChips(uids=tuple(uids), zone=bet_zone(seat), pause_s=CHIP_PACE["sweep"]))
 
     def push(self, seat: int, uids: Sequence[str], *, mistake: str | None = None) -> None:
         """Chips from the pot to a seat's betting area."""
         taken = set(uids)
         self.pot = [u for u in self.pot if u not in taken]
         self.pushed.setdefault(seat, []).extend(uids)
-        self.play.emit(MoveChips(uids=tuple(uids), zone=bet_zone(seat), mistake=mistake,
-                                 pause_s=CHIP_PACE["push"], group="push"))
+        self.play.emit(
+            MoveChips(
+                uids=tuple(uids),
+                zone=bet_zone(seat),
+                mistake=mistake,
+                pause_s=CHIP_PACE["push"],
+                group="push",
+            )
+        )
 
     def push_back(self, seat: int, uids: Sequence[str]) -> None:
         """A push taken back into the pot (the remedy of a wrong push)."""
@@ -159,8 +178,11 @@ class TableMoney:
         self.pot = [u for u in self.pot if u not in taken]
         self.raked += uids
         if uids:
-            self.play.emit(MoveChips(uids=tuple(uids), zone="rake", mistake=mistake,
-                                     pause_s=CHIP_PACE["rake"], group="push"))
+            self.play.emit(
+                MoveChips(
+                    uids=tuple(uids), zone="rake", mistake=mistake, pause_s=CHIP_PACE["rake"], group="push"
+                )
+            )
 
     def unrake(self, uids: Sequence[str]) -> None:
         """Chips taken from the drop back into the pot (a wrong rake put right)."""
@@ -216,8 +238,9 @@ class TableMoney:
             return Choice("fold")
         return choice
 
-    def play_round(self, mistake: Mistake, *, keep: int, protect: int | None, cautious: bool,
-                   until_bet: bool = False) -> None:
+    def play_round(
+        self, mistake: Mistake, *, keep: int, protect: int | None, cautious: bool, until_bet: bool = False
+    ) -> None:
         """Players act until the round is complete (or, ``until_bet``, until someone bets)."""
         ledger = self.ledger
         while True:

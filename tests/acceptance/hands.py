@@ -143,13 +143,15 @@ IVEY_DWAN = Hand(
 
 #: The same hand raked as a casino cash game would be (5 %, at most 10,000; the televised game
 #: had no rake): the dealer drops the rake, then pushes the rest.
-IVEY_DWAN_RAKED = Hand(**{
-    **vars(IVEY_DWAN),
-    "name": "full tilt million dollar cash game ivey dwan, raked",
-    "steps": IVEY_DWAN.steps.replace("    push 1 all\n", "    rake 10000\n    push 1 all\n"),
-    "rake_percent": 5,
-    "rake_cap": 10_000,
-})
+IVEY_DWAN_RAKED = Hand(
+    **{
+        **vars(IVEY_DWAN),
+        "name": "full tilt million dollar cash game ivey dwan, raked",
+        "steps": IVEY_DWAN.steps.replace("    push 1 all\n", "    rake 10000\n    push 1 all\n"),
+        "rake_percent": 5,
+        "rake_cap": 10_000,
+    }
+)
 
 #: The same hand on a table without chip reading: the betting as ``action`` inputs.
 IVEY_DWAN_ACTIONS = Hand(
@@ -319,96 +321,178 @@ CHOPPED_TRIPS = Hand(
 def _replace(hand: Hand, name: str, old: str, new: str, expect: list[str], hands: int = 1) -> Hand:
     """The hand with one of its moments played otherwise (a dealer's mistake, put right or not)."""
     assert old in hand.steps, old
-    return Hand(**{**vars(hand), "name": name, "steps": hand.steps.replace(old, new),
-                   "expect": expect, "hands": hands})
+    return Hand(
+        **{
+            **vars(hand),
+            "name": name,
+            "steps": hand.steps.replace(old, new),
+            "expect": expect,
+            "hands": hands,
+        }
+    )
 
 
 #: Dealers' mistakes injected into the televised hands: the alert raised, and resolved where the
 #: dealer follows its remedy.
 MISTAKES = [
-    _replace(THREE_WAY_ALL_IN, "side pot pushed to the loser, taken back and pushed right",
-             "    push 3 all\n",
-             "    push 1 21200000\n    move bet:1 pot 21200000\n    push 3 all\n",
-             ["pot_awarded_wrong 1 critical raised", "pot_awarded_wrong 1 critical resolved"]),
-    _replace(CHOPPED_TRIPS, "chop split 1,000,000 / 800,000 and left so",
-             "    push 7 900000\n    push 4 900000\n",
-             "    push 7 1000000\n    push 4 800000\n",
-             ["split_wrong - warning raised"], hands=0),
-    _replace(IVEY_DWAN, "uncalled all in swept into the pot, then returned",
-             "    return 2 585000     # Ivey's uncalled chips\n    sweep\n",
-             "    sweep\n    move pot bet:2 585000\n    return 2 585000\n",
-             ["uncalled_bet_not_returned 2 warning raised",
-              "uncalled_bet_not_returned 2 warning resolved"]),
-    _replace(BLUFF_OF_THE_CENTURY, "a foreign tag in the pot, removed",
-             "    board 9s 2d 6s\n",
-             "    board 9s 2d 6s\n    foreign pot E0FF00AA00BB00CC\n    unforeign pot E0FF00AA00BB00CC\n",
-             ["unknown_chip - warning raised", "unknown_chip - warning resolved"]),
-    _replace(IVEY_DWAN, "half a fold, then the other card",
-             "    fold 3\n    bet 1 17000         # Dwan calls\n",
-             "    muck 3#0\n    bet 1 17000\n    pause 3\n    sweep\n    muck 3#0\n",
-             ["fold_incomplete 3 warning raised", "fold_incomplete 3 warning resolved"]),
-    _replace(IVEY_DWAN_RAKED, "rake of 15,000 dropped, 5,000 given back to the winner",
-             "    rake 10000\n    push 1 all\n",
-             "    rake 15000\n    push 1 all\n    move rake bet:1 5000\n",
-             ["rake_wrong - warning raised", "rake_wrong - warning resolved"]),
-    _replace(IVEY_DWAN, "swept before Dwan called, the bets put back",
-             "    bet 1 17000         # Dwan calls\n    sweep\n",
-             "    sweep\n    move pot bet:1 6000\n    move pot bet:2 23000\n    bet 1 17000\n    sweep\n",
-             ["premature_sweep - warning raised", "premature_sweep - warning resolved"]),
+    _replace(
+        THREE_WAY_ALL_IN,
+        "side pot pushed to the loser, taken back and pushed right",
+        "    push 3 all\n",
+        "    push 1 21200000\n    move bet:1 pot 21200000\n    push 3 all\n",
+        ["pot_awarded_wrong 1 critical raised", "pot_awarded_wrong 1 critical resolved"],
+    ),
+    _replace(
+        CHOPPED_TRIPS,
+        "chop split 1,000,000 / 800,000 and left so",
+        "    push 7 900000\n    push 4 900000\n",
+        "    push 7 1000000\n    push 4 800000\n",
+        ["split_wrong - warning raised"],
+        hands=0,
+    ),
+    _replace(
+        IVEY_DWAN,
+        "uncalled all in swept into the pot, then returned",
+        "    return 2 585000     # Ivey's uncalled chips\n    sweep\n",
+        "    sweep\n    move pot bet:2 585000\n    return 2 585000\n",
+        ["uncalled_bet_not_returned 2 warning raised", "uncalled_bet_not_returned 2 warning resolved"],
+    ),
+    _replace(
+        BLUFF_OF_THE_CENTURY,
+        "a foreign tag in the pot, removed",
+        "    board 9s 2d 6s\n",
+        "    board 9s 2d 6s\n    foreign pot E0FF00AA00BB00CC\n    unforeign pot E0FF00AA00BB00CC\n",
+        ["unknown_chip - warning raised", "unknown_chip - warning resolved"],
+    ),
+    _replace(
+        IVEY_DWAN,
+        "half a fold, then the other card",
+        "    fold 3\n    bet 1 17000         # Dwan calls\n",
+        "    muck 3#0\n    bet 1 17000\n    pause 3\n    sweep\n    muck 3#0\n",
+        ["fold_incomplete 3 warning raised", "fold_incomplete 3 warning resolved"],
+    ),
+    _replace(
+        IVEY_DWAN_RAKED,
+        "rake of 15,000 dropped, 5,000 given back to the winner",
+        "    rake 10000\n    push 1 all\n",
+        "    rake 15000\n    push 1 all\n    move rake bet:1 5000\n",
+        ["rake_wrong - warning raised", "rake_wrong - warning resolved"],
+    ),
+    _replace(
+        IVEY_DWAN,
+        "swept before Dwan called, the bets put back",
+        "    bet 1 17000         # Dwan calls\n    sweep\n",
+        "    sweep\n    move pot bet:1 6000\n    move pot bet:2 23000\n    bet 1 17000\n    sweep\n",
+        ["premature_sweep - warning raised", "premature_sweep - warning resolved"],
+    ),
 ]
 
 #: The three-way all in where no keypad says "all in" and no stack is read: Ott's all in over
 #: Pollak's is a short raise by the chips, and the sweep premature (Pollak has not matched it),
 #: until the three hands are tabled: then both are all in, and both alerts resolved.
-THREE_WAY_ALL_IN_NO_KEYS = Hand(**{
-    **vars(THREE_WAY_ALL_IN),
-    "name": "2017 wsop three-way all in, no keypad",
-    "steps": THREE_WAY_ALL_IN.steps.replace("    key all_in 2\n", "").replace("    key all_in 3\n", ""),
-    "keypad": "no-keypad",
-    "expect": ["raise_below_minimum 3 warning raised", "premature_sweep - warning raised",
-               "premature_sweep - warning resolved", "raise_below_minimum 3 warning resolved"],
-})
+THREE_WAY_ALL_IN_NO_KEYS = Hand(
+    **{
+        **vars(THREE_WAY_ALL_IN),
+        "name": "2017 wsop three-way all in, no keypad",
+        "steps": THREE_WAY_ALL_IN.steps.replace("    key all_in 2\n", "").replace("    key all_in 3\n", ""),
+        "keypad": "no-keypad",
+        "expect": [
+            "raise_below_minimum 3 warning raised",
+            "premature_sweep - warning raised",
+            "premature_sweep - warning resolved",
+            "raise_below_minimum 3 warning resolved",
+        ],
+    }
+)
 
 #: The same hands read in other styles: a reader that reports a moving chip gone before it is
 #: read in its new zone, one that reports every chip twice, pushes to the winner's stack, stacks
 #: read, the cards off the table or mucked before the pushes, antes gathered into the pot before
 #: the deal.
 STYLES = [
-    (THREE_WAY_ALL_IN, Hand(**{**vars(THREE_WAY_ALL_IN), "lift_first": True,
-                               "name": "2017 three-way, chips gone before they land"})),
-    (IVEY_DWAN, Hand(**{**vars(IVEY_DWAN), "name": "ivey dwan, chips gone before they land",
-                        "lift_first": True})),
-    (BLUFF_OF_THE_CENTURY, Hand(**{**vars(BLUFF_OF_THE_CENTURY), "twice": True,
-                                   "name": "bluff, every chip read twice"})),
-    (CHOPPED_TRIPS, Hand(**{**vars(CHOPPED_TRIPS), "name": "chop, pushed to the stacks",
-                            "push_to": "stack"})),
-    (THREE_WAY_ALL_IN, Hand(**{
-        **vars(THREE_WAY_ALL_IN_NO_KEYS), "name": "2017 three-way, stacks read, no keypad",
-        "from_stacks": True, "push_to": "stack", "expect": [],
-        "steps": THREE_WAY_ALL_IN_NO_KEYS.steps.replace(
-            "    seats 1 2 3\n",
-            "    seats 1 2 3\n    stack 1 400000 2400000 43000000 180650000\n"
-            "    stack 2 400000 34800000\n    stack 3 400000 1200000 44200000\n")})),
-    (CHOPPED_TRIPS, _replace(CHOPPED_TRIPS, "chop, cards off the table before the pushes",
-                             "    push 7 900000\n", "    clear\n    push 7 900000\n", [])),
-    (THREE_WAY_ALL_IN, _replace(THREE_WAY_ALL_IN, "2017 three-way, hands mucked before the push",
-                                "    push 3 all\n", "    fold 2\n    fold 1\n    fold 3\n    push 3 all\n",
-                                [])),
-    (BLUFF_OF_THE_CENTURY, _replace(BLUFF_OF_THE_CENTURY, "bluff, antes gathered before the deal",
-                                    "    key new_hand\n",
-                                    "    move bet:1 pot 5000\n    move bet:2 pot 5000\n"
-                                    "    key new_hand\n", [])),
+    (
+        THREE_WAY_ALL_IN,
+        Hand(
+            **{
+                **vars(THREE_WAY_ALL_IN),
+                "lift_first": True,
+                "name": "2017 three-way, chips gone before they land",
+            }
+        ),
+    ),
+    (
+        IVEY_DWAN,
+        Hand(**{**vars(IVEY_DWAN), "name": "ivey dwan, chips gone before they land", "lift_first": True}),
+    ),
+    (
+        BLUFF_OF_THE_CENTURY,
+        Hand(**{**vars(BLUFF_OF_THE_CENTURY), "twice": True, "name": "bluff, every chip read twice"}),
+    ),
+    (
+        CHOPPED_TRIPS,
+        Hand(**{**vars(CHOPPED_TRIPS), "name": "chop, pushed to the stacks", "push_to": "stack"}),
+    ),
+    (
+        THREE_WAY_ALL_IN,
+        Hand(
+            **{
+                **vars(THREE_WAY_ALL_IN_NO_KEYS),
+                "name": "2017 three-way, stacks read, no keypad",
+                "from_stacks": True,
+                "push_to": "stack",
+                "expect": [],
+                "steps": THREE_WAY_ALL_IN_NO_KEYS.steps.replace(
+                    "    seats 1 2 3\n",
+                    "    seats 1 2 3\n    stack 1 400000 2400000 43000000 180650000\n"
+                    "    stack 2 400000 34800000\n    stack 3 400000 1200000 44200000\n",
+                ),
+            }
+        ),
+    ),
+    (
+        CHOPPED_TRIPS,
+        _replace(
+            CHOPPED_TRIPS,
+            "chop, cards off the table before the pushes",
+            "    push 7 900000\n",
+            "    clear\n    push 7 900000\n",
+            [],
+        ),
+    ),
+    (
+        THREE_WAY_ALL_IN,
+        _replace(
+            THREE_WAY_ALL_IN,
+            "2017 three-way, hands mucked before the push",
+            "    push 3 all\n",
+            "    fold 2\n    fold 1\n    fold 3\n    push 3 all\n",
+            [],
+        ),
+    ),
+    (
+        BLUFF_OF_THE_CENTURY,
+        _replace(
+            BLUFF_OF_THE_CENTURY,
+            "bluff, antes gathered before the deal",
+            "    key new_hand\n",
+            "    move bet:1 pot 5000\n    move bet:2 pot 5000\n    key new_hand\n",
+            [],
+        ),
+    ),
 ]
 
 #: Two hands at one table: the bluff, then (the button passed to Farha, the deck shuffled) the
 #: final hand.
-SESSION = Hand(**{
-    **vars(BLUFF_OF_THE_CENTURY),
-    "name": "2003 heads-up session: the bluff, then the final hand",
-    "steps": BLUFF_OF_THE_CENTURY.steps + "    pause 40\n    shuffled A\n    button 2\n    key new_hand\n"
-    + MONEYMAKER_FARHA_FINAL.steps,
-    "hands": 2,
-})
+SESSION = Hand(
+    **{
+        **vars(BLUFF_OF_THE_CENTURY),
+        "name": "2003 heads-up session: the bluff, then the final hand",
+        "steps": BLUFF_OF_THE_CENTURY.steps
+        + "    pause 40\n    shuffled A\n    button 2\n    key new_hand\n"
+        + MONEYMAKER_FARHA_FINAL.steps,
+        "hands": 2,
+    }
+)
 
 TELEVISED = [
     BLUFF_OF_THE_CENTURY,

@@ -214,13 +214,23 @@ class TableModel:
         elif name == "shuffled":
             self.used.pop(args[0], None)  # every card of that deck is back in it
             yield self.event(
-                sc.shuffler, "shuffle_complete", deck=args[0], count=52, ok=True,
-                missing=[], duplicates=[],
+                sc.shuffler,
+                "shuffle_complete",
+                deck=args[0],
+                count=52,
+                ok=True,
+                missing=[],
+                duplicates=[],
             )
         elif name == "shuffle_failed":
             yield self.event(
-                sc.shuffler, "shuffle_complete", deck=args[0], count=51, ok=False,
-                missing=["7h"], duplicates=[],
+                sc.shuffler,
+                "shuffle_complete",
+                deck=args[0],
+                count=51,
+                ok=False,
+                missing=["7h"],
+                duplicates=[],
             )
         elif name == "key":
             seat = int(args[1]) if len(args) > 1 else None
@@ -324,8 +334,7 @@ class TableModel:
             yield from self.place(args[1], uid, self.hidden_face())
         elif name == "forge":
             device, seq, zone = args[0], int(args[1]), args[2]
-            fields = {"antenna": 1, "zone": zone, "uid": self.draw(), "present": True,
-                      "face": "down"}
+            fields = {"antenna": 1, "zone": zone, "uid": self.draw(), "present": True, "face": "down"}
             payload = {"v": 1, "seq": seq, "ts": stamp(self.offset), "type": "tag", **fields}
             yield ToSend(f"{self.root}/dev/{device}/event", payload)
         elif name == "raw":
@@ -461,9 +470,7 @@ async def run_scenario(scenario: Scenario, table: str, port: int, config: Path) 
     return Outcome(tester.alerts, tester.states, service.log)
 
 
-def run_all(
-    cases: dict[str, Scenario], port: int, directory: Path, parallel: int = 6
-) -> dict[str, Outcome]:
+def run_all(cases: dict[str, Scenario], port: int, directory: Path, parallel: int = 6) -> dict[str, Outcome]:
     """Every scenario against its own service and table id, ``parallel`` at a time."""
 
     configs: dict[str, Path] = {}

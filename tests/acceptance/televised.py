@@ -143,16 +143,24 @@ class HandTable:
         else:
             device = self.hand.cards_reader
             antenna = CARD_ANTENNA.get(zone) or int(zone.split(":")[1])
-        fields = {"antenna": antenna, "zone": zone, "uid": uid, "present": present,
-                  "face": face if present else None}
+        fields = {
+            "antenna": antenna,
+            "zone": zone,
+            "uid": uid,
+            "present": present,
+            "face": face if present else None,
+        }
         return self.event(device, "tag", **fields)
 
     # ---- cards ------------------------------------------------------------------------
 
     def card(self, code: str | None) -> str:
         reserved = set(self._named)
-        uid = next(u for u, c in DECKS[self.deck] if u not in self.used
-                   and (c == code if code else c not in reserved))
+        uid = next(
+            u
+            for u, c in DECKS[self.deck]
+            if u not in self.used and (c == code if code else c not in reserved)
+        )
         self.used.add(uid)
         return uid
 
@@ -224,8 +232,9 @@ class HandTable:
             yield self.event(hand.sensors, "button", seat=int(args[0]))
         elif name == "shuffled":
             self.used = set()
-            yield self.event(hand.shuffler, "shuffle_complete", deck=args[0], count=52, ok=True,
-                             missing=[], duplicates=[])
+            yield self.event(
+                hand.shuffler, "shuffle_complete", deck=args[0], count=52, ok=True, missing=[], duplicates=[]
+            )
         elif name == "key":
             key_seat = int(args[1]) if len(args) > 1 else None
             yield self.event(hand.keypad, "key", key=args[0], seat=key_seat)
@@ -281,8 +290,14 @@ class HandTable:
             yield self.tag(args[0], args[1], name == "foreign", None, chip=True)
         elif name == "action":
             amount = int(args[2]) if len(args) > 2 else 0
-            payload = {"v": 1, "ts": self.stamp(), "type": "action", "seat": int(args[0]),
-                       "action": args[1], "amount": amount}
+            payload = {
+                "v": 1,
+                "ts": self.stamp(),
+                "type": "action",
+                "seat": int(args[0]),
+                "action": args[1],
+                "amount": amount,
+            }
             yield ToSend(f"{self.root}/input", payload)
         elif name == "collect":
             for zone in sorted(z for z in self.chips if z.startswith(("bet:", "stack:", "rake"))):
@@ -299,8 +314,9 @@ class HandTable:
     def messages(self) -> Iterator[ToSend]:
         lines = [line.split(" #", 1)[0].strip() for line in self.hand.steps.splitlines()]
         lines = [line for line in lines if line and not line.startswith("#")]
-        self._named = {w.partition("=")[2] for line in lines if line.startswith("deal")
-                       for w in line.split()[1:]}
+        self._named = {
+            w.partition("=")[2] for line in lines if line.startswith("deal") for w in line.split()[1:]
+        }
         self._named |= {w for line in lines if line.startswith("board") for w in line.split()[1:]}
         for line in lines:
             self.clock += round(self.pace.uniform(0.2, 1.0), 3)  # the dealer's and players' pace
@@ -387,8 +403,9 @@ async def play_hand(hand: Hand, table: str, port: int, config: Path) -> Played:
             start = datetime.now(UTC)
             for out in HandTable(hand, tester.root, start).messages():
                 await tester.client.publish(out.topic, json.dumps(out.payload), qos=1)
-            await tester.until(lambda: len(tester.hands) >= hand.hands and
-                               len(tester.alerts) >= len(hand.expect), WAIT_S)
+            await tester.until(
+                lambda: len(tester.hands) >= hand.hands and len(tester.alerts) >= len(hand.expect), WAIT_S
+            )
             await tester.settle(len(hand.expect))
     finally:
         await asyncio.to_thread(service.stop)

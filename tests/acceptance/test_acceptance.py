@@ -39,9 +39,7 @@ TABLES = {f"acc{i}": s for i, s in enumerate(CASES)}
 
 
 @pytest.fixture(scope="module")
-def outcomes(
-    mosquitto_session: Mosquitto, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, Outcome]:
+def outcomes(mosquitto_session: Mosquitto, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
     return run_all(TABLES, mosquitto_session.port, tmp_path_factory.mktemp("acceptance"))
 
 

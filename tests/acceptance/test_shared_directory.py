@@ -18,9 +18,7 @@ EXPOSED = Scenario(
 CLEAN = Scenario("clean", hand(SENSORS, "key new_hand", DEAL, "key round_complete"), [])
 
 
-async def test_tables_sharing_a_directory_stay_apart(
-    mosquitto_session: Mosquitto, tmp_path: Path
-) -> None:
+async def test_tables_sharing_a_directory_stay_apart(mosquitto_session: Mosquitto, tmp_path: Path) -> None:
     url, port = mosquitto_session.url, mosquitto_session.port
     first = await run_scenario(EXPOSED, "dir-a", port, write_config(tmp_path, url, "dir-a", "roberts"))
     assert first.lines() == EXPOSED.expect

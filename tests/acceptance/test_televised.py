@@ -40,8 +40,10 @@ Pot = tuple[int, list[int], list[int], list[tuple[int, int]]]
 
 
 def pots(hand: dict[str, Any]) -> list[Pot]:
-    return [(p["amount"], p["eligible"], p["winners"], [(s["seat"], s["amount"]) for s in p["shares"]])
-            for p in hand["pots"]]
+    return [
+        (p["amount"], p["eligible"], p["winners"], [(s["seat"], s["amount"]) for s in p["shares"]])
+        for p in hand["pots"]
+    ]
 
 
 def awarded(hand: dict[str, Any]) -> list[tuple[int, int]]:
@@ -84,11 +86,20 @@ def test_the_bluff_of_the_century_uncontested_and_the_all_in_returned(played: di
     assert awarded(hand) == [(1, 1_810_000)]
     assert (hand["showdown"], hand["rake"]) == ([], 0)
     assert actions(hand) == [
-        "preflop 2 post 5000", "preflop 1 post 5000", "preflop 1 post 20000", "preflop 2 post 40000",
-        "preflop 1 raise 80000", "preflop 2 call 60000",
-        "flop 2 check 0", "flop 1 check 0",
-        "turn 2 bet 300000", "turn 1 raise 800000", "turn 2 call 500000",
-        "river 2 check 0", "river 1 bet 3715000", "river 2 fold 0",
+        "preflop 2 post 5000",
+        "preflop 1 post 5000",
+        "preflop 1 post 20000",
+        "preflop 2 post 40000",
+        "preflop 1 raise 80000",
+        "preflop 2 call 60000",
+        "flop 2 check 0",
+        "flop 1 check 0",
+        "turn 2 bet 300000",
+        "turn 1 raise 800000",
+        "turn 2 call 500000",
+        "river 2 check 0",
+        "river 1 bet 3715000",
+        "river 2 fold 0",
     ]
     # Farha's folded Qs 9h appear nowhere.
     text = json.dumps(hand)
@@ -106,8 +117,12 @@ def test_the_final_hand_all_in_on_the_flop_read_from_cards_and_chips_only(
     assert awarded(hand) == [(1, 3_450_000)]
     assert shown(hand) == [(2, "Jh Td", "two_pair"), (1, "5d 4s", "full_house")]
     assert actions(hand)[4:] == [
-        "preflop 2 raise 80000", "preflop 1 call 60000",
-        "flop 1 check 0", "flop 2 bet 175000", "flop 1 raise 500000", "flop 2 all_in 1445000",
+        "preflop 2 raise 80000",
+        "preflop 1 call 60000",
+        "flop 1 check 0",
+        "flop 2 bet 175000",
+        "flop 1 raise 500000",
+        "flop 2 all_in 1445000",
         "flop 1 call 1120000",  # and no betting on the run-out
     ]
 
@@ -124,8 +139,12 @@ def test_ivey_dwan_the_straight_over_the_wheel_and_the_uncalled_part(
     assert shown(result) == [(2, "Ac 2d", "straight"), (1, "7h 6h", "straight")]
     assert awarded(result) == ([(1, 1_078_000)] if hand.chips else [])
     assert actions(result)[:6] == [
-        "preflop 2 post 500", "preflop 3 post 1000", "preflop 1 raise 6000",
-        "preflop 2 raise 22500", "preflop 3 fold 0", "preflop 1 call 17000",
+        "preflop 2 post 500",
+        "preflop 3 post 1000",
+        "preflop 1 raise 6000",
+        "preflop 2 raise 22500",
+        "preflop 3 fold 0",
+        "preflop 1 call 17000",
     ]
     assert actions(result)[-4:-2] == ["turn 2 bet 90000", "turn 1 raise 232600"]
     assert actions(result)[-1] == "turn 1 all_in 247900"
@@ -152,9 +171,14 @@ def test_the_three_way_all_in_main_pot_and_side_pot(hand: Hand, played: dict[str
     assert awarded(result) == [(3, 126_800_000)]
     assert shown(result) == [(2, "Qc Td", "high_card"), (3, "Kc 9d", "pair"), (1, "Ah Qs", "high_card")]
     assert actions(result) == [
-        "preflop 3 post 400000", "preflop 1 post 400000", "preflop 2 post 400000",
-        "preflop 3 post 1200000", "preflop 1 post 2400000",
-        "preflop 2 all_in 34800000", "preflop 3 all_in 44200000", "preflop 1 call 43000000",
+        "preflop 3 post 400000",
+        "preflop 1 post 400000",
+        "preflop 2 post 400000",
+        "preflop 3 post 1200000",
+        "preflop 1 post 2400000",
+        "preflop 2 all_in 34800000",
+        "preflop 3 all_in 44200000",
+        "preflop 1 call 43000000",
     ]
 
 
@@ -168,7 +192,9 @@ def test_an_all_in_called_and_raised_over_the_caller_folds_the_excess_back(
     assert awarded(hand) == [(2, 45_900_000)]
     assert shown(hand) == [(2, "Jc 4c", "two_pair"), (1, "Kc Tc", "pair")]
     assert actions(hand)[5:] == [
-        "preflop 2 all_in 15000000", "preflop 3 call 14000000", "preflop 1 raise 98000000",
+        "preflop 2 all_in 15000000",
+        "preflop 3 call 14000000",
+        "preflop 1 raise 98000000",
         "preflop 3 fold 0",
     ]
     assert "Ah" not in json.dumps(hand)  # Ott's folded hand
@@ -182,7 +208,10 @@ def test_the_chopped_trips_split_in_pot_limit(played: dict[str, Played]) -> None
     # Spegal re-raised last on the river: he shows first
     assert shown(hand) == [(7, "8d 4d", "three_of_a_kind"), (4, "8h 4s", "three_of_a_kind")]
     assert actions(hand)[-4:] == [
-        "river 7 check 0", "river 4 bet 180000", "river 7 raise 780000", "river 4 call 600000",
+        "river 7 check 0",
+        "river 4 bet 180000",
+        "river 7 raise 780000",
+        "river 4 call 600000",
     ]
 
 

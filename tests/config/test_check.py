@@ -81,8 +81,11 @@ def test_every_error_is_shown_each_on_its_line_with_the_device_by_its_id(tmp_pat
     [
         ("seat:12", "'seat:12': the table has 9 seats (seat:1 to seat:9)"),
         ("bet:11", "'bet:11': the table has 9 seats (bet:1 to bet:9)"),
-        ("seat9", "'seat9' is not a zone: seat:N, bet:N or stack:N (N = 1..9), board, burn, muck, "
-                  "aside, pot or rake"),
+        (
+            "seat9",
+            "'seat9' is not a zone: seat:N, bet:N or stack:N (N = 1..9), board, burn, muck, "
+            "aside, pot or rake",
+        ),
         ("seat:10", "device 'rfid-1' antenna 9 covers seat:10 but the table has 9 seats"),
     ],
 )
@@ -117,9 +120,7 @@ def test_two_board_antennas_are_the_standard_layout_and_a_missing_pot_a_warning(
 def test_a_duplicate_device_id_is_named_at_its_line(tmp_path: Path) -> None:
     path = example(tmp_path, ('id = "sensors"', 'id = "shuffler"'))
     second = [n for n, line in enumerate(path.read_text().splitlines(), 1) if line == 'id = "shuffler"'][1]
-    assert check(path).errors == [
-        f"{path}:{second}: devices.shuffler.id: device id 'shuffler' is used twice"
-    ]
+    assert check(path).errors == [f"{path}:{second}: devices.shuffler.id: device id 'shuffler' is used twice"]
 
 
 REMOTE_READER = '\n[[devices]]\nid = "rfid-2"\ndriver = "rfid"\nenabled = false\n'
@@ -135,17 +136,18 @@ def test_a_device_whose_driver_runs_elsewhere_is_declared_by_id_and_kind(tmp_pat
     result = tablectl("config", "check", str(path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.rstrip().endswith(
-        "devices shuffler (shuffler), rfid-1 (rfid), sensors (sensors), rfid-2 (rfid, declared), "
-        "no others"
+        "devices shuffler (shuffler), rfid-1 (rfid), sensors (sensors), rfid-2 (rfid, declared), no others"
     )
 
 
 def test_a_declared_device_needs_a_kind_and_a_driver_here_its_port(tmp_path: Path) -> None:
     path = example(
         tmp_path,
-        ("# What tablectl deploy renders",
-         '\n[[devices]]\nid = "rfid-2"\ndriver = "reader"\nenabled = false\n'
-         '\n[[devices]]\nid = "rfid-3"\ndriver = "rfid"\n\n# What tablectl deploy renders'),
+        (
+            "# What tablectl deploy renders",
+            '\n[[devices]]\nid = "rfid-2"\ndriver = "reader"\nenabled = false\n'
+            '\n[[devices]]\nid = "rfid-3"\ndriver = "rfid"\n\n# What tablectl deploy renders',
+        ),
     )
     errors = refused(path)
     assert any("devices.rfid-2.driver: Input should be 'shuffler', 'rfid' or 'sensors'" in e for e in errors)

@@ -83,9 +83,7 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
     assert config.table.id == "t7"
 
 
-def test_bad_environment_value_names_the_variable(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_bad_environment_value_names_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLECTL_TABLE__SEATS", "eleven")
     with pytest.raises(ConfigError, match="TABLECTL_TABLE__SEATS"):
         load_config(write_config(tmp_path, MINIMAL))
@@ -99,14 +97,14 @@ def test_bad_environment_value_names_the_variable(
         (('id = "t7"', 'id = "t/7"'), r"table.toml:2: table.id: .*table id"),
         (('url = "mqtt://127.0.0.1:1883"', 'url = "http://x"'), r"table.toml:\d: mqtt: .*scheme"),
         (('[decks]\nregistry = "decks.csv"\n', "[decks]\n"), r"table.toml:8: decks.registry: required"),
-        (("seats = 6", "seats = 6\nprofile = \"house\""), r"table.toml:4: table.profile:"),
-        (('registry = "decks.csv"\n', 'registry = "decks.csv"\n\n[stakes]\nstraddle = "maybe"\n'),
-         r"table.toml:12: stakes.straddle:"),
+        (("seats = 6", 'seats = 6\nprofile = "house"'), r"table.toml:4: table.profile:"),
+        (
+            ('registry = "decks.csv"\n', 'registry = "decks.csv"\n\n[stakes]\nstraddle = "maybe"\n'),
+            r"table.toml:12: stakes.straddle:",
+        ),
     ],
 )
-def test_config_errors_name_file_line_and_key(
-    tmp_path: Path, change: tuple[str, str], expected: str
-) -> None:
+def test_config_errors_name_file_line_and_key(tmp_path: Path, change: tuple[str, str], expected: str) -> None:
     path = write_config(tmp_path, MINIMAL.replace(*change))
     with pytest.raises(ConfigError, match=expected):
         load_config(path)
@@ -146,7 +144,7 @@ def test_device_errors_point_into_the_array_of_tables(tmp_path: Path) -> None:
     text = MINIMAL + (
         '\n[[devices]]\nid = "shuffler"\ndriver = "shuffler"\nport = "/dev/ttyUSB0"\n'
         '\n[[devices]]\nid = "rfid-1"\ndriver = "rfid"\nport = "/dev/ttyACM0"\nhold_mss = 3\n'
-        "[devices.antennas]\n1 = \"seat:1\"\n"
+        '[devices.antennas]\n1 = "seat:1"\n'
     )
     with pytest.raises(ConfigError, match=r"table.toml:20: devices.rfid-1.hold_mss: unknown key"):
         load_config(write_config(tmp_path, text))
@@ -227,8 +225,15 @@ def test_registry_short_deck_and_bad_header(tmp_path: Path) -> None:
 
 
 def test_cli_subcommands_have_help() -> None:
-    for args in (["--help"], ["run", "--help"], ["demo", "--help"], ["simulate", "--help"],
-                 ["floor", "--help"], ["config", "check", "--help"], ["asyncapi", "--help"]):
+    for args in (
+        ["--help"],
+        ["run", "--help"],
+        ["demo", "--help"],
+        ["simulate", "--help"],
+        ["floor", "--help"],
+        ["config", "check", "--help"],
+        ["asyncapi", "--help"],
+    ):
         result = tablectl(*args)
         assert result.returncode == 0, (args, result.stderr)
         assert "usage: tablectl" in result.stdout

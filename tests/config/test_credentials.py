@@ -44,8 +44,9 @@ def secret_file(tmp_path: Path, name: str, value: str = SECRET, mode: int = 0o60
 
 def test_password_file_is_read_relative_to_the_config(tmp_path: Path) -> None:
     secret_file(tmp_path, "t3-controller")
-    text = BASE.replace('url = "URL"', 'url = "URL"\nusername = "t3-controller"\n'
-                        'password_file = "secrets/t3-controller"')
+    text = BASE.replace(
+        'url = "URL"', 'url = "URL"\nusername = "t3-controller"\npassword_file = "secrets/t3-controller"'
+    )
     config = load_config(write(tmp_path, text))
     assert config.mqtt.password is not None
     assert config.mqtt.password.get_secret_value() == SECRET
@@ -107,8 +108,15 @@ def test_each_device_connects_with_its_own_identity(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("host", "loopback"),
-    [("127.0.0.1", True), ("127.3.2.1", True), ("::1", True), ("localhost", True),
-     ("10.0.0.5", False), ("broker.cardroom.lan", False), ("0.0.0.0", False)],
+    [
+        ("127.0.0.1", True),
+        ("127.3.2.1", True),
+        ("::1", True),
+        ("localhost", True),
+        ("10.0.0.5", False),
+        ("broker.cardroom.lan", False),
+        ("0.0.0.0", False),
+    ],
 )
 def test_loopback_hosts(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
@@ -139,8 +147,9 @@ def test_plain_or_anonymous_broker_on_the_network_is_refused_naming_file_and_key
     assert all(e.endswith("if the house accepts it)") for e in errors)
     assert "ok" not in out.out
     # With allow_insecure both run and config check accept it: the problems stay warnings.
-    allowed = write(tmp_path, BASE.replace('url = "URL"', 'url = "URL"\nallow_insecure = true'),
-                    url="mqtt://0.0.0.0:1883")
+    allowed = write(
+        tmp_path, BASE.replace('url = "URL"', 'url = "URL"\nallow_insecure = true'), url="mqtt://0.0.0.0:1883"
+    )
     assert tablectl(["config", "check", str(allowed)]) == 0
     warnings = capsys.readouterr().err.strip().splitlines()
     assert len(warnings) == 2

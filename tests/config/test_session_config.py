@@ -57,8 +57,10 @@ def test_a_big_blind_out_of_one_to_two_small_blinds_is_refused_at_its_line(
 
 
 def test_levels_that_do_not_rise_are_refused_at_the_level(tmp_path: Path) -> None:
-    text = "\n[stakes]\nsmall_blind = 25\nbig_blind = 50\n" + LEVELS + (
-        "\n[[stakes.levels]]\nsmall_blind = 50\nbig_blind = 100\nante = 5\nminutes = 20\n"
+    text = (
+        "\n[stakes]\nsmall_blind = 25\nbig_blind = 50\n"
+        + LEVELS
+        + ("\n[[stakes.levels]]\nsmall_blind = 50\nbig_blind = 100\nante = 5\nminutes = 20\n")
     )
     message = _refusal(tmp_path, text)
     assert "level 3 (50/100 ante 5) does not rise above level 2 (50/100 ante 10)" in message

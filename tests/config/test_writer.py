@@ -50,10 +50,11 @@ def test_a_tournament_and_its_session_rules_are_written_back(tmp_path: Path) -> 
     """[[stakes.levels]] is an array of tables (the demo's --tournament keeps its table.toml)."""
     config = load_config(EXAMPLE_CONFIG)
     assert config.stakes is not None
-    levels = [{"small_blind": 1, "big_blind": 2, "ante": 0, "minutes": 0.5},
-              {"small_blind": 2, "big_blind": 4, "ante": 1, "minutes": 20}]
-    stakes = config.stakes.model_validate({**config.stakes.model_dump(), "levels": levels,
-                                           "max_rebuy": 100})
+    levels = [
+        {"small_blind": 1, "big_blind": 2, "ante": 0, "minutes": 0.5},
+        {"small_blind": 2, "big_blind": 4, "ante": 1, "minutes": 20},
+    ]
+    stakes = config.stakes.model_validate({**config.stakes.model_dump(), "levels": levels, "max_rebuy": 100})
     table = config.table.model_copy(update={"max_absence_s": 1.0})
     tournament = config.model_copy(update={"stakes": stakes, "table": table})
     written = tmp_path / "table.toml"
@@ -76,9 +77,17 @@ def test_a_written_configuration_holds_no_password(tmp_path: Path) -> None:
 async def test_simulate_write_config_keeps_the_chips_and_the_stakes(tmp_path: Path) -> None:
     written = tmp_path / "sim.toml"
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "controller.cli", "simulate",
-        "--config", str(EXAMPLE_CONFIG), "--write-config", str(written),
-        cwd=REPO, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "controller.cli",
+        "simulate",
+        "--config",
+        str(EXAMPLE_CONFIG),
+        "--write-config",
+        str(written),
+        cwd=REPO,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert process.stdout is not None
     try:

@@ -43,13 +43,15 @@ def test_lower_case_uid_is_normalised() -> None:
     [
         (b"not json", "payload"),
         (b'{"type": "teleport", "seq": 1, "ts": "2026-11-29T20:00:00Z"}', "type"),
-        (b'{"type": "tag", "seq": 1, "ts": "2026-11-29T20:00:00Z", "antenna": 1, "zone": "table",'
-         b' "uid": "E0040150654CC41C", "present": true}', "zone"),
+        (
+            b'{"type": "tag", "seq": 1, "ts": "2026-11-29T20:00:00Z", "antenna": 1, "zone": "table",'
+            b' "uid": "E0040150654CC41C", "present": true}',
+            "zone",
+        ),
         (b'{"type": "key", "seq": 0, "ts": "2026-11-29T20:00:00Z", "key": "ack"}', "seq"),
         (b'{"type": "key", "seq": 1, "ts": "2026-11-29T20:00:00", "key": "ack"}', "ts"),
         (b'{"type": "key", "seq": 1, "ts": "2026-11-29T20:00:00Z", "key": "shuffle"}', "key"),
-        (b'{"type": "seat", "seq": 1, "ts": "2026-11-29T20:00:00Z", "seat": 11, "occupied": true}',
-         "seat"),
+        (b'{"type": "seat", "seq": 1, "ts": "2026-11-29T20:00:00Z", "seat": 11, "occupied": true}', "seat"),
     ],
 )
 def test_bad_payload_error_names_topic_and_field(payload: bytes, fragment: str) -> None:
@@ -163,8 +165,15 @@ def test_tag_event_round_trip_property(
     seq: int, antenna: int, seat: int, uid: str, present: bool, face: str | None
 ) -> None:
     event = m.TagEvent.model_validate(
-        {"seq": seq, "ts": samples.TS, "antenna": antenna, "zone": seat_zone(seat), "uid": uid,
-         "present": present, "face": face}
+        {
+            "seq": seq,
+            "ts": samples.TS,
+            "antenna": antenna,
+            "zone": seat_zone(seat),
+            "uid": uid,
+            "present": present,
+            "face": face,
+        }
     )
     assert m.parse_event(TOPIC, event.to_json()) == event
 

@@ -16,8 +16,8 @@ from config.registry import load_registry
 from contract.models import Profile
 from engine.api import DeviceEventReceived, EngineSettings, InputReceived, Received
 from engine.betting.terms import Stakes
-from engine.core import Engine
 from engine.session import Level, SessionRules
+from engine.step import Engine
 from simulators.dealer import (
     DealerSettings,
     InfeasibleMistake,
@@ -40,8 +40,12 @@ MAX_REBUY = 100
 MAX_ABSENCE_S = 1.0
 #: A tournament's levels: short (a hand takes a minute or two of event time), so that the first
 #: dozen hands see them all; the last lasts to the end.
-LEVELS = (BlindLevel(1, 2, 0, 4.0), BlindLevel(2, 4, 0, 4.0), BlindLevel(3, 6, 1, 4.0),
-          BlindLevel(5, 10, 1, 4.0))
+LEVELS = (
+    BlindLevel(1, 2, 0, 4.0),
+    BlindLevel(2, 4, 0, 4.0),
+    BlindLevel(3, 6, 1, 4.0),
+    BlindLevel(5, 10, 1, 4.0),
+)
 
 
 def _session(
@@ -58,9 +62,16 @@ def _session(
     with the demo's maximum rebuy and longest absence), in that game; ``tournament``: by the
     clock through :data:`LEVELS` (the dealer is told the clock as the events' time has it)."""
     levels = LEVELS if tournament else ()
-    stakes = None if structure is None else TableStakes(
-        structure=structure, ante=1 if seed % 2 and not levels else 0,
-        rake_percent=0 if levels else 5, rake_cap=0 if levels else 3, levels=levels,
+    stakes = (
+        None
+        if structure is None
+        else TableStakes(
+            structure=structure,
+            ante=1 if seed % 2 and not levels else 0,
+            rake_percent=0 if levels else 5,
+            rake_cap=0 if levels else 3,
+            levels=levels,
+        )
     )
     engine = Engine(
         EngineSettings(
@@ -68,13 +79,20 @@ def _session(
             profile=profile,
             registry=REGISTRY,
             chips=None if stakes is None else ChipRegistry(CHIPS),
-            stakes=None if stakes is None else Stakes(
-                structure=stakes.structure, small_blind=stakes.small_blind,
-                big_blind=stakes.big_blind, ante=stakes.ante, rake_percent=stakes.rake_percent,
+            stakes=None
+            if stakes is None
+            else Stakes(
+                structure=stakes.structure,
+                small_blind=stakes.small_blind,
+                big_blind=stakes.big_blind,
+                ante=stakes.ante,
+                rake_percent=stakes.rake_percent,
                 rake_cap=stakes.rake_cap,
             ),
             hole_card_off_s=60.0,
-            session=SessionRules() if stakes is None else SessionRules(
+            session=SessionRules()
+            if stakes is None
+            else SessionRules(
                 max_rebuy=MAX_REBUY,
                 max_absence_s=MAX_ABSENCE_S,
                 levels=tuple(Level(lv.small_blind, lv.big_blind, lv.ante, lv.minutes) for lv in levels),
@@ -84,10 +102,17 @@ def _session(
     )
     dealer = VirtualDealer(
         REGISTRY.decks,
-        DealerSettings(seats=seats, profile=profile, mistake_rate=mistake_rate, all_in_rate=0.1,
-                       stakes=stakes, chip_values=CHIPS, hole_card_off_s=60.0,
-                       max_rebuy=0 if stakes is None else MAX_REBUY,
-                       max_absence_s=None if stakes is None else MAX_ABSENCE_S),
+        DealerSettings(
+            seats=seats,
+            profile=profile,
+            mistake_rate=mistake_rate,
+            all_in_rate=0.1,
+            stakes=stakes,
+            chip_values=CHIPS,
+            hole_card_off_s=60.0,
+            max_rebuy=0 if stakes is None else MAX_REBUY,
+            max_absence_s=None if stakes is None else MAX_ABSENCE_S,
+        ),
         seed=seed,
     )
     injected: Counter[str] = Counter()
@@ -124,9 +149,7 @@ HOUSE = frozenset({"max_rebuy", "max_absence_s"})
 
 @pytest.mark.parametrize("profile", ["roberts", "tda"])
 @pytest.mark.parametrize(("seats", "seed"), [(9, 1), (6, 2), (10, 3), (3, 4)])
-def test_every_hand_raises_exactly_the_injected_mistakes(
-    profile: Profile, seats: int, seed: int
-) -> None:
+def test_every_hand_raises_exactly_the_injected_mistakes(profile: Profile, seats: int, seed: int) -> None:
     injected, disagreements = _session(profile, seats, seed, hands=120)
     assert not disagreements, "\n".join(disagreements[:10])
     assert sum(injected.values()) > 30
@@ -135,8 +158,13 @@ def test_every_hand_raises_exactly_the_injected_mistakes(
 @pytest.mark.parametrize("profile", ["roberts", "tda"])
 @pytest.mark.parametrize(
     ("structure", "seats", "seed"),
-    [("no_limit", 9, 1), ("pot_limit", 6, 2), ("fixed_limit", 10, 3), ("no_limit", 3, 4),
-     ("pot_limit", 2, 5)],
+    [
+        ("no_limit", 9, 1),
+        ("pot_limit", 6, 2),
+        ("fixed_limit", 10, 3),
+        ("no_limit", 3, 4),
+        ("pot_limit", 2, 5),
+    ],
 )
 def test_with_chips_every_hand_raises_exactly_the_injected_mistakes(
     profile: Profile, structure: Structure, seats: int, seed: int
@@ -149,8 +177,7 @@ def test_with_chips_every_hand_raises_exactly_the_injected_mistakes(
 def test_legal_chip_hands_raise_nothing() -> None:
     games: tuple[tuple[Structure, int], ...] = (("no_limit", 7), ("pot_limit", 8), ("fixed_limit", 9))
     for structure, seed in games:
-        _, disagreements = _session("roberts", 9, seed, hands=150, structure=structure,
-                                    mistake_rate=0.0)
+        _, disagreements = _session("roberts", 9, seed, hands=150, structure=structure, mistake_rate=0.0)
         assert not disagreements, "\n".join(disagreements[:10])
 
 
@@ -160,31 +187,34 @@ def test_a_long_chip_session_exercises_every_code() -> None:
     assert set(injected) == set(raisable_codes("roberts", chips=True, house=HOUSE))
 
 
-@pytest.mark.parametrize(("profile", "structure", "seed"),
-                         [("roberts", "no_limit", 21), ("tda", "fixed_limit", 22)])
+@pytest.mark.parametrize(
+    ("profile", "structure", "seed"), [("roberts", "no_limit", 21), ("tda", "fixed_limit", 22)]
+)
 def test_a_tournament_raises_exactly_the_injected_mistakes(
     profile: Profile, structure: Structure, seed: int
 ) -> None:
     """Levels by the clock (every level is reached, the last lasts): each hand's blinds are
     those of its level, a hand close to a level's end waits for the next; a wrong blind is
     blinds_out_of_level."""
-    injected, disagreements = _session(profile, 9, seed, hands=200, structure=structure,
-                                       tournament=True)
+    injected, disagreements = _session(profile, 9, seed, hands=200, structure=structure, tournament=True)
     assert not disagreements, "\n".join(disagreements[:10])
     house = HOUSE | {"levels"}
     assert set(injected) <= set(raisable_codes(profile, chips=True, house=house))
-    assert {"blinds_out_of_level", "rebuy_during_hand", "buy_in_out_of_limits",
-            "absence_over_limit", "dealer_changed_mid_hand"} <= set(injected)
+    assert {
+        "blinds_out_of_level",
+        "rebuy_during_hand",
+        "buy_in_out_of_limits",
+        "absence_over_limit",
+        "dealer_changed_mid_hand",
+    } <= set(injected)
     assert "blind_wrong_amount" not in injected
 
 
 def test_each_session_mistake_raises_its_code_through_the_engine() -> None:
     """The session's codes, each drawn often (a bag of them only), in a cash game with chips."""
-    injected, disagreements = _session("roberts", 9, 31, hands=60, structure="no_limit",
-                                       mistake_rate=1.0)
+    injected, disagreements = _session("roberts", 9, 31, hands=60, structure="no_limit", mistake_rate=1.0)
     assert not disagreements, "\n".join(disagreements[:10])
-    session = {"rebuy_during_hand", "buy_in_out_of_limits", "absence_over_limit",
-               "dealer_changed_mid_hand"}
+    session = {"rebuy_during_hand", "buy_in_out_of_limits", "absence_over_limit", "dealer_changed_mid_hand"}
     assert session <= set(injected)
 
 
@@ -197,8 +227,7 @@ def test_a_long_session_exercises_every_code_the_profile_can_raise() -> None:
 def test_the_hand_after_the_last_three_raises_hand_after_last_then_the_game_ends() -> None:
     """Announced, three hands dealt, a fourth: only that hand raises ``hand_after_last``; the
     dealer then ends the game (the table empties) and the next hand is a legal one again."""
-    engine = Engine(EngineSettings(seats=6, profile="roberts", registry=REGISTRY,
-                                   hole_card_off_s=60.0))
+    engine = Engine(EngineSettings(seats=6, profile="roberts", registry=REGISTRY, hole_card_off_s=60.0))
     dealer = VirtualDealer(REGISTRY.decks, DealerSettings(seats=6), seed=8)
     with pytest.raises(InfeasibleMistake, match="announce_last_hands"):
         dealer.next_hand(mistake="hand_after_last")
@@ -217,8 +246,9 @@ def test_the_hand_after_the_last_three_raises_hand_after_last_then_the_game_ends
     assert [s.mistakes for s in scripts] == [(), (), (), (), ("hand_after_last",), ()]
 
 
-def _two_readers(items: list[SourcedEvent | SourcedInput], steps: tuple[Step, ...]) -> tuple[
-        list[SourcedEvent | SourcedInput], int]:
+def _two_readers(
+    items: list[SourcedEvent | SourcedInput], steps: tuple[Step, ...]
+) -> tuple[list[SourcedEvent | SourcedInput], int]:
     """The stacks on a reader of their own (``rfid-3``, as at the demo's table), and each
     handful of four chips or more handed back to a stack reported interleaved: the betting
     area's reader reports two chips gone before the stacks' reader reports them arrived (their
@@ -232,11 +262,21 @@ def _two_readers(items: list[SourcedEvent | SourcedInput], steps: tuple[Step, ..
         run = [x for x in items[index:] if x.step == item.step]
         index += len(run)
         if isinstance(step, MoveChips) and step.zone.startswith("stack:") and len(step.uids) >= 4:
-            arrived = [x for x in run if isinstance(x, SourcedEvent) and x.event.type == "tag"
-                       and x.event.present]
+            arrived = [
+                x for x in run if isinstance(x, SourcedEvent) and x.event.type == "tag" and x.event.present
+            ]
             left = [x for x in run if x not in arrived]
-            run = [arrived[0], left[1], left[2], arrived[3], arrived[1], arrived[2], left[0],
-                   *left[3:], *arrived[4:]]
+            run = [
+                arrived[0],
+                left[1],
+                left[2],
+                arrived[3],
+                arrived[1],
+                arrived[2],
+                left[0],
+                *left[3:],
+                *arrived[4:],
+            ]
             interleaved += 1
         out += run
     seqs: Counter[str] = Counter()
@@ -258,15 +298,24 @@ def test_a_hand_back_read_by_two_readers_interleaved_is_no_rebuy() -> None:
     to a stack, its arrivals and departures interleaved across the two readers, is no new money
     (it was a false rebuy_during_hand in a loaded demo)."""
     stakes = TableStakes(structure="no_limit", rake_percent=5, rake_cap=3)
-    engine = Engine(EngineSettings(
-        seats=9, profile="roberts", registry=REGISTRY, chips=ChipRegistry(CHIPS),
-        stakes=Stakes(structure="no_limit", small_blind=1, big_blind=2, ante=0, rake_percent=5,
-                      rake_cap=3),
-        hole_card_off_s=60.0,
-        session=SessionRules(stack_seats=frozenset(range(1, 10))),
-    ))
-    dealer = VirtualDealer(REGISTRY.decks, DealerSettings(seats=9, stakes=stakes, chip_values=CHIPS,
-                                                          hole_card_off_s=60.0), seed=5)
+    engine = Engine(
+        EngineSettings(
+            seats=9,
+            profile="roberts",
+            registry=REGISTRY,
+            chips=ChipRegistry(CHIPS),
+            stakes=Stakes(
+                structure="no_limit", small_blind=1, big_blind=2, ante=0, rake_percent=5, rake_cap=3
+            ),
+            hole_card_off_s=60.0,
+            session=SessionRules(stack_seats=frozenset(range(1, 10))),
+        )
+    )
+    dealer = VirtualDealer(
+        REGISTRY.decks,
+        DealerSettings(seats=9, stakes=stakes, chip_values=CHIPS, hole_card_off_s=60.0),
+        seed=5,
+    )
     steps = tuple(step for _ in range(150) for step in dealer.next_hand(mistake=None).steps)
     stream, interleaved = _two_readers(to_stream(steps, start=START), steps)
     assert interleaved > 0

@@ -76,11 +76,29 @@ def test_the_demo_observer_resubscribes_after_every_broker_crash(
     started = time.monotonic()
     demo = subprocess.Popen(
         [
-            sys.executable, "-m", "controller.cli", "demo", "--no-view", "--hands", str(HANDS),
-            "--seed", "7", "--speed", "0", "--mistake-rate", "0.3", "--table", TABLE,
-            "--broker", mosquitto.url, "--json",
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "demo",
+            "--no-view",
+            "--hands",
+            str(HANDS),
+            "--seed",
+            "7",
+            "--speed",
+            "0",
+            "--mistake-rate",
+            "0.3",
+            "--table",
+            TABLE,
+            "--broker",
+            mosquitto.url,
+            "--json",
         ],
-        cwd=REPO, stdout=out, stderr=err, text=True,
+        cwd=REPO,
+        stdout=out,
+        stderr=err,
+        text=True,
     )
     try:
         for kill in range(KILLS):

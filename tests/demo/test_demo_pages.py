@@ -32,9 +32,22 @@ async def test_the_demo_prints_both_addresses_and_serves_its_table(tmp_path: Pat
     out = tmp_path / "demo.out"
     with out.open("wb") as sink:
         demo = subprocess.Popen(  # noqa: ASYNC220 - one process, waited for in a thread
-            [sys.executable, "-m", "controller.cli", "demo", "--no-view", "--speed", "0", "--seed", "4",
-             "--mistake-rate", "0.5"],
-            cwd=REPO, stdout=sink, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "controller.cli",
+                "demo",
+                "--no-view",
+                "--speed",
+                "0",
+                "--seed",
+                "4",
+                "--mistake-rate",
+                "0.5",
+            ],
+            cwd=REPO,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
     try:
         addresses: dict[str, str] = {}
@@ -76,7 +89,11 @@ def test_web_on_a_taken_port_is_a_clear_error() -> None:
     try:
         result = subprocess.run(
             [sys.executable, "-m", "controller.cli", "demo", "--no-view", "--web", "--hands", "1"],
-            cwd=REPO, capture_output=True, text=True, timeout=90, check=False,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=90,
+            check=False,
         )
     finally:
         holder.close()

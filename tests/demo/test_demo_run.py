@@ -60,7 +60,15 @@ def test_short_demo_on_the_embedded_broker_detects_every_mistake() -> None:
 def test_short_demo_with_chips_detects_every_chip_mistake() -> None:
     """Pot limit (every chip code can happen there), most hands with a mistake."""
     result = _demo(
-        "--hands", "24", "--seed", "2", "--speed", "0", "--mistake-rate", "0.9", "--json",
+        "--hands",
+        "24",
+        "--seed",
+        "2",
+        "--speed",
+        "0",
+        "--mistake-rate",
+        "0.9",
+        "--json",
         timeout=240,
     )
     summary = _summary(result)
@@ -72,16 +80,33 @@ def test_short_demo_with_chips_detects_every_chip_mistake() -> None:
     assert len(chip_codes) >= 6, summary["detected"]
 
 
-SESSION = ("rebuy_during_hand", "buy_in_out_of_limits", "absence_over_limit",
-           "dealer_changed_mid_hand", "blinds_out_of_level", "hand_after_last")
+SESSION = (
+    "rebuy_during_hand",
+    "buy_in_out_of_limits",
+    "absence_over_limit",
+    "dealer_changed_mid_hand",
+    "blinds_out_of_level",
+    "hand_after_last",
+)
 
 
 def test_a_tournament_demo_commits_and_detects_every_session_mistake() -> None:
     """Levels by the clock at the demo table (stacks read, the house's maximum rebuy and longest
     absence, a badge reader): every hand one of the session's mistakes, each detected."""
     result = _demo(
-        "--hands", "16", "--seed", "4", "--speed", "0", "--tournament", "--mistake-rate", "1",
-        "--mistakes", ",".join(SESSION), "--json", timeout=400,
+        "--hands",
+        "16",
+        "--seed",
+        "4",
+        "--speed",
+        "0",
+        "--tournament",
+        "--mistake-rate",
+        "1",
+        "--mistakes",
+        ",".join(SESSION),
+        "--json",
+        timeout=400,
     )
     summary = _summary(result)
     assert "tournament" in summary["game"]
@@ -94,8 +119,9 @@ def test_a_tournament_demo_commits_and_detects_every_session_mistake() -> None:
 
 
 def test_demo_without_chips_follows_the_keypad() -> None:
-    result = _demo("--hands", "8", "--seed", "6", "--speed", "0", "--mistake-rate", "0.5",
-                   "--no-chips", "--json")
+    result = _demo(
+        "--hands", "8", "--seed", "6", "--speed", "0", "--mistake-rate", "0.5", "--no-chips", "--json"
+    )
     summary = _summary(result)
     assert summary["game"] == "no chips"
     assert summary["precision"] in (1.0, None)
@@ -105,8 +131,21 @@ def test_demo_without_chips_follows_the_keypad() -> None:
 
 def test_demo_against_an_external_mosquitto(mosquitto: Mosquitto) -> None:
     result = _demo(
-        "--hands", "8", "--seed", "5", "--speed", "0", "--mistake-rate", "0.6",
-        "--profile", "tda", "--seats", "6", "--broker", mosquitto.url, "--json",
+        "--hands",
+        "8",
+        "--seed",
+        "5",
+        "--speed",
+        "0",
+        "--mistake-rate",
+        "0.6",
+        "--profile",
+        "tda",
+        "--seats",
+        "6",
+        "--broker",
+        mosquitto.url,
+        "--json",
     )
     summary = _summary(result)
     assert summary["broker"] == mosquitto.url
@@ -129,8 +168,18 @@ def test_paced_demo_plays_at_a_multiple_of_a_real_dealers_pace() -> None:
 
 def test_ctrl_c_stops_everything_cleanly_with_a_summary() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "demo", "--no-view", "--speed", "0", "--json",
-         "--log-level", "INFO"],
+        [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "demo",
+            "--no-view",
+            "--speed",
+            "0",
+            "--json",
+            "--log-level",
+            "INFO",
+        ],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -155,8 +204,9 @@ def test_ctrl_c_stops_everything_cleanly_with_a_summary() -> None:
     assert summary["hands"] >= 1
     assert summary["precision"] in (1.0, None)
     # Its child processes (the broker, the drivers, the engine service) went with it.
-    children = [int(pid) for pid in re.findall(r"\(process (\d+)\)|: process (\d+)", stderr)
-                for pid in pid if pid]
+    children = [
+        int(pid) for pid in re.findall(r"\(process (\d+)\)|: process (\d+)", stderr) for pid in pid if pid
+    ]
     assert len(children) == 3, stderr[-3000:]
     for pid in children:
         assert not Path(f"/proc/{pid}").exists() or "\nState:\tZ" in Path(f"/proc/{pid}/status").read_text()
@@ -172,7 +222,8 @@ def test_bad_arguments_are_one_line_errors() -> None:
     result = _demo("--tournament", "--no-chips")
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        "error: --tournament needs chips: the blinds of each level are read as chips")
+        "error: --tournament needs chips: the blinds of each level are read as chips"
+    )
     result = _demo("--broker", "http://example.org")
     assert result.returncode == 1
     assert "expected mqtt://host:port" in result.stderr

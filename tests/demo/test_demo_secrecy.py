@@ -84,10 +84,29 @@ async def test_no_hidden_hole_card_or_uid_in_public_topics_or_info_logs(
         reader = asyncio.create_task(collect())
         with log_path.open("wb") as log:
             demo = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "controller.cli", "demo", "--no-view", "--hands", str(HANDS),
-                "--seed", "17", "--speed", "0", "--mistake-rate", "0.3", "--table", TABLE,
-                "--broker", mosquitto.url, "--log-level", "INFO", "--json",
-                cwd=REPO, stdout=asyncio.subprocess.PIPE, stderr=log,
+                sys.executable,
+                "-m",
+                "controller.cli",
+                "demo",
+                "--no-view",
+                "--hands",
+                str(HANDS),
+                "--seed",
+                "17",
+                "--speed",
+                "0",
+                "--mistake-rate",
+                "0.3",
+                "--table",
+                TABLE,
+                "--broker",
+                mosquitto.url,
+                "--log-level",
+                "INFO",
+                "--json",
+                cwd=REPO,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log,
             )
             stdout, _ = await asyncio.wait_for(demo.communicate(), 560)
         assert demo.returncode == 0, log_path.read_text()[-3000:]
@@ -108,8 +127,13 @@ async def test_no_hidden_hole_card_or_uid_in_public_topics_or_info_logs(
     # board of the hand that deck had dealt), which would look like a board card named after its
     # deck was reshuffled. At equal times, device events come first (a cause before its effect).
     timeline: list[tuple[float, int, str, str, bytes]] = [
-        (_content_time(topic, payload, at), index if "/dev/" in topic else len(received) + index,
-         "mqtt", topic, payload)
+        (
+            _content_time(topic, payload, at),
+            index if "/dev/" in topic else len(received) + index,
+            "mqtt",
+            topic,
+            payload,
+        )
         for index, (at, topic, payload) in enumerate(received)
     ]
     lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -122,12 +122,22 @@ def test_the_journal_is_kept_where_tablectl_history_finds_it(tmp_path: Path) -> 
     assert summary["journal"] == str(folder)
     config = folder / "table.toml"
     assert f"journal kept in {folder}; its hands: tablectl history --config {config}" in out
-    listed = subprocess.run([str(TABLECTL), "history", "--config", str(config)],
-                            capture_output=True, text=True, timeout=60, check=False)
+    listed = subprocess.run(
+        [str(TABLECTL), "history", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert listed.returncode == 0, listed.stderr
     assert [line.split()[0] for line in listed.stdout.splitlines()] == ["#1", "#2", "#3"]
-    verified = subprocess.run([str(TABLECTL), "journal", "verify", "--config", str(config)],
-                              capture_output=True, text=True, timeout=60, check=False)
+    verified = subprocess.run(
+        [str(TABLECTL), "journal", "verify", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert verified.returncode == 0, verified.stderr
     assert "intact" in verified.stdout
     # The same folder again: refused (the engine would carry on with that table's journal).

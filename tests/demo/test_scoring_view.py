@@ -25,9 +25,17 @@ TS = datetime(2026, 11, 30, 21, 0, tzinfo=UTC)
 def _alert(code: str, status: str = "raised", seat: int | None = 3) -> Alert:
     return Alert.model_validate(
         {
-            "id": f"{code}-1", "ts": TS, "hand": 7, "code": code, "severity": "warning",
-            "seat": seat, "status": status, "message": f"{code} at seat {seat}.",
-            "remedy": ["Do the first thing.", "Then the second."], "rule": "RR", "profile": "roberts",
+            "id": f"{code}-1",
+            "ts": TS,
+            "hand": 7,
+            "code": code,
+            "severity": "warning",
+            "seat": seat,
+            "status": status,
+            "message": f"{code} at seat {seat}.",
+            "remedy": ["Do the first thing.", "Then the second."],
+            "rule": "RR",
+            "profile": "roberts",
         }
     )
 
@@ -75,7 +83,13 @@ def test_the_view_shows_the_table_alerts_and_devices() -> None:
     ]
     view = TableView()
     view.state = PublicState(
-        ts=TS, hand=7, phase="flop", button=9, seats=seats, board=["Ah", "Td", "2c"], burns=1,
+        ts=TS,
+        hand=7,
+        phase="flop",
+        button=9,
+        seats=seats,
+        board=["Ah", "Td", "2c"],
+        burns=1,
         deck="B",
     )
     view.devices = {"rfid-1": Status(state="online", ts=TS, session=2)}
@@ -141,8 +155,14 @@ def test_the_view_shows_bets_pots_who_acts_and_who_shows_first() -> None:
     seats = [SeatState(seat=s, occupied=True, in_hand=True, cards=2) for s in range(1, 7)]
     view = TableView()
     view.state = PublicState(
-        ts=TS, hand=3, phase="turn", button=6, seats=seats, board=["Ah", "Td", "2c", "9s"],
-        to_act=4, bets=[SeatAmount(seat=2, amount=40), SeatAmount(seat=3, amount=15)],
+        ts=TS,
+        hand=3,
+        phase="turn",
+        button=6,
+        seats=seats,
+        board=["Ah", "Td", "2c", "9s"],
+        to_act=4,
+        bets=[SeatAmount(seat=2, amount=40), SeatAmount(seat=3, amount=15)],
         pots=[PotState(amount=90, eligible=[1, 2, 3, 4]), PotState(amount=30, eligible=[2, 4])],
         shows_first=2,
     )

@@ -21,9 +21,25 @@ def make_ca(directory: Path, name: str) -> Authority:
     """A self-signed CA (EC P-256, a day's validity)."""
     cert, key = directory / f"{name}.crt", directory / f"{name}.key"
     _openssl(
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-days", "1", "-subj", f"/CN={name}", "-keyout", str(key), "-out", str(cert),
-        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        f"/CN={name}",
+        "-keyout",
+        str(key),
+        "-out",
+        str(cert),
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign",
     )
     return Authority(cert, key)
 
@@ -41,11 +57,35 @@ def make_server_cert(
         "basicConstraints=CA:FALSE\n"
     )
     _openssl(
-        "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-subj", f"/CN={name}", "-keyout", str(key), "-out", str(request),
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        f"/CN={name}",
+        "-keyout",
+        str(key),
+        "-out",
+        str(request),
     )
     _openssl(
-        "x509", "-req", "-in", str(request), "-CA", str(ca.cert), "-CAkey", str(ca.key),
-        "-CAcreateserial", "-days", "1", "-extfile", str(extensions), "-out", str(cert),
+        "x509",
+        "-req",
+        "-in",
+        str(request),
+        "-CA",
+        str(ca.cert),
+        "-CAkey",
+        str(ca.key),
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        str(extensions),
+        "-out",
+        str(cert),
     )
     return cert, key

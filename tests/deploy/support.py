@@ -203,8 +203,15 @@ class Deployment:
 
     def render(self) -> None:
         args = [
-            "deploy", "--config", str(self.source), "--out", str(self.out),
-            "--mosquitto-dir", str(self.etc), "--broker-state-dir", str(self.etc / "state"),
+            "deploy",
+            "--config",
+            str(self.source),
+            "--out",
+            str(self.out),
+            "--mosquitto-dir",
+            str(self.etc),
+            "--broker-state-dir",
+            str(self.etc / "state"),
             *self.extra_args,
         ]
         with contextlib.redirect_stdout(io.StringIO()):

@@ -129,7 +129,9 @@ async def test_the_controller_reads_every_device_and_input_and_publishes_the_out
         await until(lambda: len(public.messages) >= 4, what="the outputs on the floor")
         await until(lambda: len(commands.messages) >= 1, what="the command")
         assert [t for t, _ in seen.messages] == [
-            f"{BASE}/dev/shuffler/event", f"{BASE}/dev/rfid-1/event", f"{BASE}/dev/sensors/event",
+            f"{BASE}/dev/shuffler/event",
+            f"{BASE}/dev/rfid-1/event",
+            f"{BASE}/dev/sensors/event",
             f"{BASE}/input",
         ]
         assert public.topics() == [f"{BASE}/{topic}" for topic in outputs]

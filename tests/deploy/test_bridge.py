@@ -34,24 +34,24 @@ from tests.service.support import new_table, running_service, script
 BASE = f"holdem/{TABLE}"
 PUBLIC = {f"{BASE}/{t}" for t in ("alerts", "state", "hands", "controller/status")}
 ADMIN, ADMIN_SECRET = "floor-admin", "admin-secret-of-the-test"
-HAND = ("sit 1 2 3", "shuffle A", "shuffle B", "button 1", "blinds", "new_hand",
-        "deal 2 3:up 1 2 3 1")
+HAND = ("sit 1 2 3", "shuffle A", "shuffle B", "button 1", "blinds", "new_hand", "deal 2 3:up 1 2 3 1")
 
 
 @contextlib.contextmanager
-def floor_broker(
-    tmp_path: Path, ca: Authority, table: Deployment, port: int
-) -> Iterator[BrokerProcess]:
+def floor_broker(tmp_path: Path, ca: Authority, table: Deployment, port: int) -> Iterator[BrokerProcess]:
     """The floor's mosquitto: TLS listener, the rendered floor files plus a test administrator."""
     with install_dir() as etc:
         cert, key = make_server_cert(tmp_path, ca, "floor")
         rendered = table.out / "floor"
         passwd = etc / "passwd.src"
-        passwd.write_text((rendered / f"tablectl-{TABLE}.passwd").read_text()
-                          + password_file({ADMIN: ADMIN_SECRET}))
+        passwd.write_text(
+            (rendered / f"tablectl-{TABLE}.passwd").read_text() + password_file({ADMIN: ADMIN_SECRET})
+        )
         acl = etc / "acl.src"
-        acl.write_text((rendered / f"tablectl-{TABLE}.acl").read_text()
-                       + f"\nuser {ADMIN}\ntopic read #\ntopic write {BASE}/input\n")
+        acl.write_text(
+            (rendered / f"tablectl-{TABLE}.acl").read_text()
+            + f"\nuser {ADMIN}\ntopic read #\ntopic write {BASE}/input\n"
+        )
         conf = etc / "floor.conf.src"
         conf.write_text(
             "per_listener_settings false\nallow_anonymous false\n"
@@ -103,11 +103,16 @@ async def test_public_topics_reach_the_floor_and_dev_never_does(tmp_path: Path) 
             listening(floor.port, ADMIN, ADMIN_SECRET, "#", tls=trusting(ca)) as (_, seen),
             running_service(table.config),
         ):
-            await until(lambda: f"{BASE}/controller/status" in seen.topics(), within=20,
-                        what="the controller's status on the floor, over the bridge")
+            await until(
+                lambda: f"{BASE}/controller/status" in seen.topics(),
+                within=20,
+                what="the controller's status on the floor, over the bridge",
+            )
             await publish_as_devices(table, script(new_table(), *HAND))
-            await until(lambda: any(b'"exposed_card"' in p for p in seen.on(f"{BASE}/alerts")),
-                        what="the exposure alert on the floor")
+            await until(
+                lambda: any(b'"exposed_card"' in p for p in seen.on(f"{BASE}/alerts")),
+                what="the exposure alert on the floor",
+            )
             alert = parse_alert(f"{BASE}/alerts", seen.on(f"{BASE}/alerts")[0])
             # Acknowledged from the floor: the input crosses the bridge the other way.
             async with client(floor.port, ADMIN, ADMIN_SECRET, tls_context=trusting(ca)) as admin:
@@ -129,14 +134,18 @@ async def test_a_bridge_that_does_not_trust_the_floor_certificate_is_refused(tmp
         broker = table.start_broker()
         async with (
             listening(floor.port, ADMIN, ADMIN_SECRET, "#", tls=trusting(ca)) as (_, seen),
-            listening(table.port, f"{TABLE}-floor", table.secret(f"{TABLE}-floor"),
-                      f"{BASE}/controller/status") as (_, local),
+            listening(
+                table.port, f"{TABLE}-floor", table.secret(f"{TABLE}-floor"), f"{BASE}/controller/status"
+            ) as (_, local),
             running_service(table.config),
         ):
             await until(lambda: bool(local.messages), what="the controller online on the table PC")
             failures = broker.log.count("certificate verify failed")
             # The next attempt comes after the controller's retained `online`: had the bridge
             # connected, the floor would have it.
-            await until(lambda: broker.log.count("certificate verify failed") > failures,
-                        within=70, what="another refused TLS handshake of the bridge")
+            await until(
+                lambda: broker.log.count("certificate verify failed") > failures,
+                within=70,
+                what="another refused TLS handshake of the bridge",
+            )
         assert seen.messages == []

@@ -72,9 +72,10 @@ def test_each_user_may_touch_exactly_its_topics(rendered: tuple[Path, Path]) -> 
     )
     assert 'allowed_connection_types: ["MQTT"]' in t1
     assert re.search(r'password: "\$2a\$04\$[./A-Za-z0-9]{53}"', t1)  # a bcrypt hash, not the secret
-    console = text.splitlines()[text.splitlines().index(
-        next(line for line in text.splitlines() if '"floor-console"' in line)) + 1]
-    assert "publish: {deny: [\">\"]}" in console
+    console = text.splitlines()[
+        text.splitlines().index(next(line for line in text.splitlines() if '"floor-console"' in line)) + 1
+    ]
+    assert 'publish: {deny: [">"]}' in console
     assert '"holdem.*.alerts"' in console
     assert "dev" not in console
     for name in ("t1-bridge", "floor-console"):
@@ -89,10 +90,17 @@ def test_the_tables_bridge_lists_every_node_starting_from_its_own(rendered: tupl
         bridge = (out / "tables" / table / "bridge.conf").read_text()
         order = [ports[(index + k) % 3] for k in range(3)]
         assert f"addresses {' '.join(f'127.0.0.1:{p}' for p in order)}" in bridge
-        for line in ("round_robin true", "try_private false", "cleansession false", "restart_timeout 1 2",
-                     "keepalive_interval 10", "bridge_protocol_version mqttv311",
-                     f"remote_username {table}-bridge", f"topic holdem/{table}/alerts out 1",
-                     f"topic holdem/{table}/state out 0"):
+        for line in (
+            "round_robin true",
+            "try_private false",
+            "cleansession false",
+            "restart_timeout 1 2",
+            "keepalive_interval 10",
+            "bridge_protocol_version mqttv311",
+            f"remote_username {table}-bridge",
+            f"topic holdem/{table}/alerts out 1",
+            f"topic holdem/{table}/state out 0",
+        ):
             assert line in bridge.splitlines(), line
         assert not [line for line in bridge.splitlines() if line.startswith("topic") and "dev" in line]
         assert (out / "secrets" / f"{table}-bridge").read_text().strip() in bridge
@@ -112,8 +120,19 @@ def test_rendering_again_keeps_the_secrets_and_a_bad_file_is_one_line(
     assert (out / "secrets" / "t1-bridge").read_text() != before
     bad = tmp_path / "bad.toml"
     bad.write_text(toml.read_text().replace('ids = ["t1"', 'ids = ["t.1"'))
-    done = subprocess.run([str(Path(sys.executable).parent / "tablectl"), "deploy", "--floor", str(bad),
-                           "--out", str(tmp_path / "bad-out")], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "tablectl"),
+            "deploy",
+            "--floor",
+            str(bad),
+            "--out",
+            str(tmp_path / "bad-out"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 1
     assert done.stderr.strip().count("\n") == 0
     assert "tables.ids.0" in done.stderr
@@ -160,8 +179,10 @@ def test_the_database_sql_makes_the_roles_the_schema_and_a_reader_that_cannot_wr
         with psycopg.connect(as_reader) as db:
             assert db.execute("SELECT count(*) FROM floor.hand_results").fetchone() == (0,)
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                db.execute("INSERT INTO floor.status_changes (table_id, state, session, ts, ts_ms, "
-                           "received_ms) VALUES ('t1', 'online', 1, 'x', 0, 0)")
+                db.execute(
+                    "INSERT INTO floor.status_changes (table_id, state, session, ts, ts_ms, "
+                    "received_ms) VALUES ('t1', 'online', 1, 'x', 0, 0)"
+                )
     finally:
         with psycopg.connect(admin, autocommit=True) as db:
             db.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')

@@ -16,8 +16,7 @@ from controller.cli import main as tablectl
 from controller.deploy.passwords import check_password, hash_password
 from tests.deploy.support import DEVICES, TABLE, deployment
 
-USERS = [f"{TABLE}-controller", *(f"{TABLE}-dev-{d}" for d in DEVICES), f"{TABLE}-console",
-         f"{TABLE}-floor"]
+USERS = [f"{TABLE}-controller", *(f"{TABLE}-dev-{d}" for d in DEVICES), f"{TABLE}-console", f"{TABLE}-floor"]
 
 
 def mode(path: Path) -> int:
@@ -29,8 +28,20 @@ def test_every_file_is_rendered_with_private_modes_and_no_secret_is_printed(
 ) -> None:
     with deployment(tmp_path, start=False) as table:
         out = table.out
-        assert tablectl(["deploy", "--config", str(table.source), "--out", str(out),
-                         "--mosquitto-dir", str(table.etc)]) == 0
+        assert (
+            tablectl(
+                [
+                    "deploy",
+                    "--config",
+                    str(table.source),
+                    "--out",
+                    str(out),
+                    "--mosquitto-dir",
+                    str(table.etc),
+                ]
+            )
+            == 0
+        )
         printed = capsys.readouterr()
         secrets = {user: table.secret(user) for user in USERS}
         for secret in secrets.values():
@@ -41,16 +52,22 @@ def test_every_file_is_rendered_with_private_modes_and_no_secret_is_printed(
         for path in out.rglob("*"):
             if path.is_dir():
                 assert mode(path) == 0o700, path
-        for name in ("mosquitto/tablectl.passwd", *(f"tablectl/secrets/{u}" for u in USERS[:4]),
-                     f"secrets/{TABLE}-floor", f"secrets/{TABLE}-console"):
+        for name in (
+            "mosquitto/tablectl.passwd",
+            *(f"tablectl/secrets/{u}" for u in USERS[:4]),
+            f"secrets/{TABLE}-floor",
+            f"secrets/{TABLE}-console",
+        ):
             assert mode(out / name) == 0o600, name
         # The manifest says where each file goes, with owner and mode.
-        rows = {line.split()[0]: line.split()[2:] for line in printed.out.splitlines()[1:]
-                if "  ->  " in line}
-        assert rows["mosquitto/tablectl.passwd"] == [f"{table.etc}/tablectl.passwd", "root:mosquitto",
-                                                     "0640"]
+        rows = {
+            line.split()[0]: line.split()[2:] for line in printed.out.splitlines()[1:] if "  ->  " in line
+        }
+        assert rows["mosquitto/tablectl.passwd"] == [f"{table.etc}/tablectl.passwd", "root:mosquitto", "0640"]
         assert rows[f"tablectl/secrets/{TABLE}-controller"] == [
-            f"{table.source.parent}/secrets/{TABLE}-controller", "tablectl:tablectl", "0600"
+            f"{table.source.parent}/secrets/{TABLE}-controller",
+            "tablectl:tablectl",
+            "0600",
         ]
 
 
@@ -211,19 +228,28 @@ def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
         table.render()
         unit = table.out / "systemd" / f"tablectl-{TABLE}.service"
         text = unit.read_text()
-        for line in ("Type=notify", "WatchdogSec=10", "Restart=always", "User=tablectl",
-                     "ProtectSystem=strict", "NoNewPrivileges=yes", "After=mosquitto.service",
-                     f"ReadWritePaths={tmp_path / 'var'}"):
+        for line in (
+            "Type=notify",
+            "WatchdogSec=10",
+            "Restart=always",
+            "User=tablectl",
+            "ProtectSystem=strict",
+            "NoNewPrivileges=yes",
+            "After=mosquitto.service",
+            f"ReadWritePaths={tmp_path / 'var'}",
+        ):
             assert line in text.splitlines(), line
         assert sum(line.startswith("ReadWritePaths=") for line in text.splitlines()) == 1
-        result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True,
-                                text=True, check=False)
+        result = subprocess.run(
+            ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, check=False
+        )
         assert result.returncode == 0, result.stderr
         assert result.stderr.strip() == "", result.stderr  # no unknown key, no warning
         broken = unit.with_name("broken.service")
         broken.write_text(text.replace("Type=notify", "Type=notify\nWatchdogSecs=5"))
-        warned = subprocess.run(["systemd-analyze", "verify", str(broken)], capture_output=True,
-                                text=True, check=False)
+        warned = subprocess.run(
+            ["systemd-analyze", "verify", str(broken)], capture_output=True, text=True, check=False
+        )
         assert "Unknown key" in warned.stderr  # the check above would see a typo
 
 

@@ -43,24 +43,42 @@ def test_controller_and_drivers_run_under_their_own_identities(tmp_path: Path) -
         log_path = tmp_path / "run.log"
         with log_path.open("wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "controller.cli", "run", "--config", str(table.config),
-                 "--log-level", "DEBUG"],
-                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "controller.cli",
+                    "run",
+                    "--config",
+                    str(table.config),
+                    "--log-level",
+                    "DEBUG",
+                ],
+                cwd=REPO,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         try:
+
             def log_text() -> str:
                 return log_path.read_text(errors="replace")
 
             wait_for(lambda: f"u'{TABLE}-controller'" in broker.log, "the controller connected")
             for device in DEVICES:
-                wait_for(lambda d=device: f"u'{TABLE}-dev-{d}'" in broker.log,  # type: ignore[misc]
-                         f"driver {device} connected as itself")
+                wait_for(
+                    lambda d=device: f"u'{TABLE}-dev-{d}'" in broker.log,  # type: ignore[misc]
+                    f"driver {device} connected as itself",
+                )
                 # Its status (retained, on its own topic) reached the controller.
-                wait_for(lambda d=device: f"{d}: status offline" in log_text(),  # type: ignore[misc]
-                         f"the controller read {device}'s status")
+                wait_for(
+                    lambda d=device: f"{d}: status offline" in log_text(),  # type: ignore[misc]
+                    f"the controller read {device}'s status",
+                )
             # The controller's lamp command reached the board's driver on its own cmd topic.
-            wait_for(lambda: "sensors: holdem/t1/dev/sensors/cmd: cannot execute 'lamp'" in log_text(),
-                     "the lamp command at the sensor board's driver")
+            wait_for(
+                lambda: "sensors: holdem/t1/dev/sensors/cmd: cannot execute 'lamp'" in log_text(),
+                "the lamp command at the sensor board's driver",
+            )
         finally:
             process.send_signal(signal.SIGTERM)
             assert process.wait(15) == 0
@@ -80,10 +98,21 @@ async def test_a_tag_from_the_sensor_boards_own_user_is_a_bad_payload(tmp_path: 
             board = (table.port, f"{TABLE}-dev-sensors", table.secret(f"{TABLE}-dev-sensors"))
             base = f"holdem/{TABLE}"
             async with listening(*console, f"{base}/alerts", f"{base}/controller/status") as (_, seen):
-                await until(lambda: b'"online"' in b"".join(seen.on(f"{base}/controller/status")),
-                            what="the controller online", within=20)
-                tag = TagEvent(seq=1, ts=datetime.now(UTC), antenna=2, zone="seat:2",
-                               uid="E0040150A1B2C3D4", present=True, face="down", session=1)
+                await until(
+                    lambda: b'"online"' in b"".join(seen.on(f"{base}/controller/status")),
+                    what="the controller online",
+                    within=20,
+                )
+                tag = TagEvent(
+                    seq=1,
+                    ts=datetime.now(UTC),
+                    antenna=2,
+                    zone="seat:2",
+                    uid="E0040150A1B2C3D4",
+                    present=True,
+                    face="down",
+                    session=1,
+                )
                 async with client(*board) as sensors:
                     await sensors.publish(f"{base}/dev/sensors/event", tag.to_json(), qos=1)
 

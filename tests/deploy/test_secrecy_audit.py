@@ -52,8 +52,10 @@ def test_an_old_alert_text_is_no_leak_after_its_card_is_dealt_again() -> None:
     audit.device_event(EVENT, tag("8d", "seat:6", face="up"))
     text = "A hole card of seat 6 was exposed (8d): it may not be kept."
     audit.public_message("holdem/t/alerts", alert(text))
-    audit.device_event(EVENT, ShuffleCompleteEvent(seq=2, ts=NOW, deck="A", count=52, ok=True,
-                                                   missing=[], duplicates=[]).to_json())
+    audit.device_event(
+        EVENT,
+        ShuffleCompleteEvent(seq=2, ts=NOW, deck="A", count=52, ok=True, missing=[], duplicates=[]).to_json(),
+    )
     audit.device_event(EVENT, tag("8d", "seat:2"))  # the same card, face down, a later hand
     audit.public_text("INFO log", text)  # e.g. "alert 1-1 resolved ...", logged later
     assert audit.problems == []

@@ -43,8 +43,7 @@ def display_config(
 def faces_to_codes(text: str) -> set[str]:
     """Every card drawn in ``text`` ("10♦" -> "Td")."""
     return {
-        ("T" if rank == "10" else rank) + SYMBOL_TO_SUIT[suit]
-        for rank, suit in CARD_FACE_RE.findall(text)
+        ("T" if rank == "10" else rank) + SYMBOL_TO_SUIT[suit] for rank, suit in CARD_FACE_RE.findall(text)
     }
 
 

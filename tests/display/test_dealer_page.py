@@ -79,9 +79,11 @@ async def test_acknowledge_names_one_alert_and_leaves_the_others(
         second_id = json.loads(second.payload)["id"]
         await expect(page.locator("article.alert")).to_have_count(2)
 
-        await page.locator(f'article[data-alert-id="{second_id}"]').get_by_role(
-            "button", name="Acknowledge"
-        ).click()
+        await (
+            page.locator(f'article[data-alert-id="{second_id}"]')
+            .get_by_role("button", name="Acknowledge")
+            .click()
+        )
         acknowledged = await p.alert("device_fault", status="acknowledged")
         assert acknowledged.id == second_id
         first_article = page.locator(f'article[data-alert-id="{first.id}"]')

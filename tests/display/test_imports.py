@@ -38,7 +38,11 @@ def test_an_engine_only_service_does_not_import_the_web_stack(
     config = write_config(tmp_path, mosquitto_session.url, table="imports")
     result = subprocess.run(
         [sys.executable, "-c", PROBE, str(config)],
-        capture_output=True, text=True, timeout=60, check=False, cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=REPO,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

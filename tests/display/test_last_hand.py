@@ -47,8 +47,9 @@ def _result(hand: int, board: list[str], shown: list[str]) -> HandResult:
                 action("river", 2, "check"),
                 action("river", 4, "check"),
             ],
-            "pots": [{"amount": 34, "eligible": [2, 4], "winners": [4],
-                      "shares": [{"seat": 4, "amount": 34}]}],
+            "pots": [
+                {"amount": 34, "eligible": [2, 4], "winners": [4], "shares": [{"seat": 4, "amount": 34}]}
+            ],
             "awarded": [{"seat": 4, "amount": 34}],
             "showdown": [{"seat": 4, "cards": shown, "rank": "pair"}],
         }
@@ -76,8 +77,19 @@ async def test_the_last_hand_opens_street_by_street_with_its_alerts(
         exposed = await p.alert("exposed_card")
         exposed_card = registry().by_uid[table.seats[3][0]].card
         await p.play(
-            script(table, "deal 3", "move seat:3#0 burn", "round", "flop", "round", "burn", "turn",
-                   "round", "burn", "river")
+            script(
+                table,
+                "deal 3",
+                "move seat:3#0 burn",
+                "round",
+                "flop",
+                "round",
+                "burn",
+                "turn",
+                "round",
+                "burn",
+                "river",
+            )
         )
         await p.alert("exposed_card", status="resolved")
         board = [registry().by_uid[uid].card for uid in table.zones["board"]]

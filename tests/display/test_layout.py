@@ -46,8 +46,19 @@ async def test_critical_alert_fills_the_screen_legibly_and_nothing_overflows(
         stub = table.stubs[table.deck]
         wide = sorted(stub[6:], key=lambda card: card[0] != "T")[:5]  # the burns come off the top
         flop, turn, river = " ".join(f"={c}" for c in wide[:3]), f"={wide[3]}", f"={wide[4]}"
-        await p.play(script(table, "burn", f"flop {flop}", "round", "burn", f"turn {turn}", "round",
-                            "burn", f"river {river}"))
+        await p.play(
+            script(
+                table,
+                "burn",
+                f"flop {flop}",
+                "round",
+                "burn",
+                f"turn {turn}",
+                "round",
+                "burn",
+                f"river {river}",
+            )
+        )
         await expect(page.locator("#board .card")).to_have_count(5)
         tops = await page.locator("#board .card").evaluate_all(
             "(cards) => cards.map((c) => Math.round(c.getBoundingClientRect().top))"

@@ -53,8 +53,12 @@ async def test_three_alerts_the_headline_with_its_follow_up_and_its_remedy_in_fu
         await expect(under).to_have_attribute("data-role", "follow-up")
         await expect(page.locator("body")).to_have_class("takeover")
         await shot(page, f"dealer-three-alerts-{size}.png")
-        for part in (lead.locator(".message"), lead.locator("ol.remedy"),
-                     lead.get_by_role("button", name="Acknowledge"), under.locator(".message")):
+        for part in (
+            lead.locator(".message"),
+            lead.locator("ol.remedy"),
+            lead.get_by_role("button", name="Acknowledge"),
+            under.locator(".message"),
+        ):
             await expect(part).to_be_in_viewport(ratio=1)
         await assert_looks_right(page)
         shown = page.locator(f'article[data-alert-id="{fault.id}"]')
@@ -94,8 +98,26 @@ async def test_a_long_table_name_whole_and_a_seat_without_cards_at_showdown_not_
     table = new_table()
     size = "x".join(map(str, screen))
     async with dealer_screen(config, mosquitto, *screen) as (_, p, page):
-        await p.play(script(table, *SETUP, "new_hand", "deal all", "round", "burn", "flop", "round",
-                            "burn", "turn", "round", "burn", "river", "round", "show 3 4", "fold 2"))
+        await p.play(
+            script(
+                table,
+                *SETUP,
+                "new_hand",
+                "deal all",
+                "round",
+                "burn",
+                "flop",
+                "round",
+                "burn",
+                "turn",
+                "round",
+                "burn",
+                "river",
+                "round",
+                "show 3 4",
+                "fold 2",
+            )
+        )
         await expect(page.locator("#phase")).to_have_text("Showdown")
         name = page.locator("#table-name")
         await expect(name).to_have_text("Table 12, high-limit room (t1)")
@@ -128,13 +150,21 @@ async def test_a_hand_over_with_its_cards_still_on_the_table_is_not_called_idle(
         await expect(page.locator("#phase")).to_have_text("Flop")
         state = display.view.state
         assert state is not None
-        result = HandResult(ts=now(), hand=state.hand, button=1, seats=[1, 2, 3, 4], result="uncontested",
-                            pots=[PotResult(amount=3, eligible=[2], winners=[2], shares=[])])
+        result = HandResult(
+            ts=now(),
+            hand=state.hand,
+            button=1,
+            seats=[1, 2, 3, 4],
+            result="uncontested",
+            pots=[PotResult(amount=3, eligible=[2], winners=[2], shares=[])],
+        )
         idle = state.model_copy(update={"phase": "idle"})
-        display.produced([
-            Outgoing("hand", 0, display.topics.hands, result.to_json(), retain=False),
-            Outgoing("state", 0, display.topics.state, idle.to_json(), retain=True),
-        ])
+        display.produced(
+            [
+                Outgoing("hand", 0, display.topics.hands, result.to_json(), retain=False),
+                Outgoing("state", 0, display.topics.state, idle.to_json(), retain=True),
+            ]
+        )
         await expect(page.locator("#phase")).to_have_text("Hand over")
         empty = [seat.model_copy(update={"cards": 0}) for seat in idle.seats]
         cleared = idle.model_copy(update={"board": [], "seats": empty})

@@ -24,16 +24,30 @@ TS = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
 def alert(alert_id: str, severity: str = "warning", status: str = "raised", seat: int | None = None) -> Alert:
     return Alert.model_validate(
         {
-            "id": alert_id, "ts": TS, "hand": 3, "code": "exposed_card", "severity": severity,
-            "status": status, "seat": seat, "message": f"alert {alert_id}", "remedy": ["one", "two"],
-            "rule": "RR", "profile": "roberts",
+            "id": alert_id,
+            "ts": TS,
+            "hand": 3,
+            "code": "exposed_card",
+            "severity": severity,
+            "status": status,
+            "seat": seat,
+            "message": f"alert {alert_id}",
+            "remedy": ["one", "two"],
+            "rule": "RR",
+            "profile": "roberts",
         }
     )
 
 
 def state(*alerts: Alert) -> PublicState:
     return PublicState(
-        ts=TS, hand=3, phase="flop", button=2, board=["Ah", "Td", "2c"], burns=1, deck="A",
+        ts=TS,
+        hand=3,
+        phase="flop",
+        button=2,
+        board=["Ah", "Td", "2c"],
+        burns=1,
+        deck="A",
         seats=[SeatState(seat=s, occupied=True, in_hand=True, cards=2) for s in (1, 2, 3)],
         alerts=list(alerts),
     )
@@ -87,7 +101,11 @@ def test_the_last_hand_reaches_the_dealer_with_its_alerts_and_only_tabled_hole_c
     view.on_alert(alert("3-1", status="resolved", seat=1))
     view.on_hand(
         HandResult(
-            ts=TS, hand=3, button=2, seats=[1, 2, 3], board=["Ah", "Td", "2c", "9s", "9h"],
+            ts=TS,
+            hand=3,
+            button=2,
+            seats=[1, 2, 3],
+            board=["Ah", "Td", "2c", "9s", "9h"],
             result="showdown",
             actions=[HandAction(street="preflop", seat=3, action="post", amount=1)],
             pots=[
@@ -139,18 +157,23 @@ async def test_the_display_applies_a_burst_of_outputs_once_with_the_newest_state
     from tests.conftest import EXAMPLE_REGISTRY
 
     config = TableConfig.model_validate(
-        {"table": {"id": "t1", "seats": 3}, "decks": {"registry": str(EXAMPLE_REGISTRY)},
-         "display": {"listen": "127.0.0.1:0"}}
+        {
+            "table": {"id": "t1", "seats": 3},
+            "decks": {"registry": str(EXAMPLE_REGISTRY)},
+            "display": {"listen": "127.0.0.1:0"},
+        }
     )
     display = DealerDisplay(config, state(), submit=lambda item: None)  # type: ignore[arg-type, return-value]
     first, second = alert("3-1"), alert("3-2", "critical")
-    display.produced([
-        Outgoing("alert", 1, "holdem/t1/alerts", first.to_json(), retain=False),
-        Outgoing("state", 1, "holdem/t1/state", state(first).to_json(), retain=True),
-        Outgoing("alert", 2, "holdem/t1/alerts", second.to_json(), retain=False),
-        Outgoing("state", 2, "holdem/t1/state", state(first, second).to_json(), retain=True),
-        Outgoing("command", 2, "holdem/t1/dev/sensors/cmd", b"{}", retain=False),
-    ])
+    display.produced(
+        [
+            Outgoing("alert", 1, "holdem/t1/alerts", first.to_json(), retain=False),
+            Outgoing("state", 1, "holdem/t1/state", state(first).to_json(), retain=True),
+            Outgoing("alert", 2, "holdem/t1/alerts", second.to_json(), retain=False),
+            Outgoing("state", 2, "holdem/t1/state", state(first, second).to_json(), retain=True),
+            Outgoing("command", 2, "holdem/t1/dev/sensors/cmd", b"{}", retain=False),
+        ]
+    )
     picture = json.loads(display.current())
     assert [a["id"] for a in picture["alerts"]] == ["3-2", "3-1"]
     assert picture["state"]["phase"] == "flop"

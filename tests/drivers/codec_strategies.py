@@ -14,9 +14,7 @@ labels = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), ma
 cards = st.lists(st.sampled_from(ALL_CARDS), max_size=52).map(tuple)
 antennas = st.lists(st.integers(1, 255), min_size=1, max_size=32).map(tuple)
 uids = st.binary(min_size=4, max_size=10).map(lambda b: b.hex().upper())
-reads = st.builds(
-    rfid.TagRead, uids, st.integers(-128, 127), st.sampled_from(list(rfid.Orientation))
-)
+reads = st.builds(rfid.TagRead, uids, st.integers(-128, 127), st.sampled_from(list(rfid.Orientation)))
 
 shuffler_messages: st.SearchStrategy[Message] = st.one_of(
     st.just(shuffler.GetStatus()),
@@ -41,9 +39,7 @@ rfid_messages: st.SearchStrategy[Message] = st.one_of(
     st.just(rfid.GetInfo()),
     st.builds(rfid.SetSweep, st.integers(1, 65535), antennas),
     st.builds(rfid.Info, u8, st.integers(0, 65535), antennas),
-    st.builds(
-        rfid.Inventory, st.integers(1, 255), u8, st.lists(reads, max_size=40).map(tuple)
-    ),
+    st.builds(rfid.Inventory, st.integers(1, 255), u8, st.lists(reads, max_size=40).map(tuple)),
     st.builds(rfid.Heartbeat, st.integers(0, 2**32 - 1)),
     st.builds(rfid.ReaderError, st.sampled_from(list(rfid.ReaderErrorCode)), u8),
     st.builds(rfid.Ack, u8),

@@ -309,7 +309,5 @@ async def test_a_device_failing_right_after_connecting_is_retried_with_growing_d
     at = driver.device.connected_at
     gaps = [later - earlier for earlier, later in itertools.pairwise(at)][:4]
     # 0.1, 0.2, 0.4, 0.8 s: doubling up to reconnect_max_s, not a tight loop
-    assert [round(g, 1) >= want for g, want in zip(gaps, (0.1, 0.2, 0.4, 0.8), strict=True)] == [
-        True
-    ] * 4
+    assert [round(g, 1) >= want for g, want in zip(gaps, (0.1, 0.2, 0.4, 0.8), strict=True)] == [True] * 4
     assert [s.session for s in link.statuses if s.state == "online"][:5] == [1, 2, 3, 4, 5]

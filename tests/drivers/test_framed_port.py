@@ -101,9 +101,7 @@ async def test_corrupt_frames_count_toward_a_crc_errors_fault(caplog: pytest.Log
         device.send_bytes(bad + good)
         await frames_within(port, 1)
         assert link.state() == "fault"
-        assert [getattr(e, "code", None) for e in link.events if isinstance(e, FaultEvent)] == [
-            "crc_errors"
-        ]
+        assert [getattr(e, "code", None) for e in link.events if isinstance(e, FaultEvent)] == ["crc_errors"]
     finally:
         await port.close()
         device.close()

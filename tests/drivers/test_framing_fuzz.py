@@ -28,9 +28,7 @@ def _pool(messages: list[Message], codec: Codec) -> list[bytes]:
 def _sample_messages(strategy: SearchStrategy[Message], count: int) -> list[Message]:
     found: list[Message] = []
 
-    @settings(
-        max_examples=count, database=None, suppress_health_check=list(HealthCheck), deadline=None
-    )
+    @settings(max_examples=count, database=None, suppress_health_check=list(HealthCheck), deadline=None)
     @given(strategy)
     def collect(message: Message) -> None:
         found.append(message)

@@ -48,8 +48,11 @@ def test_a_collision_is_resolved_with_a_longer_mask() -> None:
     run = inventory(uids)
     assert sorted(uid for _, uid in run.found) == sorted(uids)
     expected = (
-        request_s(0) + request_s(4) + 2 * (SLOTS - 1) * READER_EOF_S
-        + 3 * OCCUPIED_SLOT_S + (2 * SLOTS - 3) * EMPTY_SLOT_S
+        request_s(0)
+        + request_s(4)
+        + 2 * (SLOTS - 1) * READER_EOF_S
+        + 3 * OCCUPIED_SLOT_S
+        + (2 * SLOTS - 3) * EMPTY_SLOT_S
     )
     assert run.duration_s == pytest.approx(expected)
 

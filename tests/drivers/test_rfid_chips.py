@@ -33,7 +33,6 @@ def chips(count: int, first: int = 1) -> list[str]:
     return [f"E0070000{n:08X}" for n in range(first, first + count)]
 
 
-
 @dataclass
 class Rig:
     sim: RfidReaderSimulator
@@ -138,9 +137,7 @@ async def test_a_card_beside_a_full_pot_and_chips_taken_away(rig: Rig) -> None:
     assert (rig.tags()[-1].uid, rig.tags()[-1].zone) == (CARD, "seat:2")
     rig.sim.remove(CARD)
     await rig.link.wait_for(lambda: len(rig.tags()) == 302)
-    assert (rig.tags()[-1].uid, rig.tags()[-1].zone, rig.tags()[-1].present) == (
-        CARD, "seat:2", False
-    )
+    assert (rig.tags()[-1].uid, rig.tags()[-1].zone, rig.tags()[-1].present) == (CARD, "seat:2", False)
     # Twenty chips leave the table (a player colours up): each is reported gone, once.
     rig.sim.remove_all(pot[:20])
     await rig.link.wait_for(lambda: len(rig.tags()) == 322, within=20)

@@ -31,9 +31,7 @@ BET3 = [f"E0070001{n:08X}" for n in range(1, 13)]
 async def test_a_pot_of_200_chips_and_a_sweep_reach_the_broker(mosquitto: Mosquitto) -> None:
     config, _ = load_table(EXAMPLE_CONFIG)
     reader = next(d for d in config.devices if isinstance(d, RfidReaderDevice))
-    config = config.model_copy(
-        update={"devices": [reader], "mqtt": MqttSection(url=mosquitto.url)}
-    )
+    config = config.model_copy(update={"devices": [reader], "mqtt": MqttSection(url=mosquitto.url)})
     topics = Topics(config.mqtt.root, "tchips")
     events = topics.device_event(reader.id)
     async with (

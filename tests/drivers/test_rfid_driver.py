@@ -73,7 +73,12 @@ async def test_card_placed_moved_removed(rig: Rig) -> None:
     await rig.link.wait_for(lambda: len(rig.tags()) == 1)
     first = rig.tags()[0]
     assert (first.seq, first.antenna, first.zone, first.uid, first.present, first.face) == (
-        1, 2, "seat:2", UID1, True, "down"
+        1,
+        2,
+        "seat:2",
+        UID1,
+        True,
+        "down",
     )
     rig.sim.move(UID1, 5)
     await rig.link.wait_for(lambda: len(rig.tags()) == 3)
@@ -154,14 +159,10 @@ async def test_unknown_uid_is_reported_as_read(rig: Rig) -> None:
     rig.sim.place("0123456789ABCDEF01", 4, face="up")
     await rig.link.wait_for(lambda: len(rig.tags()) == 1)
     event = rig.tags()[0]
-    assert (event.uid, event.zone, event.present, event.face) == (
-        "0123456789ABCDEF01", "board", True, "up"
-    )
+    assert (event.uid, event.zone, event.present, event.face) == ("0123456789ABCDEF01", "board", True, "up")
 
 
-async def test_reader_errors_are_logged_and_counted(
-    rig: Rig, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_reader_errors_are_logged_and_counted(rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="drivers.rfid"):
         for _ in range(5):
             rig.sim.inject_error(ReaderErrorCode.ANTENNA_FAULT, 3)

@@ -81,7 +81,12 @@ async def test_card_placed_moved_removed(rig: Rig) -> None:
     await rig.got.wait_for(lambda: len(rig.tags()) == 1)
     first = rig.tags()[0]
     assert (first.seq, first.antenna, first.zone, first.uid, first.present, first.face) == (
-        1, 2, "seat:2", UID1, True, "down"
+        1,
+        2,
+        "seat:2",
+        UID1,
+        True,
+        "down",
     )
     rig.sim.move(UID1, 5)
     await rig.got.wait_for(lambda: len(rig.tags()) == 3)
@@ -105,5 +110,3 @@ async def test_sweep_command_reaches_the_reader(rig: Rig) -> None:
             break
         await asyncio.sleep(0.02)
     assert (rig.sim.sweep, rig.sim.dwell_ms) == ((4, 5), 15)
-
-

@@ -91,8 +91,11 @@ def test_move_is_reported_within_a_sweep() -> None:
     sweeper = Sweeper(PresenceTracker(0.4))
     sweeper.sweep({1: (read(),)})
     sweeper.sweep({4: (read(),)})  # antenna 1 swept without it first, then 4 sees it
-    assert sweeper.out == [Transition(1, UID, True, None), Transition(1, UID, False, None),
-                           Transition(4, UID, True, None)]
+    assert sweeper.out == [
+        Transition(1, UID, True, None),
+        Transition(1, UID, False, None),
+        Transition(4, UID, True, None),
+    ]
 
 
 def test_face_change_needs_two_reads() -> None:

@@ -26,7 +26,6 @@ from tests.drivers.waiting import until
 POT_CHIPS = [f"E0070000{n:08X}" for n in range(1, 301)]
 
 
-
 @dataclass
 class Host:
     """The host end of the cable: every frame, with the time it was decoded."""
@@ -105,7 +104,7 @@ async def test_the_pot_takes_its_anti_collision_time(pot: tuple[RfidReaderSimula
     # clock for the start of this dwell.
     end = next(i for i, (_, m) in enumerate(frames) if isinstance(m, InventoryPage) and m.last)
     start = max(i for i, (_, m) in enumerate(frames[:end]) if isinstance(m, Inventory))
-    page_times = [t for t, m in frames[start:end + 1] if isinstance(m, InventoryPage)]
+    page_times = [t for t, m in frames[start : end + 1] if isinstance(m, InventoryPage)]
     first_full = run.found[DEFAULT_PAGE_READS - 1][0]
     # A quarter spare: the first page's read can itself be late on a loaded machine (two test
     # workers on two cores), which shortens the span; pages sent at once would span nothing.

@@ -228,9 +228,7 @@ async def test_bad_commands_are_rejected_with_the_topic_named(
         h.link.raw_command(b'{"cmd": "lamp", "colour": "pink"}')
         h.link.command(ShuffleCommand(ts=utc_now()))
         topic = h.link.cmd_topic
-        await asyncio.wait_for(
-            _until(lambda: sum(topic in r.getMessage() for r in caplog.records) >= 2), 5
-        )
+        await asyncio.wait_for(_until(lambda: sum(topic in r.getMessage() for r in caplog.records) >= 2), 5)
         # Still serving: a key press goes through.
         h.board.press("ack")
         await h.wait_keys(1)

@@ -109,7 +109,6 @@ async def test_presses_while_the_broker_is_away_stay_on_the_board_until_it_has_t
         await stop_task(task)
 
 
-
 async def test_driver_and_board_in_separate_processes(mosquitto: Mosquitto, tmp_path: Path) -> None:
     sock = tmp_path / "board.sock"
     process = await asyncio.create_subprocess_exec(

@@ -75,19 +75,24 @@ async def test_shuffle_command_gives_shuffling_then_complete(rig: Rig) -> None:
     assert [shuffling.seq, complete.seq] == [1, 2]
 
 
-async def test_sessions_keep_growing_after_a_replug_and_a_crash(
-    mosquitto: Mosquitto, tmp_path: Path
-) -> None:
+async def test_sessions_keep_growing_after_a_replug_and_a_crash(mosquitto: Mosquitto, tmp_path: Path) -> None:
     sim = ShufflerSimulator(directory=tmp_path)
     await sim.start()
     topics = Topics("holdem", "ts2")
     status = topics.device_status("shuffler")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.drivers.shuffler_driver_process",
-        sim.port, mosquitto.url, "ts2", cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+        sys.executable,
+        "-m",
+        "tests.drivers.shuffler_driver_process",
+        sim.port,
+        mosquitto.url,
+        "ts2",
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     try:
         async with subscribed(mosquitto.port, status) as got:
+
             def online() -> list[int]:
                 """Sessions announced online (a broker reconnect announces one again)."""
                 return sorted({s.session for s in got.statuses(status) if s.state == "online"})

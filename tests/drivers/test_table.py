@@ -29,9 +29,7 @@ def on_broker(config: TableConfig, broker: Mosquitto) -> TableConfig:
 
 
 def all_online(got: Received, topics: Topics, ids: list[str]) -> bool:
-    return all(
-        any(s.state == "online" for s in got.statuses(topics.device_status(i))) for i in ids
-    )
+    return all(any(s.state == "online" for s in got.statuses(topics.device_status(i))) for i in ids)
 
 
 async def test_table_drives_every_device_from_the_example_config(mosquitto: Mosquitto) -> None:
@@ -76,16 +74,12 @@ async def test_table_drives_every_device_from_the_example_config(mosquitto: Mosq
             )
             shuffler_events = topics.device_event("shuffler")
             await got.wait_for(
-                lambda: any(
-                    isinstance(e, ShuffleCompleteEvent) for e in got.events(shuffler_events)
-                )
+                lambda: any(isinstance(e, ShuffleCompleteEvent) for e in got.events(shuffler_events))
             )
             # The sensor board, through its simulated USB backend.
             table.sensors.press("new_hand")
             sensor_events = topics.device_event("sensors")
-            await got.wait_for(
-                lambda: any(isinstance(e, KeyEvent) for e in got.events(sensor_events))
-            )
+            await got.wait_for(lambda: any(isinstance(e, KeyEvent) for e in got.events(sensor_events)))
         finally:
             for task in tasks:
                 await stop_task(task)
@@ -101,9 +95,17 @@ def test_unknown_zone_is_a_clear_error() -> None:
 async def test_simulate_command_serves_another_process(tmp_path: Path, mosquitto: Mosquitto) -> None:
     written = tmp_path / "simulated.toml"
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "controller.cli", "simulate",
-        "--config", str(EXAMPLE_CONFIG), "--write-config", str(written),
-        cwd=REPO, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "controller.cli",
+        "simulate",
+        "--config",
+        str(EXAMPLE_CONFIG),
+        "--write-config",
+        str(written),
+        cwd=REPO,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert process.stdout is not None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from contract.models import Alert, HandResult, Profile, PublicState
 from engine.api import EngineSettings
 from engine.betting.terms import Stakes
-from engine.core import Engine
+from engine.step import Engine
 from testing.chipset import chip_registry
 from testing.script import Table, setup_lines
 from tests.engine.runner import to_received

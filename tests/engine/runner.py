@@ -13,7 +13,7 @@ from engine.api import (
     PayloadRejected,
     Received,
 )
-from engine.core import Engine
+from engine.step import Engine
 from testing.script import Message
 from tests.engine.scenario import registry
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from contract.models import FaultEvent, KeyEvent, KeyInput
 from engine.api import DeviceEventReceived, InputReceived
-from engine.core import Engine
+from engine.step import Engine
 from tests.engine.runner import RECEIVED_AT, settings
 
 

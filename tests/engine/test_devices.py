@@ -26,8 +26,8 @@ from contract.models import (
     TagEvent,
 )
 from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, InputReceived, Outputs
-from engine.core import Engine
 from engine.state_data import state_from_data, state_to_data
+from engine.step import Engine
 from testing.script import START, Table, setup_lines
 from tests.engine.runner import RECEIVED_AT, settings, to_received
 from tests.engine.scenario import registry

@@ -64,8 +64,7 @@ def test_random_hands_agree_with_pokerkit(structure: Structure) -> None:
         results: dict[str, object] = {}
         for path in paths:
             played = feed(hand, path)
-            failures += [f"{structure} hand {seed} {path}: {p}"
-                         for p in disagreements(hand, path, played)]
+            failures += [f"{structure} hand {seed} {path}: {p}" for p in disagreements(hand, path, played)]
             if len(played.hands) == 1:
                 results[path] = played.hands[0].model_dump(exclude={"ts", "awarded"})
         if len(set(map(repr, results.values()))) > 1:

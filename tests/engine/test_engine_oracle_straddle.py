@@ -30,15 +30,20 @@ def test_straddled_hands_agree_with_pokerkit() -> None:
         hand = play_hand(seed, straddle=True)
         actions = hand.expected.actions
         big = hand.stakes.big_blind
-        straddler = next((a.seat for a in actions if a.action == "post" and a.amount == 2 * big
-                          and len(hand.seats) >= 3), None)
+        straddler = next(
+            (a.seat for a in actions if a.action == "post" and a.amount == 2 * big and len(hand.seats) >= 3),
+            None,
+        )
         if straddler is not None:
             kinds[hand.stakes.structure] += 1
             preflop = [a for a in actions if a.street == "preflop" and a.action != "post"]
             kinds["straddler acts last"] += bool(preflop) and preflop[-1].seat == straddler
             kinds["raised over it"] += any(a.action == "raise" for a in preflop)
-            kinds["folded to it"] += hand.expected.result == "uncontested" and \
-                hand.expected.pots[0].winners == (straddler,) and len(preflop) == len(hand.seats) - 1
+            kinds["folded to it"] += (
+                hand.expected.result == "uncontested"
+                and hand.expected.pots[0].winners == (straddler,)
+                and len(preflop) == len(hand.seats) - 1
+            )
         for path in ("chips", "stacks", "keyless" if seed % 2 else "actions"):
             failures += [f"hand {seed} {path}: {p}" for p in disagreements(hand, path)]
     assert not failures, f"{len(failures)} disagreements:\n" + "\n".join(failures[:10])

@@ -33,8 +33,11 @@ PROFILES: tuple[Profile, ...] = ("roberts", "tda")
 #: Codes whose remedy is written where the alert is raised (the seats and chips of the finding),
 #: not the catalogue's general steps.
 WRITTEN_AT_RAISE = frozenset({"action_out_of_turn", "odd_chip_wrong", "rake_wrong"})
-PARAMS = [pytest.param(case, profile, id=f"{case.code}:{case.name}:{profile}")
-          for case in CASES for profile in PROFILES]
+PARAMS = [
+    pytest.param(case, profile, id=f"{case.code}:{case.name}:{profile}")
+    for case in CASES
+    for profile in PROFILES
+]
 
 
 def _only(played: Played, code: str) -> None:
@@ -155,8 +158,18 @@ def test_chips_lifted_from_one_betting_area_are_gone_when_the_sweep_begins_elsew
 
 def test_hands_tabled_before_the_river_with_the_round_complete_are_an_all_in_run_out() -> None:
     # No all-in key, no stack read: the hands turned face up after the flop's betting tell.
-    steps = [*ON_FLOP, "bet 2 20", "fold 3", "bet 1 20", "sweep", "show 2 1", *BOARD[2:],
-             "push 1 46", "collect", "clear"]
+    steps = [
+        *ON_FLOP,
+        "bet 2 20",
+        "fold 3",
+        "bet 1 20",
+        "sweep",
+        "show 2 1",
+        *BOARD[2:],
+        "push 1 46",
+        "collect",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert played.codes() == []
     (hand,) = played.hands
@@ -180,11 +193,24 @@ def test_the_uncalled_bet_returned_after_the_last_fold_then_the_pot_pushed_to_th
 def test_a_short_all_in_raise_without_key_or_stack_is_resolved_once_the_hands_are_tabled() -> None:
     # Seat 2 goes all in for 25 over seat 1's 20 (a raise of 5, short); nothing says all in until
     # both hands are turned face up. Judged again then, its raise does not reopen the action.
-    steps = [*DEALT, "bet 1 20", "bet 2 24", "fold 3", "bet 1 5", "sweep", "show 2 1", *BOARD,
-             "push 1 52", "collect", "clear"]
+    steps = [
+        *DEALT,
+        "bet 1 20",
+        "bet 2 24",
+        "fold 3",
+        "bet 1 5",
+        "sweep",
+        "show 2 1",
+        *BOARD,
+        "push 1 52",
+        "collect",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert [(a.code, a.status) for a in played.alerts] == [
-        ("raise_below_minimum", "raised"), ("raise_below_minimum", "resolved")]
+        ("raise_below_minimum", "raised"),
+        ("raise_below_minimum", "resolved"),
+    ]
     (hand,) = played.hands
     assert [(p.amount, p.winners) for p in hand.pots] == [(52, [1])]
     assert [(s.seat, s.rank) for s in hand.showdown] == [(2, "pair"), (1, "pair")]
@@ -193,24 +219,63 @@ def test_a_short_all_in_raise_without_key_or_stack_is_resolved_once_the_hands_ar
 
 def test_antes_gathered_into_the_pot_before_the_deal_are_the_seats_antes() -> None:
     stakes = Stakes(small_blind=1, big_blind=2, ante=1)
-    steps = ["bet 1 1", "bet 2 1", "bet 3 1", "chips bet:1 pot 1", "chips bet:2 pot 1",
-             "chips bet:3 pot 1", *DEALT, "bet 1 2", "bet 2 1", "sweep", *BOARD,
-             "show 2", "show 3", "show 1", "push 1 9", "collect", "clear"]
+    steps = [
+        "bet 1 1",
+        "bet 2 1",
+        "bet 3 1",
+        "chips bet:1 pot 1",
+        "chips bet:2 pot 1",
+        "chips bet:3 pot 1",
+        *DEALT,
+        "bet 1 2",
+        "bet 2 1",
+        "sweep",
+        *BOARD,
+        "show 2",
+        "show 3",
+        "show 1",
+        "push 1 9",
+        "collect",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(stakes))
     assert played.codes() == []
     (result,) = played.hands
     assert [(p.amount, p.winners) for p in result.pots] == [(9, [1])]
     assert [(a.seat, a.action, a.amount) for a in result.actions][:3] == [
-        (2, "post", 1), (3, "post", 1), (1, "post", 1)]
+        (2, "post", 1),
+        (3, "post", 1),
+        (1, "post", 1),
+    ]
 
 
 def test_chips_pushed_and_taken_off_before_the_result_are_new_chips_next_hand() -> None:
     # Three chips only: the next hand's blinds are the chips just pushed to the winner.
     settings = game_settings()
     settings = replace(settings, chips=chip_registry(per_value=3, values=(1,)))
-    steps = [*DEALT, "fold 1", "fold 2", "return 3 1", "sweep", "push 3 2", "collect", "clear",
-             "shuffle A", "button 2", "bet 3 1", "bet 1 2", "new_hand", "deal 3 1 2 3 1 2",
-             "fold 2", "fold 3", "return 1 1", "sweep", "push 1 2", "collect", "clear"]
+    steps = [
+        *DEALT,
+        "fold 1",
+        "fold 2",
+        "return 3 1",
+        "sweep",
+        "push 3 2",
+        "collect",
+        "clear",
+        "shuffle A",
+        "button 2",
+        "bet 3 1",
+        "bet 1 2",
+        "new_hand",
+        "deal 3 1 2 3 1 2",
+        "fold 2",
+        "fold 3",
+        "return 1 1",
+        "sweep",
+        "push 1 2",
+        "collect",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=settings)
     assert played.codes() == []
     assert [[(p.amount, p.winners) for p in hand.pots] for hand in played.hands] == [[(2, [3])], [(2, [1])]]
@@ -219,12 +284,28 @@ def test_chips_pushed_and_taken_off_before_the_result_are_new_chips_next_hand() 
 def test_stacks_read_before_the_deal_show_a_short_all_in() -> None:
     # Seat 2's stack (14 with its small blind) goes in whole: a raise of 4 over 10, short, and
     # no alert, for the stack read before the deal is emptied.
-    stacks = ["chips - stack:1 10", "chips - stack:1 4", "chips - stack:1 50",
-              "chips - stack:2 1", "chips - stack:2 13",
-              "chips - stack:3 2", "chips - stack:3 12", "chips - stack:3 50"]
-    steps = [*stacks, "chips stack:2 bet:2 1", "chips stack:3 bet:3 2", "new_hand", DEAL,
-             "chips stack:1 bet:1 10", "chips stack:2 bet:2 13", "chips stack:3 bet:3 12",
-             "chips stack:1 bet:1 4", "sweep"]
+    stacks = [
+        "chips - stack:1 10",
+        "chips - stack:1 4",
+        "chips - stack:1 50",
+        "chips - stack:2 1",
+        "chips - stack:2 13",
+        "chips - stack:3 2",
+        "chips - stack:3 12",
+        "chips - stack:3 50",
+    ]
+    steps = [
+        *stacks,
+        "chips stack:2 bet:2 1",
+        "chips stack:3 bet:3 2",
+        "new_hand",
+        DEAL,
+        "chips stack:1 bet:1 10",
+        "chips stack:2 bet:2 13",
+        "chips stack:3 bet:3 12",
+        "chips stack:1 bet:1 4",
+        "sweep",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert played.codes() == []
     assert played.state is not None
@@ -234,9 +315,24 @@ def test_stacks_read_before_the_deal_show_a_short_all_in() -> None:
 def test_a_call_for_less_is_an_all_in_and_the_others_play_on_for_a_side_pot() -> None:
     # Seat 2 calls 20 with 9 more chips (10 in all): nothing says all in, but the rules know no
     # short call. Seats 1 and 3 bet on for a side pot; no premature sweep, no premature flop.
-    steps = [*DEALT, "bet 1 20", "bet 2 9", "bet 3 18", "sweep", *BOARD[:2], "bet 3 10",
-             "bet 1 10", "sweep", *BOARD[2:], "show 3", "show 1", "show 2", "push 1 70",
-             "collect", "clear"]
+    steps = [
+        *DEALT,
+        "bet 1 20",
+        "bet 2 9",
+        "bet 3 18",
+        "sweep",
+        *BOARD[:2],
+        "bet 3 10",
+        "bet 1 10",
+        "sweep",
+        *BOARD[2:],
+        "show 3",
+        "show 1",
+        "show 2",
+        "push 1 70",
+        "collect",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert played.codes() == []
     (hand,) = played.hands
@@ -252,11 +348,33 @@ def test_a_raise_whose_first_chips_fall_short_of_the_call_is_no_all_in() -> None
         game_settings(Stakes(small_blind=20_000, big_blind=40_000, ante=5_000)),
         chips=chip_registry(per_value=60, values=(1_000_000, 100_000, 25_000, 5_000)),
     )
-    steps = ["bet 1 5000", "bet 2 5000", "bet 1 20000", "bet 2 40000", "new_hand",
-             "deal 2=Qs 1=Ks 2=9h 1=7h", "bet 1 80000", "bet 2 60000", "sweep", "burn",
-             "flop =9s =2d =6s", "burn", "turn =8s", "bet 2 300000", "bet 1 800000",
-             "bet 2 500000", "sweep", "burn", "river =3h", "bet 1 3715000", "fold 2",
-             "return 1 3715000", "push 1 1810000", "collect", "clear"]
+    steps = [
+        "bet 1 5000",
+        "bet 2 5000",
+        "bet 1 20000",
+        "bet 2 40000",
+        "new_hand",
+        "deal 2=Qs 1=Ks 2=9h 1=7h",
+        "bet 1 80000",
+        "bet 2 60000",
+        "sweep",
+        "burn",
+        "flop =9s =2d =6s",
+        "burn",
+        "turn =8s",
+        "bet 2 300000",
+        "bet 1 800000",
+        "bet 2 500000",
+        "sweep",
+        "burn",
+        "river =3h",
+        "bet 1 3715000",
+        "fold 2",
+        "return 1 3715000",
+        "push 1 1810000",
+        "collect",
+        "clear",
+    ]
     played = play([1, 2], 1, "\n".join(steps), settings=settings)
     assert played.codes() == []
     (hand,) = played.hands

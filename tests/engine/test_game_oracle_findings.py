@@ -27,7 +27,9 @@ def test_a_hand_mucked_untabled_at_showdown_is_no_longer_eligible() -> None:
     assert [s.seat for s in hand.showdown] == [2, 1]
     # the checks of the river are all in the actions, the muck is none
     assert [(a.street, a.seat, a.action) for a in hand.actions if a.street == "river"] == [
-        ("river", 2, "check"), ("river", 3, "check"), ("river", 1, "check")
+        ("river", 2, "check"),
+        ("river", 3, "check"),
+        ("river", 1, "check"),
     ]
 
 
@@ -35,12 +37,29 @@ def test_action_inputs_a_check_on_the_river_does_not_end_the_betting() -> None:
     """With action inputs every action is reported: the first river check left seat 1 to act;
     the showdown used to begin at once and the bet and call were lost."""
     steps = [
-        "new_hand", "action 2 post 1", "action 3 post 2", DEAL,
-        "action 1 call 2", "action 2 call 1", "action 3 check",
-        *BOARD[:2], "action 2 check", "action 3 check", "action 1 check",
-        *BOARD[2:4], "action 2 check", "action 3 fold", "fold 3", "action 1 check",
-        *BOARD[4:], "action 2 check", "action 1 bet 10", "action 2 call 10",
-        "show 1", "show 2", "clear",
+        "new_hand",
+        "action 2 post 1",
+        "action 3 post 2",
+        DEAL,
+        "action 1 call 2",
+        "action 2 call 1",
+        "action 3 check",
+        *BOARD[:2],
+        "action 2 check",
+        "action 3 check",
+        "action 1 check",
+        *BOARD[2:4],
+        "action 2 check",
+        "action 3 fold",
+        "fold 3",
+        "action 1 check",
+        *BOARD[4:],
+        "action 2 check",
+        "action 1 bet 10",
+        "action 2 call 10",
+        "show 1",
+        "show 2",
+        "clear",
     ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(chips=False))
     assert played.codes() == []
@@ -54,8 +73,18 @@ def test_a_seat_all_in_does_not_close_the_betting_of_the_others() -> None:
     """Seat 1 is all in preflop (the dealer's key); seats 2 and 3 go on betting. A turn dealt
     before seat 3 answers the flop bet is premature: the key used to end every check."""
     steps = [
-        "bet 2 1", "bet 3 2", "new_hand", DEAL, "bet 1 6", "all_in 1", "bet 2 5", "bet 3 4",
-        "sweep", *BOARD[:2], "bet 2 10", *BOARD[2:4],
+        "bet 2 1",
+        "bet 3 2",
+        "new_hand",
+        DEAL,
+        "bet 1 6",
+        "all_in 1",
+        "bet 2 5",
+        "bet 3 4",
+        "sweep",
+        *BOARD[:2],
+        "bet 2 10",
+        *BOARD[2:4],
     ]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert played.codes() == ["premature_turn"]
@@ -65,8 +94,17 @@ def test_the_uncalled_bet_handed_back_just_before_the_push_is_not_the_push() -> 
     """Everyone folds to seat 2's flop bet: its 10 go back to the player, then the pot of 6 is
     pushed to it at once (no sweep in between). The 10 read nowhere were taken for chips still
     in the air, and the push's first chips for the uncalled bet: a wrong push was raised."""
-    steps = [*LIMPED, *BOARD[:2], "bet 2 10", "fold 3", "fold 1", "return 2 10", "push 2 6",
-             "collect", "clear"]
+    steps = [
+        *LIMPED,
+        *BOARD[:2],
+        "bet 2 10",
+        "fold 3",
+        "fold 1",
+        "return 2 10",
+        "push 2 6",
+        "collect",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert played.codes() == []
     hand = played.hands[-1]
@@ -82,12 +120,29 @@ def test_a_fold_input_whose_cards_reach_the_muck_after_the_river_closed_claims_n
     deal = "deal 2=4d 3=6c 1=2c 2=5d 3=7c 1=3d"
     board = ["burn =3c", "flop =Ah =Kh =Qh", "burn =4c", "turn =Jh", "burn =6h", "river =Th"]
     steps = [
-        "new_hand", "action 2 post 1", "action 3 post 2", deal,
-        "action 1 call 2", "action 2 call 1", "action 3 check",
-        *board[:2], "action 2 check", "action 3 check", "action 1 check",
-        *board[2:4], "action 2 check", "action 3 check", "action 1 check",
-        *board[4:], "action 2 bet 10", "action 3 call 10", "action 1 fold", "fold 1",
-        "show 2", "show 3", "clear",
+        "new_hand",
+        "action 2 post 1",
+        "action 3 post 2",
+        deal,
+        "action 1 call 2",
+        "action 2 call 1",
+        "action 3 check",
+        *board[:2],
+        "action 2 check",
+        "action 3 check",
+        "action 1 check",
+        *board[2:4],
+        "action 2 check",
+        "action 3 check",
+        "action 1 check",
+        *board[4:],
+        "action 2 bet 10",
+        "action 3 call 10",
+        "action 1 fold",
+        "fold 1",
+        "show 2",
+        "show 3",
+        "clear",
     ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(chips=False))
     assert played.codes() == []
@@ -101,12 +156,26 @@ def test_stacks_read_before_the_deal_make_an_emptied_stack_an_all_in() -> None:
     the all in went unseen (the uncalled chips back to a stack were a take-back, the sweep
     premature)."""
     steps = [
-        "chips - stack:1 50", "chips - stack:2 1", "chips - stack:2 49", "chips - stack:2 50",
-        "chips - stack:3 2", "chips - stack:3 98",
-        "chips stack:2 bet:2 1", "chips stack:3 bet:3 2", "new_hand", DEAL,
+        "chips - stack:1 50",
+        "chips - stack:2 1",
+        "chips - stack:2 49",
+        "chips - stack:2 50",
+        "chips - stack:3 2",
+        "chips - stack:3 98",
+        "chips stack:2 bet:2 1",
+        "chips stack:3 bet:3 2",
+        "new_hand",
+        DEAL,
         "chips stack:1 bet:1 50",  # the stack emptied: all in
-        "chips stack:2 bet:2 49", "fold 3", "sweep", "show 2", "show 1", *BOARD,
-        "push 1 102", "collect", "clear",
+        "chips stack:2 bet:2 49",
+        "fold 3",
+        "sweep",
+        "show 2",
+        "show 1",
+        *BOARD,
+        "push 1 102",
+        "collect",
+        "clear",
     ]
     played = play([1, 2, 3], 1, "\n".join(steps))
     assert played.codes() == []
@@ -138,10 +207,25 @@ def test_action_inputs_a_fold_to_the_river_bet_wins_uncontested() -> None:
     input ended the river's betting before the machine counted the seat out, so the showdown
     began (result ``showdown``)."""
     steps = [
-        "new_hand", "action 2 post 1", "action 3 post 2", DEAL,
-        "action 1 fold", "fold 1", "action 2 call 1", "action 3 check",
-        *BOARD[:2], "action 2 check", "action 3 check", *BOARD[2:4], "action 2 check",
-        "action 3 check", *BOARD[4:], "action 2 bet 4", "action 3 fold", "fold 3", "clear",
+        "new_hand",
+        "action 2 post 1",
+        "action 3 post 2",
+        DEAL,
+        "action 1 fold",
+        "fold 1",
+        "action 2 call 1",
+        "action 3 check",
+        *BOARD[:2],
+        "action 2 check",
+        "action 3 check",
+        *BOARD[2:4],
+        "action 2 check",
+        "action 3 check",
+        *BOARD[4:],
+        "action 2 bet 4",
+        "action 3 fold",
+        "fold 3",
+        "clear",
     ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(chips=False))
     assert played.codes() == []

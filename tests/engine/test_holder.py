@@ -1,4 +1,4 @@
-"""The shell's holder (:class:`engine.core.Engine`): in place, yet the outputs of :func:`step`,
+"""The shell's holder (:class:`engine.step.Engine`): in place, yet the outputs of :func:`step`,
 states handed out never change, and a message that fails leaves the state as it was; and the
 shortcut of the hot path that changes what the betting core is told (a collection in one total)."""
 
@@ -8,8 +8,8 @@ import pytest
 
 from contract.models import TagEvent
 from engine.api import DeviceEventReceived, EngineSettings, Outputs, Received
-from engine.core import REBASE_EVERY, Engine, initial_state, public_state, step
-from engine.machine import Machine
+from engine.dispatcher import Machine
+from engine.step import REBASE_EVERY, Engine, initial_state, public_state, step
 from testing.engine_oracle import CHIPS, registry, rendered
 from testing.oracle_hand import TABLE_SEATS, play_hand
 from testing.sessions import continue_table, dealer_session
@@ -22,8 +22,14 @@ def _chip_hands(seeds: range) -> list[tuple[EngineSettings, list[Received]]]:
     runs = []
     for seed in seeds:
         hand = play_hand(seed)
-        runs.append((EngineSettings(seats=TABLE_SEATS, profile="roberts", registry=registry(),
-                                    chips=CHIPS, stakes=hand.stakes), rendered(hand, "chips")))
+        runs.append(
+            (
+                EngineSettings(
+                    seats=TABLE_SEATS, profile="roberts", registry=registry(), chips=CHIPS, stakes=hand.stakes
+                ),
+                rendered(hand, "chips"),
+            )
+        )
     return runs
 
 
@@ -74,9 +80,14 @@ def test_a_state_handed_out_never_changes() -> None:
     machine = handed.machine
 
     def seen() -> tuple[object, ...]:
-        return (public_state(handed).model_dump_json(), dict(machine.chip_state.at),
-                dict(machine.card_state.seat_cards), dict(machine.device_seqs.tracks),
-                machine.result_state.money, dict(machine.table.book.active))
+        return (
+            public_state(handed).model_dump_json(),
+            dict(machine.chip_state.at),
+            dict(machine.card_state.seat_cards),
+            dict(machine.device_seqs.tracks),
+            machine.result_state.money,
+            dict(machine.table.book.active),
+        )
 
     before = seen()
     for item in received[half:]:
@@ -88,9 +99,7 @@ def test_a_state_handed_out_never_changes() -> None:
 
 
 @pytest.mark.parametrize("bad_at", [3, REBASE_EVERY + 40])
-def test_a_failing_message_leaves_the_state_as_it_was(
-    monkeypatch: pytest.MonkeyPatch, bad_at: int
-) -> None:
+def test_a_failing_message_leaves_the_state_as_it_was(monkeypatch: pytest.MonkeyPatch, bad_at: int) -> None:
     """The message fails after it changed the working copy: the holder goes back, and what
     follows gives the outputs of an engine that never saw it."""
     engine_settings, received = _chip_hands(range(3, 4))[0]  # 916 messages
@@ -120,8 +129,12 @@ def test_a_failing_message_leaves_the_state_as_it_was(
 
 
 def _card_read(item: Received, chips: EngineSettings) -> bool:
-    return isinstance(item, DeviceEventReceived) and isinstance(item.event, TagEvent) \
-        and chips.chips is not None and chips.chips.value(item.event.uid) is None
+    return (
+        isinstance(item, DeviceEventReceived)
+        and isinstance(item.event, TagEvent)
+        and chips.chips is not None
+        and chips.chips.value(item.event.uid) is None
+    )
 
 
 def test_a_collection_told_in_one_total_gives_the_results_of_one_chip_at_a_time() -> None:
@@ -135,8 +148,12 @@ def test_a_collection_told_in_one_total_gives_the_results_of_one_chip_at_a_time(
             forced.append(item)
             if _card_read(item, engine_settings):
                 last_card = item
-            elif isinstance(item, DeviceEventReceived) and isinstance(item.event, TagEvent) \
-                    and not item.event.present and last_card is not None:
+            elif (
+                isinstance(item, DeviceEventReceived)
+                and isinstance(item.event, TagEvent)
+                and not item.event.present
+                and last_card is not None
+            ):
                 forced.append(last_card)  # a repeat: dropped, after settling the lifted chips
         results = []
         for feed in (received, forced):
@@ -178,6 +195,16 @@ def _with_alerts() -> tuple[EngineSettings, list[Received]]:
     malformed payload (alerts raised, updated and listed in the states)."""
     messages, dealer = dealer_session(deck_registry(), seats=9, hands=3, seed=7, noise=True)
     table = continue_table(deck_registry(), dealer, messages, seed=7)
-    messages += table.run_all(["next_button", "blinds", f"use {dealer.ready}", "new_hand",
-                               "deal all", "status rfid-1 offline 1", "bad rfid-1 {}", "deal 3"])
+    messages += table.run_all(
+        [
+            "next_button",
+            "blinds",
+            f"use {dealer.ready}",
+            "new_hand",
+            "deal all",
+            "status rfid-1 offline 1",
+            "bad rfid-1 {}",
+            "deal 3",
+        ]
+    )
     return settings(), [to_received(m) for m in messages]

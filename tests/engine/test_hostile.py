@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from contract.models import MAX_STATE_ALERTS, FaultEvent, Status, TagEvent
 from engine.api import DeviceEventReceived, DeviceStatusReceived, PayloadRejected
-from engine.core import Engine
 from engine.seqtrack import SEQ_AHEAD, SEQ_RUN
+from engine.step import Engine
 from testing.script import Table, setup_lines
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry
@@ -100,12 +100,8 @@ def test_a_seq_just_within_the_window_is_a_gap_not_a_forgery() -> None:
 def test_the_state_stays_small_whatever_the_devices_and_topics() -> None:
     engine = Engine(settings())
     for n in range(200):
-        engine.handle(
-            DeviceStatusReceived(f"fake-{n}", Status(state="offline", ts=T0, session=1), T0)
-        )
-        engine.handle(
-            PayloadRejected(f"holdem/t1/dev/x{n}/event", f"x{n}", "e" * 5000, T0, count=10**9)
-        )
+        engine.handle(DeviceStatusReceived(f"fake-{n}", Status(state="offline", ts=T0, session=1), T0))
+        engine.handle(PayloadRejected(f"holdem/t1/dev/x{n}/event", f"x{n}", "e" * 5000, T0, count=10**9))
     state = engine.public_state()
     assert len(state.alerts) == MAX_STATE_ALERTS
     assert state.alerts_omitted == 400 - MAX_STATE_ALERTS

@@ -21,8 +21,15 @@ def _posts(played: Played, hand: int = 0) -> list[tuple[int, int]]:
 
 
 def test_posts_before_the_first_card_belong_to_the_hand_it_starts() -> None:
-    steps = ["action 2 post 1", "action 3 post 2", DEAL, "action 1 raise 6", "action 2 fold",
-             "action 3 fold", "clear"]
+    steps = [
+        "action 2 post 1",
+        "action 3 post 2",
+        DEAL,
+        "action 1 raise 6",
+        "action 2 fold",
+        "action 3 fold",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(chips=False))
     assert played.codes() == []
     (hand,) = played.hands
@@ -32,11 +39,15 @@ def test_posts_before_the_first_card_belong_to_the_hand_it_starts() -> None:
 
 def test_antes_blinds_and_a_straddle_without_a_key() -> None:
     steps = [
-        "action 1 post 1", "action 2 post 1", "action 3 post 1",  # antes
-        "action 2 post 1", "action 3 post 2",  # blinds
+        "action 1 post 1",
+        "action 2 post 1",
+        "action 3 post 1",  # antes
+        "action 2 post 1",
+        "action 3 post 2",  # blinds
         "action 1 post 4",  # the button straddles (three players: the straddle is the button's)
         DEAL,
-        "action 2 fold", "action 3 fold",
+        "action 2 fold",
+        "action 3 fold",
         "clear",
     ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(ANTES, chips=False))
@@ -51,11 +62,35 @@ def test_the_next_hands_posts_while_the_last_hands_cards_are_still_out() -> None
     """The first hand is over (one seat left) but its cards still lie on the table when the
     second hand's blinds are posted: they are the second hand's, not lost and not the first's."""
     first = ["action 2 post 1", "action 3 post 2", DEAL, "action 1 fold", "action 2 fold"]
-    second = ["action 3 post 1", "action 1 post 2", "clear", "next_button", "shuffle B", "use B",
-              DEAL_2, "action 2 call 2", "action 3 call 1", "action 1 check", "burn",
-              "flop", "action 3 check", "action 1 check", "action 2 check", "burn", "turn",
-              "action 3 check", "action 1 check", "action 2 check", "burn", "river",
-              "action 3 check", "action 1 check", "action 2 check", "show 3 1 2", "clear"]
+    second = [
+        "action 3 post 1",
+        "action 1 post 2",
+        "clear",
+        "next_button",
+        "shuffle B",
+        "use B",
+        DEAL_2,
+        "action 2 call 2",
+        "action 3 call 1",
+        "action 1 check",
+        "burn",
+        "flop",
+        "action 3 check",
+        "action 1 check",
+        "action 2 check",
+        "burn",
+        "turn",
+        "action 3 check",
+        "action 1 check",
+        "action 2 check",
+        "burn",
+        "river",
+        "action 3 check",
+        "action 1 check",
+        "action 2 check",
+        "show 3 1 2",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join([*first, *second]), settings=game_settings(chips=False))
     assert played.codes() == []
     assert [h.hand for h in played.hands] == [1, 2]
@@ -69,12 +104,18 @@ def test_the_next_hands_posts_while_the_last_hands_cards_are_still_out() -> None
 
 def test_posts_after_a_misdeal_belong_to_the_redeal() -> None:
     steps = [
-        "action 2 post 1", "action 3 post 2",
+        "action 2 post 1",
+        "action 3 post 2",
         "deal 3",  # the first card to the big blind: a misdeal (wrong first seat)
         "take seat:3 all",
-        "action 2 post 1", "action 3 post 2",  # the feed posts the redeal's blinds
-        "shuffle B", "use B",
-        DEAL, "action 1 fold", "action 2 fold", "clear",
+        "action 2 post 1",
+        "action 3 post 2",  # the feed posts the redeal's blinds
+        "shuffle B",
+        "use B",
+        DEAL,
+        "action 1 fold",
+        "action 2 fold",
+        "clear",
     ]
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(chips=False))
     assert played.codes() == ["misdeal_wrong_first_seat"]
@@ -84,7 +125,7 @@ def test_posts_after_a_misdeal_belong_to_the_redeal() -> None:
 
 
 def test_more_actions_between_hands_than_a_hand_has_are_reported() -> None:
-    from engine.machine import COMING_LIMIT
+    from engine.dispatcher import COMING_LIMIT
 
     steps = ["action 2 post 1"] * (COMING_LIMIT + 2)
     played = play([1, 2, 3], 1, "\n".join(steps), settings=game_settings(chips=False))

@@ -43,57 +43,89 @@ class Step:
 
 
 STEPS = (
-    Step("a flop bet of 1, the turn dealt", "bet_below_minimum", 2,
-         (*ON_FLOP, "bet 2 1", "fold 3"),
-         ("bet 2 1", "bet 1 2", "sweep", *BOARD[2:4]),  # completed to the big blind, called
-         ("bet 1 1", "sweep", *BOARD[2:4]),  # called as it lies
-         "The turn was dealt before seat 2's bet below the minimum was completed."),
-    Step("a raise of 2 over a raise of 4, the flop dealt", "raise_below_minimum", 2,
-         (*DEALT, "bet 1 6", "bet 2 7", "fold 3"),
-         ("bet 2 2", "bet 1 4", "sweep", *BOARD[:2]),  # made a full raise, to 10, called
-         ("bet 1 2", "sweep", *BOARD[:2]),
-         "The flop was dealt before seat 2's raise below the minimum was made a full raise or "
-         "a call."),
-    Step("a pot-limit bet over the pot, the turn dealt", "bet_over_limit", 2,
-         (*ON_FLOP, "bet 2 11", "fold 3"),
-         ("return 2 5", "bet 1 6", "sweep", *BOARD[2:4]),  # reduced to the pot, 6, called
-         ("bet 1 11", "sweep", *BOARD[2:4]),
-         "The turn was dealt before seat 2's bet over the limit was reduced to the limit.",
-         stakes=POT_LIMIT),
-    Step("chips taken back, the flop dealt", "chips_taken_back", 1,
-         (*DEALT, "bet 1 6", "return 1 5", "wait 4", "dup"),
-         ("bet 1 5", "bet 2 5", "bet 3 4", "sweep", *BOARD[:2]),  # put back, called
-         ("bet 2 5", "bet 3 4", "sweep", *BOARD[:2]),
-         "The flop was dealt before the chips seat 1 took back were put back in its betting area."),
-    Step("chips on a vacant seat, the flop dealt", "chips_on_vacant_seat", 5,
-         (*LIMPED, "bet 5 5"),
-         ("return 5 5", *BOARD[:2]),  # removed
-         BOARD[:2],
-         "The flop was dealt before the chips in the betting area of vacant seat 5 were removed."),
-    Step("the uncalled part swept, the turn dealt", "uncalled_bet_not_returned", 2,
-         (*ON_FLOP, "bet 2 20", "bet 3 10", "all_in 3", "fold 1", "sweep"),
-         ("chips pot bet:2 10", "return 2 10", *BOARD[2:4]),  # back to its owner
-         BOARD[2:4],
-         "The turn was dealt before the uncalled part of seat 2's bet was returned to it."),
-    Step("one card of a fold left at the seat, the turn dealt", "fold_incomplete", 3,
-         (*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "wait 3", "bet 1 4"),
-         ("move seat:3 muck", "sweep", *BOARD[2:4]),  # retrieved into the muck
-         ("sweep", *BOARD[2:4]),
-         "The turn was dealt before the other card of seat 3's fold was retrieved into the muck."),
-    Step("a pot-limit bet over the pot on the river, the next hand dealt", "bet_over_limit", 2,
-         (*ON_RIVER, "bet 2 11", "fold 3"),
-         # reduced to the pot and called; seat 1's aces win 6 + 12
-         ("return 2 5", "bet 1 6", "sweep", "show 2", "show 1", "push 1 18", "wait 3", *NEXT_HAND),
-         ("bet 1 11", "sweep", "show 2", "show 1", "push 1 28", "wait 3", *NEXT_HAND),
-         "The next hand was started before seat 2's bet over the limit was reduced to the limit.",
-         stakes=POT_LIMIT),
+    Step(
+        "a flop bet of 1, the turn dealt",
+        "bet_below_minimum",
+        2,
+        (*ON_FLOP, "bet 2 1", "fold 3"),
+        ("bet 2 1", "bet 1 2", "sweep", *BOARD[2:4]),  # completed to the big blind, called
+        ("bet 1 1", "sweep", *BOARD[2:4]),  # called as it lies
+        "The turn was dealt before seat 2's bet below the minimum was completed.",
+    ),
+    Step(
+        "a raise of 2 over a raise of 4, the flop dealt",
+        "raise_below_minimum",
+        2,
+        (*DEALT, "bet 1 6", "bet 2 7", "fold 3"),
+        ("bet 2 2", "bet 1 4", "sweep", *BOARD[:2]),  # made a full raise, to 10, called
+        ("bet 1 2", "sweep", *BOARD[:2]),
+        "The flop was dealt before seat 2's raise below the minimum was made a full raise or a call.",
+    ),
+    Step(
+        "a pot-limit bet over the pot, the turn dealt",
+        "bet_over_limit",
+        2,
+        (*ON_FLOP, "bet 2 11", "fold 3"),
+        ("return 2 5", "bet 1 6", "sweep", *BOARD[2:4]),  # reduced to the pot, 6, called
+        ("bet 1 11", "sweep", *BOARD[2:4]),
+        "The turn was dealt before seat 2's bet over the limit was reduced to the limit.",
+        stakes=POT_LIMIT,
+    ),
+    Step(
+        "chips taken back, the flop dealt",
+        "chips_taken_back",
+        1,
+        (*DEALT, "bet 1 6", "return 1 5", "wait 4", "dup"),
+        ("bet 1 5", "bet 2 5", "bet 3 4", "sweep", *BOARD[:2]),  # put back, called
+        ("bet 2 5", "bet 3 4", "sweep", *BOARD[:2]),
+        "The flop was dealt before the chips seat 1 took back were put back in its betting area.",
+    ),
+    Step(
+        "chips on a vacant seat, the flop dealt",
+        "chips_on_vacant_seat",
+        5,
+        (*LIMPED, "bet 5 5"),
+        ("return 5 5", *BOARD[:2]),  # removed
+        BOARD[:2],
+        "The flop was dealt before the chips in the betting area of vacant seat 5 were removed.",
+    ),
+    Step(
+        "the uncalled part swept, the turn dealt",
+        "uncalled_bet_not_returned",
+        2,
+        (*ON_FLOP, "bet 2 20", "bet 3 10", "all_in 3", "fold 1", "sweep"),
+        ("chips pot bet:2 10", "return 2 10", *BOARD[2:4]),  # back to its owner
+        BOARD[2:4],
+        "The turn was dealt before the uncalled part of seat 2's bet was returned to it.",
+    ),
+    Step(
+        "one card of a fold left at the seat, the turn dealt",
+        "fold_incomplete",
+        3,
+        (*ON_FLOP, "bet 2 4", "move seat:3#0 muck", "wait 3", "bet 1 4"),
+        ("move seat:3 muck", "sweep", *BOARD[2:4]),  # retrieved into the muck
+        ("sweep", *BOARD[2:4]),
+        "The turn was dealt before the other card of seat 3's fold was retrieved into the muck.",
+    ),
+    Step(
+        "a pot-limit bet over the pot on the river, the next hand dealt",
+        "bet_over_limit",
+        2,
+        (*ON_RIVER, "bet 2 11", "fold 3"),
+        # reduced to the pot and called; seat 1's aces win 6 + 12
+        ("return 2 5", "bet 1 6", "sweep", "show 2", "show 1", "push 1 18", "wait 3", *NEXT_HAND),
+        ("bet 1 11", "sweep", "show 2", "show 1", "push 1 28", "wait 3", *NEXT_HAND),
+        "The next hand was started before seat 2's bet over the limit was reduced to the limit.",
+        stakes=POT_LIMIT,
+    ),
 )
 PARAMS = [pytest.param(step, profile, id=f"{step.name}:{profile}") for step in STEPS for profile in PROFILES]
 
 
 def _not_followed(played: Played) -> list[tuple[int | None, str]]:
-    return [(a.seat, a.message) for a in played.alerts
-            if a.code == "remedy_not_followed" and a.status == "raised"]
+    return [
+        (a.seat, a.message) for a in played.alerts if a.code == "remedy_not_followed" and a.status == "raised"
+    ]
 
 
 @pytest.mark.parametrize(("step", "profile"), PARAMS)
@@ -110,8 +142,7 @@ def test_the_next_step_with_the_correction_never_made(step: Step, profile: Profi
     assert _not_followed(played) == [(step.seat, step.message)]
     (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed"]
     assert alert.rule is not None
-    assert alert.rule == next(
-        a.rule for a in played.alerts if a.code == step.code)
+    assert alert.rule == next(a.rule for a in played.alerts if a.code == step.code)
     assert alert.remedy
 
 
@@ -143,18 +174,30 @@ FOULED_ON_FLOP = (*DEALT, "bet 1 6", "bet 2 5", "burn", "flop =B:9d =5h =Jc")
 REDEAL = ("clear", "shuffle B", "use B", DEAL)
 FOULED = {
     "the bets taken back by those who bet them, then the redeal": (
-        *FOULED_ON_FLOP, "wait 3", "return 1 6", "return 2 5", *REDEAL),
+        *FOULED_ON_FLOP,
+        "wait 3",
+        "return 1 6",
+        "return 2 5",
+        *REDEAL,
+    ),
     "the pot handed back off the table, then the redeal": (
-        *FOULED_ON_TURN, "wait 3", "chips pot - 12", "bet 2 1", "bet 3 2", *REDEAL),
+        *FOULED_ON_TURN,
+        "wait 3",
+        "chips pot - 12",
+        "bet 2 1",
+        "bet 3 2",
+        *REDEAL,
+    ),
 }
 FOULED_WRONG = {
     "a bet of seat 2 given to seat 1": (
         (*FOULED_ON_FLOP, "wait 3", "chips bet:2 stack:1 6"),
-        (1, "A chip wagered by seat 2 in the hand void by the fouled deck went to seat 1.")),
+        (1, "A chip wagered by seat 2 in the hand void by the fouled deck went to seat 1."),
+    ),
     "the redeal with the pot still in the middle": (
         (*FOULED_ON_TURN, "wait 3", "bet 2 1", "bet 3 2", *REDEAL),
-        (None, "The redeal was started with chips of the hand void by the fouled deck still in "
-               "the pot.")),
+        (None, "The redeal was started with chips of the hand void by the fouled deck still in the pot."),
+    ),
 }
 
 
@@ -216,10 +259,12 @@ def test_the_redeal_with_a_blind_changed(profile: Profile) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_correction_judged_at_the_next_street_is_not_judged_again_at_the_next_hand(
-        profile: Profile) -> None:
+    profile: Profile,
+) -> None:
     step = next(s for s in STEPS if s.name == "a pot-limit bet over the pot, the turn dealt")
-    played = step.play(profile, *step.uncorrected, *BOARD[4:], "show 2", "show 1", "push 1 28",
-                       "wait 3", *NEXT_HAND)
+    played = step.play(
+        profile, *step.uncorrected, *BOARD[4:], "show 2", "show 1", "push 1 28", "wait 3", *NEXT_HAND
+    )
     assert played.state is not None
     assert played.state.hand == 2
     assert _not_followed(played) == [(2, step.message)]
@@ -246,6 +291,5 @@ def test_a_foreign_tag_is_judged_at_the_next_hand_not_the_next_street(profile: P
     assert left.state is not None
     assert left.state.hand == 2
     assert _not_followed(left) == [
-        (2, "The next hand was started before the tag that is no chip of this table was taken "
-            "off the table.")
+        (2, "The next hand was started before the tag that is no chip of this table was taken off the table.")
     ]

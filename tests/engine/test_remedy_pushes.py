@@ -15,8 +15,20 @@ from tests.engine.game import Played, game_settings, play
 
 DEAL = "deal 2=Kd 3=7s 1=As 2=Kc 3=2h 1=Ah"
 BOARD = ["burn =3c", "flop =9d =5h =Jc", "burn =4c", "turn =8s", "burn =6h", "river =Qd"]
-WRONG_PUSH = ["bet 2 1", "bet 3 2", "new_hand", DEAL, "bet 1 2", "bet 2 1", "sweep", *BOARD,
-              "show 2", "show 3", "show 1", "push 2 6"]
+WRONG_PUSH = [
+    "bet 2 1",
+    "bet 3 2",
+    "new_hand",
+    DEAL,
+    "bet 1 2",
+    "bet 2 1",
+    "sweep",
+    *BOARD,
+    "show 2",
+    "show 3",
+    "show 1",
+    "push 2 6",
+]
 PUT_RIGHT = ["chips bet:2 pot 6", "push 1 6"]
 #: The next hand, the button on 2: seat 3 posts the small blind, seat 1 the big, then the deal.
 NEXT_HAND = ["collect", "clear", "next_button", "shuffle B", "use B", "bet 3 1", "bet 1 2", "deal 3"]

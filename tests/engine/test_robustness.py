@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contract.models import Alert, PublicState
-from engine.core import Engine
+from engine.step import Engine
 from testing.script import ScriptError, Table, setup_lines
 from tests.engine.runner import settings as engine_settings
 from tests.engine.runner import to_received

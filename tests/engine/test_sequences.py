@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from contract.models import Alert, KeyEvent, PublicState, ResendCommand, Status
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Outputs, Received
-from engine.core import Engine
 from engine.seqtrack import GAP_WAIT, HOLD_LIMIT, RESEND_EVERY, received_ts, release_order
+from engine.step import Engine
 from testing.script import Message, Table, setup_lines
 from testing.sessions import dealer_session
 from tests.engine.runner import RECEIVED_AT, to_received
@@ -180,9 +180,7 @@ def crash(
 
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1), cut=st.data())
-def test_a_device_that_lost_events_is_followed_as_if_nothing_was_lost(
-    seed: int, cut: st.DataObject
-) -> None:
+def test_a_device_that_lost_events_is_followed_as_if_nothing_was_lost(seed: int, cut: st.DataObject) -> None:
     """A run of one device's events is lost and the next message is that device's: the loss
     shows at once, everything after waits, the driver answers (any order, some twice): the
     outputs are exactly those of the run without the loss."""
@@ -339,7 +337,8 @@ def test_held_messages_are_released_by_seq_within_a_device_and_by_time_across_de
     items = sessioned(messages)
     shuffled = list(reversed(items))
     assert release_order(tuple(shuffled)) == sorted(
-        items, key=lambda it: (it.event.ts, it.event.seq)  # type: ignore[union-attr]
+        items,
+        key=lambda it: (it.event.ts, it.event.seq),  # type: ignore[union-attr]
     )
 
 

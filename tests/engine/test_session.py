@@ -17,8 +17,8 @@ from contract.models import Profile
 from engine.api import EngineSettings
 from engine.betting.terms import Stakes
 from engine.catalogue import SESSION_CODES
-from engine.core import Engine
 from engine.session import Level, SessionRules, SessionState
+from engine.step import Engine
 from tests.engine.game import Played, game_settings, play
 from tests.engine.scenario import registry
 
@@ -33,8 +33,14 @@ def settings(profile: Profile, stakes: Stakes | None = None, **session: object) 
     return replace(base, session=rules)
 
 
-def hand(button: int, *, first: bool = False, mid: tuple[str, ...] = (), blinds: tuple[int, int] = (1, 2),
-         before: tuple[str, ...] = ()) -> list[str]:
+def hand(
+    button: int,
+    *,
+    first: bool = False,
+    mid: tuple[str, ...] = (),
+    blinds: tuple[int, int] = (1, 2),
+    before: tuple[str, ...] = (),
+) -> list[str]:
     """One hand won by the big blind uncontested (``mid``: steps right after the deal)."""
     small = button % 3 + 1
     big = small % 3 + 1
@@ -65,8 +71,7 @@ def run(steps: list[str], profile: Profile, **session: object) -> Played:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_hands_with_stacks_read_and_no_session_rule_broken_raise_nothing(profile: Profile) -> None:
-    played = run([*STACKS, *hand(1, first=True), *hand(2), *hand(3)], profile,
-                 min_buy_in=100, max_rebuy=200)
+    played = run([*STACKS, *hand(1, first=True), *hand(2), *hand(3)], profile, min_buy_in=100, max_rebuy=200)
     assert played.codes() == []
     assert len(played.hands) == 3
     assert [h.dealer for h in played.hands] == [None, None, None]
@@ -89,17 +94,24 @@ def test_chips_added_to_a_stack_during_the_hand_play_no_part_in_it(profile: Prof
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_rebuy_between_hands_is_no_rebuy_during_a_hand(profile: Profile) -> None:
-    played = run([*STACKS, *hand(1, first=True), "chips - stack:1 150", *hand(2)], profile,
-                 max_rebuy=200)
+    played = run([*STACKS, *hand(1, first=True), "chips - stack:1 150", *hand(2)], profile, max_rebuy=200)
     assert played.codes() == []
 
 
 def test_the_all_in_is_judged_on_the_stack_at_the_deal() -> None:
     # Seat 1 is dealt in with 100; 500 arrive mid-hand; then he pushes his 100 into the betting
     # area: that is his whole stack for the hand, an all in, whatever lies behind it.
-    steps = [*STACKS, "chips stack:2 bet:2 1", "chips stack:3 bet:3 2", "new_hand",
-             "deal 2 3 1 2 3 1", "chips - stack:1 500", "chips stack:1 bet:1 100",
-             "fold 2", "fold 3"]
+    steps = [
+        *STACKS,
+        "chips stack:2 bet:2 1",
+        "chips stack:3 bet:3 2",
+        "new_hand",
+        "deal 2 3 1 2 3 1",
+        "chips - stack:1 500",
+        "chips stack:1 bet:1 100",
+        "fold 2",
+        "fold 3",
+    ]
     engine = Engine(settings("roberts"))
     played = play([1, 2, 3], 1, "\n".join(steps), engine=engine)
     assert played.codes() == ["rebuy_during_hand"]
@@ -114,8 +126,14 @@ def test_the_all_in_is_judged_on_the_stack_at_the_deal() -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_first_stack_below_the_minimum_buy_in_until_the_player_adds_to_it(profile: Profile) -> None:
-    steps = [*STACKS[:4], "chips - stack:3 4", "chips - stack:3 36",
-             *hand(1, first=True), "chips - stack:3 60", *hand(2)]
+    steps = [
+        *STACKS[:4],
+        "chips - stack:3 4",
+        "chips - stack:3 36",
+        *hand(1, first=True),
+        "chips - stack:3 60",
+        *hand(2),
+    ]
     played = run(steps, profile, min_buy_in=100)
     raised = [a for a in played.alerts if a.status == "raised"]
     assert [(a.code, a.seat) for a in raised] == [("buy_in_out_of_limits", 3)]
@@ -125,8 +143,7 @@ def test_a_first_stack_below_the_minimum_buy_in_until_the_player_adds_to_it(prof
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_rebuy_over_the_maximum_until_the_excess_is_taken_back(profile: Profile) -> None:
-    steps = [*STACKS, *hand(1, first=True), "chips - stack:2 300", *hand(2),
-             "chips stack:2 - 100", *hand(3)]
+    steps = [*STACKS, *hand(1, first=True), "chips - stack:2 300", *hand(2), "chips stack:2 - 100", *hand(3)]
     played = run(steps, profile, max_rebuy=200)
     raised = [a for a in played.alerts if a.status == "raised"]
     assert [(a.code, a.seat) for a in raised] == [("buy_in_out_of_limits", 2)]
@@ -137,8 +154,12 @@ def test_a_rebuy_over_the_maximum_until_the_excess_is_taken_back(profile: Profil
 def test_without_a_stack_zone_the_buy_in_codes_stay_silent() -> None:
     base = game_settings(profile="roberts")
     quiet = replace(base, session=SessionRules(min_buy_in=1000, max_rebuy=1))
-    played = play([1, 2, 3], 1, "\n".join([*STACKS, *hand(1, first=True), "chips - stack:2 300", *hand(2)]),
-                  settings=quiet)
+    played = play(
+        [1, 2, 3],
+        1,
+        "\n".join([*STACKS, *hand(1, first=True), "chips - stack:2 300", *hand(2)]),
+        settings=quiet,
+    )
     assert played.codes() == []
 
 
@@ -166,12 +187,18 @@ def test_a_seat_away_longer_than_the_house_allows(profile: Profile) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_seat_back_within_the_limit_or_emptied_raises_nothing(profile: Profile) -> None:
-    back = run([*STACKS, *hand(1, first=True), "leave 3", "wait 50", "sit 3", "wait 50",
-                "dealer D-1"], profile, max_absence_s=60)
+    back = run(
+        [*STACKS, *hand(1, first=True), "leave 3", "wait 50", "sit 3", "wait 50", "dealer D-1"],
+        profile,
+        max_absence_s=60,
+    )
     assert back.codes() == []
     # the floor took the chips (deposited in his name): nobody is away any more
-    emptied = run([*STACKS, *hand(1, first=True), "leave 3", "wait 50", "chips stack:3 - 100",
-                   "wait 50", "dealer D-1"], profile, max_absence_s=60)
+    emptied = run(
+        [*STACKS, *hand(1, first=True), "leave 3", "wait 50", "chips stack:3 - 100", "wait 50", "dealer D-1"],
+        profile,
+        max_absence_s=60,
+    )
     assert emptied.codes() == []
 
 
@@ -191,8 +218,7 @@ def test_the_dealer_names_the_hands_and_a_change_mid_hand_waits_for_its_end(prof
 
 
 def test_a_dealer_change_taken_back_during_the_hand_is_over() -> None:
-    played = run([*STACKS, "dealer B-1", *hand(1, first=True, mid=("dealer B-2", "dealer B-1"))],
-                 "roberts")
+    played = run([*STACKS, "dealer B-1", *hand(1, first=True, mid=("dealer B-2", "dealer B-1"))], "roberts")
     raised = [a for a in played.alerts if a.status == "raised"]
     assert [a.message for a in raised] == [
         "A new dealer (B-2) was announced during the hand dealt by B-1: the change takes effect "
@@ -275,8 +301,7 @@ def test_the_level_and_its_end_are_in_the_state_from_the_clock() -> None:
     assert level.ends is not None
     assert level.ends - played.state.ts <= timedelta(minutes=20)
     # (level 2 stays in the state whatever comes next: a key with no time of its own)
-    later = run([*STACKS, "level_start", "wait 1201", "dealer D-1", "last_hands"], "roberts",
-                levels=LEVELS)
+    later = run([*STACKS, "level_start", "wait 1201", "dealer D-1", "last_hands"], "roberts", levels=LEVELS)
     assert later.state is not None
     assert later.state.level is not None
     assert later.state.level.level == 2
@@ -324,13 +349,19 @@ def raised_by_case(code: str, profile: Profile) -> set[str]:
     """The codes raised by the scripted case of ``code`` under ``profile``."""
     cases: dict[str, tuple[list[str], dict[str, object]]] = {
         "rebuy_during_hand": ([*STACKS, *hand(1, first=True, mid=("chips - stack:1 500",))], {}),
-        "buy_in_out_of_limits": ([*STACKS, *hand(1, first=True), "chips - stack:2 300", *hand(2)],
-                                 {"max_rebuy": 200}),
-        "absence_over_limit": ([*STACKS, *hand(1, first=True), "leave 3", "wait 61", "dealer D-1"],
-                               {"max_absence_s": 60}),
+        "buy_in_out_of_limits": (
+            [*STACKS, *hand(1, first=True), "chips - stack:2 300", *hand(2)],
+            {"max_rebuy": 200},
+        ),
+        "absence_over_limit": (
+            [*STACKS, *hand(1, first=True), "leave 3", "wait 61", "dealer D-1"],
+            {"max_absence_s": 60},
+        ),
         "dealer_changed_mid_hand": ([*STACKS, "dealer B-1", *hand(1, first=True, mid=("dealer B-2",))], {}),
-        "blinds_out_of_level": ([*STACKS, "level_start", "wait 1200", *hand(1, first=True)],
-                                {"levels": LEVELS}),
+        "blinds_out_of_level": (
+            [*STACKS, "level_start", "wait 1200", *hand(1, first=True)],
+            {"levels": LEVELS},
+        ),
         "hand_after_last": ([*STACKS, "last_hands", *hand(1, first=True), *hand(2), *hand(3), *hand(1)], {}),
     }
     steps, session = cases[code]
@@ -348,16 +379,46 @@ def test_a_redeal_after_a_misdeal_is_the_same_hand_of_the_last_three(profile: Pr
     # No chips here: the dealer calls a misdeal on the first announced hand and redeals it; the
     # fourth hand dealt (the engine's fifth) is the one after the last.
     plain = EngineSettings(seats=9, profile=profile, registry=registry())
-    steps = ["last_hands", "new_hand", "deal 2 3", "misdeal", "clear", "use B", "new_hand", "deal all",
-             "fold 2", "fold 3", "fold 4", "clear", "shuffle A",
-             "use A", "button 2", "new_hand", "deal all", "fold 3", "fold 4", "fold 1", "clear", "shuffle B",
-             "use B", "button 3", "new_hand", "deal all", "fold 4", "fold 1", "fold 2", "clear", "shuffle A"]
+    steps = [
+        "last_hands",
+        "new_hand",
+        "deal 2 3",
+        "misdeal",
+        "clear",
+        "use B",
+        "new_hand",
+        "deal all",
+        "fold 2",
+        "fold 3",
+        "fold 4",
+        "clear",
+        "shuffle A",
+        "use A",
+        "button 2",
+        "new_hand",
+        "deal all",
+        "fold 3",
+        "fold 4",
+        "fold 1",
+        "clear",
+        "shuffle B",
+        "use B",
+        "button 3",
+        "new_hand",
+        "deal all",
+        "fold 4",
+        "fold 1",
+        "fold 2",
+        "clear",
+        "shuffle A",
+    ]
     played = play([1, 2, 3, 4], 1, "\n".join(steps), settings=plain)
     assert played.codes() == []
     assert played.state is not None
     assert played.state.hands_left == 0
-    played = play([1, 2, 3, 4], 1, "\n".join([*steps, "use A", "button 4", "new_hand", "deal all"]),
-                  settings=plain)
+    played = play(
+        [1, 2, 3, 4], 1, "\n".join([*steps, "use A", "button 4", "new_hand", "deal all"]), settings=plain
+    )
     assert [(a.hand, a.code) for a in played.alerts if a.status == "raised"] == [(5, "hand_after_last")]
 
 
@@ -366,8 +427,20 @@ def test_the_dealer_and_the_last_hands_at_a_table_with_action_inputs(profile: Pr
     # No chips: the betting comes as action inputs (a dealer's tablet).
     base = game_settings(profile=profile, chips=False)
     tablet = replace(base, action_feed=True)
-    one = ["dealer B-1", "input last_hands", "new_hand", "action 2 post 1", "action 3 post 2", "deal all",
-           "dealer B-2", "action 1 fold", "fold 1", "action 2 fold", "fold 2", "clear"]
+    one = [
+        "dealer B-1",
+        "input last_hands",
+        "new_hand",
+        "action 2 post 1",
+        "action 3 post 2",
+        "deal all",
+        "dealer B-2",
+        "action 1 fold",
+        "fold 1",
+        "action 2 fold",
+        "fold 2",
+        "clear",
+    ]
     played = play([1, 2, 3], 1, "\n".join(one), settings=tablet)
     assert [a.code for a in played.alerts if a.status == "raised"] == ["dealer_changed_mid_hand"]
     assert played.codes("resolved") == ["dealer_changed_mid_hand"]
@@ -390,10 +463,27 @@ def test_once_the_table_is_empty_the_next_game_is_not_the_one_announced(profile:
 def test_a_redeal_after_a_level_ended_keeps_the_level_of_the_hand(profile: Profile) -> None:
     # The misdeal is called in level 1; the redeal comes after the level's end: it is the same
     # hand, its blinds (posted once, level 1's) stand.
-    redealt = [*STACKS, "level_start", "chips stack:2 bet:2 1", "chips stack:3 bet:3 2", "new_hand",
-               "deal 2 3", "misdeal", "clear", "wait 1200", "use B", "new_hand",
-               "deal 2 3 1 2 3 1", "fold 1", "fold 2", "return 3 1", "sweep", "push 3 2",
-               "chips bet:3 stack:3", "clear"]
+    redealt = [
+        *STACKS,
+        "level_start",
+        "chips stack:2 bet:2 1",
+        "chips stack:3 bet:3 2",
+        "new_hand",
+        "deal 2 3",
+        "misdeal",
+        "clear",
+        "wait 1200",
+        "use B",
+        "new_hand",
+        "deal 2 3 1 2 3 1",
+        "fold 1",
+        "fold 2",
+        "return 3 1",
+        "sweep",
+        "push 3 2",
+        "chips bet:3 stack:3",
+        "clear",
+    ]
     played = run(redealt, profile, levels=LEVELS)
     assert played.codes() == []
     assert played.hands[-1].awarded[0].amount == 2  # level 1's blinds

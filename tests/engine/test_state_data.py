@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from contract.models import Alert
-from engine.core import Engine
 from engine.remedies import BoardRedeal
 from engine.seqtrack import Gap, SeqTrack
 from engine.sequences import SequenceState
 from engine.state_data import STATE_VERSION, Codec, StateDataError, state_from_data, state_to_data
+from engine.step import Engine
 from testing.sessions import dealer_session
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry
@@ -26,15 +26,40 @@ T = datetime(2026, 11, 30, 1, 2, 3, 456789, tzinfo=UTC)
 @pytest.mark.parametrize(
     "value",
     [
-        None, True, 0, -7, 2**80, 1.5, "text", (), (1, "a", (None,)), [1, [2]], frozenset({"a", "b"}),
-        {3, 4}, {1: "a", (2, "b"): frozenset({1})}, T, timedelta(seconds=1.25), b"\x00\xff",
+        None,
+        True,
+        0,
+        -7,
+        2**80,
+        1.5,
+        "text",
+        (),
+        (1, "a", (None,)),
+        [1, [2]],
+        frozenset({"a", "b"}),
+        {3, 4},
+        {1: "a", (2, "b"): frozenset({1})},
+        T,
+        timedelta(seconds=1.25),
+        b"\x00\xff",
         SeqTrack(5, 0b1011, session=2),
         Gap("rfid-1", 1, 3, 9, T, T, frozenset({4})),
         BoardRedeal(alert="1-2", code="premature_board", street=1, taken=frozenset({"u1"})),
         SequenceState(tracks={"rfid-1": SeqTrack(1, 1)}, held=()),
         Alert.model_construct(
-            v=1, id="1-1", ts=T, hand=1, code="device_offline", severity="warning", seat=None,
-            status="raised", message="m", remedy=["r"], rule="x", profile="roberts", device="d",
+            v=1,
+            id="1-1",
+            ts=T,
+            hand=1,
+            code="device_offline",
+            severity="warning",
+            seat=None,
+            status="raised",
+            message="m",
+            remedy=["r"],
+            rule="x",
+            profile="roberts",
+            device="d",
         ),
     ],
 )
@@ -60,8 +85,22 @@ def test_a_value_of_no_allowed_class_is_not_written() -> None:
         ({"O": "system", "f": {}}, "'system' is not a data class"),
         ({"O": "EngineSettings", "f": {}}, "'EngineSettings' is not a data class"),
         ({"O": "SeqTrack", "f": {"high": 1}}, "missing: far, run, run_last, run_session, seen, session"),
-        ({"O": "SeqTrack", "f": {"high": 1, "seen": 1, "run": 0, "run_last": 0, "far": 0,
-                                 "session": None, "run_session": None, "extra": 1}}, "unknown: extra"),
+        (
+            {
+                "O": "SeqTrack",
+                "f": {
+                    "high": 1,
+                    "seen": 1,
+                    "run": 0,
+                    "run_last": 0,
+                    "far": 0,
+                    "session": None,
+                    "run_session": None,
+                    "extra": 1,
+                },
+            },
+            "unknown: extra",
+        ),
         ({"X": 1}, "'X' is not a kind of state data"),
         ({"T": "2026-11-30T01:00:00"}, "a time without its zone"),
         ({"B": "***"}, "bad 'B' value"),

@@ -12,12 +12,24 @@ from tests.history.support import showdown_hand, uncontested_hand
 T0 = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
 
 
-def alert(alert_id: str, severity: str, status: str = "raised", code: str = "exposed_card",
-          ts: datetime = T0) -> Alert:
-    return Alert.model_validate({
-        "id": alert_id, "ts": ts, "hand": 7, "code": code, "severity": severity, "status": status,
-        "seat": 3, "message": f"{code} {alert_id}", "remedy": ["step"], "rule": "RR", "profile": "tda",
-    })
+def alert(
+    alert_id: str, severity: str, status: str = "raised", code: str = "exposed_card", ts: datetime = T0
+) -> Alert:
+    return Alert.model_validate(
+        {
+            "id": alert_id,
+            "ts": ts,
+            "hand": 7,
+            "code": code,
+            "severity": severity,
+            "status": status,
+            "seat": 3,
+            "message": f"{code} {alert_id}",
+            "remedy": ["step"],
+            "rule": "RR",
+            "profile": "tda",
+        }
+    )
 
 
 def online(board: FloorBoard, table: str, state: str = "online") -> None:
@@ -27,15 +39,22 @@ def online(board: FloorBoard, table: str, state: str = "online") -> None:
 def test_floor_topics_are_public_only() -> None:
     filters = floor_filters("casino/holdem")
     assert filters == (
-        "casino/holdem/+/controller/status", "casino/holdem/+/state", "casino/holdem/+/alerts",
+        "casino/holdem/+/controller/status",
+        "casino/holdem/+/state",
+        "casino/holdem/+/alerts",
         "casino/holdem/+/hands",
     )
     assert not any("dev" in f or "#" in f for f in filters)
     status = parse_floor_topic("casino/holdem", "casino/holdem/t9/controller/status")
     assert status == ("t9", "controller/status")
     assert parse_floor_topic("casino/holdem", "casino/holdem/t9/hands") == ("t9", "hands")
-    for other in ("casino/holdem/t9/dev/rfid-1/event", "casino/holdem/t9/input", "holdem/t9/state",
-                  "casino/holdem/t9/state/x", "casino/holdem//state"):
+    for other in (
+        "casino/holdem/t9/dev/rfid-1/event",
+        "casino/holdem/t9/input",
+        "holdem/t9/state",
+        "casino/holdem/t9/state/x",
+        "casino/holdem//state",
+    ):
         assert parse_floor_topic("casino/holdem", other) is None
 
 
@@ -51,12 +70,28 @@ def test_the_floor_is_ordered_by_what_needs_attention() -> None:
     board.on_alert("info", alert("1", "info"), 0)
     board.on_state("untracked", PublicState(ts=T0, hand=1, phase="preflop", tracking=False), 0)
     assert [t.id for t in board.ordered()] == [
-        "crit", "crit-ack", "warn", "down", "untracked", "warn-ack", "info", "quiet",
+        "crit",
+        "crit-ack",
+        "warn",
+        "down",
+        "untracked",
+        "warn-ack",
+        "info",
+        "quiet",
     ]
-    groups = [board.tables[t].to_json()["group"] for t in
-              ("crit", "crit-ack", "warn", "down", "untracked", "warn-ack", "info", "quiet")]
+    groups = [
+        board.tables[t].to_json()["group"]
+        for t in ("crit", "crit-ack", "warn", "down", "untracked", "warn-ack", "info", "quiet")
+    ]
     assert groups == [
-        "critical", "critical", "warning", "offline", "devices", "handled", "handled", "quiet",
+        "critical",
+        "critical",
+        "warning",
+        "offline",
+        "devices",
+        "handled",
+        "handled",
+        "quiet",
     ]
     worst = board.tables["crit"].to_json()
     assert worst["attention"] == "critical"
@@ -71,8 +106,9 @@ def test_a_state_brings_the_alerts_the_console_missed() -> None:
     board = FloorBoard()
     board.on_alert("t1", alert("7-1", "warning"), 0)
     missed = board.on_state(
-        "t1", PublicState(ts=T0, hand=7, phase="flop",
-                          alerts=[alert("7-1", "warning"), alert("7-2", "critical")]), 0,
+        "t1",
+        PublicState(ts=T0, hand=7, phase="flop", alerts=[alert("7-1", "warning"), alert("7-2", "critical")]),
+        0,
     )
     assert [a.id for a in missed] == ["7-2"]
     assert set(board.tables["t1"].alerts) == {"7-1", "7-2"}

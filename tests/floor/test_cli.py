@@ -20,8 +20,9 @@ URL_RE = re.compile(r"floor console: (http://127\.0\.0\.1:\d+/)")
 
 
 def floor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(TABLECTL), "floor", *args], capture_output=True, text=True, timeout=30,
-                          check=False)
+    return subprocess.run(
+        [str(TABLECTL), "floor", *args], capture_output=True, text=True, timeout=30, check=False
+    )
 
 
 def test_bad_options_are_one_line_each(tmp_path: Path) -> None:
@@ -44,9 +45,18 @@ async def test_the_console_process_serves_the_tables_and_stops_on_sigterm(
 ) -> None:
     log = tmp_path / "floor.log"
     process = subprocess.Popen(  # noqa: ASYNC220 - started once, waited for in a thread
-        [str(TABLECTL), "floor", "--broker", mosquitto.url, "--listen", "127.0.0.1:0",
-         "--db", str(tmp_path / "floor.sqlite")],
-        stdout=subprocess.DEVNULL, stderr=log.open("wb"),
+        [
+            str(TABLECTL),
+            "floor",
+            "--broker",
+            mosquitto.url,
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            str(tmp_path / "floor.sqlite"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),
     )
     try:
         await until(lambda: URL_RE.search(log.read_text()) is not None, what="the console's URL")
@@ -85,8 +95,9 @@ async def test_the_console_process_serves_the_tables_and_stops_on_sigterm(
 
 def test_the_retention_must_be_days_zero_or_more(tmp_path: Path) -> None:
     for days in ("-1", "soon", "nan"):
-        result = floor("--broker", "mqtt://127.0.0.1:1883", "--retain-days", days,
-                       "--db", str(tmp_path / "floor.sqlite"))
+        result = floor(
+            "--broker", "mqtt://127.0.0.1:1883", "--retain-days", days, "--db", str(tmp_path / "floor.sqlite")
+        )
         assert result.returncode != 0, result
         assert "--retain-days" in result.stderr, result.stderr
         assert days in result.stderr, result.stderr

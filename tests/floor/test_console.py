@@ -68,14 +68,19 @@ async def test_fifty_tables_each_with_its_worst_alert_and_a_table_s_history(
         criticals = sum(1 for i in range(TABLES) if worst_of(i) == "critical")
         warnings = sum(1 for i in range(TABLES) if worst_of(i) == "warning")
         assert order[:criticals] == ["critical"] * criticals
-        assert order[criticals:criticals + warnings] == ["warning"] * warnings
+        assert order[criticals : criticals + warnings] == ["warning"] * warnings
         assert order[criticals + warnings] == "offline"
         assert order[-1] == "ok"
         groups = page.locator("#grid section.group:not([hidden]) h2")
-        await expect(groups).to_have_text([
-            f"Critical {criticals} tables", f"Warning {warnings} tables", "Offline 1 table",
-            "Acknowledged or information 10 tables", f"Quiet {TABLES - criticals - warnings - 11} tables",
-        ])
+        await expect(groups).to_have_text(
+            [
+                f"Critical {criticals} tables",
+                f"Warning {warnings} tables",
+                "Offline 1 table",
+                "Acknowledged or information 10 tables",
+                f"Quiet {TABLES - criticals - warnings - 11} tables",
+            ]
+        )
         await expect(page.locator("#summary")).to_contain_text(f"{TABLES} tables")
         await page.screenshot(path=artefact("floor-grid.png"))
 
@@ -126,8 +131,17 @@ async def test_the_console_never_reads_a_device_topic(
     await until(lambda: console.health.connected, what="the console subscribed")
     table = FakeTable("t1")
     base = table.topics
-    tag = {"v": 1, "seq": 1, "ts": "2026-11-30T20:00:00Z", "type": "tag", "antenna": 3,
-           "zone": "seat:3", "uid": "E0040150654CC41C", "present": True, "face": "down"}
+    tag = {
+        "v": 1,
+        "seq": 1,
+        "ts": "2026-11-30T20:00:00Z",
+        "type": "tag",
+        "antenna": 3,
+        "zone": "seat:3",
+        "uid": "E0040150654CC41C",
+        "present": True,
+        "face": "down",
+    }
     await publisher.publish(base.device_event("rfid-1"), json.dumps(tag), qos=1)
     await publisher.publish(base.device_status("rfid-1"), b'{"state":"online"}', qos=1, retain=True)
     await publisher.publish(base.input, b'{"type":"key","key":"ack"}', qos=1)

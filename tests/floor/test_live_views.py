@@ -71,8 +71,10 @@ async def test_the_live_view_takes_each_message_once_from_two_nodes_and_outlives
         await until(lambda: handled[third] == 1, what="a state published after a node's death")
         assert console.health.connected  # the view on the other node never went away
         # With two nodes, the dead one's view has nowhere else to go but the survivor.
-        await until(lambda: views[0].connected and views[0].brokers.current.port == two_nodes[1].port,
-                    what="the dead node's view taken up on the other node")
+        await until(
+            lambda: views[0].connected and views[0].brokers.current.port == two_nodes[1].port,
+            what="the dead node's view taken up on the other node",
+        )
 
         two_nodes[1].kill()
         await until(lambda: not console.health.connected, what="the console saying it has no broker")

@@ -27,14 +27,16 @@ def get(url: str) -> tuple[int, Any]:
         with urllib.request.urlopen(url, timeout=5) as response:
             body = response.read()
             return response.status, json.loads(body) if response.headers["content-type"].startswith(
-                "application/json") else body.decode()
+                "application/json"
+            ) else body.decode()
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
 
 
 def floor(*args: str) -> list[dict[str, Any]]:
-    done = subprocess.run([str(TABLECTL), "floor", *args], capture_output=True, text=True, timeout=30,
-                          check=True)
+    done = subprocess.run(
+        [str(TABLECTL), "floor", *args], capture_output=True, text=True, timeout=30, check=True
+    )
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
@@ -88,7 +90,8 @@ async def test_the_questions_across_tables_and_the_report(
     assert "D-7" in page
     _, grouped = await asyncio.to_thread(get, url + "api/areas")
     assert grouped["areas"] == [
-        {"area": "pit 1", "tables": ["t1", "t2"]}, {"area": "pit 2", "tables": ["t3"]},
+        {"area": "pit 1", "tables": ["t1", "t2"]},
+        {"area": "pit 2", "tables": ["t3"]},
     ]
     _, tables = await asyncio.to_thread(get, url + "api/tables")
     assert {t["id"]: t["area"] for t in tables["tables"]} == {"t1": "pit 1", "t2": "pit 1", "t3": "pit 2"}
@@ -103,8 +106,18 @@ async def test_the_questions_across_tables_and_the_report(
     assert [line["hand"] for line in since] == [4]
     changes = await asyncio.to_thread(floor, "alerts", "--store", store, "--json")
     assert [(c["table"], c["code"]) for c in changes] == [("t1", "exposed_card")]
-    command = [str(TABLECTL), "floor", "report", "--store", store, "--since", "2026-11-29",
-               "--until", "2026-12-01", "--json"]
+    command = [
+        str(TABLECTL),
+        "floor",
+        "report",
+        "--store",
+        store,
+        "--since",
+        "2026-11-29",
+        "--until",
+        "2026-12-01",
+        "--json",
+    ]
     done = await asyncio.to_thread(
         subprocess.run, command, capture_output=True, text=True, timeout=30, check=True
     )

@@ -34,14 +34,22 @@ LONG_CODES = ("uncalled_bet_not_returned", "misdeal_out_of_sequence", "misdeal_e
 
 
 def long_alert(table: FakeTable, index: int, severity: str = "critical", status: str = "raised") -> Alert:
-    return Alert.model_validate({
-        "id": f"{table.hand}-{100 + index}", "ts": now(), "hand": table.hand,
-        "code": LONG_CODES[index % len(LONG_CODES)], "severity": severity, "seat": 1 + index % 9,
-        "status": status, "profile": "roberts",
-        "message": f"Seat {1 + index % 9} got two cards in a row in the first round: misdeal "
-                   "(the deal goes on from the seat that was skipped).",
-        "remedy": ["Stop the deal.", "Retrieve all cards, reshuffle and cut."], "rule": "RR",
-    })
+    return Alert.model_validate(
+        {
+            "id": f"{table.hand}-{100 + index}",
+            "ts": now(),
+            "hand": table.hand,
+            "code": LONG_CODES[index % len(LONG_CODES)],
+            "severity": severity,
+            "seat": 1 + index % 9,
+            "status": status,
+            "profile": "roberts",
+            "message": f"Seat {1 + index % 9} got two cards in a row in the first round: misdeal "
+            "(the deal goes on from the seat that was skipped).",
+            "remedy": ["Stop the deal.", "Retrieve all cards, reshuffle and cut."],
+            "rule": "RR",
+        }
+    )
 
 
 def critical(table: FakeTable, index: int, status: str) -> tuple[str, bytes]:
@@ -94,10 +102,15 @@ async def test_500_tables_grouped_critical_first_on_the_first_screen_with_filter
         await expect(page.locator("#summary")).to_contain_text(f"{TABLES} tables")
         quiet = TABLES - CRITICAL - WARNING - OFFLINE - INFO
         headings = page.locator("#grid section.group:not([hidden]) h2")
-        await expect(headings).to_have_text([
-            f"Critical {CRITICAL} tables", f"Warning {WARNING} tables", f"Offline {OFFLINE} tables",
-            f"Acknowledged or information {INFO} tables", f"Quiet {quiet} tables",
-        ])
+        await expect(headings).to_have_text(
+            [
+                f"Critical {CRITICAL} tables",
+                f"Warning {WARNING} tables",
+                f"Offline {OFFLINE} tables",
+                f"Acknowledged or information {INFO} tables",
+                f"Quiet {quiet} tables",
+            ]
+        )
         # What needs him first: every critical table on the first screen, unacknowledged first.
         first = page.locator('#grid section[data-group="critical"] li[data-table]')
         await expect(first).to_have_count(CRITICAL)
@@ -153,8 +166,14 @@ async def test_a_table_page_whole_words_and_a_clicked_hand_in_view_and_linkable(
         result = showdown_hand(hand, ended) if hand % 2 else uncontested_hand(hand, ended)
         await publish(publisher, table.topics.hands, result.to_json())
     await publish(publisher, *table.state(), retain=True)
-    await until(lambda: "t1" in console.board.tables and console.board.tables["t1"].last_hand is not None
-                and console.board.tables["t1"].last_hand.hand == 30, what="hand 30")
+    await until(
+        lambda: (
+            "t1" in console.board.tables
+            and console.board.tables["t1"].last_hand is not None
+            and console.board.tables["t1"].last_hand.hand == 30
+        ),
+        what="hand 30",
+    )
     size = f"{width}x{height}"
     errors: list[str] = []
     async with browser(width, height) as context:

@@ -26,12 +26,15 @@ async def test_a_tile_shows_the_level_counting_down_the_hands_left_and_the_seats
         topic, payload = each.state()
         await publisher.publish(topic, payload, qos=1, retain=True)
     base = PublicState.model_validate_json(table.state()[1])
-    state = base.model_copy(update={
-        "level": LevelState(level=3, small_blind=50, big_blind=100, ante=10,
-                            ends=now() + timedelta(minutes=12)),
-        "hands_left": 2,
-        "away": [SeatAway(seat=4, since=now())],
-    })
+    state = base.model_copy(
+        update={
+            "level": LevelState(
+                level=3, small_blind=50, big_blind=100, ante=10, ends=now() + timedelta(minutes=12)
+            ),
+            "hands_left": 2,
+            "away": [SeatAway(seat=4, since=now())],
+        }
+    )
     await publisher.publish(table.topics.state, state.to_json(), qos=1, retain=True)
     errors: list[str] = []
     async with browser(1280, 800) as context:

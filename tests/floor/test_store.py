@@ -23,12 +23,30 @@ from tests.history.support import showdown_hand, uncontested_hand
 T0 = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
 
 
-def alert(alert_id: str, severity: str, status: str = "raised", code: str = "exposed_card",
-          ts: datetime = T0, hand: int = 7, seat: int = 3) -> Alert:
-    return Alert.model_validate({
-        "id": alert_id, "ts": ts, "hand": hand, "code": code, "severity": severity, "status": status,
-        "seat": seat, "message": f"{code} {alert_id}", "remedy": ["step"], "rule": "RR", "profile": "tda",
-    })
+def alert(
+    alert_id: str,
+    severity: str,
+    status: str = "raised",
+    code: str = "exposed_card",
+    ts: datetime = T0,
+    hand: int = 7,
+    seat: int = 3,
+) -> Alert:
+    return Alert.model_validate(
+        {
+            "id": alert_id,
+            "ts": ts,
+            "hand": hand,
+            "code": code,
+            "severity": severity,
+            "status": status,
+            "seat": seat,
+            "message": f"{code} {alert_id}",
+            "remedy": ["step"],
+            "rule": "RR",
+            "profile": "tda",
+        }
+    )
 
 
 def dealt(result: HandResult, dealer: str | None = None, rake: int = 0) -> HandResult:
@@ -72,7 +90,10 @@ async def test_every_change_is_kept_once_and_filtered(store: FloorStore) -> None
     assert committed == [True] * 5
     rows = await store.query("t1", Filters())
     assert [(r["id"], r["status"]) for r in rows] == [
-        ("1-1", "resolved"), ("1-2", "raised"), ("1-1", "acknowledged"), ("1-1", "raised"),
+        ("1-1", "resolved"),
+        ("1-2", "raised"),
+        ("1-1", "acknowledged"),
+        ("1-1", "raised"),
     ]
     assert rows[0]["remedy"] == ["step"]
     assert rows[0]["ts"] == "2026-11-30T20:00:20Z"
@@ -86,7 +107,10 @@ async def test_every_change_is_kept_once_and_filtered(store: FloorStore) -> None
     # As published, plus the table (tablectl floor alerts --json).
     published = await store.find_alerts(AlertQuery(table="t1"))
     assert [(a["id"], a["status"]) for a in published] == [
-        ("1-1", "raised"), ("1-1", "acknowledged"), ("1-2", "raised"), ("1-1", "resolved"),
+        ("1-1", "raised"),
+        ("1-1", "acknowledged"),
+        ("1-2", "raised"),
+        ("1-1", "resolved"),
     ]
     assert published[0] == {"table": "t1", **json.loads(changes[0].to_json())}
     everywhere = await store.find_alerts(AlertQuery(code="misdeal_wrong_first_seat"))
@@ -255,11 +279,16 @@ async def test_the_schema_is_migrated_once_and_a_newer_one_refused(store_url: st
         with psycopg.connect(store_url, autocommit=True) as db:
             found = db.execute("SELECT version FROM floor.schema_migrations ORDER BY 1")
             versions = [row[0] for row in found]
-            db.execute("INSERT INTO floor.schema_migrations (version, description) VALUES (%s, 'later')",
-                       (known + 1,))
+            db.execute(
+                "INSERT INTO floor.schema_migrations (version, description) VALUES (%s, 'later')",
+                (known + 1,),
+            )
     assert versions == list(range(1, known + 1))
-    with pytest.raises(StoreError, match=rf"schema version {known + 1} is newer than this tablectl knows "
-                                         rf"\({known}\): upgrade tablectl"):
+    with pytest.raises(
+        StoreError,
+        match=rf"schema version {known + 1} is newer than this tablectl knows "
+        rf"\({known}\): upgrade tablectl",
+    ):
         await store_for(store_url).open()
 
 

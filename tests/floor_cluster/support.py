@@ -64,17 +64,31 @@ class Floor:
 
     def client(self, port: int, user: str, password: str, **options: Any) -> aiomqtt.Client:
         return aiomqtt.Client(
-            "127.0.0.1", port, username=user, password=password, tls_context=self.tls(),
-            identifier=options.pop("identifier", f"{user}-{uuid.uuid4().hex[:8]}"), timeout=10, **options,
+            "127.0.0.1",
+            port,
+            username=user,
+            password=password,
+            tls_context=self.tls(),
+            identifier=options.pop("identifier", f"{user}-{uuid.uuid4().hex[:8]}"),
+            timeout=10,
+            **options,
         )
 
     def floor_process(self, log: Path, *args: str, record: bool = True) -> subprocess.Popen[bytes]:
         """``tablectl floor ARGS --broker (every node)`` as the console user."""
         environment = {**os.environ, "TABLECTL_FLOOR_PASSWORD": self.secret(CONSOLE)}
-        command = [str(TABLECTL), "floor", *args, "--broker", self.brokers, "--username", CONSOLE,
-                   "--ca-file", str(self.ca.cert)]
-        process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL,
-                                   stderr=log.open("ab"))
+        command = [
+            str(TABLECTL),
+            "floor",
+            *args,
+            "--broker",
+            self.brokers,
+            "--username",
+            CONSOLE,
+            "--ca-file",
+            str(self.ca.cert),
+        ]
+        process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=log.open("ab"))
         self.processes.append(process)
         return process
 
@@ -127,9 +141,12 @@ class TablePc:
     def controller(self) -> aiomqtt.Client:
         """A client with the controller's identity (it publishes the public topics)."""
         return aiomqtt.Client(
-            "127.0.0.1", self.port, username=f"{self.table}-controller",
+            "127.0.0.1",
+            self.port,
+            username=f"{self.table}-controller",
             password=self.deployment.secret(f"{self.table}-controller"),
-            identifier=f"{self.table}-controller-{uuid.uuid4().hex[:6]}", timeout=10,
+            identifier=f"{self.table}-controller-{uuid.uuid4().hex[:6]}",
+            timeout=10,
         )
 
 

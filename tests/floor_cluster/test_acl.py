@@ -60,7 +60,7 @@ async def test_a_table_publishes_only_its_own_public_topics_and_reads_nothing(fl
                 codes = [int(code.value if hasattr(code, "value") else code) for code in granted]
                 assert codes == [128], topic
             forbidden = [
-                t2.alert("critical"),                                # another table's topic
+                t2.alert("critical"),  # another table's topic
                 ("holdem/t1/input", b'{"v":1,"ts":"2026-11-30T20:00:00Z","type":"key","key":"ack"}'),
                 ("holdem/t1/dev/rfid-1/event", b'{"v":1,"seq":1,"ts":"2026-11-30T20:00:00Z"}'),
             ]
@@ -72,7 +72,7 @@ async def test_a_table_publishes_only_its_own_public_topics_and_reads_nothing(fl
             sentinel = t1.alert("warning")
             await bridge.publish(*sentinel, qos=1)
             await bridge.publish(*t1.state(), qos=1, retain=True)
-            await until(lambda: ("holdem/t1/state" in [t for t, _ in seen]), within=20, what="t1's state")
+            await until(lambda: "holdem/t1/state" in [t for t, _ in seen], within=20, what="t1's state")
     topics = [topic for topic, _ in seen]
     assert "holdem/t1/alerts" in topics
     assert "holdem/t2/alerts" not in topics
@@ -116,10 +116,14 @@ async def test_a_recorder_refused_its_subscriptions_says_so_instead_of_sitting_t
     from controller.floor.stores import store_for
 
     brokers = [
-        MqttSection.model_validate({
-            "url": f"mqtts://127.0.0.1:{node.mqtt_port}", "username": "t1-bridge",
-            "password": floor.secret("t1-bridge"), "tls": {"ca_file": str(floor.ca.cert)},
-        })
+        MqttSection.model_validate(
+            {
+                "url": f"mqtts://127.0.0.1:{node.mqtt_port}",
+                "username": "t1-bridge",
+                "password": floor.secret("t1-bridge"),
+                "tls": {"ca_file": str(floor.ca.cert)},
+            }
+        )
         for node in floor.cluster.nodes
     ]
     store = store_for(str(tmp_path / "floor.sqlite"))
@@ -128,8 +132,11 @@ async def test_a_recorder_refused_its_subscriptions_says_so_instead_of_sitting_t
     stop = asyncio.Event()
     task = asyncio.create_task(recorder.run(stop))
     try:
-        await until(lambda: "subscription refused" in (recorder.health.detail or ""), within=30,
-                    what="the refusal in the recorder's health")
+        await until(
+            lambda: "subscription refused" in (recorder.health.detail or ""),
+            within=30,
+            what="the refusal in the recorder's health",
+        )
     finally:
         stop.set()
         await asyncio.wait_for(task, 15)

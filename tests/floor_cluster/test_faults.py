@@ -37,21 +37,36 @@ START = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
 
 def hand(number: int, dealer: str) -> HandResult:
-    return HandResult.model_validate({
-        "ts": START + timedelta(seconds=number), "hand": number, "button": 1, "seats": [1, 2, 3],
-        "result": "uncontested", "dealer": dealer, "rake": 1,
-        "awarded": [{"seat": 2, "amount": 3}],
-    })
+    return HandResult.model_validate(
+        {
+            "ts": START + timedelta(seconds=number),
+            "hand": number,
+            "button": 1,
+            "seats": [1, 2, 3],
+            "result": "uncontested",
+            "dealer": dealer,
+            "rake": 1,
+            "awarded": [{"seat": 2, "amount": 3}],
+        }
+    )
 
 
 def change(number: int, status: str) -> Alert:
-    return Alert.model_validate({
-        "id": f"{number}-1",
-        "ts": START + timedelta(seconds=number, milliseconds=500 if status == "resolved" else 0),
-        "hand": number, "code": "exposed_card", "severity": "warning", "seat": 3, "status": status,
-        "message": "A hole card of seat 3 was exposed.", "remedy": ["Show it to the table."], "rule": "RR",
-        "profile": "roberts",
-    })
+    return Alert.model_validate(
+        {
+            "id": f"{number}-1",
+            "ts": START + timedelta(seconds=number, milliseconds=500 if status == "resolved" else 0),
+            "hand": number,
+            "code": "exposed_card",
+            "severity": "warning",
+            "seat": 3,
+            "status": status,
+            "message": "A hole card of seat 3 was exposed.",
+            "remedy": ["Show it to the table."],
+            "rule": "RR",
+            "profile": "roberts",
+        }
+    )
 
 
 def console_url(log: Path) -> str | None:
@@ -67,8 +82,9 @@ def get(url: str) -> Any:
 def stored(url: str) -> tuple[Counter[tuple[str, int]], Counter[tuple[str, str, str]]]:
     with psycopg.connect(url) as db:
         hands = Counter((t, h) for t, h in db.execute("SELECT table_id, hand FROM floor.hand_results"))
-        alerts = Counter((t, a, s) for t, a, s in db.execute(
-            "SELECT table_id, alert_id, status FROM floor.alert_changes"))
+        alerts = Counter(
+            (t, a, s) for t, a, s in db.execute("SELECT table_id, alert_id, status FROM floor.alert_changes")
+        )
     return hands, alerts
 
 
@@ -88,8 +104,9 @@ class Tables:
         self.hands: set[tuple[str, int]] = set()
         self.alerts: set[tuple[str, str, str]] = set()
 
-    async def play(self, rounds: int, interval: float,
-                   events: dict[int, Callable[[], Awaitable[None]]]) -> None:
+    async def play(
+        self, rounds: int, interval: float, events: dict[int, Callable[[], Awaitable[None]]]
+    ) -> None:
         clients = [pc.controller() for pc in self.pcs]
         for client in clients:
             await client.__aenter__()
@@ -130,8 +147,9 @@ async def check_exactly_once(url: str, tables: Tables, within: float) -> None:
 
 
 def floor_cli(*args: str) -> list[dict[str, Any]]:
-    result = subprocess.run([str(TABLECTL), "floor", *args, "--json"], capture_output=True, text=True,
-                            timeout=60, check=True)
+    result = subprocess.run(
+        [str(TABLECTL), "floor", *args, "--json"], capture_output=True, text=True, timeout=60, check=True
+    )
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
@@ -148,19 +166,24 @@ async def test_nodes_and_a_recording_console_killed_every_change_stored_once_and
     with running_floor(tmp_path, TABLES) as floor, table_pcs(floor, tmp_path) as pcs:
         logs = tmp_path / "logs"
         consoles = [logs / "console-a.log", logs / "console-b.log"]
-        processes = [floor.floor_process(log, "--store", postgres_url, "--listen", "127.0.0.1:0")
-                     for log in consoles]
+        processes = [
+            floor.floor_process(log, "--store", postgres_url, "--listen", "127.0.0.1:0") for log in consoles
+        ]
         await until(lambda: all(console_url(log) for log in consoles), within=30, what="the consoles' URLs")
         recording = "floor recorder: tablectl-floor-recorder"
-        await until(lambda: all(recording in log.read_text() for log in consoles), within=30,
-                    what="the recorders")
+        await until(
+            lambda: all(recording in log.read_text() for log in consoles), within=30, what="the recorders"
+        )
         nodes = floor.cluster.nodes
 
         async def kill_node(index: int) -> None:
             # The node restarted before has caught up (its streams current) before the next death:
             # a consumer of a session gone (the killed console's) may stay "not current" for long.
-            await until(lambda: all(n.healthy(streams_only=True) for n in nodes if n.running), within=30,
-                        what="the cluster whole again")
+            await until(
+                lambda: all(n.healthy(streams_only=True) for n in nodes if n.running),
+                within=30,
+                what="the cluster whole again",
+            )
             nodes[index].kill()
 
         async def restart_node(index: int) -> None:
@@ -173,10 +196,18 @@ async def test_nodes_and_a_recording_console_killed_every_change_stored_once_and
             floor.floor_process(consoles[0], "--store", postgres_url, "--listen", "127.0.0.1:0")
 
         tables = Tables(pcs)
-        await tables.play(80, 0.25, {
-            12: lambda: kill_node(0), 22: kill_console, 32: lambda: restart_node(0), 42: restart_console,
-            55: lambda: kill_node(1), 70: lambda: restart_node(1),
-        })
+        await tables.play(
+            80,
+            0.25,
+            {
+                12: lambda: kill_node(0),
+                22: kill_console,
+                32: lambda: restart_node(0),
+                42: restart_console,
+                55: lambda: kill_node(1),
+                70: lambda: restart_node(1),
+            },
+        )
         await check_exactly_once(postgres_url, tables, within=90)
 
         # The console never killed shows them (the one killed took nothing with it).
@@ -207,8 +238,11 @@ async def test_the_recorder_killed_and_restarted_takes_up_its_session(
     with running_floor(tmp_path, TABLES) as floor, table_pcs(floor, tmp_path) as pcs:
         log = tmp_path / "logs" / "recorder.log"
         recorder = floor.floor_process(log, "record", "--store", postgres_url)
-        await until(lambda: "floor recorder: tablectl-floor-recorder" in log.read_text(), within=30,
-                    what="the recorder")
+        await until(
+            lambda: "floor recorder: tablectl-floor-recorder" in log.read_text(),
+            within=30,
+            what="the recorder",
+        )
 
         async def kill_recorder() -> None:
             kill(recorder)
@@ -236,8 +270,11 @@ async def test_the_database_restarted_nothing_lost_nothing_doubled(tmp_path: Pat
             floor.floor_process(log, "--store", database.url, "--listen", "127.0.0.1:0")
             await until(lambda: console_url(log) is not None, within=30, what="the console's URL")
             # The recorder's session subscribed (what comes before a session exists is not its).
-            await until(lambda: "floor recorder: tablectl-floor-recorder" in log.read_text(), within=30,
-                        what="the recorder")
+            await until(
+                lambda: "floor recorder: tablectl-floor-recorder" in log.read_text(),
+                within=30,
+                what="the recorder",
+            )
 
             async def restart() -> None:
                 # Immediate: no shutdown checkpoint, recovery from the WAL at start, as after a crash.

@@ -72,8 +72,13 @@ def play(rng: random.Random, hand: int) -> Played:
     stakes = Stakes(ante=rng.choice((0, 0, 1)), small_blind=1, big_blind=2)
     stacks = [rng.choice((rng.randint(20, 80), rng.randint(100, 600))) for _ in seats]
     state = NoLimitTexasHoldem.create_state(
-        AUTOMATIONS, True, stakes.ante, (stakes.small_blind, stakes.big_blind), stakes.big_blind,
-        stacks, count,
+        AUTOMATIONS,
+        True,
+        stakes.ante,
+        (stakes.small_blind, stakes.big_blind),
+        stakes.big_blind,
+        stacks,
+        count,
     )
     probe = HandResult(ts=T0, hand=hand, button=button, seats=seats, result="uncontested")
     order = player_order(probe)  # PokerKit's player i sits at order[i]
@@ -134,9 +139,14 @@ def play(rng: random.Random, hand: int) -> Played:
             "board": board,
             "result": "showdown" if contested else "uncontested",
             "actions": actions,
-            "pots": [{"amount": sum(contributed.values()) - uncalled,
-                      "eligible": sorted(set(seats) - {order[i] for i in folded}),
-                      "winners": [s["seat"] for s in shares], "shares": shares}],
+            "pots": [
+                {
+                    "amount": sum(contributed.values()) - uncalled,
+                    "eligible": sorted(set(seats) - {order[i] for i in folded}),
+                    "winners": [s["seat"] for s in shares],
+                    "shares": shares,
+                }
+            ],
             "awarded": shares,
             "showdown": shown if contested else [],
         }

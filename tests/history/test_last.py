@@ -133,8 +133,7 @@ def test_a_journal_that_cannot_be_read_gives_no_last_hand(
     with caplog.at_level(logging.WARNING, logger="controller.history.last"):
         assert last_hand(read_recent(JournalFiles(active)), []) is None
     assert caplog.messages == [
-        f"last hand: journal {active} cannot be read (Is a directory): no last hand until the "
-        "next one ends"
+        f"last hand: journal {active} cannot be read (Is a directory): no last hand until the next one ends"
     ]
 
 

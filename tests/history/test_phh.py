@@ -79,7 +79,7 @@ def test_players_follow_the_button_and_blinds_as_phh_reads_them() -> None:
     result = showdown_hand()
     assert player_order(result) == [2, 3, 1]  # small blind, big blind, button
     text = to_phh(result)
-    assert 'blinds_or_straddles = [1, 2, 0]' in text
+    assert "blinds_or_straddles = [1, 2, 0]" in text
     assert '  "p2 sm AsAc",\n  "p3 sm",\n]' in text  # seat 3 shows, seat 1 mucks
     assert replayed_nets(text) == {1: -36, 2: -6, 3: 42}
     heads_up = to_phh(uncontested_hand())
@@ -98,8 +98,7 @@ def test_an_all_in_seat_starts_with_what_it_put_in_and_others_deep() -> None:
     stacks = next(line for line in text.splitlines() if line.startswith("starting_stacks"))
     assert "1000000000" in stacks
     put_in = {
-        seat: sum(a.amount for a in played.result.actions if a.seat == seat)
-        for seat in played.result.seats
+        seat: sum(a.amount for a in played.result.actions if a.seat == seat) for seat in played.result.seats
     }
     all_in = {a.seat for a in played.result.actions if a.action == "all_in"}
     history = HandHistory.loads(text)
@@ -184,9 +183,21 @@ def _table_config(tmp_path: Path, journal: Path, stakes: str = "") -> Path:
 
 def _export(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "controller.cli", "history", "export", "--phh", str(out),
-         "--config", str(config)],
-        capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "history",
+            "export",
+            "--phh",
+            str(out),
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -205,7 +216,9 @@ def test_a_table_without_stakes_is_refused_with_a_clear_message(tmp_path: Path) 
 
 def test_a_hand_without_blinds_is_named_and_not_written_the_others_are(tmp_path: Path) -> None:
     hands: list[HandResult | Alert | PublicState] = [
-        showdown_hand(7), _no_posts(uncontested_hand(8)), misdeal_hand(9)
+        showdown_hand(7),
+        _no_posts(uncontested_hand(8)),
+        misdeal_hand(9),
     ]
     journal = write_journal(tmp_path / "journal.jsonl", hands)
     out = tmp_path / "phh"

@@ -28,9 +28,9 @@ from controller.journal import checkpoint
 from controller.journal.checkpoint import CheckpointError, Snapshot
 from controller.service.signals import DealerSignals
 from engine.api import EngineSettings, Outputs, Received
-from engine.core import Engine
-from engine.machine import Machine
+from engine.dispatcher import Machine
 from engine.state_data import STATE_VERSION
+from engine.step import Engine
 from testing.engine_oracle import CHIPS, rendered
 from testing.engine_oracle import registry as oracle_registry
 from testing.oracle_hand import TABLE_SEATS, play_hand
@@ -59,8 +59,10 @@ def _plain(value: object) -> object:
     if isinstance(value, EngineSettings):
         return "settings"
     names = list(getattr(value, "__dict__", {})) or list(getattr(type(value), "__slots__", ()))
-    return (type(value).__name__,
-            [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _NOT_KNOWN])
+    return (
+        type(value).__name__,
+        [(n, _plain(getattr(value, n))) for n in sorted(names) if n not in _NOT_KNOWN],
+    )
 
 
 #: Not what the engine knows: bookkeeping of one step (whether the cards changed in the last
@@ -132,8 +134,9 @@ def test_checkpoint_plus_tail_equals_all_records_for_the_scenarios(index: int, c
 def test_checkpoint_plus_tail_equals_all_records_for_random_hands_with_chips(seed: int, cut: float) -> None:
     """PokerKit hands read chip by chip: the betting core's money value is in the checkpoint."""
     hand = play_hand(seed)
-    config = EngineSettings(seats=TABLE_SEATS, profile="roberts", registry=oracle_registry(),
-                            chips=CHIPS, stakes=hand.stakes)
+    config = EngineSettings(
+        seats=TABLE_SEATS, profile="roberts", registry=oracle_registry(), chips=CHIPS, stakes=hand.stakes
+    )
     received = rendered(hand, "chips")
     _check(received, int(cut * len(received)), config)
 
@@ -235,14 +238,21 @@ def test_a_checkpoint_nested_too_deeply_is_refused(data: Callable[[], bytes]) ->
         ("hand", True, "machine.hand: bool where this engine keeps a int"),
         ("hand_part.occupied", [], "machine.hand_part.occupied: tuple where this engine keeps a dict"),
         ("hand_part.blinds", {"D": [[{"L": []}, 1]]}, "machine.hand_part.HandPart.blinds: bad 'D' value"),
-        ("card_state",
-         {"O": "CardState",
-          "f": {"zone": [], "present": {"D": []}, "seat_cards": {"D": []}, "changed": False}},
-         "machine.card_state.zone: tuple where this engine keeps a dict"),
+        (
+            "card_state",
+            {
+                "O": "CardState",
+                "f": {"zone": [], "present": {"D": []}, "seat_cards": {"D": []}, "changed": False},
+            },
+            "machine.card_state.zone: tuple where this engine keeps a dict",
+        ),
         ("hand_part.phase", {"T": "yesterday"}, "machine.hand_part.HandPart.phase: bad 'T' value"),
         ("hand_part.button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1"}}, "missing: expected"),
-        ("hand_part.button_r", {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
-         "unknown: x"),
+        (
+            "hand_part.button_r",
+            {"O": "ButtonRemedy", "f": {"alert": "1-1", "expected": 2, "x": 1}},
+            "unknown: x",
+        ),
     ],
 )
 def test_a_checkpoint_with_wrong_values_is_refused_naming_the_place(
@@ -283,9 +293,16 @@ def test_a_checkpoint_keeps_the_session_around_the_hands() -> None:
     table = Table(registry(), table_seats=config.seats, chips=config.chips)
     lines = [
         *(line for line in setup_lines([1, 2, 3], 1, ["A", "B"]) if line != "blinds"),
-        *STACKS, "dealer B-1", "last_hands", "level_start",
+        *STACKS,
+        "dealer B-1",
+        "last_hands",
+        "level_start",
         *hand(1, first=True, mid=("dealer B-2", "chips - stack:1 500")),
-        "chips - stack:2 300", *hand(2, blinds=(1, 2)), "leave 3", "wait 61", "dealer B-2",
+        "chips - stack:2 300",
+        *hand(2, blinds=(1, 2)),
+        "leave 3",
+        "wait 61",
+        "dealer B-2",
     ]
     received = [to_received(m) for line in lines for m in table.run(line)]
     for split in range(1, len(received), 10):

@@ -167,20 +167,25 @@ def test_the_command_line(tmp_path: Path) -> None:
     )
     ok = subprocess.run(
         [str(TABLECTL), "journal", "verify", "--config", str(config)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.startswith(f"journal {path}: intact")
     exported = subprocess.run(
         [str(TABLECTL), "journal", "export", "--config", str(config), "--from", "3", "--to", "4"],
-        capture_output=True, check=False,
+        capture_output=True,
+        check=False,
     )
     assert exported.returncode == 0
     assert _numbers(exported.stdout) == [3, 4]
     rewrite_line(path, 2, None)
     broken = subprocess.run(
         [str(TABLECTL), "journal", "verify", "--config", str(config)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert broken.returncode == 1
     assert "BROKEN at journal.jsonl:3: records 3 to 3 are missing" in broken.stdout

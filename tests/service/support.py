@@ -268,9 +268,7 @@ class Probe:
         return parse_alert(topic, message.payload)
 
     def alerts(self) -> list[Alert]:
-        return [
-            parse_alert(m.topic, m.payload) for m in self.messages if m.topic == self.topics.alerts
-        ]
+        return [parse_alert(m.topic, m.payload) for m in self.messages if m.topic == self.topics.alerts]
 
     # ---- publishing ---------------------------------------------------------------------
 
@@ -288,9 +286,7 @@ class Probe:
     async def send(self, topic: str, payload: WireModel) -> None:
         await self.publish(topic, payload.to_json())
 
-    async def play(
-        self, messages: Iterable[Message], *, rename: Mapping[str, str] | None = None
-    ) -> int:
+    async def play(self, messages: Iterable[Message], *, rename: Mapping[str, str] | None = None) -> int:
         """Publish table script messages as the devices and the console would, in order.
 
         ``rename`` maps the script's device ids (``rfid-1``, ``shuffler``, ``sensors``) to others.

@@ -26,9 +26,7 @@ def _alert(alert_id: str, severity: Severity, status: AlertStatus) -> Alert:
 def test_lamp_colour_follows_the_most_severe_active_alert() -> None:
     signals = DealerSignals(buzzer_ms=300)
     assert signals.lamp().colour == "green"
-    assert signals.commands((_alert("1", "info", "raised"),), T0) == [
-        LampCommand(ts=T0, colour="green")
-    ]
+    assert signals.commands((_alert("1", "info", "raised"),), T0) == [LampCommand(ts=T0, colour="green")]
     assert signals.commands((_alert("2", "warning", "raised"),), T0) == [
         LampCommand(ts=T0, colour="amber", blink=True)
     ]
@@ -41,9 +39,7 @@ def test_lamp_colour_follows_the_most_severe_active_alert() -> None:
     assert signals.commands((_alert("3", "critical", "resolved"),), T0) == [
         LampCommand(ts=T0, colour="amber", blink=True)
     ]
-    assert signals.commands((_alert("2", "warning", "resolved"),), T0) == [
-        LampCommand(ts=T0, colour="green")
-    ]
+    assert signals.commands((_alert("2", "warning", "resolved"),), T0) == [LampCommand(ts=T0, colour="green")]
     # Nothing changed: nothing sent.
     assert signals.commands((_alert("1", "info", "resolved"),), T0) == []
     assert signals.active == ()

@@ -44,9 +44,7 @@ async def test_restart_behind_a_backlog_comes_online_and_drains_before_the_subac
             start_service(config)
 
             await p.status("online", after=mark)
-            await p.wait_for(
-                lambda m: m.topic == p.topics.alerts and b'"sensors"' in m.payload, after=mark
-            )
+            await p.wait_for(lambda m: m.topic == p.topics.alerts and b'"sensors"' in m.payload, after=mark)
             raised = [a.device for a in p.alerts() if a.code == "device_fault" and a.status == "raised"]
             assert raised == ["shuffler", "rfid-1", "sensors"]  # in the order queued
             assert proxy.held, "the SUBACK was still held back: all of it happened before it"

@@ -164,8 +164,8 @@ async def caught_up(controller: Controller, drivers: list[Driver[Device]]) -> bo
 def describe(controller: Controller, drivers: list[Driver[Device]], alerts: list[str]) -> str:
     machine = controller.engine_machine
     return (
-        f"taken {machine.device_seqs.taken}, emitted {({d.device_id: d.emitted for d in drivers})}, "
-        f"resent {({d.device_id: d.resent for d in drivers})}, held {len(machine.device_seqs.held)}, "
+        f"taken {machine.device_seqs.taken}, emitted { ({d.device_id: d.emitted for d in drivers}) }, "
+        f"resent { ({d.device_id: d.resent for d in drivers}) }, held {len(machine.device_seqs.held)}, "
         f"gaps {machine.device_seqs.gaps}, hand {machine.hand} phase {machine.phase}; alerts: {alerts}"
     )
 

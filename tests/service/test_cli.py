@@ -18,9 +18,7 @@ T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*RUN_COMMAND, *args], capture_output=True, text=True, timeout=30, check=False
-    )
+    return subprocess.run([*RUN_COMMAND, *args], capture_output=True, text=True, timeout=30, check=False)
 
 
 def test_a_bad_config_is_one_line_naming_the_place(tmp_path: Path) -> None:
@@ -34,9 +32,7 @@ def test_a_bad_config_is_one_line_naming_the_place(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-async def test_embedded_broker_in_the_service_process(
-    tmp_path: Path, start_service: StartService
-) -> None:
+async def test_embedded_broker_in_the_service_process(tmp_path: Path, start_service: StartService) -> None:
     port = free_port()
     config = write_config(tmp_path, "embedded")
     service = start_service(config, extra_args=("--embedded-port", str(port)))
@@ -48,9 +44,7 @@ async def test_embedded_broker_in_the_service_process(
         assert (await p.alert("device_fault")).device == "shoe-9"
     service.stop()
     assert service.wait() == 0
-    assert f"embedded broker: drivers on this machine publish to mqtt://127.0.0.1:{port}" in (
-        service.log
-    )
+    assert f"embedded broker: drivers on this machine publish to mqtt://127.0.0.1:{port}" in (service.log)
     assert "Traceback" not in service.log
 
 

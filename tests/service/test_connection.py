@@ -46,13 +46,54 @@ def tls_broker(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     # they live in a directory anyone may read (pytest's tmp_path is private to its user).
     pki = Path(tempfile.mkdtemp(prefix="tablectl-pki-"))
     pki.chmod(0o755)
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test-ca",
-             "-keyout", "ca.key", "-out", "ca.pem", cwd=pki)
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-             "-keyout", "server.key", "-out", "server.csr", cwd=pki)
+    _openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=test-ca",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        cwd=pki,
+    )
+    _openssl(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        cwd=pki,
+    )
     (pki / "san.ext").write_text("subjectAltName = IP:127.0.0.1\n")
-    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "server.pem", cwd=pki)
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+        "-out",
+        "server.pem",
+        cwd=pki,
+    )
     for file in pki.iterdir():
         file.chmod(0o644)
     port = free_port()
@@ -77,9 +118,7 @@ async def test_service_over_tls(
 ) -> None:
     port, ca_file = tls_broker
     config = write_config(tmp_path, f"mqtts://127.0.0.1:{port}")
-    config.write_text(
-        config.read_text().replace("[decks]", f'[mqtt.tls]\nca_file = "{ca_file}"\n\n[decks]')
-    )
+    config.write_text(config.read_text().replace("[decks]", f'[mqtt.tls]\nca_file = "{ca_file}"\n\n[decks]'))
     topics = Topics("holdem", "t1")
     start_service(config)
     context = ssl.create_default_context(cafile=str(ca_file))

@@ -58,8 +58,7 @@ async def test_sensor_board_driver_in_the_service_lamp_buzzer_and_keys(
         # Seat sensors reach the engine too.
         await asyncio.to_thread(board.set_occupied, 5, True)
         await p.wait_for(
-            lambda m: m.topic == p.topics.state
-            and parse_state(m.topic, m.payload).seats[4].occupied
+            lambda m: m.topic == p.topics.state and parse_state(m.topic, m.payload).seats[4].occupied
         )
 
         mark = len(p.messages)

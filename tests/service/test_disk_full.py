@@ -113,9 +113,7 @@ async def test_disk_full_mid_session_nothing_acknowledged_unjournaled_alerts_go_
         restarted = start_service(config)
         await p.status("online")
         everything = _payloads(before + during + after)
-        await until(
-            lambda: set(everything) <= set(_journaled(journal)), what="every message journaled"
-        )
+        await until(lambda: set(everything) <= set(_journaled(journal)), what="every message journaled")
     restarted.stop()
     replay = _run("run", "--config", str(config), "--replay-only")
     assert "1 outages" in replay.stdout
@@ -150,9 +148,7 @@ async def test_disk_full_at_start_up_the_table_still_starts_and_alerts(
 
         service.limit_file_size(None)
         await p.status("online", after=mark)
-        await until(
-            lambda: len(_journaled(journal)) == len(before + during), what="written late"
-        )
+        await until(lambda: len(_journaled(journal)) == len(before + during), what="written late")
     service.stop()
     contents = read_journal(journal)
     assert contents.last_session == 2  # the start record was held and written late

@@ -95,8 +95,10 @@ async def test_results_of_real_hands_reach_the_topic_the_journal_history_and_phh
         await p.play(script(table, *UNCONTESTED, *SHOWDOWN, *NEXT))
         for hand in (1, 2):
             await p.wait_for(
-                lambda m, hand=hand: m.topic == p.topics.hands  # type: ignore[misc]
-                and parse_hand(m.topic, m.payload).hand == hand
+                lambda m, hand=hand: (
+                    m.topic == p.topics.hands  # type: ignore[misc]
+                    and parse_hand(m.topic, m.payload).hand == hand
+                )
             )
     published = [m for m in p.messages if m.topic == p.topics.hands]
     assert not any(m.retain for m in published)

@@ -20,7 +20,7 @@ from contract.models import KeyEvent, parse_hand
 from controller.journal import read_journal
 from controller.service.table import Outgoing, TableController
 from engine.api import DeviceEventReceived, Outputs, Received
-from engine.core import Engine
+from engine.step import Engine
 from tests.history.support import HIDDEN, showdown_hand
 from tests.service.support import write_config
 from tests.service.test_table import _feed, _hand
@@ -113,6 +113,5 @@ def test_the_audit_replay_compares_hand_results_with_what_was_published(tmp_path
     (hand,) = _hands(outgoing)
     (divergence,) = audit.divergences
     assert divergence.endswith(
-        f"a hand result caused by received record {hand.cause} replays differently from what "
-        "was published"
+        f"a hand result caused by received record {hand.cause} replays differently from what was published"
     )

@@ -37,7 +37,13 @@ async def test_run_with_an_engine_only_config_imports_no_demo_simulator_or_devic
     log = tmp_path / "run.log"
     with log.open("wb") as out:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-X", "importtime", str(TABLECTL), "run", "--config", str(config),
+            sys.executable,
+            "-X",
+            "importtime",
+            str(TABLECTL),
+            "run",
+            "--config",
+            str(config),
             stdout=out,
             stderr=out,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -49,7 +55,7 @@ async def test_run_with_an_engine_only_config_imports_no_demo_simulator_or_devic
             assert await asyncio.wait_for(process.wait(), 10) == 0
     modules = imported(log.read_text())
     # (importtime lists what import statements load; the CLI loads controller.service.cli by importlib)
-    assert {"controller.service.network", "engine.core", "aiomqtt"} <= modules
+    assert {"controller.service.network", "engine.step", "aiomqtt"} <= modules
     loaded = sorted(m for m in modules if m.split(".")[0] in NOT_AT_AN_ENGINE_ONLY_TABLE)
     assert loaded == []
 

@@ -52,8 +52,11 @@ SECOND = (
     "action 1 call 2",
     "action 2 call 1",
     "action 3 check",
-    *(line for street in ("flop", "turn", "river")
-      for line in ("burn", street, *(f"action {seat} check" for seat in (2, 3, 4, 1)))),
+    *(
+        line
+        for street in ("flop", "turn", "river")
+        for line in ("burn", street, *(f"action {seat} check" for seat in (2, 3, 4, 1)))
+    ),
     "show 2 3 4 1",
     "clear",
 )
@@ -72,19 +75,32 @@ async def test_a_table_without_a_keypad_keeps_its_posts(
         await p.play(lines)
         for hand in (1, 2):
             await p.wait_for(
-                lambda m, hand=hand: m.topic == p.topics.hands  # type: ignore[misc]
-                and parse_hand(m.topic, m.payload).hand == hand
+                lambda m, hand=hand: (
+                    m.topic == p.topics.hands  # type: ignore[misc]
+                    and parse_hand(m.topic, m.payload).hand == hand
+                )
             )
     first, second = (parse_hand(m.topic, m.payload) for m in p.messages if m.topic == p.topics.hands)
     assert [a.code for a in p.alerts() if a.status == "raised"] == []
     assert (first.result, first.button, first.seats) == ("uncontested", 4, [1, 2, 3, 4])
     assert sorted((a.seat, a.amount) for a in first.actions if a.action == "post") == [
-        (1, 1), (1, 1), (2, 1), (2, 2), (3, 1), (3, 4), (4, 1)
+        (1, 1),
+        (1, 1),
+        (2, 1),
+        (2, 2),
+        (3, 1),
+        (3, 4),
+        (4, 1),
     ]
     assert [(pot.amount, pot.winners) for pot in first.pots] == [(15, [4])]
     assert (second.result, second.button, len(second.board)) == ("showdown", 1, 5)
     assert sorted((a.seat, a.amount) for a in second.actions if a.action == "post") == [
-        (1, 1), (2, 1), (2, 1), (3, 1), (3, 2), (4, 1)
+        (1, 1),
+        (2, 1),
+        (2, 1),
+        (3, 1),
+        (3, 2),
+        (4, 1),
     ]
     assert sum(pot.amount for pot in second.pots) == 4 + 4 * 2
     assert {s.seat for s in second.showdown} == {1, 2, 3, 4}

@@ -98,8 +98,9 @@ async def test_the_service_journal_is_private(tmp_path: Path, mosquitto_session:
     config.write_text(text)
     async with probe(mosquitto_session.port, "tpriv") as p, running_service(config):
         await p.status("online")
-        await p.event("rfid-1", TagEvent, antenna=1, zone="seat:1", uid="E0040150A1B2C3D4",
-                      present=True, face=None)
+        await p.event(
+            "rfid-1", TagEvent, antenna=1, zone="seat:1", uid="E0040150A1B2C3D4", present=True, face=None
+        )
         await p.alert("fouled_deck")  # an unknown tag: journaled, and answered
 
     directory = tmp_path / "var" / "tablectl"

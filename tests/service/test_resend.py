@@ -39,7 +39,8 @@ async def test_a_gap_is_asked_for_on_the_device_cmd_topic_and_filled(
         assert alert.ts == fault.ts
         assert "jam" in alert.message
         lost = [
-            m for m in p.messages
+            m
+            for m in p.messages
             if m.topic == p.topics.alerts and "were lost" in parse_alert(m.topic, m.payload).message
         ]
         assert lost == []

@@ -58,8 +58,10 @@ async def test_scenario_through_the_service(
         last_state = [r.payload for r in published if r.what == "state"][-1]
         # ... and delivered back to the test client.
         await until(
-            lambda: len(p.alerts()) == len(alerts)
-            and any(m.payload == last_state for m in p.messages if m.topic == p.topics.state),
+            lambda: (
+                len(p.alerts()) == len(alerts)
+                and any(m.payload == last_state for m in p.messages if m.topic == p.topics.state)
+            ),
             what="alerts and the last state delivered",
         )
         got = [str(ExpectedAlert(a.code, a.seat, a.severity, a.status)) for a in p.alerts()]

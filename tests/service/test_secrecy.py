@@ -22,7 +22,7 @@ from contract.models import KeyInput, TagEvent, WireModel
 from contract.topics import Topics
 from controller.service.table import TableController
 from engine.api import Outputs
-from engine.core import Engine
+from engine.step import Engine
 from testing.script import Message, ScriptError, Table, setup_lines
 from tests.engine.runner import settings as engine_settings
 from tests.engine.runner import to_received
@@ -37,12 +37,33 @@ ZONES = ["seat:1", "seat:2", "seat:4", "board", "burn", "muck", "aside"]
 step = st.one_of(
     st.sampled_from(
         [
-            "deal all", "burn", "flop", "turn", "river", "round", "all_in", "new_hand",
-            "misdeal", "ack", "clear", "dup", "repeat", "next_button", "blinds", "shuffle A",
-            "shuffle B", "shuffle fail count=50 missing=Ah,Kd", "use A", "use B", "wait 3",
-            "status rfid-1 offline", "status rfid-1 online 7", "fault shuffler jam Ah Kh",
+            "deal all",
+            "burn",
+            "flop",
+            "turn",
+            "river",
+            "round",
+            "all_in",
+            "new_hand",
+            "misdeal",
+            "ack",
+            "clear",
+            "dup",
+            "repeat",
+            "next_button",
+            "blinds",
+            "shuffle A",
+            "shuffle B",
+            "shuffle fail count=50 missing=Ah,Kd",
+            "use A",
+            "use B",
+            "wait 3",
+            "status rfid-1 offline",
+            "status rfid-1 online 7",
+            "fault shuffler jam Ah Kh",
             'bad rfid-1 {"v":1,"seq":1,"ts":"2026-11-29T20:00:00Z","type":"seat 4 holds Ah Kh"}',
-            'bad sensors {"type":"key","key":"Qs Jd"}', "bad rfid-1 Ah Kh 7c",
+            'bad sensors {"type":"key","key":"Qs Jd"}',
+            "bad rfid-1 Ah Kh 7c",
         ]
     ),
     st.builds(lambda s: f"deal {s}", st.sampled_from(SEATS)),
@@ -185,9 +206,7 @@ def _dump(outputs: Outputs) -> str:
     profile=st.sampled_from(["roberts", "tda"]),
     action_feed=st.booleans(),
 )
-def test_no_engine_output_names_a_hidden_hole_card(
-    lines: list[str], profile: str, action_feed: bool
-) -> None:
+def test_no_engine_output_names_a_hidden_hole_card(lines: list[str], profile: str, action_feed: bool) -> None:
     engine = Engine(engine_settings(profile, 9, action_feed))  # type: ignore[arg-type]
     secrets = _Secrets()
     for message in _messages(lines, profile):

@@ -60,9 +60,7 @@ async def test_each_session_code_once_through_the_service(
 ) -> None:
     config = write_config(tmp_path, mosquitto.url, table="se-1", seats=9)
     write_chip_registry(tmp_path / "chips.csv", CHIPS)
-    text = config.read_text(encoding="utf-8").replace(
-        "[table]\n", "[table]\nmax_absence_s = 60\n", 1
-    )
+    text = config.read_text(encoding="utf-8").replace("[table]\n", "[table]\nmax_absence_s = 60\n", 1)
     config.write_text(text + SESSION, encoding="utf-8")
     table = Table(registry(), table_seats=9, chips=CHIPS)
     setup = ["sit 1 2 3", "shuffle A", "shuffle B", "button 1"]
@@ -117,8 +115,15 @@ async def test_each_session_code_once_through_the_service(
     assert (states[-1].level.level, states[-1].level.big_blind) == (2, 4)
     assert states[-1].dealer == "B-2"
     raised = [a.code for a in p.alerts() if a.status == "raised"]
-    assert sorted(raised) == sorted([
-        "dealer_changed_mid_hand", "rebuy_during_hand", "buy_in_out_of_limits",
-        "absence_over_limit", "blinds_out_of_level", "blinds_out_of_level", "hand_after_last",
-    ])
+    assert sorted(raised) == sorted(
+        [
+            "dealer_changed_mid_hand",
+            "rebuy_during_hand",
+            "buy_in_out_of_limits",
+            "absence_over_limit",
+            "blinds_out_of_level",
+            "blinds_out_of_level",
+            "hand_after_last",
+        ]
+    )
     assert changed.seat is None

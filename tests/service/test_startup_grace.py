@@ -87,7 +87,8 @@ async def test_devices_up_within_the_grace_raise_nothing_and_the_lamp_waits_for_
             assert board.lamp == Lamp("off", False)
     # the board did say ``offline`` at each start (the grace had something to hold)...
     offline = [
-        m for m in p.messages
+        m
+        for m in p.messages
         if m.topic == board_status and parse_status(m.topic, m.payload).state == "offline"
     ]
     assert len(offline) >= 2
@@ -185,8 +186,10 @@ async def test_a_whole_table_started_twice_raises_nothing(
                 for device in devices:
                     topic = p.topics.device_status(device)
                     await p.wait_for(
-                        lambda m, t=topic: m.topic == t  # type: ignore[misc]
-                        and parse_status(m.topic, m.payload).state == "online",
+                        lambda m, t=topic: (
+                            m.topic == t  # type: ignore[misc]
+                            and parse_status(m.topic, m.payload).state == "online"
+                        ),
                         after=mark,
                     )
                 await until(

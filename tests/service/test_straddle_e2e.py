@@ -66,8 +66,9 @@ async def test_a_straddled_hand_from_chips_raises_nothing_and_reports_the_stradd
     assert (hand.result, hand.button, hand.seats) == ("showdown", 4, [1, 2, 3, 4])
     posts = [(a.seat, a.amount) for a in hand.actions if a.action == "post"]
     assert posts == [(1, 1), (2, 2), (3, 4)]
-    preflop = [(a.seat, a.action, a.amount) for a in hand.actions
-               if a.street == "preflop" and a.action != "post"]
+    preflop = [
+        (a.seat, a.action, a.amount) for a in hand.actions if a.street == "preflop" and a.action != "post"
+    ]
     assert preflop == [(4, "raise", 8), (1, "fold", 0), (2, "fold", 0), (3, "call", 4)]
     (pot,) = hand.pots
     assert (pot.amount, pot.eligible, pot.winners) == (19, [3, 4], [4])

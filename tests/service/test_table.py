@@ -34,9 +34,7 @@ def _controller(config: Path) -> TableController:
     return TableController(table_config, registry)
 
 
-def _feed(
-    controller: TableController, messages: list[Message], at: datetime | None = None
-) -> list[Outgoing]:
+def _feed(controller: TableController, messages: list[Message], at: datetime | None = None) -> list[Outgoing]:
     out: list[Outgoing] = []
     topics = controller.topics
     for message in messages:
@@ -123,9 +121,7 @@ def test_lamp_and_buzzer_follow_the_alerts_on_the_board_cmd_topic(tmp_path: Path
     table = new_table()
     outgoing = _feed(controller, initial_statuses() + script(table, *HAND, "deal 1 2 3 4:up"))
     controller.close()
-    commands = [
-        parse_command(o.topic, o.payload) for o in outgoing if o.topic == "holdem/t1/dev/sensors/cmd"
-    ]
+    commands = [parse_command(o.topic, o.payload) for o in outgoing if o.topic == "holdem/t1/dev/sensors/cmd"]
     kinds = [(c.cmd, getattr(c, "colour", None), getattr(c, "duration_ms", None)) for c in commands]
     # Amber for the exposed card (a warning), then the misdeal: buzzer and red.
     assert ("lamp", "amber", None) in kinds
@@ -144,9 +140,7 @@ def test_journal_holds_every_received_message_and_published_output(tmp_path: Pat
     controller.close()
     contents = read_journal(tmp_path / "journal.jsonl")
     assert len(list(contents.received)) == len(messages)
-    assert [(p.what, p.payload) for p in contents.published] == [
-        (o.what, o.payload) for o in outgoing
-    ]
+    assert [(p.what, p.payload) for p in contents.published] == [(o.what, o.payload) for o in outgoing]
 
 
 def _checkpoints(config: Path) -> list[Path]:
@@ -189,9 +183,12 @@ def test_a_tampered_checkpoint_is_refused_and_an_older_one_used(tmp_path: Path) 
     ("change", "reason"),
     [
         # a checkpoint naming code: refused, nothing of it used or run
-        (lambda d: d["engine"]["machine"]["result_state"]["f"].update(
-            money={"O": "system", "f": {"command": "id"}}),
-         "'system' is not a data class the state may hold"),
+        (
+            lambda d: d["engine"]["machine"]["result_state"]["f"].update(
+                money={"O": "system", "f": {"command": "id"}}
+            ),
+            "'system' is not a data class the state may hold",
+        ),
         # written by another engine version (a field it did not have)
         (lambda d: d["engine"]["machine"].pop("hand_part"), "fields missing: hand_part"),
         # a pickle of format 1, as versions before format 2 wrote
@@ -206,8 +203,11 @@ def test_a_crafted_or_older_checkpoint_in_the_journal_is_refused_and_an_older_on
     comes from the checkpoint before it and the records after."""
     config, first = _checkpointed_then_dealt(tmp_path)
     snapshot = Snapshot(
-        covers=first.last_record, session=first.session, engine=first.engine.state,
-        state=first.state, signals=first.signals,
+        covers=first.last_record,
+        session=first.session,
+        engine=first.engine.state,
+        state=first.state,
+        signals=first.signals,
     )
     if change is None:
         crafted = zlib.compress(pickle.dumps({"format": 1}, protocol=5))

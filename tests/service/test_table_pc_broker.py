@@ -96,8 +96,15 @@ async def test_the_conf_is_run_with_only_the_places_replaced(tmp_path: Path) -> 
         shipped = settings_of(TABLE_PC_CONF.read_text(encoding="utf-8"))
         assert ran["listener"] == f"{broker.port} 127.0.0.1"
         assert ran["persistence_location"] == f"{tmp_path}/"
-        for key in ("set_tcp_nodelay", "persistence", "autosave_interval", "max_queued_messages",
-                    "max_queued_bytes", "max_inflight_messages", "persistent_client_expiration"):
+        for key in (
+            "set_tcp_nodelay",
+            "persistence",
+            "autosave_interval",
+            "max_queued_messages",
+            "max_queued_bytes",
+            "max_inflight_messages",
+            "persistent_client_expiration",
+        ):
             assert ran[key] == shipped[key]
         async with make_client(MqttSection(url=broker.url), "tpc-probe") as client:
             await client.publish("holdem/tpc/probe", b"x", qos=1)

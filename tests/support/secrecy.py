@@ -57,6 +57,7 @@ class Audit:
         except ValueError:
             return
         if isinstance(event, ShuffleCompleteEvent) and event.deck is not None:
+
             def other_deck(uid: str) -> bool:
                 card = self._card(uid)
                 return card is None or card[0] != event.deck

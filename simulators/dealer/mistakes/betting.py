@@ -39,8 +39,12 @@ class BlindWrongAmount(ChipMistake):
         _, ledger = money_of(play)
         if seat != ledger.small_blind:
             return due
-        return due - ledger.stakes.small_blind + ledger.stakes.big_blind + (
-            1 if ledger.stakes.small_blind == ledger.stakes.big_blind else 0)
+        return (
+            due
+            - ledger.stakes.small_blind
+            + ledger.stakes.big_blind
+            + (1 if ledger.stakes.small_blind == ledger.stakes.big_blind else 0)
+        )
 
     def plan_deal(self, play: HandPlay, targets: list[int]) -> DealPlan:
         return DealPlan(targets, tags={len(targets) - 1: self.code or ""})
@@ -68,8 +72,9 @@ class ActionOutOfTurn(ChipMistake):
         self.done = True
         money.act(early, Choice("call", ledger.highest), mistake=self.code)
         play.ack()
-        choice = choose(ledger, seat, play.rng, money.tendencies, may_fold=len(ledger.live) > 2,
-                        may_raise=False)
+        choice = choose(
+            ledger, seat, play.rng, money.tendencies, may_fold=len(ledger.live) > 2, may_raise=False
+        )
         money.act(seat, choice)
         return True
 
@@ -224,8 +229,7 @@ class ChipsOnVacantSeat(ChipMistake):
         vacant = [s for s in range(1, play.settings.seats + 1) if s not in ledger.order]
         where = play.rng.choice(vacant)
         uids = money.rack.take(ledger.stakes.big_blind)
-        play.emit(PlaceChips(uids=tuple(uids), zone=f"bet:{where}", mistake=self.code,
-                             pause_s=2.0))
+        play.emit(PlaceChips(uids=tuple(uids), zone=f"bet:{where}", mistake=self.code, pause_s=2.0))
         play.ack()
         money.front[where] = uids
         money.to_stack(where, uids)  # removed: to that seat's side of the table
@@ -324,4 +328,3 @@ class UnknownChip(ChipMistake):
         play.ack()
         play.emit(TakeChips(uids=(uid,), pause_s=1.0))
         return False
-

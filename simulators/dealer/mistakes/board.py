@@ -127,9 +127,7 @@ class BoardTooManyCards(_StreetMistake):
     def deal_street(self, play: HandPlay, street: str, count: int) -> None:
         hand = play.hand
         play.burn()
-        uids = [
-            play.board(hand.shoe.draw(), self.code if i == count else None) for i in range(count + 1)
-        ]
+        uids = [play.board(hand.shoe.draw(), self.code if i == count else None) for i in range(count + 1)]
         play.ack()
         if play.settings.profile == "tda" and street == "flop":
             # TDA 39-A: the four are scrambled face down where they lie; one chosen at random

@@ -54,7 +54,7 @@ def next_in_turn(ledger: Ledger, seat: int) -> int | None:
     """The seat that acts after ``seat`` (live, not all in), or None."""
     order = ledger.action_order()
     at = order.index(seat)
-    for other in order[at + 1:] + order[:at]:
+    for other in order[at + 1 :] + order[:at]:
         if other in ledger.live and other not in ledger.all_in:
             return other
     return None

@@ -60,7 +60,8 @@ class MisdealExposedMultiple(Mistake):
         first = rng.randrange(_early(play), len(targets) - 1)
         second = rng.randrange(first + 1, len(targets))
         return DealPlan(
-            targets, exposed={first: "exposed_card", second: "misdeal_exposed_multiple"},
+            targets,
+            exposed={first: "exposed_card", second: "misdeal_exposed_multiple"},
             misdeal_after=second,
         )
 

@@ -47,8 +47,9 @@ class FoldIncomplete(ChipMistake):
         ledger.apply(after, Choice("fold"))
         hand.active.remove(after)
         for i, uid in enumerate(hand.hole[after]):  # its first card is the reader's next report
-            play.move(uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"],
-                      self.code if i == 0 else None)
+            play.move(
+                uid, "muck", "down", PACE["fold"] if i == 0 else PACE["muck"], self.code if i == 0 else None
+            )
         play.ack()
         play.move(second, "muck", "down", PACE["fix"])
         return True
@@ -72,13 +73,11 @@ class HoleCardOffTable(ChipMistake):
         settings = play.settings
         play.remove(first, PACE["fix"])
         wait(play, settings.hole_card_off_s + settings.hold_s + 0.5)
-        play.emit(Remove(uid=second, card=hand.card_of.get(second), pause_s=PACE["fix"],
-                         mistake=self.code))
+        play.emit(Remove(uid=second, card=hand.card_of.get(second), pause_s=PACE["fix"], mistake=self.code))
         del hand.on_table[second]
         play.ack()
         for uid in (first, second):
-            play.place_uid(uid, hand.card_of.get(uid), seat_zone(seat), play.face("down"),
-                           PACE["fix"], None)
+            play.place_uid(uid, hand.card_of.get(uid), seat_zone(seat), play.face("down"), PACE["fix"], None)
         return False  # then the seat acts
 
 

@@ -39,9 +39,8 @@ def carry_out(
     pushed = [i for i, (_, amount) in enumerate(pieces) if amount]
     if tag_at is None:
         tag_at = pushed[-1] if pushed else -1
-    money.take_rake([u for part in chips[: len(rake)] for u in part],
-                    mistake=code if tag_at == -1 else None)
-    for i, ((seat, _), uids) in enumerate(zip(pieces, chips[len(rake):], strict=True)):
+    money.take_rake([u for part in chips[: len(rake)] for u in part], mistake=code if tag_at == -1 else None)
+    for i, ((seat, _), uids) in enumerate(zip(pieces, chips[len(rake) :], strict=True)):
         if uids:
             money.push(seat, uids, mistake=code if i == tag_at else None)
     return chips
@@ -174,8 +173,7 @@ class OddChipWrong(_Split):
 
     def pushes(self, play: HandPlay, plan: Settlement) -> bool:
         money, _ = money_of(play)
-        pot = next((p for p in plan.pots if len(p.winners) >= 2
-                    and p.amount % len(p.winners)), None)
+        pot = next((p for p in plan.pots if len(p.winners) >= 2 and p.amount % len(p.winners)), None)
         if pot is None:
             return False  # no odd chip in this hand: nothing to get wrong
         first, last = pot.winners[0], pot.winners[-1]

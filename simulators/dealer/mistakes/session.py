@@ -43,8 +43,10 @@ class HandAfterLast(Mistake):
     @classmethod
     def infeasible(cls, dealer: VirtualDealer) -> str | None:
         if dealer.hands_left != 0:
-            return (f"{cls.code}: the last hands must be announced and dealt first "
-                    "(announce_last_hands(), then three hands)")
+            return (
+                f"{cls.code}: the last hands must be announced and dealt first "
+                "(announce_last_hands(), then three hands)"
+            )
         return None
 
     def new_hand(self, play: HandPlay, due: int) -> None:
@@ -95,8 +97,9 @@ class RebuyDuringHand(ChipMistake):
         self.done = True
         amount = ledger.stakes.buy_in // 2
         uids = money.rack.take(amount, complete=False, new_to=seat)
-        play.emit(PlaceChips(uids=tuple(uids), zone=stack_zone(seat), mistake=self.code,
-                             pause_s=CHIP_PACE["bet"]))
+        play.emit(
+            PlaceChips(uids=tuple(uids), zone=stack_zone(seat), mistake=self.code, pause_s=CHIP_PACE["bet"])
+        )
         play.ack()
         money.stacked.setdefault(seat, []).extend(uids)
         money.bought[seat] = money.bought.get(seat, 0) + amount
@@ -193,8 +196,9 @@ class AbsenceOverLimit(ChipMistake):
         stakes = dealer.settings.stakes
         assert stakes is not None
         self.left_behind = rack.take(dealer.stacks.get(self.seat, stakes.buy_in), complete=False)
-        steps.append(PlaceChips(uids=tuple(self.left_behind), zone=stack_zone(self.seat),
-                                pause_s=CHIP_PACE["bet"]))
+        steps.append(
+            PlaceChips(uids=tuple(self.left_behind), zone=stack_zone(self.seat), pause_s=CHIP_PACE["bet"])
+        )
         dealer.leave(steps, seat=self.seat)
         steps.append(Wait(seconds=limit + 0.5, pause_s=0.0))
 

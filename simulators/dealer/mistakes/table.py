@@ -144,6 +144,5 @@ class BoardClaimForfeited(Mistake):
         elif ledger.highest == 0:
             money.act(seat, Choice("bet", ledger.min_to()))
         else:
-            money.act(seat, Choice("call", min(ledger.highest, ledger.bet.get(seat, 0)
-                                               + ledger.stack[seat])))
+            money.act(seat, Choice("call", min(ledger.highest, ledger.bet.get(seat, 0) + ledger.stack[seat])))
         return True

@@ -54,8 +54,16 @@ class PotLimitTexasHoldem(PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHold
     """Pot-limit Texas hold'em, made from PokerKit's parts as it makes its no-limit game."""
 
     @classmethod
-    def create_state(cls, automations: tuple[Automation, ...], ante_trimming_status: bool, ante: int,
-                     blinds: tuple[int, ...], min_bet: int, stacks: tuple[int, ...], n: int) -> State:
+    def create_state(
+        cls,
+        automations: tuple[Automation, ...],
+        ante_trimming_status: bool,
+        ante: int,
+        blinds: tuple[int, ...],
+        min_bet: int,
+        stacks: tuple[int, ...],
+        n: int,
+    ) -> State:
         game = cls(automations, ante_trimming_status, ante, blinds, min_bet)
         return game(stacks, n)
 
@@ -89,7 +97,8 @@ def _create(structure: Structure, stakes: Stakes, stacks: tuple[int, ...], strad
     n = len(stacks)
     if structure == "fixed_limit":
         return FixedLimitTexasHoldem.create_state(
-            AUTOMATIONS, False, stakes.ante, blinds, stakes.big_blind, 2 * stakes.big_blind, stacks, n)
+            AUTOMATIONS, False, stakes.ante, blinds, stakes.big_blind, 2 * stakes.big_blind, stacks, n
+        )
     game = NoLimitTexasHoldem if structure == "no_limit" else PotLimitTexasHoldem
     return game.create_state(AUTOMATIONS, False, stakes.ante, blinds, stakes.big_blind, stacks, n)
 
@@ -134,8 +143,15 @@ def play(rng: random.Random, structure: Structure, *, straddle: bool = False) ->
         return _play(rng, structure, seats, button, stakes, stacks, straddle)
 
 
-def _play(rng: random.Random, structure: Structure, seats: tuple[int, ...], button: int,
-          stakes: Stakes, stacks: tuple[int, ...], straddle: bool = False) -> PlayedHand:
+def _play(
+    rng: random.Random,
+    structure: Structure,
+    seats: tuple[int, ...],
+    button: int,
+    stakes: Stakes,
+    stacks: tuple[int, ...],
+    straddle: bool = False,
+) -> PlayedHand:
     ring = clockwise(seats, button, TABLE_SEATS)
     state = _create(structure, stakes, stacks, straddle)
     deck = _cards(rng)
@@ -167,9 +183,7 @@ def _play(rng: random.Random, structure: Structure, seats: tuple[int, ...], butt
 
 
 def _pots_of(state: State, ring: Sequence[int]) -> tuple[Pot, ...]:
-    return tuple(
-        Pot(pot.amount, tuple(sorted(ring[i] for i in pot.player_indices))) for pot in state.pots
-    )
+    return tuple(Pot(pot.amount, tuple(sorted(ring[i] for i in pot.player_indices))) for pot in state.pots)
 
 
 def chips_of(amount: int) -> list[int]:
@@ -205,8 +219,14 @@ def replay(hand: PlayedHand, mode: Mode, log: list[tuple[str, tuple[Any, ...]]] 
     """Feed ``hand`` to a new :class:`Money`: as chip moves with the keypad's all-in key
     (``chips``), as chip moves where the stacks are read too (``stacks``: an emptied stack is the
     all in), or as ``action`` inputs. ``log``, when given, gets every call made (name, args)."""
-    money = Money.begin(stakes=hand.stakes, seats=hand.seats, button=hand.button,
-                        table_seats=TABLE_SEATS, profile="tda", odd_chip="left_of_button")
+    money = Money.begin(
+        stakes=hand.stakes,
+        seats=hand.seats,
+        button=hand.button,
+        table_seats=TABLE_SEATS,
+        profile="tda",
+        odd_chip="left_of_button",
+    )
     result = Replay(money, [], [], [], {})
     stacks = list(hand.starting)
     bets = [0] * len(hand.ring)
@@ -335,10 +355,9 @@ def replay(hand: PlayedHand, mode: Mode, log: list[tuple[str, tuple[Any, ...]]] 
     return result
 
 
-
-
-def _house_shares(money: Money, shown: Sequence[tuple[int, tuple[str, str]]],
-                  board: tuple[str, ...]) -> dict[int, int]:
+def _house_shares(
+    money: Money, shown: Sequence[tuple[int, tuple[str, str]]], board: tuple[str, ...]
+) -> dict[int, int]:
     """What the dealer pushes to each seat under the house's odd-chip rule.
 
     PokerKit merges pots whose contenders are the same once the losers' hands are killed and
@@ -346,8 +365,15 @@ def _house_shares(money: Money, shown: Sequence[tuple[int, tuple[str, str]]],
     each pot on its own, odd chips one each from the button's left. Winners and totals agree;
     single odd chips may land elsewhere, so the pushes follow the house rule (the test compares
     the two within one chip per pot)."""
-    awards = award(money.pots, shown, board, rake=0, odd_chip="left_of_button",
-                   button=money.button or 0, table_seats=TABLE_SEATS)
+    awards = award(
+        money.pots,
+        shown,
+        board,
+        rake=0,
+        odd_chip="left_of_button",
+        button=money.button or 0,
+        table_seats=TABLE_SEATS,
+    )
     out: dict[int, int] = {}
     for pot in awards:
         for seat, amount in pot.shares:

@@ -18,8 +18,14 @@ MISTAKES = ("chips_on_vacant_seat", "chips_taken_back", "premature_sweep", "pot_
 
 
 def _run(hand: PlayedHand, calls: list[Call]) -> tuple[Money, list[Verdict]]:
-    money = Money.begin(stakes=hand.stakes, seats=hand.seats, button=hand.button,
-                        table_seats=TABLE_SEATS, profile="tda", odd_chip="left_of_button")
+    money = Money.begin(
+        stakes=hand.stakes,
+        seats=hand.seats,
+        button=hand.button,
+        table_seats=TABLE_SEATS,
+        profile="tda",
+        odd_chip="left_of_button",
+    )
     verdicts: list[Verdict] = []
     for name, args in calls:
         answer = getattr(money, name)(*args)
@@ -44,16 +50,28 @@ def _candidates(hand: PlayedHand, log: list[Call], mistake: str) -> list[tuple[i
         amount, _src, dst = args
         if mistake == "chips_taken_back" and dst and dst.startswith("bet:") and money.uncalled is None:
             seat = dst[4:]
-            out.append((index, [("move", (amount, dst, f"stack:{seat}")),
-                                ("move", (amount, f"stack:{seat}", dst))]))
+            out.append(
+                (index, [("move", (amount, dst, f"stack:{seat}")), ("move", (amount, f"stack:{seat}", dst))])
+            )
         following = log[index + 1] if index + 1 < len(log) else ("", ())
         # Between two actions: a sweep settles the action whose chips (and all-in key) it takes.
         between = following[1][-1] != dst if following[0] == "move" else following[0] != "all_in"
-        if mistake == "premature_sweep" and dst and dst.startswith("bet:") and between \
-                and not money.round_complete:
+        if (
+            mistake == "premature_sweep"
+            and dst
+            and dst.startswith("bet:")
+            and between
+            and not money.round_complete
+        ):
             out.append((index, [("move", (amount, dst, "pot")), ("move", (amount, "pot", dst))]))
-        if mistake == "pot_awarded_wrong" and args[1] == "pot" and dst and dst.startswith("stack:") \
-                and not out and len(money.live) >= 2:
+        if (
+            mistake == "pot_awarded_wrong"
+            and args[1] == "pot"
+            and dst
+            and dst.startswith("stack:")
+            and not out
+            and len(money.live) >= 2
+        ):
             losers = sorted(money.live - {int(dst[6:])})
             loser = f"stack:{losers[0]}"
             out.append((index - 1, [("move", (1, "pot", loser)), ("move", (1, loser, "pot"))]))
@@ -79,7 +97,7 @@ def test_one_injected_chip_mistake_raises_exactly_its_code_and_its_remedy_resolv
         places = [p for p in places if _single_winner(hand, log)]
     assume(places)
     index, moves = places[pick % len(places)]
-    _, verdicts = _run(hand, [*log[: index + 1], *moves, *log[index + 1:]])
+    _, verdicts = _run(hand, [*log[: index + 1], *moves, *log[index + 1 :]])
     raised = {v.code for v in verdicts if isinstance(v, Raise)}
     assert raised == {mistake}
     keys = {v.key for v in verdicts if isinstance(v, Raise)}

@@ -13,11 +13,17 @@ from engine.betting.terms import Clear, Raise, Stakes, Verdicts
 BOARD = ("2c", "7d", "9h", "Js", "3s")
 
 
-def start(seats: tuple[int, ...] = (1, 2, 3, 4), button: int | None = 4, *, ante: int = 0,
-          structure: str = "no_limit", profile: str = "tda", **kw: object) -> Money:
+def start(
+    seats: tuple[int, ...] = (1, 2, 3, 4),
+    button: int | None = 4,
+    *,
+    ante: int = 0,
+    structure: str = "no_limit",
+    profile: str = "tda",
+    **kw: object,
+) -> Money:
     stakes = Stakes(structure=structure, small_blind=1, big_blind=2, ante=ante, **kw)  # type: ignore[arg-type]
-    return Money.begin(stakes=stakes, seats=seats, button=button, table_seats=10,
-                       profile=profile)  # type: ignore[arg-type]
+    return Money.begin(stakes=stakes, seats=seats, button=button, table_seats=10, profile=profile)  # type: ignore[arg-type]
 
 
 class Table:
@@ -493,8 +499,14 @@ def test_without_chips_the_bets_are_what_the_inputs_put_in() -> None:
 
 def test_with_no_river_bet_the_house_may_have_the_last_to_check_show_first() -> None:
     stakes = Stakes(small_blind=1, big_blind=2)
-    money = Money.begin(stakes=stakes, seats=(1, 2, 3), button=3, table_seats=10, profile="tda",
-                        no_bet_shows_first="last_to_check")
+    money = Money.begin(
+        stakes=stakes,
+        seats=(1, 2, 3),
+        button=3,
+        table_seats=10,
+        profile="tda",
+        no_bet_shows_first="last_to_check",
+    )
     t = Table(money)
     t.blinds()
     t.bet(3, 2)

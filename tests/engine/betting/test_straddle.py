@@ -8,8 +8,15 @@ from engine.betting.terms import Action
 from tests.engine.betting.test_hand_rules import Table, raised, start
 
 
-def straddled(seats: tuple[int, ...] = (1, 2, 3, 4), button: int = 4, *, straddle: int = 4,
-              ante: int = 0, structure: str = "no_limit", allowed: bool = True) -> Table:
+def straddled(
+    seats: tuple[int, ...] = (1, 2, 3, 4),
+    button: int = 4,
+    *,
+    straddle: int = 4,
+    ante: int = 0,
+    structure: str = "no_limit",
+    allowed: bool = True,
+) -> Table:
     """Blinds 1/2 and ``straddle`` posted by the first three seats left of ``button``, dealt."""
     t = Table(start(seats, button, ante=ante, structure=structure, straddle=allowed))
     ring = t.m.ring
@@ -25,16 +32,26 @@ def straddled(seats: tuple[int, ...] = (1, 2, 3, 4), button: int = 4, *, straddl
 def test_a_straddle_raises_nothing_and_is_posted_after_the_blinds() -> None:
     t = straddled()
     assert raised(t.verdicts) == []
-    assert t.m.actions == (Action("preflop", 1, "post", 1), Action("preflop", 2, "post", 2),
-                           Action("preflop", 3, "post", 4))
+    assert t.m.actions == (
+        Action("preflop", 1, "post", 1),
+        Action("preflop", 2, "post", 2),
+        Action("preflop", 3, "post", 4),
+    )
     assert t.m.to_act == 4  # left of the straddler
 
 
 def test_a_straddle_with_antes_is_the_ante_and_2_x_big_blind() -> None:
     t = straddled(ante=1)
     assert raised(t.verdicts) == []
-    assert [(a.seat, a.amount) for a in t.m.actions] == [(1, 1), (2, 1), (3, 1), (4, 1),
-                                                         (1, 1), (2, 2), (3, 4)]
+    assert [(a.seat, a.amount) for a in t.m.actions] == [
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (4, 1),
+        (1, 1),
+        (2, 2),
+        (3, 4),
+    ]
     assert t.m.to_act == 4
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from config.loader import load_table
 from contract.models import TagEvent
 from engine.api import EngineSettings
-from engine.core import Engine, initial_state, public_state, step
 from engine.showdown import board_is_best, odd_chip_seat, showdown_order
 from engine.state import showdown_order_of
+from engine.step import Engine, initial_state, public_state, step
 from testing.script import Message, Table, setup_lines
 from testing.sessions import continue_table, dealer_session
 from tests.engine.runner import run, settings, to_received
@@ -142,9 +142,7 @@ def test_no_output_names_an_unexposed_hole_card() -> None:
             and m.payload.face != "up"
             for uid in [m.payload.uid]
         }
-        exposed = {
-            m.payload.uid for m in msgs if isinstance(m.payload, TagEvent) and m.payload.face == "up"
-        }
+        exposed = {m.payload.uid for m in msgs if isinstance(m.payload, TagEvent) and m.payload.face == "up"}
         secret = dealt - exposed
         cards = {registry().by_uid[u].card for u in secret}
         joined = "\n".join(texts)
@@ -208,7 +206,7 @@ def test_odd_chip_goes_by_the_house_rule() -> None:
 
 _REPLAY = """
 import hashlib, random
-from engine.core import Engine
+from engine.step import Engine
 from testing.sessions import continue_table, dealer_session
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry

@@ -11,7 +11,7 @@ from typing import Final
 
 from contract.models import Alert, DeviceCommand, HandResult, PublicState
 from engine.api import EngineSettings, Outputs, Received
-from engine.machine import Machine
+from engine.dispatcher import Machine
 from engine.state import EngineState, PublicCache, new_state, public_of, state_key, to_public
 
 

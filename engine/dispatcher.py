@@ -4,7 +4,7 @@
 class): the shared table (engine.table: settings, time, hand number, alert book, outputs) and one
 state part per concern, each concern built around its part, the table and this dispatcher (its
 way to the other parts and concerns: :meth:`Machine.attach_concerns`).
-:func:`engine.core.step` copies it (shallow copies of small dicts; every value inside is
+:func:`engine.step.step` copies it (shallow copies of small dicts; every value inside is
 immutable), applies one received message and freezes the result into the next
 :class:`engine.state.EngineState`, so a state once returned never changes.
 
@@ -136,7 +136,7 @@ class Machine:
         self.handling_state.reset()
 
     def begin_step(self) -> None:
-        """Start a step on this working copy in place (engine.core.Engine: a copy nobody else
+        """Start a step on this working copy in place (engine.step.Engine: a copy nobody else
         holds). The lists of the last step's outputs were emptied when it ended."""
         self.card_state.changed = False
 
