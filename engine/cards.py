@@ -127,7 +127,7 @@ class Cards:
             return False  # the button is placed once the draw is over
         if card.card[1] != "c":
             return False
-        hand.draw = (*((s, r) for s, r in hand.draw if s != seat), (seat, RANKS.index(card.card[0])))
+        machine.hands.drawn(seat, RANKS.index(card.card[0]))
         return True
 
     def unseen(self, uid: str, zone: str) -> None:
@@ -165,7 +165,7 @@ class Cards:
                 # The UID stays out of the message: card identities never reach the alerts topic.
                 self._foul(f"A tag that is not in the deck registry appeared in {where}: the deck is fouled.")
             return False
-        if hand.running and hand.hand_deck is not None and card.deck != hand.hand_deck:
+        if hand.hand_deck is not None and card.deck != hand.hand_deck and hand.running:  # (cheap first)
             if uid not in table.fouled_seen:
                 table.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"

@@ -31,7 +31,7 @@ from contract.models import (
 from engine.betting.hand import Money
 from engine.betting.terms import Clear, Verdicts
 from engine.chips import chip_seat
-from engine.streets import STREET_NAMES
+from engine.streets import RUNNING, STREET_NAMES
 
 if TYPE_CHECKING:
     from engine.dispatcher import Machine
@@ -562,8 +562,10 @@ class Results:
         money = state.money
         if money is None:
             return
-        if not hand.all_in and hand.running and money.run_out:  # (the cheap tests first)
-            hand.all_in = True
+        # (the cheap tests first; the phase read here, not through the part's property: asked
+        # after every chip moved, a call saved each time)
+        if not hand.all_in and hand.phase in RUNNING and money.run_out:
+            machine.hands.betting_over()
         if hand.hand_over and not state.result_sent:
             self.maybe_finish()
 
