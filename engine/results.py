@@ -765,10 +765,10 @@ def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
         if len(_ACTIONS) >= _ACTIONS_KEPT:
             _ACTIONS.clear()
         found = _ACTIONS[key] = HandAction.model_construct(
-            street=street,
+            street=street,  # type: ignore[arg-type]
             seat=seat,
-            action=action,
-            amount=amount,  # type: ignore[arg-type]
+            action=action,  # type: ignore[arg-type]
+            amount=amount,
         )
     return found
 
