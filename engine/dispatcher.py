@@ -269,6 +269,9 @@ class Machine:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_part.hand_over and not self.result_state.result_sent:
             self.results.maybe_finish()
+        awaiting = self.result_state.awaiting
+        if awaiting and table.clock >= awaiting[0].due:  # chip corrections' evidence now in
+            self.results.evidence_due()
         if table.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
             self.session_out(self.session.on_time(table.clock))
 
