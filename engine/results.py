@@ -319,11 +319,16 @@ class Results:
         if not (money.round_complete or money.run_out):
             return False
         done = f"The {STREET_NAMES[street]} was dealt"
-        found = tuple(f for f in self._open() if f[1] not in OFF_THE_TABLE)
-        late = tuple(f for f in found if f[1] in REMOVED_LATE)
+        now: list[Correction] = []
+        late: list[Correction] = []
+        for found in self._open():
+            if found[1] in REMOVED_LATE:
+                late.append(found)  # judged once its evidence could have come
+            elif found[1] not in OFF_THE_TABLE:
+                now.append(found)
         if late and not self.table.reacting():
-            state.awaiting = (*state.awaiting, Awaiting(done, self.table.clock + GONE_S, money, late))
-        self._corrections(done, tuple(f for f in found if f[1] not in REMOVED_LATE))
+            state.awaiting = (*state.awaiting, Awaiting(done, self.table.clock + GONE_S, money, tuple(late)))
+        self._corrections(done, tuple(now))
         money, verdicts = money.street(street)
         state.money = money
         state.street = street
