@@ -19,6 +19,8 @@ from engine.state_data import STATE_VERSION, Codec, StateDataError, state_from_d
 from engine.step import Engine
 from testing.script import Table, setup_lines
 from testing.sessions import dealer_session
+from tests.engine.game import game_settings
+from tests.engine.game_codes import BOARD, ON_FLOP, POT_LIMIT
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry
 
@@ -169,8 +171,8 @@ V6_FOREIGN = "E0FFFF0000000007"
 V6_HEAD = (*setup_lines([1, 2, 3], 1, ["A", "B"]), "new_hand", "deal all", f"tag seat:2 {V6_FOREIGN} on")
 #: The foreign tag read again at the seat: reported once a hand, so nothing new (the migrated
 #: state must know it was reported); then the redeal from the other deck.
-V6_TAIL = (f"tag seat:2 {V6_FOREIGN} off", f"tag seat:2 {V6_FOREIGN} on", "clear", "shuffle B", "use B")
-V6_TAIL += ("new_hand", "deal all")
+V6_TAIL: tuple[str, ...] = (f"tag seat:2 {V6_FOREIGN} off", f"tag seat:2 {V6_FOREIGN} on", "clear")
+V6_TAIL += ("shuffle B", "use B", "new_hand", "deal all")
 
 
 def _v6_messages() -> tuple[list[Any], list[Any]]:
@@ -212,3 +214,25 @@ def test_version_6_data_without_the_tables_foreign_tags_is_refused() -> None:
     twice = {**older["machine"], "card_state": {**cards, "f": {**cards["f"], "fouled_seen": {"F": []}}}}
     with pytest.raises(StateDataError, match=r"machine.card_state: not version 6 .* fouled_seen already"):
         state_from_data({**older, "machine": twice}, settings())
+
+
+def test_a_state_with_a_chip_correction_awaiting_its_evidence_comes_back_exactly() -> None:
+    """Saved between a street and the time its chip corrections are judged (engine.results,
+    ``Awaiting``, the betting core as it was before the street inside): the restored engine
+    judges them as the one that never stopped."""
+    game = game_settings(POT_LIMIT)
+    table = Table(registry(), table_seats=game.seats, chips=game.chips)
+    setup = [line for line in setup_lines([1, 2, 3], 1, ["A", "B"]) if line != "blinds"]
+    head_lines = (*setup, *ON_FLOP, "bet 2 11", "fold 3", "return 2 5 late", "bet 1 6", "sweep", *BOARD[2:4])
+    head = [to_received(m) for line in head_lines for m in table.run(line)]
+    tail = [to_received(m) for line in ("wait 1", "absences", "wait 6", "bet 2 2") for m in table.run(line)]
+    whole = Engine(game)
+    for received in head:
+        whole.handle(received)
+    assert whole.state.machine.result_state.awaiting
+    data = json.loads(json.dumps(state_to_data(whole.state)))
+    resumed = Engine(game)
+    resumed.restore(state_from_data(data, game))
+    outputs = [whole.handle(received) for received in tail]
+    assert [resumed.handle(received) for received in tail] == outputs
+    assert "bet_over_limit" in [a.code for o in outputs for a in o.alerts if a.status == "resolved"]
