@@ -4,7 +4,9 @@ order, the button and its remedy, the misdeal window; betting rounds where no be
 follows them (keypad or action feed); the sensors of the hand (seats, button, blinds).
 
 Other concerns read the hand from the part (``machine.hand_part``: the seats in the hand, the
-order, the phase) and call the concern by its public methods (``machine.hands.misdeal(...)``).
+order, the phase) and call the concern by its public methods (``machine.hands.misdeal(...)``);
+they change the hand's course only so (``machine.hands.street_out(street)``, ``fold(seat)``...):
+every field of the part is written in this file.
 The hand number is the shared table's (engine.table: every alert carries it); the concern counts
 it.
 """
