@@ -269,6 +269,9 @@ class Machine:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_part.hand_over and not self.result_state.result_sent:
             self.results.maybe_finish()
+        awaiting = self.result_state.awaiting
+        if awaiting and table.clock >= awaiting[0].due:  # chip corrections' evidence now in
+            self.results.evidence_due()
         if table.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
             self.session_out(self.session.on_time(table.clock))
 
@@ -361,13 +364,10 @@ class Machine:
         if not hand.running and (hand.phase != "misdeal" or item.action == "post"):
             # Between the previous hand's end (or its misdeal) and the deal: the coming hand's
             # (contract: keys are optional, a table without a keypad posts before the first card)
-            coming = (*hand.coming, item)
-            if len(coming) > COMING_LIMIT:
-                coming = coming[1:]
+            if self.hands.keep_coming(item, COMING_LIMIT):
                 self._too_many_coming()
-            hand.coming = coming
             return
-        hand.actions += ((hand.rounds_done, item.seat, item.action),)
+        self.hands.acted(item.seat, item.action)
         self.board.action(item.action)  # action taken on an unburned street: it stands
         if table.settings.stakes is not None:
             self.results.action(item)
@@ -377,7 +377,7 @@ class Machine:
         elif table.settings.action_feed and hand.running:
             self.hands.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
-            hand.folded |= {item.seat}
+            self.hands.fold(item.seat)
             self.hands.check_one_left()
 
     def _too_many_coming(self) -> None:
@@ -393,10 +393,8 @@ class Machine:
 
     def start_hand(self, *, by_key: bool) -> None:
         """A new hand starts (engine.hands), then takes the actions that came before it."""
-        hand = self.hand_part
         self.hands.begin_hand(by_key=by_key)
-        coming, hand.coming = hand.coming, ()
-        for item in coming:  # the posts and actions that came before it, in their order
+        for item in self.hands.take_coming():  # the posts and actions that came before it, in their order
             self._action(item)
 
     def start_by_card(self, uid: str, seat: int) -> bool:
@@ -408,7 +406,7 @@ class Machine:
             return False
         self.start_hand(by_key=False)
         if hand.phase != "dealing":
-            hand.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
+            self.hands.void_card(uid)  # voided at once (button misplaced): it must be retrieved
             return False
         return True
 
@@ -436,7 +434,7 @@ class Machine:
             # A seat all in where the betting is followed closes nothing by itself: the betting
             # core says when nobody is left to bet (engine.chips, the run-out).
             if hand.running and (seat is None or not self.results.followed()):
-                hand.all_in = True
+                self.hands.betting_over()
                 if len(self.board.live()) >= 5:
                     self.hands.showdown()
         elif key == "exposed":
