@@ -98,7 +98,7 @@ async def test_sigkill_at_20_random_points_loses_and_doubles_nothing(
 
     async with probe(mosquitto.port, "t1") as p:
         service = start_service(config)
-        await p.status("online")
+        await p.status("online", within=RESTART_S)
         sent = 0
         for kill in kills:
             # Publish up to the kill point, then kill -9 at a random moment while it works.
@@ -147,17 +147,17 @@ async def test_the_state_republished_after_a_kill_from_a_hand_end_checkpoint_is_
     config = write_config(tmp_path, mosquitto.url)
     journal = tmp_path / "journal.jsonl"
     table = new_table()
+    setup = ("sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds", "new_hand", "deal all")
+    messages = initial_statuses() + script(table, *setup, "fold 2", "fold 3", "fold 4", "clear")
+    _, live, _ = _uninterrupted(config, messages)
+    assert b'"phase":"idle"' in live
     async with probe(mosquitto.port, "t1") as p:
         service = start_service(config)
-        await p.status("online")
-        await p.play(initial_statuses())
-        setup = ("sit 1 2 3 4", "shuffle A", "shuffle B", "button 1", "blinds", "new_hand", "deal all")
-        sent = len(initial_statuses())
-        sent += await p.play(script(table, *setup, "fold 2", "fold 3", "fold 4", "clear"))
-        # The hand is over: a checkpoint at its end, after which the state did not change.
-        await until_checkpointed(journal, sent)
-        live = [m.payload for m in p.messages if m.topic == p.topics.state][-1]
-        assert b'"phase":"idle"' in live
+        await p.status("online", within=RESTART_S)
+        await p.play(messages)
+        await until(lambda: any(m.payload == live for m in p.messages), what="the last state")
+        # The hand is over: a checkpoint after the record that made the last state.
+        await until(lambda: _checkpointed(journal, live), what="a checkpoint after the last state")
         mark = len(p.messages)
         service.kill()
         start_service(config)
@@ -166,17 +166,11 @@ async def test_the_state_republished_after_a_kill_from_a_hand_end_checkpoint_is_
     assert again.payload == live
 
 
-async def until_checkpointed(journal: Path, messages: int) -> None:
-    """Wait for ``messages`` journaled and a checkpoint after the last state change."""
-
-    def covered() -> bool:
-        contents = read_journal(journal)
-        if contents.received_count < messages:
-            return False
-        changed = max((r.cause for r in contents.published if r.what == "state"), default=0)
-        return changed > 0 and any(c.covers >= changed for c in contents.checkpoints)
-
-    await until(covered, what="a checkpoint after the last state change")
+def _checkpointed(journal: Path, state: bytes) -> bool:
+    """Whether a checkpoint covers the record that caused ``state`` (journaled as published)."""
+    contents = read_journal(journal)
+    causes = [r.cause for r in contents.published if r.what == "state" and r.payload == state]
+    return bool(causes) and any(c.covers >= causes[0] for c in contents.checkpoints)
 
 
 def _alert(payload: bytes) -> Alert:
