@@ -18,6 +18,7 @@ hand's result, the session's clock).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
 from contract.cards import is_chip_zone
@@ -42,7 +43,9 @@ from engine.api import (
     DeviceStatusReceived,
     EngineSettings,
     InputReceived,
+    PayloadRejected,
     Received,
+    TimeReached,
 )
 from engine.betting.terms import Clear
 from engine.board import Board, BoardState
@@ -55,7 +58,7 @@ from engine.hands import HandPart, Hands
 from engine.results import Results, ResultState
 from engine.seqtrack import received_ts
 from engine.sequences import Sequences, SequenceState
-from engine.session import Session, SessionPart
+from engine.session import NEVER, Session, SessionPart
 from engine.table import Table
 
 if TYPE_CHECKING:
@@ -198,7 +201,9 @@ class Machine:
             type(received) is DeviceEventReceived or type(received) is DeviceStatusReceived
         ) and not self.devices.admitted(received):
             return  # refused (engine.devices: who may say what), reported
-        if self.device_seqs.held:
+        if type(received) is TimeReached:
+            self._time(received.now)
+        elif self.device_seqs.held:
             self._hold(received)
         elif type(received) is DeviceEventReceived and type(received.event) is TagEvent:
             self._apply_tag(received.device, received.event, received)
@@ -238,15 +243,43 @@ class Machine:
         table = self.table
         table.ts = received_ts(received)
         table.clock = max(table.clock, table.ts)
+        self._release(self.sequences.hold(received, table.clock))
+
+    def _release(self, released: list[Received]) -> None:
+        """Report what the gap fill found, then apply what it released, in its order."""
         sequences = self.sequences
-        released = sequences.hold(received, table.clock)
         if sequences.findings:
             self.devices.sequence_findings()
         for index, item in enumerate(released):
             self._apply(item)
             if self.device_seqs.gaps:
-                sequences.hold_back(released[index + 1 :], table.clock)
+                sequences.hold_back(released[index + 1 :], self.table.clock)
                 return
+
+    def _time(self, now: datetime) -> None:
+        """Event time ``now`` came with no message (engine.api.TimeReached): what it makes due is
+        done as a message of that time would do it (the gap fill's asks, give-ups and release
+        while messages are held; else the session's clock), and nothing else. A time the clock
+        has passed already is nothing new."""
+        table = self.table
+        if now <= table.clock:
+            return
+        table.ts = table.clock = now
+        if self.device_seqs.held:
+            self._release(self.sequences.review(now))
+        elif now >= self.session_part.due:
+            self.session_out(self.session.on_time(now))
+
+    def next_due(self) -> datetime | None:
+        """The earliest event time at which time alone, with no message, changes something (a
+        :class:`engine.api.TimeReached` of it then does): while messages are held, the gap fill's
+        next ask, give-up or release; else the session's next due time (a seat away too long, a
+        level's end). None: nothing. (The lifted chips, cards off the table and half-done folds
+        are judged on the reader's own time, which only its reads bring: not here.)"""
+        if self.device_seqs.held:
+            return self.sequences.next_due()
+        due = self.session_part.due
+        return None if due == NEVER else due
 
     def _apply(self, received: Received) -> None:
         if self.chip_state.lifted and not self._is_chip_read(received):
@@ -312,7 +345,7 @@ class Machine:
             table.clock = max(table.clock, table.ts)
             self.devices.input_seen(received.input)
             self._input(received.input)
-        else:
+        elif isinstance(received, PayloadRejected):
             table.ts = received.received
             table.clock = max(table.clock, table.ts)
             self.devices.rejected(received)
