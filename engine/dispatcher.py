@@ -259,26 +259,34 @@ class Machine:
     def _time(self, now: datetime) -> None:
         """Event time ``now`` came with no message (engine.api.TimeReached): what it makes due is
         done as a message of that time would do it (the gap fill's asks, give-ups and release
-        while messages are held; else the session's clock), and nothing else. A time the clock
-        has passed already is nothing new."""
+        while messages are held; else the chip corrections awaiting their evidence and the
+        session's clock), and nothing else. A time the clock has passed already is nothing new."""
         table = self.table
         if now <= table.clock:
             return
         table.ts = table.clock = now
         if self.device_seqs.held:
             self._release(self.sequences.review(now))
-        elif now >= self.session_part.due:
+            return
+        awaiting = self.result_state.awaiting
+        if awaiting and now >= awaiting[0].due:
+            self.results.evidence_due()
+        if now >= self.session_part.due:
             self.session_out(self.session.on_time(now))
 
     def next_due(self) -> datetime | None:
         """The earliest event time at which time alone, with no message, changes something (a
         :class:`engine.api.TimeReached` of it then does): while messages are held, the gap fill's
-        next ask, give-up or release; else the session's next due time (a seat away too long, a
-        level's end). None: nothing. (The lifted chips, cards off the table and half-done folds
-        are judged on the reader's own time, which only its reads bring: not here.)"""
+        next ask, give-up or release; else the earlier of the session's next due time (a seat
+        away too long, a level's end) and the time the chip corrections awaiting their evidence are
+        judged. None: nothing. (The lifted chips, cards off the table and half-done folds are
+        judged on the reader's own time, which only its reads bring: not here.)"""
         if self.device_seqs.held:
             return self.sequences.next_due()
         due = self.session_part.due
+        awaiting = self.result_state.awaiting
+        if awaiting and awaiting[0].due < due:
+            due = awaiting[0].due
         return None if due == NEVER else due
 
     def _apply(self, received: Received) -> None:

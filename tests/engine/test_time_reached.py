@@ -16,10 +16,11 @@ from engine.seqtrack import RESEND_EVERY, SETTLE
 from engine.state_data import state_from_data, state_to_data
 from engine.step import NOTHING, Engine, next_due
 from testing.script import Table
-from tests.engine.game import play
+from tests.engine.game import game_settings, play
 from tests.engine.runner import RECEIVED_AT, settings, to_received
 from tests.engine.scenario import registry
 from tests.engine.test_devices import SETUP, now
+from tests.engine.test_remedy_chips import OFF_TABLE
 from tests.engine.test_session import LEVELS, STACKS, hand
 from tests.engine.test_session import settings as session_settings
 
@@ -184,3 +185,20 @@ def test_a_level_ends_on_a_quiet_table_by_time_alone() -> None:
     assert out.state is not None
     assert out.state.level is not None
     assert (out.state.level.level, out.state.level.big_blind) == (2, 4)
+
+
+@pytest.mark.parametrize("profile", ["roberts", "tda"])
+def test_a_chip_correction_never_made_is_judged_on_a_quiet_table_by_time_alone(profile: Profile) -> None:
+    """Chips left on a vacant seat and the flop dealt, then nothing: the correction awaiting its
+    evidence (docs/engine.md, the remedies table) is judged when its time comes, not at the next
+    message, which may be minutes away."""
+    case = OFF_TABLE[1]
+    engine = Engine(game_settings(case.stakes, profile=profile))
+    played = play([1, 2, 3], 1, "\n".join([*case.mistake, *case.left, *case.street]), engine=engine)
+    assert [a for a in played.alerts if a.code == "remedy_not_followed"] == []
+    due = engine.next_due()
+    assert due is not None
+    steps = until_nothing_due(engine)
+    assert steps[0][0].now == due
+    [alert] = [a for a in raised([out for _, out in steps]) if a.code == "remedy_not_followed"]
+    assert (alert.seat, alert.message, alert.ts) == (case.seat, case.message, due)
