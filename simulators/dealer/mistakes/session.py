@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from contract.cards import stack_zone
 from simulators.dealer.chips import pick
@@ -24,6 +24,9 @@ from simulators.dealer.mistakes.chipbase import ChipMistake, money_of
 from simulators.dealer.mistakes.registry import register
 from simulators.dealer.money import CHIP_PACE
 from simulators.dealer.steps import DealerBadge, MoveButton, PlaceChips, Press, TakeChips, Wait
+
+#: How long before the limit of an absence the dealer counts the mistake as committed.
+ACT_EARLY_S: Final = 0.05
 
 if TYPE_CHECKING:
     from simulators.dealer.dealer import VirtualDealer
@@ -163,7 +166,7 @@ class BuyInOutOfLimits(ChipMistake):
 class AbsenceOverLimit(ChipMistake):
     """Between hands a player leaves the table with his chips on his stack (``stack:N``) and
     stays away longer than the house allows (a real-time wait, even flat out); the engine judges
-    at the next event past the limit: the button moved for the next hand. Acknowledged; the
+    when the limit passes, by time alone, then the button moves for the next hand. Acknowledged; the
     floor takes the chips off the table, deposited in the player's name (the remedy), and the
     seat is free."""
 
@@ -200,11 +203,16 @@ class AbsenceOverLimit(ChipMistake):
             PlaceChips(uids=tuple(self.left_behind), zone=stack_zone(self.seat), pause_s=CHIP_PACE["bet"])
         )
         dealer.leave(steps, seat=self.seat)
-        steps.append(Wait(seconds=limit + 0.5, pause_s=0.0))
+        # The engine raises it when the limit passes, by the table's time alone (docs/engine.md,
+        # "Time on a quiet table"): the mistake is committed by the wait's second part, which
+        # starts just before the limit (ACT_EARLY_S: the clocks of the dealer and the controller
+        # differ by the leave's delivery, a millisecond or so).
+        steps.append(Wait(seconds=limit - ACT_EARLY_S, pause_s=0.0))
+        steps.append(Wait(seconds=0.5 + ACT_EARLY_S, pause_s=0.0, mistake=self.code))
 
     def place_button(self, dealer: VirtualDealer, steps: list[Step], due: int) -> None:
         # (the button always moves: to the next occupied seat, never the one it is on)
-        steps.append(MoveButton(seat=due, mistake=self.code, pause_s=PACE["button"]))
+        steps.append(MoveButton(seat=due, pause_s=PACE["button"]))
         steps.append(Press(key="ack", pause_s=PACE["ack"]))
         steps.append(TakeChips(uids=tuple(self.left_behind), pause_s=CHIP_PACE["collect"]))
         rack = dealer.rack
