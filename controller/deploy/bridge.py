@@ -21,6 +21,15 @@ floor's busiest topic, although no session subscribes to it (the recorder takes 
 and statuses; consoles follow the state at QoS 0). Alerts, hand results and statuses stay QoS 1:
 they are history, stored once each.
 
+Retained messages: to one floor broker the state and the status cross retained (the console's
+first picture of every table). To a NATS cluster they cross without the retain flag
+(``bridge_outgoing_retain false``): NATS 2.9 stores a retained message in a JetStream stream
+before it routes it, so every state on the floor would wait (4 s at a time) for that stream's new
+leader when its node dies. Plain messages are core NATS routing and wait for nothing; a console
+takes its first picture from the floor's store instead (the latest state and status of every
+table, ``controller.floor.store``). mosquitto still sends the bridge its retained messages at
+every connection (the newest state and status), only without the flag.
+
 Reconnecting is tuned so that losing a node costs seconds: the next node is tried after
 ``RESTART_BASE_S`` (mosquitto's default is 5 s rising to 30 s, and a 55 s gap was measured with
 it), backing off to ``RESTART_CAP_S`` at most. The cap is short because a NATS node refuses
@@ -58,6 +67,9 @@ class BridgeSpec:
     allow_input: bool = False
     cert_file: Path | None = None
     key_file: Path | None = None
+    #: Whether retained messages cross retained: yes to one floor broker (its console's first
+    #: picture), no to a cluster (see above, "Retained messages").
+    retained: bool = True
 
     @property
     def username(self) -> str:
@@ -125,7 +137,14 @@ def bridge_section(spec: BridgeSpec) -> str:
         "notifications true",
         "notifications_local_only true",
     ]
-    lines.append("# The state at QoS 0: a retained snapshot, sent again at every (re)connection.")
+    if not spec.retained:
+        lines += [
+            "# Nothing crosses retained: the cluster would store each retained message in JetStream",
+            "# before routing it (a wait for a new stream leader when a node dies); the consoles take",
+            "# their first picture from the floor's store.",
+            "bridge_outgoing_retain false",
+        ]
+    lines.append("# The state at QoS 0: the newest one is sent again at every (re)connection.")
     lines += [f"topic {topic} out {bridge_qos(topics, topic)}" for topic in public_topics(topics)]
     if spec.allow_input:
         lines.append(f"topic {topics.input} in 1")
