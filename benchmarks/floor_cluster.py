@@ -23,8 +23,10 @@ with its own table's user, spread over the nodes; one ``tablectl floor`` console
 PostgreSQL database of the benchmark's own (the machine's server, ``TABLECTL_TEST_POSTGRES``).
 
 Each table plays at a busy table's pace: a hand a minute (its start spread over the minute), a
-state on every change (one every 2 s, retained, QoS 1, its ``ts`` the time of publishing), two
-alert changes a hand (raised 10 s in, resolved 10 s later), the hand result at the end.
+state on every change (one every 2 s, at the bridge's QoS, its ``ts`` the time of publishing), two
+alert changes a hand (raised 10 s in, resolved 10 s later), the hand result at the end. The
+retain flag does not reach the cluster (``bridge_outgoing_retain false`` as rendered): the
+console's first picture is the store's.
 
 Measured:
 - lost / doubled: every hand result and alert change the publishers had acknowledged, against
@@ -99,7 +101,8 @@ class Link:
     connection the next node after mosquitto's ``restart_timeout`` as rendered, a delay rising
     by its jittered backoff while attempts fail; a connection the node closes before CONNACK a
     failed attempt at once, as mosquitto sees it; and the message again, as the bridge sends a
-    retained one again at every connection, or a QoS 1 one not yet acknowledged)."""
+    retained one again at every connection, or a QoS 1 one not yet acknowledged; nothing with
+    the retain flag, as the bridge to a cluster renders it)."""
 
     def __init__(
         self, entry: dict[str, Any], context: ssl.SSLContext, events: list[dict[str, Any]] | None = None
@@ -158,7 +161,10 @@ class Link:
         while True:
             try:
                 client = self.client or await self.connect()
-                await client.publish(topic, payload, qos=self.qos(topic), retain=retain)
+                # Direct: nothing retained, as the rendered bridge to a cluster sends it
+                # (bridge_outgoing_retain false); a table PC's controller retains as it does.
+                retain_here = retain and not self.entry["tls"]
+                await client.publish(topic, payload, qos=self.qos(topic), retain=retain_here)
                 return
             except aiomqtt.MqttError as error:
                 if self.client is not None:
