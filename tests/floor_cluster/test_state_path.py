@@ -1,0 +1,101 @@
+"""A table's state on the cluster as the rendered bridge sends it: nothing retained, and by two
+connections on two nodes, the second of which outlives the death of the first's node.
+
+A table PC deployed with the floor's ``[deploy.floor]`` (its mosquitto bridging as rendered), the
+three nodes as rendered; a console user's client on the third node watches. That nothing is
+retained is shown by a sentinel: a new subscription gets the retained messages before anything
+published after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import urllib.request
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiomqtt
+
+from testing.nats import NatsNode
+from testing.tables import FakeTable
+from tests.deploy.support import until
+from tests.floor_cluster.support import CONSOLE, running_floor, table_pcs
+
+
+@contextlib.asynccontextmanager
+async def watching(client: aiomqtt.Client, *filters: str) -> AsyncIterator[list[aiomqtt.Message]]:
+    seen: list[aiomqtt.Message] = []
+    async with client:
+        for topic in filters:
+            await client.subscribe(topic, qos=0)
+
+        async def collect() -> None:
+            async for message in client.messages:
+                seen.append(message)
+
+        task = asyncio.create_task(collect())
+        try:
+            yield seen
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await task
+
+
+def mqtt_clients(node: NatsNode) -> dict[str, int]:
+    """The MQTT client ids connected to ``node`` and each connection's id (its /connz)."""
+    url = f"http://127.0.0.1:{node.monitor_port}/connz?limit=1000"
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        found = json.load(answer)
+    return {c["mqtt_client"]: c["cid"] for c in found.get("connections") or [] if c.get("mqtt_client")}
+
+
+def is_sentinel(message: aiomqtt.Message) -> bool:
+    return isinstance(message.payload, bytes) and b'"sentinel"' in message.payload
+
+
+def copies(seen: list[aiomqtt.Message], payload: bytes) -> int:
+    return sum(1 for message in seen if message.payload == payload)
+
+
+async def test_the_state_crosses_unretained_on_two_nodes_and_outlives_the_first_node_s_death(
+    tmp_path: Path,
+) -> None:
+    with running_floor(tmp_path, ["t1"]) as floor, table_pcs(floor, tmp_path) as pcs:
+        nodes = floor.cluster.nodes
+        table = FakeTable("t1")
+        watcher = floor.client(nodes[2].mqtt_port, CONSOLE, floor.secret(CONSOLE))
+        async with (
+            watching(watcher, "holdem/t1/state", "holdem/t1/alerts") as seen,
+            pcs[0].controller() as pc,
+        ):
+            await pc.publish(*table.status(), qos=1, retain=True)
+            _, first = table.state()
+            await pc.publish("holdem/t1/state", first, qos=1, retain=True)
+            # One copy from each of the bridge's two connections.
+            await until(lambda: copies(seen, first) == 2, within=30, what="the state by both connections")
+            assert not any(message.retain for message in seen)
+
+            # The first connection starts on the first node, the state's own on the second.
+            main, state_path = "tablectl-t1-bridge", "tablectl-t1-bridge-state"
+            assert main in mqtt_clients(nodes[0])
+            state_connection = mqtt_clients(nodes[1])[state_path]
+
+            # Nothing retained on the cluster: a new subscriber gets nothing flagged retained (a
+            # retained message would come at once, before the sentinel published after).
+            late = floor.client(nodes[1].mqtt_port, CONSOLE, floor.secret(CONSOLE))
+            async with watching(late, "holdem/t1/state", "holdem/t1/alerts") as fresh:
+                sentinel = table.alert("info", alert_id="sentinel")
+                await pc.publish(*sentinel, qos=1)
+                await until(lambda: any(is_sentinel(m) for m in fresh), within=30, what="the sentinel")
+            # (a state may come live meanwhile: a bridge sends the newest at every connection)
+            assert [str(m.topic) for m in fresh if m.retain] == []
+
+            nodes[0].kill()
+            _, second = table.state()
+            await pc.publish("holdem/t1/state", second, qos=1, retain=True)
+            await until(lambda: copies(seen, second) >= 1, within=30, what="a state after the node's death")
+            # The state's own connection was not touched by the death of the first's node.
+            assert mqtt_clients(nodes[1]).get(state_path) == state_connection
