@@ -2,7 +2,7 @@
 killed mid-run; lost and doubled rows in PostgreSQL, the console's lag, its recovery.
 
 Usage: ``.venv/bin/python benchmarks/floor_cluster.py [--tables 500] [--seconds 60]
-[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--keep DIR]``
+[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--one-path] [--keep DIR]``
 
 What a node's death costs depends on what it led: NATS elects a new leader for each JetStream
 group the dead node led only after a random 4-9 s, and until then the MQTT gateway waits for
@@ -19,8 +19,11 @@ update the page got: when, its lag, its table).
 Everything is as deployed (``tablectl deploy --floor``, TLS with a test CA): three ``nats-server``
 nodes; ``--bridged`` table PCs whose mosquitto bridges to every node (``tablectl deploy --config``
 with the floor's ``[deploy.floor]``); the other tables as direct MQTT clients of the cluster, each
-with its own table's user, spread over the nodes; one ``tablectl floor`` console recording into a
-PostgreSQL database of the benchmark's own (the machine's server, ``TABLECTL_TEST_POSTGRES``).
+with its own table's user, spread over the nodes, behaving as that bridge does (``BridgeLink``:
+a lost connection taken up on the next node after ``restart_timeout``, QoS 0 dropped and QoS 1
+kept while down, the newest state and status sent again at every connection, the state's second
+connection from the next node); one ``tablectl floor`` console recording into a PostgreSQL
+database of the benchmark's own (the machine's server, ``TABLECTL_TEST_POSTGRES``).
 
 Each table plays at a busy table's pace: a hand a minute (its start spread over the minute), a
 state on every change (one every 2 s, at the bridge's QoS, its ``ts`` the time of publishing), two
@@ -35,6 +38,8 @@ Measured:
   read as a browser would), the time since the state in it was published; overall, in the
   10 s before the kill, and the time after the kill until a whole second's updates are back
   within p50 <= 100 ms and p99 <= 1 s;
+- the direct tables whose connection the kill took: when each was back on another node (the
+  page shows them as they were until then);
 - each process's CPU share over the run.
 """
 
@@ -53,7 +58,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -96,26 +102,80 @@ def figures(name: str, samples: list[float]) -> str:
 
 
 class Link:
-    """A table's connection to the floor: its PC's broker (bridged), or the cluster's nodes in
-    turn (direct, as the rendered bridge would: each topic at the bridge's QoS; on a lost
-    connection the next node after mosquitto's ``restart_timeout`` as rendered, a delay rising
-    by its jittered backoff while attempts fail; a connection the node closes before CONNACK a
-    failed attempt at once, as mosquitto sees it; and the message again, as the bridge sends a
-    retained one again at every connection, or a QoS 1 one not yet acknowledged; nothing with
-    the retain flag, as the bridge to a cluster renders it)."""
+    """A bridged table's connection to its PC's broker (the PC's mosquitto bridges it): the
+    controller publishes at QoS 1, the state and status retained; on a lost connection it tries
+    again after 0.5 s."""
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        self.entry = entry
+        self.client: aiomqtt.Client | None = None
+        self.reconnects = 0
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        while True:
+            try:
+                if self.client is None:
+                    client = aiomqtt.Client(
+                        "127.0.0.1",
+                        self.entry["ports"][0],
+                        username=self.entry["user"],
+                        password=self.entry["password"],
+                        identifier=f"bench-{self.entry['table']}",
+                        timeout=10,
+                    )
+                    await client.__aenter__()
+                    self.client = client
+                await self.client.publish(topic, payload, qos=1, retain=retain)
+                return
+            except aiomqtt.MqttError:
+                if self.client is not None:
+                    with contextlib.suppress(Exception):
+                        await self.client.__aexit__(None, None, None)
+                self.client = None
+                self.reconnects += 1
+                await asyncio.sleep(0.5)
+
+    async def start(self) -> None:
+        """Nothing to keep up: the table PC's broker is local."""
+
+    async def close(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.client.__aexit__(None, None, None), 5)
+
+
+class NodeConnection:
+    """One connection of a bridge to the cluster, kept up as mosquitto keeps a bridge's: the
+    nodes in turn from ``first``; a lost connection is noticed when the node closes it (not at
+    the next publish) and the next node is tried after ``restart_timeout`` as rendered, the
+    delay rising by mosquitto's jittered backoff while attempts fail; a connection the node
+    closes before CONNACK is a failed attempt at once. ``up(client)`` runs at every connection;
+    ``away``: (lost, back) wall-clock times of each lost connection."""
 
     def __init__(
-        self, entry: dict[str, Any], context: ssl.SSLContext, events: list[dict[str, Any]] | None = None
+        self,
+        entry: dict[str, Any],
+        context: ssl.SSLContext,
+        identifier: str,
+        up: Callable[[aiomqtt.Client], Awaitable[None]],
+        *,
+        first: int = 0,
+        events: list[dict[str, Any]] | None = None,
     ) -> None:
         self.entry = entry
-        self.context = context if entry["tls"] else None
+        self.context = context
+        self.identifier = identifier
+        self.up = up
         self.ports: list[int] = entry["ports"]
-        self.index = 0
+        self.index = first % len(self.ports)
         self.client: aiomqtt.Client | None = None
         self.reconnects = 0
         self.restart = float(RESTART_BASE_S)
-        #: With --keep: every lost and regained connection (written out at the end).
+        self.connected = asyncio.Event()
+        self.away: list[list[float]] = []
         self.events = events
+        self._keeper: asyncio.Task[None] | None = None
+        self._closing = False
 
     def note(self, what: str, **details: Any) -> None:
         if self.events is not None:
@@ -123,20 +183,25 @@ class Link:
                 {
                     "t": time.time(),
                     "table": self.entry["table"],
+                    "connection": self.identifier,
                     "event": what,
                     "port": self.ports[self.index],
                     **details,
                 }
             )
 
-    async def connect(self) -> aiomqtt.Client:
+    async def start(self) -> None:
+        self._keeper = asyncio.create_task(self._keep())
+        await self.connected.wait()
+
+    async def _connect(self) -> aiomqtt.Client:
         entry = self.entry
         client = aiomqtt.Client(
             "127.0.0.1",
             self.ports[self.index],
             username=entry["user"],
             password=entry["password"],
-            identifier=f"bench-{entry['table']}",
+            identifier=self.identifier,
             tls_context=self.context,
             timeout=10,
         )
@@ -149,43 +214,142 @@ class Link:
             raise
         if self.reconnects:
             self.note("connected", took=round(time.time() - began, 3))
-        self.client = client
-        self.restart = float(RESTART_BASE_S)
         return client
 
-    def qos(self, topic: str) -> int:
-        """A direct table's topic at its bridge's QoS; a table PC's controller publishes at 1."""
-        return BRIDGE_QOS[topic.split("/", 2)[2]] if self.entry["tls"] else 1
-
-    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
-        while True:
+    async def _keep(self) -> None:
+        while not self._closing:
             try:
-                client = self.client or await self.connect()
-                # Direct: nothing retained, as the rendered bridge to a cluster sends it
-                # (bridge_outgoing_retain false); a table PC's controller retains as it does.
-                retain_here = retain and not self.entry["tls"]
-                await client.publish(topic, payload, qos=self.qos(topic), retain=retain_here)
+                client = await self._connect()
+            except aiomqtt.MqttError:
+                await self._wait_to_restart()
+                continue
+            self.client = client
+            self.restart = float(RESTART_BASE_S)
+            if self.away and len(self.away[-1]) == 1:
+                self.away[-1].append(time.time())
+            self.connected.set()
+            await self.up(client)
+            with contextlib.suppress(Exception):  # its exception, if any, is why; the moment is what counts
+                await asyncio.shield(client._disconnected)  # the node closed the connection
+            self.connected.clear()
+            self.client = None
+            if self._closing:
                 return
-            except aiomqtt.MqttError as error:
-                if self.client is not None:
-                    self.note("lost", topic=topic.rsplit("/", 1)[-1], error=str(error))
-                    with contextlib.suppress(Exception):
-                        await self.client.__aexit__(None, None, None)
-                self.client = None
-                self.reconnects += 1
-                self.index = (self.index + 1) % len(self.ports)
-                if not self.entry["tls"]:
-                    await asyncio.sleep(0.5)  # the table PC's own broker
-                    continue
-                # mosquitto: the next attempt once a whole-second clock passes now + restart_timeout,
-                # which each attempt first moves to a random value in [base, 3 x itself], capped.
-                await asyncio.sleep(self.restart + random.random())
-                self.restart = min(float(RESTART_CAP_S), random.uniform(RESTART_BASE_S, self.restart * 3))
+            self.note("lost")
+            self.away.append([time.time()])
+            with contextlib.suppress(Exception):
+                await client.__aexit__(None, None, None)
+            await self._wait_to_restart()
+
+    async def _wait_to_restart(self) -> None:
+        self.reconnects += 1
+        self.index = (self.index + 1) % len(self.ports)
+        # mosquitto: the next attempt once a whole-second clock passes now + restart_timeout,
+        # which each attempt first moves to a random value in [base, 3 x itself], capped.
+        await asyncio.sleep(self.restart + random.random())
+        self.restart = min(float(RESTART_CAP_S), random.uniform(RESTART_BASE_S, self.restart * 3))
 
     async def close(self) -> None:
+        self._closing = True
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.client.__aexit__(None, None, None), 5)
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._keeper
+
+
+class BridgeLink:
+    """A direct table: a client of the cluster that behaves as the rendered bridge does, as
+    mosquitto runs it (``controller.deploy.bridge``):
+
+    - its connection (persistent session) kept up as a bridge's (:class:`NodeConnection`), and,
+      unless ``state_path`` is off, the state's second connection (no session) from the next node;
+    - each topic at the bridge's QoS, nothing with the retain flag;
+    - while a connection is down, a QoS 0 state is dropped on it (mosquitto queues no QoS 0
+      message for a bridge) and a QoS 1 message waits in the table PC's broker: the controller
+      is never held up;
+    - at every connection it sends the table's newest state and status (mosquitto sends a bridge
+      the retained messages of its ``out`` topics), then what waited, in order."""
+
+    def __init__(
+        self,
+        entry: dict[str, Any],
+        context: ssl.SSLContext,
+        events: list[dict[str, Any]] | None = None,
+        *,
+        state_path: bool = True,
+    ) -> None:
+        table = entry["table"]
+        #: The newest retained message of each topic, as the table PC's broker holds it.
+        self.retained: dict[str, bytes] = {}
+        #: QoS 1 messages not yet acknowledged by the cluster, in order.
+        self.waiting: deque[tuple[str, bytes]] = deque()
+        self.sending = asyncio.Lock()
+        self.main = NodeConnection(entry, context, f"bench-{table}", self._main_up, events=events)
+        self.state = (
+            NodeConnection(entry, context, f"bench-{table}-state", self._state_up, first=1, events=events)
+            if state_path
+            else None
+        )
+
+    @property
+    def reconnects(self) -> int:
+        return self.main.reconnects + (self.state.reconnects if self.state is not None else 0)
+
+    @property
+    def away(self) -> list[list[float]]:
+        return self.main.away
+
+    async def start(self) -> None:
+        await self.main.start()
+        if self.state is not None:
+            await self.state.start()
+
+    async def _main_up(self, client: aiomqtt.Client) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):
+            for topic, payload in list(self.retained.items()):
+                await client.publish(topic, payload, qos=BRIDGE_QOS[topic.split("/", 2)[2]])
+        await self._send_waiting()
+
+    async def _state_up(self, client: aiomqtt.Client) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):
+            for topic, payload in list(self.retained.items()):
+                if topic.endswith("/state"):
+                    await client.publish(topic, payload, qos=0)
+
+    async def _send_waiting(self) -> None:
+        async with self.sending:
+            while self.waiting and self.main.client is not None:
+                topic, payload = self.waiting[0]
+                try:
+                    await self.main.client.publish(topic, payload, qos=1)
+                except aiomqtt.MqttError:
+                    return  # the connection is taken up again; it waits till then
+                self.waiting.popleft()
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        if retain:
+            self.retained[topic] = payload
+        if BRIDGE_QOS[topic.split("/", 2)[2]] == 1:
+            self.waiting.append((topic, payload))
+            await self._send_waiting()
+            return
+        for connection in (self.main, self.state):
+            if connection is not None and connection.client is not None:
+                with contextlib.suppress(aiomqtt.MqttError):
+                    await connection.client.publish(topic, payload, qos=0)
+
+    async def close(self) -> None:
+        """Once what waits is sent (60 s at most), disconnect."""
+        deadline = time.monotonic() + 60
+        while self.waiting and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+            await self._send_waiting()
+        for connection in (self.main, self.state):
+            if connection is not None:
+                await connection.close()
 
 
 class TablePlayer:
@@ -224,7 +388,7 @@ class TablePlayer:
             }
         )
 
-    async def play(self, link: Link, until: float) -> None:
+    async def play(self, link: Link | BridgeLink, until: float) -> None:
         base = f"holdem/{self.table}"
         await asyncio.sleep(self.offset)
         while time.monotonic() < until:
@@ -256,7 +420,12 @@ async def publishers(spec: dict[str, Any]) -> None:
     context = ssl.create_default_context(cafile=spec["ca"])
     rng = random.Random(7)
     events: list[dict[str, Any]] | None = [] if spec.get("events") else None
-    links = [Link(entry, context, events) for entry in spec["tables"]]
+    links: list[Link | BridgeLink] = [
+        BridgeLink(entry, context, events, state_path=spec["state_path"]) if entry["tls"] else Link(entry)
+        for entry in spec["tables"]
+    ]
+    for link in links:  # one after the other, as the tables come up
+        await link.start()
     players = [TablePlayer(entry["table"], rng.uniform(0, HAND_S)) for entry in spec["tables"]]
     for link, player in zip(links, players, strict=True):
         status = Status(state="online", ts=now(), session=1).to_json()
@@ -268,6 +437,7 @@ async def publishers(spec: dict[str, Any]) -> None:
     results = await asyncio.gather(*playing, return_exceptions=True)
     errors = [repr(r) for r in results if isinstance(r, BaseException)]
     await asyncio.gather(*(link.close() for link in links))
+    away = [span for link in links if isinstance(link, BridgeLink) for span in link.away]
     hands = [key for p in players for kind, key in p.published if kind == "hand"]
     alerts = [key for p in players for kind, key in p.published if kind == "alert"]
     if events is not None:
@@ -281,6 +451,7 @@ async def publishers(spec: dict[str, Any]) -> None:
                 "errors": errors[:5],
                 "failed": len(errors),
                 "reconnects": sum(link.reconnects for link in links),
+                "away": away,
             }
         ),
         flush=True,
@@ -409,7 +580,12 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             60,
             "the console's recorder",
         )
-        spec: dict[str, Any] = {"ca": str(floor.ca.cert), "seconds": args.seconds, "tables": []}
+        spec: dict[str, Any] = {
+            "ca": str(floor.ca.cert),
+            "seconds": args.seconds,
+            "tables": [],
+            "state_path": not args.one_path,
+        }
         if args.keep:
             spec["events"] = str(directory / "publisher-events.jsonl")
         bridged = {pc.table: pc for pc in pcs}
@@ -528,6 +704,20 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             p50, p99 = statistics.median(window) * 1000, percentile(window, 0.99) * 1000
             windows.append(f"{start}-{start + 5} s: {len(window)}, {p50:.0f}, {p99:.0f} ms")
     print("after the kill, per 5 s (updates, p50, p99): " + "; ".join(windows))
+    spans = [
+        (lost, back) for lost, *rest in done["away"] for back in (rest or [None]) if lost >= killed_at - 1
+    ]
+    returned = sorted(back - killed_at for _, back in spans if back is not None)
+    if spans:
+        print(
+            f"direct tables whose connection the kill took: {len(spans)}; back on another node "
+            + (
+                f"p50 {statistics.median(returned):.1f} s, max {max(returned):.1f} s after the kill"
+                if returned
+                else "none"
+            )
+            + (f" ({len(spans) - len(returned)} never back)" if len(returned) < len(spans) else "")
+        )
     back = recovery(lags, killed_at)
     print(
         "back within p50 <= 100 ms and p99 <= 1 s: "
@@ -573,6 +763,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
+    parser.add_argument(
+        "--one-path",
+        action="store_true",
+        help="direct tables without the state's second connection (the bridge as rendered has it)",
+    )
     parser.add_argument(
         "--kill",
         choices=("n1", *STREAMS),
