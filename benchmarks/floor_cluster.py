@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -583,6 +584,22 @@ def recovery(lags: list[tuple[float, float]], killed_at: float) -> float | None:
     return None if good_from is None else float(good_from)
 
 
+def page_gaps(shown: list[tuple[float, str]], killed_at: float, within: float = 20.0) -> list[float]:
+    """For each table the page showed before the kill, the longest time it went without a new
+    state across the ``within`` s after it (a table publishes one every ``STATE_EVERY_S``)."""
+    times: dict[str, list[float]] = {}
+    for received, table in shown:
+        times.setdefault(table, []).append(received)
+    gaps = []
+    for seen in times.values():
+        seen.sort()
+        if seen[0] >= killed_at:
+            continue
+        spans = [b - a for a, b in itertools.pairwise(seen) if b > killed_at and a < killed_at + within]
+        gaps.append(max(spans, default=0.0))
+    return sorted(gaps)
+
+
 def stored(url: str) -> tuple[Counter[tuple[Any, ...]], Counter[tuple[Any, ...]]]:
     with psycopg.connect(url) as db:
         hands = Counter(tuple(r) for r in db.execute("SELECT table_id, hand FROM floor.hand_results"))
@@ -743,6 +760,15 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
                 else "none"
             )
             + (f" ({len(spans) - len(returned)} never back)" if len(returned) < len(spans) else "")
+        )
+    gaps = page_gaps(
+        [(received, table) for (received, _), table in zip(lags, lag_tables, strict=True)], killed_at
+    )
+    if gaps:
+        print(
+            f"longest time without a new state on the page, per table across the kill: p50 "
+            f"{statistics.median(gaps):.1f} s, p99 {percentile(gaps, 0.99):.1f} s, max {gaps[-1]:.1f} s; "
+            f"{sum(gap > 5 for gap in gaps)} of {len(gaps)} tables over 5 s"
         )
     back = recovery(lags, killed_at)
     print(
