@@ -2,7 +2,7 @@
 killed mid-run; lost and doubled rows in PostgreSQL, the console's lag, its recovery.
 
 Usage: ``.venv/bin/python benchmarks/floor_cluster.py [--tables 500] [--seconds 60]
-[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--keep DIR]``
+[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--one-path] [--keep DIR]``
 
 What a node's death costs depends on what it led: NATS elects a new leader for each JetStream
 group the dead node led only after a random 4-9 s, and until then the MQTT gateway waits for
@@ -19,12 +19,17 @@ update the page got: when, its lag, its table).
 Everything is as deployed (``tablectl deploy --floor``, TLS with a test CA): three ``nats-server``
 nodes; ``--bridged`` table PCs whose mosquitto bridges to every node (``tablectl deploy --config``
 with the floor's ``[deploy.floor]``); the other tables as direct MQTT clients of the cluster, each
-with its own table's user, spread over the nodes; one ``tablectl floor`` console recording into a
-PostgreSQL database of the benchmark's own (the machine's server, ``TABLECTL_TEST_POSTGRES``).
+with its own table's user, spread over the nodes, behaving as that bridge does (``BridgeLink``:
+a lost connection taken up on the next node after ``restart_timeout``, QoS 0 dropped and QoS 1
+kept while down, the newest state and status sent again at every connection, the state's second
+connection from the next node); one ``tablectl floor`` console recording into a PostgreSQL
+database of the benchmark's own (the machine's server, ``TABLECTL_TEST_POSTGRES``).
 
 Each table plays at a busy table's pace: a hand a minute (its start spread over the minute), a
-state on every change (one every 2 s, retained, QoS 1, its ``ts`` the time of publishing), two
-alert changes a hand (raised 10 s in, resolved 10 s later), the hand result at the end.
+state on every change (one every 2 s, at the bridge's QoS, its ``ts`` the time of publishing), two
+alert changes a hand (raised 10 s in, resolved 10 s later), the hand result at the end. The
+retain flag does not reach the cluster (``bridge_outgoing_retain false`` as rendered): the
+console's first picture is the store's.
 
 Measured:
 - lost / doubled: every hand result and alert change the publishers had acknowledged, against
@@ -33,6 +38,8 @@ Measured:
   read as a browser would), the time since the state in it was published; overall, in the
   10 s before the kill, and the time after the kill until a whole second's updates are back
   within p50 <= 100 ms and p99 <= 1 s;
+- the direct tables whose connection the kill took: when each was back on another node (the
+  page shows them as they were until then);
 - each process's CPU share over the run.
 """
 
@@ -41,6 +48,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -51,7 +59,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -69,6 +78,10 @@ from testing.postgres import temporary_database
 from tests.floor_cluster.support import running_floor, table_pcs
 
 HAND_S: Final = 60.0
+#: How long the publishers may take to close their connections at the end.
+CLOSE_S: Final = 90.0
+#: Direct tables connecting at once when the run starts.
+STARTING: Final = 25
 STATE_EVERY_S: Final = 2.0
 
 
@@ -94,25 +107,80 @@ def figures(name: str, samples: list[float]) -> str:
 
 
 class Link:
-    """A table's connection to the floor: its PC's broker (bridged), or the cluster's nodes in
-    turn (direct, as the rendered bridge would: each topic at the bridge's QoS; on a lost
-    connection the next node after mosquitto's ``restart_timeout`` as rendered, a delay rising
-    by its jittered backoff while attempts fail; a connection the node closes before CONNACK a
-    failed attempt at once, as mosquitto sees it; and the message again, as the bridge sends a
-    retained one again at every connection, or a QoS 1 one not yet acknowledged)."""
+    """A bridged table's connection to its PC's broker (the PC's mosquitto bridges it): the
+    controller publishes at QoS 1, the state and status retained; on a lost connection it tries
+    again after 0.5 s."""
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        self.entry = entry
+        self.client: aiomqtt.Client | None = None
+        self.reconnects = 0
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        while True:
+            try:
+                if self.client is None:
+                    client = aiomqtt.Client(
+                        "127.0.0.1",
+                        self.entry["ports"][0],
+                        username=self.entry["user"],
+                        password=self.entry["password"],
+                        identifier=f"bench-{self.entry['table']}",
+                        timeout=10,
+                    )
+                    await client.__aenter__()
+                    self.client = client
+                await self.client.publish(topic, payload, qos=1, retain=retain)
+                return
+            except aiomqtt.MqttError:
+                if self.client is not None:
+                    with contextlib.suppress(Exception):
+                        await self.client.__aexit__(None, None, None)
+                self.client = None
+                self.reconnects += 1
+                await asyncio.sleep(0.5)
+
+    async def start(self) -> None:
+        """Nothing to keep up: the table PC's broker is local."""
+
+    async def close(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.client.__aexit__(None, None, None), 5)
+
+
+class NodeConnection:
+    """One connection of a bridge to the cluster, kept up as mosquitto keeps a bridge's: the
+    nodes in turn from ``first``; a lost connection is noticed when the node closes it (not at
+    the next publish) and the next node is tried after ``restart_timeout`` as rendered, the
+    delay rising by mosquitto's jittered backoff while attempts fail; a connection the node
+    closes before CONNACK is a failed attempt at once. ``up(client)`` runs at every connection;
+    ``away``: (lost, back) wall-clock times of each lost connection."""
 
     def __init__(
-        self, entry: dict[str, Any], context: ssl.SSLContext, events: list[dict[str, Any]] | None = None
+        self,
+        entry: dict[str, Any],
+        context: ssl.SSLContext,
+        identifier: str,
+        up: Callable[[aiomqtt.Client], Awaitable[None]],
+        *,
+        first: int = 0,
+        events: list[dict[str, Any]] | None = None,
     ) -> None:
         self.entry = entry
-        self.context = context if entry["tls"] else None
+        self.context = context
+        self.identifier = identifier
+        self.up = up
         self.ports: list[int] = entry["ports"]
-        self.index = 0
+        self.index = first % len(self.ports)
         self.client: aiomqtt.Client | None = None
         self.reconnects = 0
         self.restart = float(RESTART_BASE_S)
-        #: With --keep: every lost and regained connection (written out at the end).
+        self.connected = asyncio.Event()
+        self.away: list[list[float]] = []
         self.events = events
+        self._keeper: asyncio.Task[None] | None = None
+        self._closing = False
 
     def note(self, what: str, **details: Any) -> None:
         if self.events is not None:
@@ -120,20 +188,25 @@ class Link:
                 {
                     "t": time.time(),
                     "table": self.entry["table"],
+                    "connection": self.identifier,
                     "event": what,
                     "port": self.ports[self.index],
                     **details,
                 }
             )
 
-    async def connect(self) -> aiomqtt.Client:
+    async def start(self) -> None:
+        self._keeper = asyncio.create_task(self._keep())
+        await self.connected.wait()
+
+    async def _connect(self) -> aiomqtt.Client:
         entry = self.entry
         client = aiomqtt.Client(
             "127.0.0.1",
             self.ports[self.index],
             username=entry["user"],
             password=entry["password"],
-            identifier=f"bench-{entry['table']}",
+            identifier=self.identifier,
             tls_context=self.context,
             timeout=10,
         )
@@ -146,40 +219,157 @@ class Link:
             raise
         if self.reconnects:
             self.note("connected", took=round(time.time() - began, 3))
-        self.client = client
-        self.restart = float(RESTART_BASE_S)
         return client
 
-    def qos(self, topic: str) -> int:
-        """A direct table's topic at its bridge's QoS; a table PC's controller publishes at 1."""
-        return BRIDGE_QOS[topic.split("/", 2)[2]] if self.entry["tls"] else 1
-
-    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
-        while True:
+    async def _keep(self) -> None:
+        while not self._closing:
             try:
-                client = self.client or await self.connect()
-                await client.publish(topic, payload, qos=self.qos(topic), retain=retain)
+                client = await self._connect()
+            except aiomqtt.MqttError:
+                await self._wait_to_restart()
+                continue
+            self.client = client
+            self.restart = float(RESTART_BASE_S)
+            if self.away and len(self.away[-1]) == 1:
+                self.away[-1].append(time.time())
+            self.connected.set()
+            await self.up(client)
+            with contextlib.suppress(Exception):  # its exception, if any, is why; the moment is what counts
+                await asyncio.shield(client._disconnected)  # the node closed the connection
+            self.connected.clear()
+            self.client = None
+            if self._closing:
                 return
-            except aiomqtt.MqttError as error:
-                if self.client is not None:
-                    self.note("lost", topic=topic.rsplit("/", 1)[-1], error=str(error))
-                    with contextlib.suppress(Exception):
-                        await self.client.__aexit__(None, None, None)
-                self.client = None
-                self.reconnects += 1
-                self.index = (self.index + 1) % len(self.ports)
-                if not self.entry["tls"]:
-                    await asyncio.sleep(0.5)  # the table PC's own broker
-                    continue
-                # mosquitto: the next attempt once a whole-second clock passes now + restart_timeout,
-                # which each attempt first moves to a random value in [base, 3 x itself], capped.
-                await asyncio.sleep(self.restart + random.random())
-                self.restart = min(float(RESTART_CAP_S), random.uniform(RESTART_BASE_S, self.restart * 3))
+            self.note("lost")
+            self.away.append([time.time()])
+            with contextlib.suppress(Exception):
+                await client.__aexit__(None, None, None)
+            await self._wait_to_restart()
+
+    async def _wait_to_restart(self) -> None:
+        self.reconnects += 1
+        self.index = (self.index + 1) % len(self.ports)
+        # mosquitto: the next attempt once a whole-second clock passes now + restart_timeout,
+        # which each attempt first moves to a random value in [base, 3 x itself], capped.
+        await asyncio.sleep(self.restart + random.random())
+        self.restart = min(float(RESTART_CAP_S), random.uniform(RESTART_BASE_S, self.restart * 3))
 
     async def close(self) -> None:
+        self._closing = True
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.client.__aexit__(None, None, None), 5)
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._keeper
+
+
+class BridgeLink:
+    """A direct table: a client of the cluster that behaves as the rendered bridge does, as
+    mosquitto runs it (``controller.deploy.bridge``):
+
+    - its connection (persistent session) kept up as a bridge's (:class:`NodeConnection`), and,
+      unless ``state_path`` is off, the state's second connection (no session) from the next node;
+    - each topic at the bridge's QoS, nothing with the retain flag;
+    - while a connection is down, a QoS 0 state is dropped on it (mosquitto queues no QoS 0
+      message for a bridge) and a QoS 1 message waits in the table PC's broker: the controller
+      is never held up;
+    - at every connection it sends the table's newest state and status (mosquitto sends a bridge
+      the retained messages of its ``out`` topics), then what waited, in order."""
+
+    def __init__(
+        self,
+        entry: dict[str, Any],
+        context: ssl.SSLContext,
+        events: list[dict[str, Any]] | None = None,
+        *,
+        state_path: bool = True,
+    ) -> None:
+        table = entry["table"]
+        #: The newest retained message of each topic, as the table PC's broker holds it.
+        self.retained: dict[str, bytes] = {}
+        #: QoS 1 messages not yet acknowledged by the cluster, in order.
+        self.waiting: deque[tuple[str, bytes]] = deque()
+        self.sending = asyncio.Lock()
+        self._sends: set[asyncio.Task[None]] = set()
+        self.main = NodeConnection(entry, context, f"bench-{table}", self._main_up, events=events)
+        self.state = (
+            NodeConnection(entry, context, f"bench-{table}-state", self._state_up, first=1, events=events)
+            if state_path
+            else None
+        )
+
+    @property
+    def reconnects(self) -> int:
+        return self.main.reconnects + (self.state.reconnects if self.state is not None else 0)
+
+    @property
+    def away(self) -> list[list[float]]:
+        return self.main.away
+
+    async def start(self) -> None:
+        await self.main.start()
+        if self.state is not None:
+            await self.state.start()
+
+    async def _main_up(self, client: aiomqtt.Client) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):
+            for topic, payload in list(self.retained.items()):
+                await client.publish(topic, payload, qos=BRIDGE_QOS[topic.split("/", 2)[2]])
+        await self._send_waiting()
+
+    async def _state_up(self, client: aiomqtt.Client) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):
+            for topic, payload in list(self.retained.items()):
+                if topic.endswith("/state"):
+                    await client.publish(topic, payload, qos=0)
+
+    async def _send_waiting(self) -> None:
+        async with self.sending:
+            while self.waiting and self.main.client is not None:
+                topic, payload = self.waiting[0]
+                try:
+                    await self.main.client.publish(topic, payload, qos=1)
+                except aiomqtt.MqttError:
+                    return  # the connection is taken up again; it waits till then
+                self.waiting.popleft()
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        """Hand the message to the bridge and return at once: its connections send it on their
+        own (one held up, e.g. writing into a dead node's socket, holds up neither the
+        controller nor the other connection)."""
+        if retain:
+            self.retained[topic] = payload
+        if BRIDGE_QOS[topic.split("/", 2)[2]] == 1:
+            self.waiting.append((topic, payload))
+            self._in_background(self._send_waiting())
+            return
+        for connection in (self.main, self.state):
+            if connection is not None and connection.client is not None:
+                self._in_background(self._send_now(connection.client, topic, payload))
+
+    @staticmethod
+    async def _send_now(client: aiomqtt.Client, topic: str, payload: bytes) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):
+            await client.publish(topic, payload, qos=0)
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._sends.add(task)  # held until done (the loop keeps only weak references)
+        task.add_done_callback(self._sends.discard)
+
+    async def close(self) -> None:
+        """Once what waits is sent (60 s at most), disconnect."""
+        deadline = time.monotonic() + 60
+        while self.waiting and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+            await self._send_waiting()
+        for task in list(self._sends):
+            task.cancel()
+        for connection in (self.main, self.state):
+            if connection is not None:
+                await connection.close()
 
 
 class TablePlayer:
@@ -218,7 +408,7 @@ class TablePlayer:
             }
         )
 
-    async def play(self, link: Link, until: float) -> None:
+    async def play(self, link: Link | BridgeLink, until: float) -> None:
         base = f"holdem/{self.table}"
         await asyncio.sleep(self.offset)
         while time.monotonic() < until:
@@ -247,10 +437,24 @@ class TablePlayer:
 
 async def publishers(spec: dict[str, Any]) -> None:
     """The publisher process: every table's player; prints what was published as JSON."""
+    loop = asyncio.get_running_loop()
+
+    def quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        # paho asks the loop to watch a socket that a node's death closed meanwhile: nothing to do.
+        if isinstance(context.get("exception"), OSError) and "add_writer" in repr(context.get("handle")):
+            return
+        loop.default_exception_handler(context)
+
+    loop.set_exception_handler(quiet)
     context = ssl.create_default_context(cafile=spec["ca"])
     rng = random.Random(7)
     events: list[dict[str, Any]] | None = [] if spec.get("events") else None
-    links = [Link(entry, context, events) for entry in spec["tables"]]
+    links: list[Link | BridgeLink] = [
+        BridgeLink(entry, context, events, state_path=spec["state_path"]) if entry["tls"] else Link(entry)
+        for entry in spec["tables"]
+    ]
+    for group in range(0, len(links), STARTING):  # the tables come up a few dozen at a time
+        await asyncio.gather(*(link.start() for link in links[group : group + STARTING]))
     players = [TablePlayer(entry["table"], rng.uniform(0, HAND_S)) for entry in spec["tables"]]
     for link, player in zip(links, players, strict=True):
         status = Status(state="online", ts=now(), session=1).to_json()
@@ -261,7 +465,14 @@ async def publishers(spec: dict[str, Any]) -> None:
     playing = (player.play(link, until) for player, link in zip(players, links, strict=True))
     results = await asyncio.gather(*playing, return_exceptions=True)
     errors = [repr(r) for r in results if isinstance(r, BaseException)]
-    await asyncio.gather(*(link.close() for link in links))
+    closing = asyncio.gather(*(link.close() for link in links))
+    try:
+        # 60 s for what waits to be sent, then the disconnections: a close that hangs (seen
+        # once at 2,000 tables) must not keep the figures from being printed.
+        await asyncio.wait_for(closing, CLOSE_S)
+    except TimeoutError:
+        errors.append(f"closing the tables' connections took more than {CLOSE_S:g} s")
+    away = [span for link in links if isinstance(link, BridgeLink) for span in link.away]
     hands = [key for p in players for kind, key in p.published if kind == "hand"]
     alerts = [key for p in players for kind, key in p.published if kind == "alert"]
     if events is not None:
@@ -275,6 +486,7 @@ async def publishers(spec: dict[str, Any]) -> None:
                 "errors": errors[:5],
                 "failed": len(errors),
                 "reconnects": sum(link.reconnects for link in links),
+                "away": away,
             }
         ),
         flush=True,
@@ -380,6 +592,22 @@ def recovery(lags: list[tuple[float, float]], killed_at: float) -> float | None:
     return None if good_from is None else float(good_from)
 
 
+def page_gaps(shown: list[tuple[float, str]], killed_at: float, within: float = 20.0) -> list[float]:
+    """For each table the page showed before the kill, the longest time it went without a new
+    state across the ``within`` s after it (a table publishes one every ``STATE_EVERY_S``)."""
+    times: dict[str, list[float]] = {}
+    for received, table in shown:
+        times.setdefault(table, []).append(received)
+    gaps = []
+    for seen in times.values():
+        seen.sort()
+        if seen[0] >= killed_at:
+            continue
+        spans = [b - a for a, b in itertools.pairwise(seen) if b > killed_at and a < killed_at + within]
+        gaps.append(max(spans, default=0.0))
+    return sorted(gaps)
+
+
 def stored(url: str) -> tuple[Counter[tuple[Any, ...]], Counter[tuple[Any, ...]]]:
     with psycopg.connect(url) as db:
         hands = Counter(tuple(r) for r in db.execute("SELECT table_id, hand FROM floor.hand_results"))
@@ -403,7 +631,12 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             60,
             "the console's recorder",
         )
-        spec: dict[str, Any] = {"ca": str(floor.ca.cert), "seconds": args.seconds, "tables": []}
+        spec: dict[str, Any] = {
+            "ca": str(floor.ca.cert),
+            "seconds": args.seconds,
+            "tables": [],
+            "state_path": not args.one_path,
+        }
         if args.keep:
             spec["events"] = str(directory / "publisher-events.jsonl")
         bridged = {pc.table: pc for pc in pcs}
@@ -522,6 +755,29 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             p50, p99 = statistics.median(window) * 1000, percentile(window, 0.99) * 1000
             windows.append(f"{start}-{start + 5} s: {len(window)}, {p50:.0f}, {p99:.0f} ms")
     print("after the kill, per 5 s (updates, p50, p99): " + "; ".join(windows))
+    spans = [
+        (lost, back) for lost, *rest in done["away"] for back in (rest or [None]) if lost >= killed_at - 1
+    ]
+    returned = sorted(back - killed_at for _, back in spans if back is not None)
+    if spans:
+        print(
+            f"direct tables whose connection the kill took: {len(spans)}; back on another node "
+            + (
+                f"p50 {statistics.median(returned):.1f} s, max {max(returned):.1f} s after the kill"
+                if returned
+                else "none"
+            )
+            + (f" ({len(spans) - len(returned)} never back)" if len(returned) < len(spans) else "")
+        )
+    gaps = page_gaps(
+        [(received, table) for (received, _), table in zip(lags, lag_tables, strict=True)], killed_at
+    )
+    if gaps:
+        print(
+            f"longest time without a new state on the page, per table across the kill: p50 "
+            f"{statistics.median(gaps):.1f} s, p99 {percentile(gaps, 0.99):.1f} s, max {gaps[-1]:.1f} s; "
+            f"{sum(gap > 5 for gap in gaps)} of {len(gaps)} tables over 5 s"
+        )
     back = recovery(lags, killed_at)
     print(
         "back within p50 <= 100 ms and p99 <= 1 s: "
@@ -567,6 +823,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
+    parser.add_argument(
+        "--one-path",
+        action="store_true",
+        help="direct tables without the state's second connection (the bridge as rendered has it)",
+    )
     parser.add_argument(
         "--kill",
         choices=("n1", *STREAMS),

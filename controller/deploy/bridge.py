@@ -21,6 +21,23 @@ floor's busiest topic, although no session subscribes to it (the recorder takes 
 and statuses; consoles follow the state at QoS 0). Alerts, hand results and statuses stay QoS 1:
 they are history, stored once each.
 
+Retained messages: to one floor broker the state and the status cross retained (the console's
+first picture of every table). To a NATS cluster they cross without the retain flag
+(``bridge_outgoing_retain false``): NATS 2.9 stores a retained message in a JetStream stream
+before it routes it, so every state on the floor would wait (4 s at a time) for that stream's new
+leader when its node dies. Plain messages are core NATS routing and wait for nothing; a console
+takes its first picture from the floor's store instead (the latest state and status of every
+table, ``controller.floor.store``). mosquitto still sends the bridge its retained messages at
+every connection (the newest state and status), only without the flag.
+
+The state's second path (a cluster only): the table's state crosses again on a second connection
+of its own (``connection tablectl-T-floor-state``, no session, QoS 0), which starts on the next
+node. When the node of the first connection dies, the table's state goes on through the second
+while the first is taken up on another node — which on NATS 2.9 takes 4-9 s more when the dead
+node led the stream of the MQTT sessions (no node accepts a connection meanwhile). The consoles
+take each state once (the copies are alike, byte for byte); alerts, hand results and statuses
+keep the one persistent session (history, stored once).
+
 Reconnecting is tuned so that losing a node costs seconds: the next node is tried after
 ``RESTART_BASE_S`` (mosquitto's default is 5 s rising to 30 s, and a 55 s gap was measured with
 it), backing off to ``RESTART_CAP_S`` at most. The cap is short because a NATS node refuses
@@ -58,6 +75,9 @@ class BridgeSpec:
     allow_input: bool = False
     cert_file: Path | None = None
     key_file: Path | None = None
+    #: Whether retained messages cross retained: yes to one floor broker (its console's first
+    #: picture), no to a cluster (see above, "Retained messages").
+    retained: bool = True
 
     @property
     def username(self) -> str:
@@ -83,19 +103,10 @@ def bridge_qos(topics: Topics, topic: str) -> int:
     return BRIDGE_QOS[topic.removeprefix(f"{topics.base}/")]
 
 
-def bridge_section(spec: BridgeSpec) -> str:
-    """The ``connection`` section of the table PC's mosquitto.conf (it holds the password)."""
-    topics = Topics(spec.root, spec.table)
-    several = len(spec.addresses) > 1
-    lines = [
-        "",
-        "# --- The bridge to the floor --------------------------------------------------------------",
-        "# Out: the public topics only (dev/# never leaves this PC); in: nothing, or the floor's",
-        "# dealer inputs when the house allows acknowledgement from the floor.",
-        f"connection tablectl-{spec.table}-floor",
-        "addresses " + " ".join(f"{host}:{port}" for host, port in spec.addresses),
-    ]
-    if several:
+def _connect_lines(spec: BridgeSpec, addresses: tuple[tuple[str, int], ...], client_id: str) -> list[str]:
+    """The lines both connections of a bridge share: where, how, who."""
+    lines = ["addresses " + " ".join(f"{host}:{port}" for host, port in addresses)]
+    if len(addresses) > 1:
         lines += [
             "# The nodes of one cluster are equals: on a lost connection the next one is tried, and",
             "# the bridge stays there (the session is the cluster's, any node resumes it).",
@@ -111,22 +122,74 @@ def bridge_section(spec: BridgeSpec) -> str:
     if spec.cert_file is not None and spec.key_file is not None:
         lines += [f"bridge_certfile {spec.cert_file}", f"bridge_keyfile {spec.key_file}"]
     lines += [
-        f"remote_clientid tablectl-{spec.table}-bridge",
+        f"remote_clientid {client_id}",
         f"remote_username {spec.username}",
         f"remote_password {spec.password}",
-        "cleansession false",
-        "start_type automatic",
+    ]
+    return lines
+
+
+def _reconnect_lines() -> list[str]:
+    return [
         f"# Losing the floor (a node) costs seconds: retry after {RESTART_BASE_S} s, backing off to "
         f"{RESTART_CAP_S} s",
         "# (a NATS node refuses connections for the 4-9 s its session stream elects a leader);",
         f"# a node that stops answering is found dead within {KEEPALIVE_S * 3 // 2} s.",
         f"restart_timeout {RESTART_BASE_S} {RESTART_CAP_S}",
         f"keepalive_interval {KEEPALIVE_S}",
+    ]
+
+
+def state_path_section(spec: BridgeSpec) -> str:
+    """The state's second connection to a cluster (see the module docstring), from the next node."""
+    topics = Topics(spec.root, spec.table)
+    addresses = spec.addresses[1:] + spec.addresses[:1]
+    lines = [
+        "",
+        "# --- The state's second path to the floor ------------------------------------------------",
+        "# The state again, on a connection of its own starting on the next node: when the node of",
+        "# the first dies, the state goes on through this one (the consoles take each state once).",
+        f"connection tablectl-{spec.table}-floor-state",
+        *_connect_lines(spec, addresses, f"tablectl-{spec.table}-bridge-state"),
+        "cleansession true",
+        "start_type automatic",
+        *_reconnect_lines(),
+        "notifications false",
+        "bridge_outgoing_retain false",
+        f"topic {topics.state} out 0",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def bridge_section(spec: BridgeSpec) -> str:
+    """The ``connection`` section(s) of the table PC's mosquitto.conf (they hold the password):
+    to a cluster (several nodes, nothing retained), also the state's second path."""
+    topics = Topics(spec.root, spec.table)
+    lines = [
+        "",
+        "# --- The bridge to the floor --------------------------------------------------------------",
+        "# Out: the public topics only (dev/# never leaves this PC); in: nothing, or the floor's",
+        "# dealer inputs when the house allows acknowledgement from the floor.",
+        f"connection tablectl-{spec.table}-floor",
+        *_connect_lines(spec, spec.addresses, f"tablectl-{spec.table}-bridge"),
+        "cleansession false",
+        "start_type automatic",
+        *_reconnect_lines(),
         "notifications true",
         "notifications_local_only true",
     ]
-    lines.append("# The state at QoS 0: a retained snapshot, sent again at every (re)connection.")
+    if not spec.retained:
+        lines += [
+            "# Nothing crosses retained: the cluster would store each retained message in JetStream",
+            "# before routing it (a wait for a new stream leader when a node dies); the consoles take",
+            "# their first picture from the floor's store.",
+            "bridge_outgoing_retain false",
+        ]
+    lines.append("# The state at QoS 0: the newest one is sent again at every (re)connection.")
     lines += [f"topic {topic} out {bridge_qos(topics, topic)}" for topic in public_topics(topics)]
     if spec.allow_input:
         lines.append(f"topic {topics.input} in 1")
-    return "\n".join(lines) + "\n"
+    section = "\n".join(lines) + "\n"
+    if len(spec.addresses) > 1 and not spec.retained:
+        section += state_path_section(spec)
+    return section

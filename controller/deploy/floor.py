@@ -460,6 +460,7 @@ def render_floor(floor: FloorFile, out: Path, *, rotate: bool = False) -> FloorR
             ca_file=floor.tables.ca_file,
             password=passwords[bridge_user(table)],
             allow_input=floor.tables.allow_input,
+            retained=False,
         )
         artefacts += [
             Artefact(

@@ -151,6 +151,8 @@ def _bridge(config: TableConfig, floor: FloorBridgeSection | None, secret: str |
             allow_input=floor.allow_input,
             cert_file=floor.cert_file,
             key_file=floor.key_file,
+            # Several nodes are a NATS cluster (see controller.deploy.bridge); one broker, as before.
+            retained=len(floor.addresses) == 1,
         )
     )
 

@@ -289,7 +289,8 @@ async def _record(args: argparse.Namespace, brokers: list[MqttSection]) -> int:
     except StoreError as error:
         log.error("floor recorder: %s", error)
         return EXIT_ERROR
-    recorder = Recorder(brokers, store, client_id=args.recorder_id)
+    # Alone, it keeps the tables' latest states too (in a console, the live view does).
+    recorder = Recorder(brokers, store, client_id=args.recorder_id, states=True)
     log.info(
         "floor recorder: tables under %s/ on %s into %s",
         recorder.root,

@@ -18,6 +18,12 @@ nodes, each taking every message (:class:`LiveViews`): the death of either node 
 whole, where a single connection would show nothing until it is taken up on another node (on a
 NATS cluster that can take 4-9 s, while the stream of the MQTT sessions elects a new leader, if
 the dead node led it). Each message is handled once, the first copy to arrive.
+
+The first picture of the floor comes from the store (every table's latest state and status, kept
+by the recorders and the recording consoles' live views), then from the live view: a NATS floor's
+bridges send nothing retained (``controller.deploy.bridge``), and a single broker's retained
+messages, newer, take over from the store's. The store is asked again whenever the live view
+comes back after every connection of it was lost (what changed meanwhile).
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from typing import Any, Final, Literal, TypeAlias
 from config.models import MqttSection
 from contract.models import (
     PayloadError,
+    PublicState,
+    Status,
     parse_alert,
     parse_hand,
     parse_state,
@@ -44,7 +52,7 @@ from contract.models import (
 from contract.topics import parse_floor_topic
 from controller.floor.board import FloorBoard, iso
 from controller.floor.feed import Connection, FloorFeed, Handle
-from controller.floor.recorder import Recorder
+from controller.floor.recorder import Recorder, epoch_ms
 from controller.floor.store import FloorStore, StoreError, change_json
 from controller.floor.stores import store_for
 from controller.web.channel import Channel
@@ -61,6 +69,10 @@ SEEN_S: Final = 30.0
 #: Who records the history: the live feed (a console's own SQLite file), a recorder's persistent
 #: session (a shared PostgreSQL store), or nobody.
 Recording: TypeAlias = Literal["live", "session", "none"]
+
+
+def _newer(known: Status | PublicState | None, found: Status | PublicState) -> bool:
+    return known is None or found.ts > known.ts
 
 
 def compact(data: dict[str, Any]) -> str:
@@ -187,6 +199,9 @@ class FloorConsole:
         self._push_at: asyncio.TimerHandle | None = None
         self._stop = asyncio.Event()
         self._feeding: asyncio.Task[None] | None = None
+        #: The store asked again for the latest states (the live view back after an outage).
+        self._catching_up: asyncio.Task[None] | None = None
+        self._was_connected = False
         self._recording: asyncio.Task[None] | None = None
         self._server: WebServer | None = None
 
@@ -203,6 +218,7 @@ class FloorConsole:
         except StoreError as error:
             # Only the "last hand" lines are at stake: the console starts without them.
             log.warning("floor: the tables' last hands not read from %s: %s", self.store.name, error)
+        await self._load_latest()
         self._server = WebServer(floor_app(self))
         try:
             self.url = await self._server.start(host, port)
@@ -216,6 +232,10 @@ class FloorConsole:
 
     async def stop(self) -> None:
         self._stop.set()
+        if self._catching_up is not None:
+            self._catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._catching_up
         for task in (self._feeding, self._recording):
             if task is not None:
                 with contextlib.suppress(Exception):
@@ -226,6 +246,45 @@ class FloorConsole:
         if self._server is not None:
             await self._server.stop()
         await self.store.close()
+
+    # ------------------------------------------------------------------ the store's picture
+
+    async def _load_latest(self) -> None:
+        """Every table's latest status and state as the store keeps them, where newer than what
+        the board has (at start it has nothing). A row that cannot be read is logged and skipped."""
+        try:
+            rows = await self.store.latest()
+        except StoreError as error:
+            log.warning("floor: the tables' latest states not read from %s: %s", self.store.name, error)
+            return
+        for table, kind, payload, received_ms in rows:
+            topic = f"{self.root}/{table}/{kind}"
+            known = self.board.tables.get(table)
+            try:
+                if kind == "controller/status":
+                    status = parse_status(topic, payload)
+                    if not _newer(known.controller if known else None, status):
+                        continue
+                    self.board.on_status(table, status, received_ms)
+                else:
+                    state = parse_state(topic, payload)
+                    if not _newer(known.state if known else None, state):
+                        continue
+                    self.board.on_state(table, state, received_ms)
+            except PayloadError as error:
+                log.warning(
+                    "floor: %s: the latest %s of table %s unreadable, skipped: %s",
+                    self.store.name,
+                    kind,
+                    table,
+                    error,
+                )
+                continue
+            self._changed(table)
+
+    def _catch_up(self) -> None:
+        if self._catching_up is None or self._catching_up.done():
+            self._catching_up = asyncio.create_task(self._load_latest(), name="floor-catch-up")
 
     # ------------------------------------------------------------------ messages
 
@@ -250,10 +309,15 @@ class FloorConsole:
                 self.board.on_status(table, status, received_ms)
                 if self.recording == "live":
                     self.store.record_status(table, status, received_ms)
+                elif self.recording == "session":
+                    self.store.note_latest(table, kind, epoch_ms(status.ts), received_ms, payload)
             elif kind == "state":
-                for alert in self.board.on_state(table, parse_state(topic, payload), received_ms):
+                state = parse_state(topic, payload)
+                for alert in self.board.on_state(table, state, received_ms):
                     if self.recording == "live":
                         self.store.record(table, alert, received_ms)
+                if self.recording == "session":
+                    self.store.note_latest(table, kind, epoch_ms(state.ts), received_ms, payload)
             elif kind == "alerts":
                 alert = parse_alert(topic, payload)
                 self.board.on_alert(table, alert, received_ms)
@@ -281,6 +345,9 @@ class FloorConsole:
         self._changed(None)
 
     def connection(self, up: bool, detail: str | None) -> None:
+        if up and not self.health.connected and self._was_connected:
+            self._catch_up()  # the view was lost whole: what changed meanwhile is in the store
+        self._was_connected = self._was_connected or up
         self.health.connected = up
         self.health.detail = detail
         self._changed(None)

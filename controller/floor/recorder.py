@@ -20,6 +20,12 @@ broker, not in its memory) and comes back once the store answers again; the mess
 acknowledged are delivered again. A malformed payload is counted, logged at WARNING once per
 topic, and acknowledged in its turn (it will never be stored; the table's journal has it).
 
+Each status it takes is also kept as the table's latest (``FloorStore.note_latest``), and a
+cleared one (the table taken out of service) removes the table's latest: a console's first
+picture where retained messages are not to be had. A recorder running alone (``states``) has its
+witness follow the tables' states too and keeps the latest of each; in a console, the console's
+live view does that.
+
 Any number of recorders may run (each console runs one unless told not to, ``tablectl floor
 record`` runs one alone): they write the same rows, stored once. Each takes a slot of the store
 (the lowest free one), and its session is ``tablectl-floor-recorder-{root}-{slot}``: a restarted
@@ -35,13 +41,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
 from typing import Final
 
 import aiomqtt
 
 from config.models import MqttSection
-from contract.models import PayloadError, parse_alert, parse_hand, parse_status
+from contract.models import PayloadError, parse_alert, parse_hand, parse_state, parse_status
 from contract.topics import check_segment, parse_floor_topic
 from controller.floor.feed import (
     Brokers,
@@ -71,6 +78,11 @@ def recorder_filters(root: str) -> tuple[str, ...]:
     for part in root.split("/"):
         check_segment("topic root", part)
     return tuple(f"{root}/+/{kind}" for kind in RECORDED)
+
+
+def epoch_ms(moment: datetime) -> int:
+    """A payload's time as integer milliseconds since the epoch (the store's ``ts_ms``)."""
+    return int(moment.timestamp() * 1000)
 
 
 def recorder_client_id(root: str, slot: int) -> str:
@@ -123,6 +135,7 @@ class Recorder:
         *,
         client_id: str | None = None,
         witness: bool = True,
+        states: bool = False,
     ) -> None:
         self.brokers = Brokers(brokers)
         self.root = self.brokers.current.root
@@ -140,7 +153,7 @@ class Recorder:
                 self._witnessed,
                 self._witness_connection,
                 client_id=floor_client_id(self.root).replace("floor", "floor-witness", 1),
-                filters=self.filters,
+                filters=(*self.filters, f"{self.root}/+/state") if states else self.filters,
                 qos=0,
                 first=1,
             )
@@ -194,7 +207,20 @@ class Recorder:
     def _witnessed(self, topic: str, payload: bytes, received_ms: float) -> None:
         """A message of the witness: recorded (stored once), nothing to acknowledge. While the
         store cannot write, it waits in a bounded backlog (the oldest dropped first, counted)."""
-        if parse_floor_topic(self.root, topic) is None or not payload:
+        parsed = parse_floor_topic(self.root, topic)
+        if parsed is None:
+            return
+        table, kind = parsed
+        if not payload:
+            if kind == "controller/status":
+                self.store.forget_latest(table)
+            return
+        if kind == "state":
+            try:
+                state = parse_state(topic, payload)
+            except PayloadError:
+                return  # a console's live view reports it
+            self.store.note_latest(table, kind, epoch_ms(state.ts), received_ms, payload)
             return
         self.health.witnessed += 1
         if not self.store.writable.is_set():
@@ -223,7 +249,9 @@ class Recorder:
             elif kind == "hands":
                 self.store.record_hand(table, parse_hand(topic, payload), received_ms, done)
             elif kind == "controller/status":
-                self.store.record_status(table, parse_status(topic, payload), received_ms, done)
+                status = parse_status(topic, payload)
+                self.store.record_status(table, status, received_ms, done)
+                self.store.note_latest(table, kind, epoch_ms(status.ts), received_ms, payload)
         except PayloadError:
             return  # the session's copy counts and reports it
 
@@ -325,6 +353,8 @@ class Recorder:
         payload = payload_bytes(message)
         if parsed is None or not payload:
             # Not ours (a broker may send more than asked), or a retained status cleared.
+            if parsed is not None and parsed[1] == "controller/status":
+                self.store.forget_latest(parsed[0])
             self.store.after(done)
             return
         table, kind = parsed
@@ -334,7 +364,9 @@ class Recorder:
             elif kind == "hands":
                 self.store.record_hand(table, parse_hand(topic, payload), received_ms, self._stored(done))
             elif kind == "controller/status":
-                self.store.record_status(table, parse_status(topic, payload), received_ms, self._stored(done))
+                status = parse_status(topic, payload)
+                self.store.record_status(table, status, received_ms, self._stored(done))
+                self.store.note_latest(table, kind, epoch_ms(status.ts), received_ms, payload)
             else:
                 self.store.after(done)
         except PayloadError as error:

@@ -13,6 +13,13 @@ milliseconds (``ts_ms``), placeholders ``?``, conflicts ``ON CONFLICT DO NOTHING
 A message delivered twice (QoS 1, a redelivery after a lost connection or a recorder's restart, or
 two recorders writing the same floor) is stored once: alert changes are unique on (table, alert
 id, status, ts), hand results on (table, hand, ts), statuses on (table, session, state, ts).
+Beside the history, the store keeps the *latest* state and controller status of every table
+(``table_latest``, one row per table and kind, the newer one kept): a console's first picture of
+the floor, where a single broker's retained messages are not to be had (a NATS cluster, whose
+retained messages wait for a JetStream leader, see ``controller.deploy.bridge``). States come many
+times a second across a floor; they are kept per table in memory and written every
+``LATEST_EVERY_S``, the newest of each.
+
 See ``docs/floor.md``.
 """
 
@@ -38,6 +45,8 @@ log = logging.getLogger(__name__)
 BATCH: Final = 1000
 #: How often the retention removes what is older than it (and once at start).
 PRUNE_EVERY_S: Final = 3600.0
+#: How often the latest states and statuses noted are written (the newest of each table).
+LATEST_EVERY_S: Final = 0.5
 #: The default path of the SQLite history (relative to the working directory).
 DEFAULT_SQLITE: Final = "var/floor.sqlite"
 
@@ -66,6 +75,17 @@ INSERT INTO status_changes (table_id, state, session, detail, area, ts, ts_ms, r
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING
 """
+#: The newer of two: a state or status older than the one kept changes nothing.
+UPSERT_LATEST: Final = """
+INSERT INTO table_latest (table_id, kind, ts_ms, received_ms, payload) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (table_id, kind) DO UPDATE SET
+    ts_ms = excluded.ts_ms, received_ms = excluded.received_ms, payload = excluded.payload
+WHERE excluded.ts_ms > table_latest.ts_ms
+"""
+#: A table taken out of service (its retained status cleared): no first picture of it.
+FORGET_LATEST: Final = "DELETE FROM table_latest WHERE table_id = ?"
+#: The kinds ``table_latest`` keeps (topics under the table's base).
+LATEST_KINDS: Final = ("controller/status", "state")
 PRUNE: Final = (
     "DELETE FROM alert_changes WHERE received_ms < ?",
     "DELETE FROM hand_results WHERE received_ms < ?",
@@ -316,11 +336,15 @@ class FloorStore:
         self._pruner: asyncio.Task[None] | None = None
         #: Why the last write failed, while writes fail (shown on the console's pages).
         self.error: str | None = None
-        #: Rows written, and rows removed by the retention, so far.
+        #: Rows of the history written (the latest states not counted), and rows removed by the
+        #: retention, so far.
         self.written = 0
         self.pruned = 0
         #: Set while writes succeed (cleared by a failed one, set again by the next success).
         self.writable = asyncio.Event()
+        #: The latest state and status noted per (table, kind), not yet queued: their rows.
+        self._latest: dict[tuple[str, str], tuple[Any, ...]] = {}
+        self._latest_at: asyncio.TimerHandle | None = None
 
     @property
     def name(self) -> str:
@@ -344,6 +368,9 @@ class FloorStore:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._pruner
             self._pruner = None
+        if self._latest_at is not None:
+            self._latest_at.cancel()
+        self._queue_latest()
         if self._writer is not None:
             self._queue.put_nowait(None)
             with contextlib.suppress(Exception):
@@ -393,15 +420,42 @@ class FloorStore:
         )
         self._queue.put_nowait((INSERT_STATUS, row, done))
 
+    def note_latest(self, table_id: str, kind: str, ts_ms: int, received_ms: float, payload: bytes) -> None:
+        """The table's state or status (``kind``, one of ``LATEST_KINDS``) as published: kept as
+        the table's latest if newer than what is kept (written within ``LATEST_EVERY_S``)."""
+        key = (table_id, kind)
+        kept = self._latest.get(key)
+        if kept is not None and kept[2] >= ts_ms:
+            return
+        self._latest[key] = (table_id, kind, ts_ms, int(received_ms), payload.decode())
+        if self._latest_at is None:
+            self._latest_at = asyncio.get_running_loop().call_later(LATEST_EVERY_S, self._queue_latest)
+
+    def forget_latest(self, table_id: str) -> None:
+        """The table was taken out of service: its latest state and status are removed."""
+        for kind in LATEST_KINDS:
+            self._latest.pop((table_id, kind), None)
+        self._queue.put_nowait((FORGET_LATEST, (table_id,), None))
+
+    def _queue_latest(self) -> None:
+        self._latest_at = None
+        rows, self._latest = self._latest, {}
+        for row in rows.values():
+            # Nobody waits for these: a state lost to a failed write is superseded by the next.
+            self._queue.put_nowait((UPSERT_LATEST, row, None))
+
     def after(self, done: Done) -> None:
         """Tell ``done`` once everything queued before is written (or failed): a message that
         holds no row (a rejected payload) is acknowledged in its turn."""
         self._queue.put_nowait(("", (), done))
 
     async def flush(self) -> None:
-        """Wait until everything recorded so far is committed (or failed)."""
+        """Wait until everything recorded (and noted) so far is committed (or failed)."""
         if self._writer is None or self._writer.done():
             return
+        if self._latest_at is not None:
+            self._latest_at.cancel()
+        self._queue_latest()
         marker: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(marker)
         await marker
@@ -447,11 +501,10 @@ class FloorStore:
                 return
 
     async def _write(self, rows: list[tuple[str, tuple[Any, ...]]]) -> bool:
-        statements: list[Statement] = []
-        for sql in (INSERT_ALERT, INSERT_HAND, INSERT_STATUS):
-            batch = [row for statement, row in rows if statement == sql]
-            if batch:
-                statements.append((sql, batch))
+        grouped: dict[str, list[tuple[Any, ...]]] = {}
+        for sql, row in rows:  # one executemany per statement, in the order they came
+            grouped.setdefault(sql, []).append(row)
+        statements: list[Statement] = list(grouped.items())
         try:
             await self.database.write(statements)
         except DatabaseUnavailable as error:
@@ -465,7 +518,7 @@ class FloorStore:
             log.warning("floor store %s: writable again", self.name)
             self.error = None
         self.writable.set()
-        self.written += len(rows)
+        self.written += sum(1 for sql, _ in rows if sql not in (UPSERT_LATEST, FORGET_LATEST))
         return True
 
     async def _prune_loop(self) -> None:
@@ -570,6 +623,14 @@ class FloorStore:
                     "floor: %s: last hand of table %s unreadable, skipped: %s", self.name, table_id, error
                 )
         return found
+
+    async def latest(self) -> list[tuple[str, str, str, int]]:
+        """Every table's latest state and status kept: (table, kind, payload, received_ms),
+        statuses first."""
+        rows = await self._read(
+            "SELECT table_id, kind, payload, received_ms FROM table_latest ORDER BY kind, table_id"
+        )
+        return [(str(t), str(k), str(p), int(r)) for t, k, p, r in rows]
 
     # ------------------------------------------------------------------ across tables
 

@@ -105,6 +105,20 @@ MIGRATIONS: Final = (
             "CREATE INDEX status_changes_by_time ON status_changes (table_id, ts_ms)",
         ),
     ),
+    Migration(
+        2,
+        "the latest state and controller status of every table (a console's first picture)",
+        (
+            """CREATE TABLE table_latest (
+                table_id text NOT NULL,
+                kind text NOT NULL,
+                ts_ms bigint NOT NULL,
+                received_ms bigint NOT NULL,
+                payload text NOT NULL,
+                PRIMARY KEY (table_id, kind)
+            )""",
+        ),
+    ),
 )
 
 

@@ -104,6 +104,20 @@ MIGRATIONS: Final = (
             "CREATE INDEX status_changes_by_time ON status_changes (table_id, ts_ms)",
         ),
     ),
+    Migration(
+        3,
+        "the latest state and controller status of every table (a console's first picture)",
+        (
+            """CREATE TABLE table_latest (
+                table_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                ts_ms INTEGER NOT NULL,
+                received_ms INTEGER NOT NULL,
+                payload TEXT NOT NULL,
+                PRIMARY KEY (table_id, kind)
+            )""",
+        ),
+    ),
 )
 SCHEMA_MIGRATIONS: Final = """CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY,

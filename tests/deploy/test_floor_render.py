@@ -100,8 +100,26 @@ def test_the_tables_bridge_lists_every_node_starting_from_its_own(rendered: tupl
             f"remote_username {table}-bridge",
             f"topic holdem/{table}/alerts out 1",
             f"topic holdem/{table}/state out 0",
+            # Nothing retained reaches the cluster (JetStream would store it before routing it).
+            "bridge_outgoing_retain false",
         ):
             assert line in bridge.splitlines(), line
+        main, state_path = bridge.split(f"connection tablectl-{table}-floor-state\n")
+        # The state's second path: the state alone, no session, from the next node.
+        state_order = order[1:] + order[:1]
+        assert f"addresses {' '.join(f'127.0.0.1:{p}' for p in state_order)}" in state_path
+        for line in (
+            "cleansession true",
+            "restart_timeout 1 2",
+            "bridge_outgoing_retain false",
+            f"remote_clientid tablectl-{table}-bridge-state",
+            f"remote_username {table}-bridge",
+        ):
+            assert line in state_path.splitlines(), line
+        assert [line for line in state_path.splitlines() if line.startswith("topic")] == [
+            f"topic holdem/{table}/state out 0"
+        ]
+        assert "cleansession false" in main.splitlines()
         assert not [line for line in bridge.splitlines() if line.startswith("topic") and "dev" in line]
         assert (out / "secrets" / f"{table}-bridge").read_text().strip() in bridge
         section = tomllib.loads((out / "tables" / table / "deploy-floor.toml").read_text())["deploy"]["floor"]

@@ -173,6 +173,8 @@ def test_acl_bridge_and_floor_files(tmp_path: Path) -> None:
             for t in ("alerts", "state", "hands", "controller/status")
         ]
         assert f"remote_password {table.secret(f'{TABLE}-bridge')}" in conf
+        assert "bridge_outgoing_retain" not in conf  # one floor broker: its console needs the retained
+        assert "floor-state" not in conf  # and one connection to it
         assert mode(table.out / "mosquitto" / "mosquitto.conf") == 0o600  # it holds a password
         floor_acl = (table.out / "floor" / f"tablectl-{TABLE}.acl").read_text()
         assert "/dev/" not in floor_acl

@@ -320,3 +320,31 @@ async def test_a_sqlite_history_of_before_the_migrations_is_migrated_and_keeps_i
         assert (old["table"], old["id"], old["remedy"]) == ("t1", "7-1", ["step"])
     finally:
         await store.close()
+
+
+async def test_each_table_s_latest_state_and_status_the_newest_kept_a_cleared_table_forgotten(
+    store: FloorStore,
+) -> None:
+    def noted(table: str, kind: str, at: datetime) -> None:
+        store.note_latest(table, kind, ms(at), ms(at) + 5, json.dumps({"at": at.isoformat()}).encode())
+
+    noted("t1", "state", T0 + timedelta(seconds=2))
+    noted("t1", "state", T0)  # older than the one noted: changes nothing
+    noted("t1", "controller/status", T0)
+    noted("t2", "state", T0)
+    await store.flush()
+    noted("t2", "state", T0 - timedelta(seconds=1))  # older than the one written: changes nothing
+    noted("t1", "state", T0 + timedelta(seconds=4))
+    store.forget_latest("t3")  # nothing kept: nothing to remove
+    await store.flush()
+    found = [(t, k, json.loads(p)["at"], r) for t, k, p, r in await store.latest()]
+    assert found == [
+        ("t1", "controller/status", T0.isoformat(), ms(T0) + 5),
+        ("t1", "state", (T0 + timedelta(seconds=4)).isoformat(), ms(T0 + timedelta(seconds=4)) + 5),
+        ("t2", "state", T0.isoformat(), ms(T0) + 5),
+    ]
+    assert store.written == 0  # not history
+    noted("t1", "state", T0 + timedelta(seconds=6))
+    store.forget_latest("t1")  # taken out of service: what was noted of it goes too
+    await store.flush()
+    assert [(t, k) for t, k, _, _ in await store.latest()] == [("t2", "state")]

@@ -1,0 +1,144 @@
+"""A table's state on the cluster as the rendered bridge sends it: nothing retained, and by two
+connections on two nodes, the second of which outlives the death of the first's node.
+
+A table PC deployed with the floor's ``[deploy.floor]`` (its mosquitto bridging as rendered), the
+three nodes as rendered; a console user's client on the third node watches. That nothing is
+retained is shown by a sentinel: a new subscription gets the retained messages before anything
+published after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import urllib.request
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiomqtt
+
+from testing.nats import NatsNode
+from testing.tables import FakeTable
+from tests.deploy.support import until
+from tests.floor_cluster.support import CONSOLE, Floor, TablePc, running_floor, table_pcs
+
+
+@contextlib.asynccontextmanager
+async def watching(client: aiomqtt.Client, *filters: str) -> AsyncIterator[list[aiomqtt.Message]]:
+    seen: list[aiomqtt.Message] = []
+    for attempt in range(6):  # a loaded machine may time a CONNECT out
+        try:
+            await client.__aenter__()
+            break
+        except aiomqtt.MqttError:
+            if attempt == 5:
+                raise
+    try:
+        for topic in filters:
+            await client.subscribe(topic, qos=0)
+
+        async def collect() -> None:
+            async for message in client.messages:
+                seen.append(message)
+
+        task = asyncio.create_task(collect())
+        try:
+            yield seen
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await task
+    finally:
+        with contextlib.suppress(aiomqtt.MqttError):
+            await client.__aexit__(None, None, None)
+
+
+def mqtt_clients(node: NatsNode) -> dict[str, int]:
+    """The MQTT client ids on ``node`` whose connection has published (so it was accepted: a
+    CONNECT still waiting for the sessions' stream is listed too), and each one's id (/connz)."""
+    url = f"http://127.0.0.1:{node.monitor_port}/connz?limit=1000"
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        found = json.load(answer)
+    return {
+        c["mqtt_client"]: c["cid"]
+        for c in found.get("connections") or []
+        if c.get("mqtt_client") and c.get("in_msgs", 0) > 0
+    }
+
+
+def is_sentinel(message: aiomqtt.Message) -> bool:
+    return isinstance(message.payload, bytes) and b'"sentinel"' in message.payload
+
+
+def copies(seen: list[aiomqtt.Message], payload: bytes) -> int:
+    return sum(1 for message in seen if message.payload == payload)
+
+
+async def test_the_state_crosses_unretained_on_two_nodes_and_outlives_the_first_node_s_death(
+    tmp_path: Path,
+) -> None:
+    with running_floor(tmp_path, ["t1"]) as floor:
+        # Every node takes MQTT connections before the table's bridge starts (the MQTT streams
+        # are made at the first one): a bridge's first attempt refused would move it on, maybe
+        # onto the node of its other connection.
+        for node in floor.cluster.nodes:
+            async with watching(
+                floor.client(node.mqtt_port, CONSOLE, floor.secret(CONSOLE)), "holdem/none/state"
+            ):
+                pass
+        with table_pcs(floor, tmp_path) as pcs:
+            await check_state_path(floor, pcs)
+
+
+async def check_state_path(floor: Floor, pcs: list[TablePc]) -> None:
+    nodes = floor.cluster.nodes
+    table = FakeTable("t1")
+    main, state_path = "tablectl-t1-bridge", "tablectl-t1-bridge-state"
+
+    def node_of(client_id: str) -> int | None:
+        return next((i for i, node in enumerate(nodes) if client_id in mqtt_clients(node)), None)
+
+    # Both connections publish the state as they connect (mosquitto sends a bridge its
+    # retained messages): rendered to start on the first node and on the second (a
+    # connection that failed its first attempt moves on: what matters is two nodes).
+    async with pcs[0].controller() as pc:
+        await pc.publish(*table.state(), qos=1, retain=True)
+    await until(
+        lambda: None not in (node_of(main), node_of(state_path)) and node_of(main) != node_of(state_path),
+        within=60,
+        what="the bridge's two connections, on two nodes",
+    )
+    main_node, state_node = node_of(main), node_of(state_path)
+    assert main_node is not None
+    assert state_node is not None
+    third = nodes[3 - main_node - state_node]
+    state_connection = mqtt_clients(nodes[state_node])[state_path]
+    watcher = floor.client(third.mqtt_port, CONSOLE, floor.secret(CONSOLE))
+    async with (
+        watching(watcher, "holdem/t1/state", "holdem/t1/alerts") as seen,
+        pcs[0].controller() as pc,
+    ):
+        await pc.publish(*table.status(), qos=1, retain=True)
+        _, first = table.state()
+        await pc.publish("holdem/t1/state", first, qos=1, retain=True)
+        # A copy from each of the bridge's two connections (more if one connected again).
+        await until(lambda: copies(seen, first) >= 2, within=30, what="the state by both connections")
+        assert not any(message.retain for message in seen)
+
+        # Nothing retained on the cluster: a new subscriber gets nothing flagged retained (a
+        # retained message would come at once, before the sentinel published after).
+        late = floor.client(nodes[state_node].mqtt_port, CONSOLE, floor.secret(CONSOLE))
+        async with watching(late, "holdem/t1/state", "holdem/t1/alerts") as fresh:
+            sentinel = table.alert("info", alert_id="sentinel")
+            await pc.publish(*sentinel, qos=1)
+            await until(lambda: any(is_sentinel(m) for m in fresh), within=30, what="the sentinel")
+        # (a state may come live meanwhile: a bridge sends the newest at every connection)
+        assert [str(m.topic) for m in fresh if m.retain] == []
+
+        nodes[main_node].kill()
+        _, second = table.state()
+        await pc.publish("holdem/t1/state", second, qos=1, retain=True)
+        await until(lambda: copies(seen, second) >= 1, within=30, what="a state after the node's death")
+        # The state's own connection was not touched by the death of the first's node.
+        assert mqtt_clients(nodes[state_node]).get(state_path) == state_connection
