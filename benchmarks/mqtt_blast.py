@@ -20,6 +20,7 @@ _CONNECT = 0x10
 _CONNACK = 0x20
 _PUBLISH_QOS1 = 0x32
 _PUBACK = 0x40
+_SUBSCRIBE = 0x82
 _DISCONNECT = b"\xe0\x00"
 #: Packets per ``sendall``.
 _CHUNK = 500
@@ -40,15 +41,22 @@ def _text(value: str) -> bytes:
     return len(data).to_bytes(2, "big") + data
 
 
-def connect_packet(client_id: str, keepalive: int = 60) -> bytes:
-    """CONNECT, MQTT 3.1.1, clean session."""
-    body = _text("MQTT") + bytes([4, 0x02]) + keepalive.to_bytes(2, "big") + _text(client_id)
+def connect_packet(client_id: str, keepalive: int = 60, *, clean: bool = True) -> bytes:
+    """CONNECT, MQTT 3.1.1, a clean session or (``clean=False``) the one the broker keeps."""
+    flags = 0x02 if clean else 0x00
+    body = _text("MQTT") + bytes([4, flags]) + keepalive.to_bytes(2, "big") + _text(client_id)
     return bytes([_CONNECT]) + _length(len(body)) + body
 
 
-def publish_packet(topic: str, payload: bytes, packet_id: int) -> bytes:
+def publish_packet(topic: str, payload: bytes, packet_id: int, *, retain: bool = False) -> bytes:
     body = _text(topic) + packet_id.to_bytes(2, "big") + payload
-    return bytes([_PUBLISH_QOS1]) + _length(len(body)) + body
+    return bytes([_PUBLISH_QOS1 | (1 if retain else 0)]) + _length(len(body)) + body
+
+
+def subscribe_packet(topic: str, packet_id: int = 1) -> bytes:
+    """SUBSCRIBE to one filter at QoS 1."""
+    body = packet_id.to_bytes(2, "big") + _text(topic) + b"\x01"
+    return bytes([_SUBSCRIBE]) + _length(len(body)) + body
 
 
 class Blaster:

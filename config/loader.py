@@ -20,41 +20,13 @@ from typing import Any, TypeVar
 
 from pydantic import SecretStr, ValidationError
 from pydantic_core import ErrorDetails
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from config.chips import ChipRegistry, load_chips
+from config.environment import ENV_DELIMITER, ENV_PREFIX, validated
 from config.errors import ConfigError, read_text
 from config.models import Credentials, PlacedError, TableConfig
 from config.registry import DeckRegistry, load_registry
 from contract.cards import ZONE_PATTERN
-
-ENV_PREFIX = "TABLECTL_"
-ENV_DELIMITER = "__"
-
-
-class _TableSettings(BaseSettings, TableConfig):
-    """TableConfig fed by the TOML data (init) and overridden by the environment."""
-
-    model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX,
-        env_nested_delimiter=ENV_DELIMITER,
-        extra="forbid",
-        frozen=True,
-        env_parse_none_str="null",
-    )
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # First wins: the environment overrides the file.
-        return (env_settings, init_settings)
-
 
 _HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"']+?)\s*\]\]?\s*(#.*)?$")
 _KEY_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
@@ -237,10 +209,9 @@ def load_config(path: Path | str) -> TableConfig:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     try:
-        settings = _TableSettings(**data)
+        config = validated(data)
     except ValidationError as error:
         raise ConfigError(*_describe(path, text, data, error)) from None
-    config = TableConfig.model_validate(settings.model_dump())
     base = path.parent
     decks = config.decks.model_copy(update={"registry": _resolve(base, config.decks.registry)})
     chips = (

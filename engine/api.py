@@ -158,7 +158,19 @@ class PayloadRejected:
     count: int = 1
 
 
-Received: TypeAlias = DeviceEventReceived | DeviceStatusReceived | InputReceived | PayloadRejected
+@dataclass(frozen=True)
+class TimeReached:
+    """No message came, and event time ``now`` has come by the shell's clock (docs/engine.md,
+    "Time on a quiet table"): what falls due by then (:func:`engine.step.next_due`) is done as if
+    a message of that time had arrived. The shell journals it like a message, so a replay gives
+    the same outputs; a time the engine's clock has passed already changes nothing."""
+
+    now: datetime
+
+
+Received: TypeAlias = (
+    DeviceEventReceived | DeviceStatusReceived | InputReceived | PayloadRejected | TimeReached
+)
 
 
 class Outputs(NamedTuple):

@@ -129,7 +129,6 @@ class Board:
         cleared after the river ends the hand."""
         state, table = self.state, self.table
         machine = self.machine
-        hand = machine.hand_part
         redeal = state.redeal
         extra_burn = state.extra_burn
         if zone == "board" and redeal is not None and uid in redeal.taken:
@@ -145,11 +144,8 @@ class Board:
                 # back on the deck, it is the next burn (RR; TDA 38), before the street's cards
                 # or after them: the alert stays open until it is burned (arrive_burn)
                 state.extra_burn = replace(extra_burn, returned=uid)
-        elif zone == "board" and hand.phase in ("river", "showdown") and self.cleared():
-            # The river was out and the board has been cleared: the hand is over.
-            if hand.phase == "river":
-                machine.hands.hand_done()
-            hand.phase = "idle"
+        elif zone == "board" and machine.hand_part.phase in ("river", "showdown") and self.cleared():
+            machine.hands.board_cleared()  # the river was out and the board has been cleared
 
     def action(self, action: str) -> None:
         """An action input: action taken on an unburned street, which then stands (RR; TDA
@@ -179,7 +175,7 @@ class Board:
         machine = self.machine
         hand = machine.hand_part
         if hand.phase == "misdeal":
-            hand.void_cards |= {uid}
+            machine.hands.void_card(uid)
             if not table.reacting():
                 table.not_followed(
                     "misdeal-play",
@@ -232,7 +228,7 @@ class Board:
             self._set_aside_check(redeal, uid)
         if first_of_street and street <= 3 and machine.results.street(street):
             # the betting core saw the previous round complete (from chips or actions)
-            hand.rounds_done = max(hand.rounds_done, street)
+            machine.hands.rounds_over(street)
         premature = not hand.all_in and hand.rounds_done < min(street, 4)
         if premature and redeal is not None and redeal.street == street:
             table.not_followed(
@@ -393,7 +389,7 @@ class Board:
         if street is None:
             return
         state.street_burns = 0
-        hand.phase = ("preflop", "flop", "turn", "river")[street]
+        machine.hands.street_out(street)
         redeal = state.redeal
         if redeal is not None and redeal.resolve_at == street and redeal.all_removed:
             table.book.resolve(redeal.alert, table.ts)

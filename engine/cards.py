@@ -39,14 +39,21 @@ class CardState:
     seat_cards: dict[int, tuple[str, ...]] = field(default_factory=dict)
     #: The card dicts changed in this step (the public state's change check reads it).
     changed: bool = False
+    #: Foreign tags reported this hand (``fouled_deck``: each said once a hand); replaced when
+    #: it changes.
+    fouled_seen: frozenset[str] = frozenset()
 
     def copy(self) -> CardState:
-        return CardState(self.zone.copy(), self.present.copy(), self.seat_cards.copy(), False)
+        return CardState(
+            self.zone.copy(), self.present.copy(), self.seat_cards.copy(), False, self.fouled_seen
+        )
 
     def new_hand(self) -> None:
-        """A new hand: no card of it anywhere yet (what is read stays read)."""
+        """A new hand: no card of it anywhere yet (what is read stays read), no foreign tag
+        reported in it."""
         self.zone = {}
         self.seat_cards = {}
+        self.fouled_seen = frozenset()
 
 
 class Cards:
@@ -127,7 +134,7 @@ class Cards:
             return False  # the button is placed once the draw is over
         if card.card[1] != "c":
             return False
-        hand.draw = (*((s, r) for s, r in hand.draw if s != seat), (seat, RANKS.index(card.card[0])))
+        machine.hands.drawn(seat, RANKS.index(card.card[0]))
         return True
 
     def unseen(self, uid: str, zone: str) -> None:
@@ -152,22 +159,22 @@ class Cards:
 
     def _genuine(self, uid: str, zone: str) -> bool:
         """False (and ``fouled_deck``) for an unknown tag or another deck's card in play."""
-        table = self.table
+        state, table = self.state, self.table
         machine = self.machine
         hand = machine.hand_part
         if zone in ("muck", "aside"):
             return True
         card = table.settings.registry.lookup(uid)
         if card is None:
-            if uid not in table.fouled_seen and (hand.running or zone_seat(zone) is not None):
-                table.fouled_seen |= {uid}
+            if uid not in state.fouled_seen and (hand.running or zone_seat(zone) is not None):
+                state.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
                 # The UID stays out of the message: card identities never reach the alerts topic.
                 self._foul(f"A tag that is not in the deck registry appeared in {where}: the deck is fouled.")
             return False
-        if hand.running and hand.hand_deck is not None and card.deck != hand.hand_deck:
-            if uid not in table.fouled_seen:
-                table.fouled_seen |= {uid}
+        if hand.hand_deck is not None and card.deck != hand.hand_deck and hand.running:  # (cheap first)
+            if uid not in state.fouled_seen:
+                state.fouled_seen |= {uid}
                 where = zone if zone_seat(zone) is None else f"seat {zone_seat(zone)}"
                 self._foul(
                     f"A card of deck {card.deck} appeared in {where} during a hand dealt from "

@@ -154,8 +154,7 @@ class Dealing:
             if hand.phase != "dealing":
                 return  # void; otherwise the window had closed and play continues
         state.done = True
-        hand.phase = "preflop"
-        machine.hands.open_round()
+        machine.hands.deal_done()
 
     def blind_posted(self, seat: int) -> None:
         """A blind arrived in its zone: a blinds remedy is carried out."""
@@ -233,7 +232,7 @@ class Dealing:
         machine.hands.refresh_seats()
         card = table.settings.registry.lookup(uid)
         deck = card.deck if card is not None else None
-        hand.hand_deck = deck
+        machine.hands.deck_dealt(deck)
         state.last_deck = deck
         status = state.decks.get(deck) if deck is not None else None
         if deck is not None and status != "blocked":
@@ -319,11 +318,8 @@ class Dealing:
             return
         physical = machine.hands.clockwise_from(actual, hand.in_hand)
         if seat == physical[0] != hand.order[0]:
-            hand.hand_button = actual
             # the next hand moves on from where the button really was: it is not backed up
-            hand.anchor = (actual, True)
-            hand.order = physical
-            hand.sequence = physical + physical
+            machine.hands.deal_from(actual, physical)
 
     def _deal(self, uid: str, seat: int) -> None:
         state, table = self.state, self.table
@@ -356,12 +352,8 @@ class Dealing:
         if not hand.order_closed:
             if index == 0 and hand.seats_known and seat in hand.in_hand:
                 # no button known: the first card shows where the deal starts
-                position = hand.in_hand.index(seat)
-                hand.hand_button = hand.in_hand[position - 1]
-                hand.anchor = (hand.hand_button, True)
-                hand.order = machine.hands.clockwise_from(hand.hand_button, hand.in_hand)
-                hand.order_closed = True
-                hand.sequence = hand.order + hand.order
+                button = hand.in_hand[hand.in_hand.index(seat) - 1]
+                machine.hands.deal_from(button, machine.hands.clockwise_from(button, hand.in_hand))
             elif not self._discover(seat, index):
                 return
             if not hand.order_closed:
@@ -375,8 +367,7 @@ class Dealing:
         state.dealt_seats += (seat,)
         if hand.order_closed and len(state.dealt) >= len(hand.sequence):
             state.done = True
-            hand.phase = "preflop"
-            machine.hands.open_round()
+            machine.hands.deal_done()
 
     def _discover(self, seat: int, index: int) -> bool:
         """Without occupancy sensors the first round of the deal shows who is dealt in."""
@@ -385,19 +376,14 @@ class Dealing:
         hand = machine.hand_part
         n = table.settings.seats
         if index == 0:
-            hand.order = (seat,)
+            machine.hands.first_dealt(seat)
             return True
         first = hand.order[0]
         if seat == first:
-            hand.order_closed = True
-            hand.in_hand = tuple(sorted(hand.order))
-            hand.sequence = hand.order + hand.order
-            if hand.hand_button is None:
-                hand.hand_button = hand.order[-1]
-                hand.anchor = (hand.hand_button, True)
+            machine.hands.first_round_dealt()
             return True
         if seat not in hand.order and (seat - first) % n > (hand.order[-1] - first) % n:
-            hand.order += (seat,)
+            machine.hands.dealt_next(seat)
             return True
         machine.hands.misdeal(
             "misdeal_out_of_sequence", f"A card was dealt out of sequence to seat {seat}.", seat
@@ -424,11 +410,11 @@ class Dealing:
         if table.profile == "tda" and n > 1:
             if seat == button and index == n and state.dealt_seats[-1] == button:
                 # TDA 35-B: the button may be dealt two consecutive cards
-                hand.sequence = (*hand.order, button, *hand.order[:-1])
+                machine.hands.button_dealt_twice(at_start=True)
                 return True
             if index == n - 1 and expected == button and seat == hand.order[0] != state.dealt_seats[-1]:
                 # TDA 35-B: the button passed over in round one gets both cards at the end
-                hand.sequence = (*hand.order[:-1], *hand.order[:-1], button, button)
+                machine.hands.button_dealt_twice(at_start=False)
                 return True
         if self._passed_over(seat, index):
             machine.hands.misdeal(
@@ -577,7 +563,7 @@ class Dealing:
             state.claims_checked |= {seat}
             self._board_claim(seat, (*machine.card_state.seat_cards.get(seat, ()), uid))
         if not machine.card_state.seat_cards.get(seat) and hand.running:
-            hand.folded |= {seat}
+            machine.hands.fold(seat)
             machine.results.fold(seat)
             machine.hands.check_one_left()
         elif not machine.card_state.seat_cards.get(seat) and hand.phase == "showdown":
@@ -646,8 +632,7 @@ class Dealing:
                 table.book.resolve_scope("deck", table.ts, deck)
                 if not hand.running:
                     self._forget_deck(deck)
-            if hand.phase == "idle":
-                hand.phase = "shuffled"
+            machine.hands.shuffled()
             return
         if deck is not None:
             state.decks = {**state.decks, deck: "blocked"}

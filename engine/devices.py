@@ -161,7 +161,7 @@ class Devices:
         else:
             table.book.update(existing, table.ts, message=message)
         self.state.untracked = True
-        machine.hand_part.evidence_missing = True
+        machine.hands.evidence_lost()
         self.update_tracking()
 
     def status(self, device: str, status: Status) -> None:
@@ -321,4 +321,4 @@ class Devices:
             table.raise_alert("device_fault", message, scope="hand", key=key, remedy=remedy)
         else:
             table.book.update(existing, table.ts, message=message)
-        machine.hand_part.evidence_missing = True
+        machine.hands.evidence_lost()

@@ -18,6 +18,7 @@ hand's result, the session's clock).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
 from contract.cards import is_chip_zone
@@ -42,7 +43,9 @@ from engine.api import (
     DeviceStatusReceived,
     EngineSettings,
     InputReceived,
+    PayloadRejected,
     Received,
+    TimeReached,
 )
 from engine.betting.terms import Clear
 from engine.board import Board, BoardState
@@ -55,7 +58,7 @@ from engine.hands import HandPart, Hands
 from engine.results import Results, ResultState
 from engine.seqtrack import received_ts
 from engine.sequences import Sequences, SequenceState
-from engine.session import Session, SessionPart
+from engine.session import NEVER, Session, SessionPart
 from engine.table import Table
 
 if TYPE_CHECKING:
@@ -212,7 +215,9 @@ class Machine:
                 return  # refused (engine.devices: who may say what), reported
         elif type(received) is DeviceStatusReceived and not self.devices.admitted(received):
             return
-        if self.device_seqs.held:
+        if type(received) is TimeReached:
+            self._time(received.now)
+        elif self.device_seqs.held:
             self._hold(received)
         else:
             self._apply(received)
@@ -250,15 +255,51 @@ class Machine:
         table = self.table
         table.ts = received_ts(received)
         table.clock = max(table.clock, table.ts)
+        self._release(self.sequences.hold(received, table.clock))
+
+    def _release(self, released: list[Received]) -> None:
+        """Report what the gap fill found, then apply what it released, in its order."""
         sequences = self.sequences
-        released = sequences.hold(received, table.clock)
         if sequences.findings:
             self.devices.sequence_findings()
         for index, item in enumerate(released):
             self._apply(item)
             if self.device_seqs.gaps:
-                sequences.hold_back(released[index + 1 :], table.clock)
+                sequences.hold_back(released[index + 1 :], self.table.clock)
                 return
+
+    def _time(self, now: datetime) -> None:
+        """Event time ``now`` came with no message (engine.api.TimeReached): what it makes due is
+        done as a message of that time would do it (the gap fill's asks, give-ups and release
+        while messages are held; else the chip corrections awaiting their evidence and the
+        session's clock), and nothing else. A time the clock has passed already is nothing new."""
+        table = self.table
+        if now <= table.clock:
+            return
+        table.ts = table.clock = now
+        if self.device_seqs.held:
+            self._release(self.sequences.review(now))
+            return
+        awaiting = self.result_state.awaiting
+        if awaiting and now >= awaiting[0].due:
+            self.results.evidence_due()
+        if now >= self.session_part.due:
+            self.session_out(self.session.on_time(now))
+
+    def next_due(self) -> datetime | None:
+        """The earliest event time at which time alone, with no message, changes something (a
+        :class:`engine.api.TimeReached` of it then does): while messages are held, the gap fill's
+        next ask, give-up or release; else the earlier of the session's next due time (a seat
+        away too long, a level's end) and the time the chip corrections awaiting their evidence are
+        judged. None: nothing. (The lifted chips, cards off the table and half-done folds are
+        judged on the reader's own time, which only its reads bring: not here.)"""
+        if self.device_seqs.held:
+            return self.sequences.next_due()
+        due = self.session_part.due
+        awaiting = self.result_state.awaiting
+        if awaiting and awaiting[0].due < due:
+            due = awaiting[0].due
+        return None if due == NEVER else due
 
     def _apply(self, received: Received) -> None:
         if self.chip_state.lifted and not self._is_chip_read(received):
@@ -281,6 +322,9 @@ class Machine:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
         if self.hand_part.hand_over and not self.result_state.result_sent:
             self.results.maybe_finish()
+        awaiting = self.result_state.awaiting
+        if awaiting and table.clock >= awaiting[0].due:  # chip corrections' evidence now in
+            self.results.evidence_due()
         if table.clock >= self.session_part.due:  # a seat away too long, a tournament level's end
             self.session_out(self.session.on_time(table.clock))
 
@@ -321,7 +365,7 @@ class Machine:
             table.clock = max(table.clock, table.ts)
             self.devices.input_seen(received.input)
             self._input(received.input)
-        else:
+        elif isinstance(received, PayloadRejected):
             table.ts = received.received
             table.clock = max(table.clock, table.ts)
             self.devices.rejected(received)
@@ -373,13 +417,10 @@ class Machine:
         if not hand.running and (hand.phase != "misdeal" or item.action == "post"):
             # Between the previous hand's end (or its misdeal) and the deal: the coming hand's
             # (contract: keys are optional, a table without a keypad posts before the first card)
-            coming = (*hand.coming, item)
-            if len(coming) > COMING_LIMIT:
-                coming = coming[1:]
+            if self.hands.keep_coming(item, COMING_LIMIT):
                 self._too_many_coming()
-            hand.coming = coming
             return
-        hand.actions += ((hand.rounds_done, item.seat, item.action),)
+        self.hands.acted(item.seat, item.action)
         self.board.action(item.action)  # action taken on an unburned street: it stands
         if table.settings.stakes is not None:
             self.results.action(item)
@@ -389,7 +430,7 @@ class Machine:
         elif table.settings.action_feed and hand.running:
             self.hands.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
-            hand.folded |= {item.seat}
+            self.hands.fold(item.seat)
             self.hands.check_one_left()
 
     def _too_many_coming(self) -> None:
@@ -405,10 +446,8 @@ class Machine:
 
     def start_hand(self, *, by_key: bool) -> None:
         """A new hand starts (engine.hands), then takes the actions that came before it."""
-        hand = self.hand_part
         self.hands.begin_hand(by_key=by_key)
-        coming, hand.coming = hand.coming, ()
-        for item in coming:  # the posts and actions that came before it, in their order
+        for item in self.hands.take_coming():  # the posts and actions that came before it, in their order
             self._action(item)
 
     def start_by_card(self, uid: str, seat: int) -> bool:
@@ -420,7 +459,7 @@ class Machine:
             return False
         self.start_hand(by_key=False)
         if hand.phase != "dealing":
-            hand.void_cards |= {uid}  # voided at once (button misplaced): it must be retrieved
+            self.hands.void_card(uid)  # voided at once (button misplaced): it must be retrieved
             return False
         return True
 
@@ -448,7 +487,7 @@ class Machine:
             # A seat all in where the betting is followed closes nothing by itself: the betting
             # core says when nobody is left to bet (engine.chips, the run-out).
             if hand.running and (seat is None or not self.results.followed()):
-                hand.all_in = True
+                self.hands.betting_over()
                 if len(self.board.live()) >= 5:
                     self.hands.showdown()
         elif key == "exposed":

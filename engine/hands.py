@@ -4,7 +4,9 @@ order, the button and its remedy, the misdeal window; betting rounds where no be
 follows them (keypad or action feed); the sensors of the hand (seats, button, blinds).
 
 Other concerns read the hand from the part (``machine.hand_part``: the seats in the hand, the
-order, the phase) and call the concern by its public methods (``machine.hands.misdeal(...)``).
+order, the phase) and call the concern by its public methods (``machine.hands.misdeal(...)``);
+they change the hand's course only so (``machine.hands.street_out(street)``, ``fold(seat)``...):
+every field of the part is written in this file.
 The hand number is the shared table's (engine.table: every alert carries it); the concern counts
 it.
 """
@@ -290,9 +292,7 @@ class Hands:
             return
         state.anchor = (button, True)
         if state.in_hand:
-            state.order = self.clockwise_from(button, state.in_hand)
-            state.order_closed = True
-            state.sequence = state.order + state.order
+            self.deal_from(button, self.clockwise_from(button, state.in_hand))
 
     def refresh_seats(self) -> None:
         """At the first card: players who sat down, or a button placed, after ``new_hand``."""
@@ -369,6 +369,119 @@ class Hands:
         if len(remaining) <= 1:
             state.phase = "idle"
             self.hand_done()
+
+    # -- the hand's course as the other concerns see it change ------------------------------------
+    # (each field of the part changes here only: the concerns call these by name)
+
+    def deal_from(self, button: int, order: tuple[int, ...]) -> None:
+        """The hand's button and its dealing order, now known (closed): two rounds of it; the
+        next hand's button moves on from this one."""
+        state = self.state
+        state.hand_button = button
+        state.anchor = (button, True)
+        state.order = order
+        state.order_closed = True
+        state.sequence = order + order
+
+    def first_dealt(self, seat: int) -> None:
+        """Without occupancy sensors: the deal's first card went to ``seat``, where its order
+        begins (engine.dealing finds the rest of it card by card)."""
+        self.state.order = (seat,)
+
+    def dealt_next(self, seat: int) -> None:
+        """Without occupancy sensors: the first round of the deal reached ``seat``."""
+        self.state.order += (seat,)
+
+    def first_round_dealt(self) -> None:
+        """Without occupancy sensors: the deal came back to its first seat; the seats dealt are
+        the hand's, and without a button the last of them is taken as it."""
+        state = self.state
+        state.order_closed = True
+        state.in_hand = tuple(sorted(state.order))
+        state.sequence = state.order + state.order
+        if state.hand_button is None:
+            state.hand_button = state.order[-1]
+            state.anchor = (state.hand_button, True)
+
+    def button_dealt_twice(self, *, at_start: bool) -> None:
+        """TDA 35-B: the button is dealt its two cards in a row, after its first round's card
+        (``at_start`` False: passed over in round one, both at the end)."""
+        state = self.state
+        order, button = state.order, state.order[-1]
+        if at_start:
+            state.sequence = (*order, button, *order[:-1])
+        else:
+            state.sequence = (*order[:-1], *order[:-1], button, button)
+
+    def deck_dealt(self, deck: str | None) -> None:
+        """The deck the hand is dealt from (its first card's), None when the card is unknown."""
+        self.state.hand_deck = deck
+
+    def deal_done(self) -> None:
+        """The deal is complete: preflop, and its betting round opens."""
+        self.state.phase = "preflop"
+        self.open_round()
+
+    def shuffled(self) -> None:
+        """A deck passed its check between hands: the table is ready to deal."""
+        if self.state.phase == "idle":
+            self.state.phase = "shuffled"
+
+    def street_out(self, street: int) -> None:
+        """The board of ``street`` (0 preflop ... 3 river) is complete."""
+        self.state.phase = ("preflop", "flop", "turn", "river")[street]
+
+    def rounds_over(self, street: int) -> None:
+        """The betting core saw the rounds before ``street`` complete."""
+        state = self.state
+        state.rounds_done = max(state.rounds_done, street)
+
+    def board_cleared(self) -> None:
+        """The board left the table after the river: the hand is over."""
+        if self.state.phase == "river":
+            self.hand_done()
+        self.state.phase = "idle"
+
+    def void_card(self, uid: str) -> None:
+        """A card dealt after a misdeal joins the void hand: it must be retrieved."""
+        self.state.void_cards |= {uid}
+
+    def drawn(self, seat: int, rank: int) -> None:
+        """Seed 000: ``seat`` drew a club of ``rank`` (0 the ace) for the button."""
+        state = self.state
+        state.draw = (*((s, r) for s, r in state.draw if s != seat), (seat, rank))
+
+    def fold(self, seat: int) -> None:
+        """``seat`` folded (its cards in the muck, or an action input)."""
+        self.state.folded |= {seat}
+
+    def betting_over(self) -> None:
+        """Nobody is left to bet (an all in, the betting core's run-out): the board is run out."""
+        self.state.all_in = True
+
+    def evidence_lost(self) -> None:
+        """Events or dealer inputs of this hand were lost: its result says so."""
+        self.state.evidence_missing = True
+
+    def keep_coming(self, item: ActionInput, limit: int) -> bool:
+        """An action input between hands: kept for the coming hand (at most ``limit``, the
+        oldest dropped); True when one was dropped."""
+        state = self.state
+        coming = (*state.coming, item)
+        dropped = len(coming) > limit
+        state.coming = coming[1:] if dropped else coming
+        return dropped
+
+    def take_coming(self) -> tuple[ActionInput, ...]:
+        """The hand has started: the action inputs kept for it, now its own."""
+        state = self.state
+        coming, state.coming = state.coming, ()
+        return coming
+
+    def acted(self, seat: int, action: str) -> None:
+        """An action input of the running hand (the misdeal window counts them)."""
+        state = self.state
+        state.actions += ((state.rounds_done, seat, action),)
 
     # -- the button and the blinds (sensor events) ----------------------------------------------
 

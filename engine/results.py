@@ -15,7 +15,8 @@ long because the betting core's value is begun, fed and finished here as one thi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 from contract.cards import zone_bet_seat, zone_stack_seat
@@ -31,7 +32,7 @@ from contract.models import (
 from engine.betting.hand import Money
 from engine.betting.terms import Clear, Verdicts
 from engine.chips import chip_seat
-from engine.streets import STREET_NAMES
+from engine.streets import RUNNING, STREET_NAMES
 
 if TYPE_CHECKING:
     from engine.dispatcher import Machine
@@ -65,6 +66,16 @@ CORRECTIONS: Final = {
 #: it would come before its evidence (the demo's dealer did so), so it is judged when the next
 #: hand starts only. The others show as chips (or a card) arriving in a zone, at once.
 OFF_THE_TABLE: Final = frozenset({"unknown_chip"})
+#: Corrections made by taking chips off the table where no stack is read (the excess of a bet,
+#: a vacant seat's chips, the uncalled part from the pot): their absence too is reported only
+#: after the reader's sweeps without them, so at the next street they are judged once that
+#: evidence could have come (:class:`Awaiting`). Where the chips arrive in a read stack the
+#: correction shows at once, and is then already made when the judgement comes.
+REMOVED_LATE: Final = frozenset({"bet_over_limit", "chips_on_vacant_seat", "uncalled_bet_not_returned"})
+#: How long after a street (event time) a chip taken off the table before it may still be
+#: reported absent: about 1.8 s from a clean reader, about 6 s from one missing a fifth of its
+#: reads (docs/drivers.md, the presence tracker's K sweeps).
+GONE_S: Final = timedelta(seconds=6)
 #: What each correction not made must now be (the remedy of the ``remedy_not_followed``).
 CORRECTION_STEPS: Final = {
     "bet_below_minimum": "Complete the bet to the minimum (the big blind).",
@@ -80,6 +91,21 @@ CORRECTION_STEPS: Final = {
 
 #: A chip finding still open: (its key, its code, its seat).
 Correction: TypeAlias = tuple[str, str, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Awaiting:
+    """Chip findings of :data:`REMOVED_LATE` open when a street was dealt (``done``: "The turn
+    was dealt"), judged at the first message at or after ``due``, or when the next hand starts
+    if sooner. ``money`` is the betting core as it was before the street: the chips reported
+    gone off the table meanwhile are told to it (they left before the street), and the findings
+    it then clears (``cleared``, by key) were corrected in time."""
+
+    done: str
+    due: datetime
+    money: Money
+    found: tuple[Correction, ...]
+    cleared: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +151,8 @@ class ResultState:
     #: This hand's chips swept from a betting area into the pot: chip -> the seat that wagered
     #: it (a fouled deck's chips go back to them).
     owners: dict[str, int] = field(default_factory=dict)
+    #: Corrections judged once their evidence could have come (:class:`Awaiting`), oldest first.
+    awaiting: tuple[Awaiting, ...] = ()
 
     def copy(self) -> ResultState:
         # (every field, in order: dataclasses.replace looks each one up by name, at every copy)
@@ -145,6 +173,7 @@ class ResultState:
             self.award_chips,
             self.gathered,
             self.owners,
+            self.awaiting,
         )
 
     def new_hand(self) -> None:
@@ -155,6 +184,7 @@ class ResultState:
         self.face_up_seats, self.tabled = (), ()
         self.result_sent = self.showdown_reached = False
         self.owners = {}
+        self.awaiting = ()
 
 
 class Results:
@@ -288,10 +318,17 @@ class Results:
             return True
         if not (money.round_complete or money.run_out):
             return False
-        self._corrections(
-            f"The {STREET_NAMES[street]} was dealt",
-            tuple(found for found in self._open() if found[1] not in OFF_THE_TABLE),
-        )
+        done = f"The {STREET_NAMES[street]} was dealt"
+        now: list[Correction] = []
+        late: list[Correction] = []
+        for found in self._open():
+            if found[1] in REMOVED_LATE:
+                late.append(found)  # judged once its evidence could have come
+            elif found[1] not in OFF_THE_TABLE:
+                now.append(found)
+        if late and not self.table.reacting():
+            state.awaiting = (*state.awaiting, Awaiting(done, self.table.clock + GONE_S, money, tuple(late)))
+        self._corrections(done, tuple(now))
         money, verdicts = money.street(street)
         state.money = money
         state.street = street
@@ -304,6 +341,8 @@ class Results:
         seat)."""
         table, machine = self.table, self.machine
         active, judged = table.book.active, table.nf_keys
+        if self.state.awaiting:  # (being judged already)
+            judged = judged | {f"correct:{f[0]}" for waiting in self.state.awaiting for f in waiting.found}
         found = []
         # the betting core's findings, the handling's (a fold half done), the foreign tags'
         held = [
@@ -321,10 +360,14 @@ class Results:
         """The next step (``done``: what the dealer did) came while a chip finding of
         :data:`CORRECTIONS` was still open (``found``, else those open now): its correction was
         not made. Not judged within the dealer's reaction time of a critical alert."""
-        table = self.table
-        if table.reacting():
+        if self.table.reacting():
             return
-        for key, code, seat in self._open() if found is None else found:
+        self._not_corrected(done, self._open() if found is None else found)
+
+    def _not_corrected(self, done: str, found: tuple[Correction, ...]) -> None:
+        """Each of ``found`` not corrected when the dealer did ``done``: a remedy not followed."""
+        table = self.table
+        for key, code, seat in found:
             table.not_followed(
                 f"correct:{key}",
                 f"{done} before {CORRECTIONS[code].format(seat=seat)}.",
@@ -332,6 +375,43 @@ class Results:
                 seat,
                 of=code,
             )
+
+    def evidence_due(self) -> None:
+        """A message at or after the due time of the oldest :class:`Awaiting` (engine.dispatcher):
+        the chips reported read nowhere before it have gone, and every judgement due is made."""
+        state, table = self.state, self.table
+        self.machine.chips.settle_lifted(before=state.awaiting[0].due)
+        while state.awaiting and state.awaiting[0].due <= table.clock:
+            self._judge_awaiting(state.awaiting[0])
+            state.awaiting = state.awaiting[1:]
+
+    def _judge_awaiting(self, waiting: Awaiting) -> None:
+        """The findings of ``waiting`` still open, and not cleared by the chips gone meanwhile,
+        were not corrected before the street."""
+        active, alerts = self.table.book.active, self.state.alerts
+        self._not_corrected(
+            waiting.done,
+            tuple(f for f in waiting.found if alerts.get(f[0]) in active and f[0] not in waiting.cleared),
+        )
+
+    def _gone_before_street(self, gone: list[tuple[str, str]]) -> None:
+        """Chips reported gone off the table while corrections await their evidence: told to the
+        betting core as it was before each street, in case they left before it. A finding they
+        clear there was corrected in time: its alert is resolved (the betting core that goes on
+        has left that street's findings behind)."""
+        chips = self.table.settings.chips
+        updated, corrected = [], []
+        for waiting in self.state.awaiting:
+            money, cleared = waiting.money, set(waiting.cleared)
+            for uid, left in gone:
+                value = chips.value(uid) if chips is not None else None
+                if value is not None:
+                    money, verdicts = money.move(value, left, None)
+                    cleared.update(v.key for v in verdicts if isinstance(v, Clear))
+            corrected += [f[0] for f in waiting.found if f[0] in cleared and f[0] not in waiting.cleared]
+            updated.append(replace(waiting, money=money, cleared=frozenset(cleared)))
+        self.state.awaiting = tuple(updated)
+        self._verdicts(tuple(Clear(key) for key in corrected))
 
     def _table(self, seat: int) -> None:
         """A hand tabled face up at showdown, in the order shown."""
@@ -405,6 +485,8 @@ class Results:
         """Chips read nowhere have left the table (engine.chips: each with the zone it left)."""
         state, table = self.state, self.table
         chips = table.settings.chips
+        if state.awaiting:
+            self._gone_before_street(gone)
         # A winner collecting the chips pushed to him (out of a betting area after the betting)
         # moves them one by one; their moves add up, so a run of them from one betting area is
         # told to the betting core once, with their total: a collection is tens of chips.
@@ -562,8 +644,10 @@ class Results:
         money = state.money
         if money is None:
             return
-        if not hand.all_in and hand.running and money.run_out:  # (the cheap tests first)
-            hand.all_in = True
+        # (the cheap tests first; the phase read here, not through the part's property: asked
+        # after every chip moved, a call saved each time)
+        if not hand.all_in and hand.phase in RUNNING and money.run_out:
+            machine.hands.betting_over()
         if hand.hand_over and not state.result_sent:
             self.maybe_finish()
 
@@ -595,8 +679,12 @@ class Results:
             {active[a].code for a in state.alerts.values() if a in active and active[a].code in PUSH_CODES}
         )
         reacting = table.reacting()
-        # chips left uncorrected (a void hand's chips go back with it: not judged here)
+        # chips left uncorrected (a void hand's chips go back with it: not judged here); those
+        # awaiting their evidence are judged now, at the latest, as of their street
         void = self.machine.hand_part.phase == "misdeal"
+        for waiting in () if void else state.awaiting:
+            self._judge_awaiting(waiting)
+        state.awaiting = ()
         open_ = () if void else self._open()
         void_pot = void and table.book.find("fouled_deck") is not None and self._void_pot()
         self.finish_hand()  # at the latest when the next hand starts
@@ -633,6 +721,7 @@ class Results:
         """Events of the hand were lost: its result is what the evidence showed, marked so; the
         money is left out (a bet or a push may be among what was lost: nothing is made up)."""
         self.state.done = True
+        self.state.awaiting = ()  # (nor is a correction judged: its evidence may be lost)
         self.finish_hand()
         # what its pushes were found to be is forgotten with it (no remedy is judged at the next
         # hand's start)
@@ -763,10 +852,10 @@ def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
         if len(_ACTIONS) >= _ACTIONS_KEPT:
             _ACTIONS.clear()
         found = _ACTIONS[key] = HandAction.model_construct(
-            street=street,
+            street=street,  # type: ignore[arg-type]
             seat=seat,
-            action=action,
-            amount=amount,  # type: ignore[arg-type]
+            action=action,  # type: ignore[arg-type]
+            amount=amount,
         )
     return found
 

@@ -16,6 +16,7 @@ from engine.api import (
     DeviceStatusReceived,
     InputReceived,
     Received,
+    TimeReached,
 )
 
 #: The time before any event (a fresh engine's clock).
@@ -78,6 +79,8 @@ def received_ts(received: Received) -> datetime:
         return received.status.ts
     if isinstance(received, InputReceived):
         return received.input.ts
+    if isinstance(received, TimeReached):
+        return received.now
     return received.received
 
 

@@ -374,6 +374,13 @@ class Sequences:
         state = self.state
         state.held = (*state.held, received)
         self._note(received, now)
+        return self.review(now)
+
+    def review(self, now: datetime) -> list[Received]:
+        """What event time ``now`` makes due while gaps are open (the end of :meth:`hold`; on
+        its own when time passes with no message: engine.api.TimeReached): ask again, give up,
+        and once every gap is closed and the devices settled, what waited, in its order."""
+        state = self.state
         open_gaps = []
         gave_up = False
         for gap in state.gaps:
@@ -399,6 +406,23 @@ class Sequences:
             state.hold_next = {}
             return items
         return []
+
+    def next_due(self) -> datetime | None:
+        """The earliest event time at which :meth:`review` would do something while messages
+        are held: a gap asked for again or given up, the devices' settling time over (None:
+        nothing is held)."""
+        state = self.state
+        if not state.held:
+            return None
+        due: datetime | None = None
+        for gap in state.gaps:
+            if len(gap.got) == gap.high - gap.low + 1:
+                continue  # filled: closed at the next review, with whatever comes due first
+            at = min(gap.opened + self.gap_wait, gap.asked + RESEND_EVERY)
+            due = at if due is None else min(due, at)
+        if due is None:
+            due = state.hold_since + SETTLE  # every gap filled: released once settled
+        return due
 
     def hold_back(self, rest: list[Received], now: datetime) -> None:
         """Messages released but not applied: one before them opened a new gap, they wait."""

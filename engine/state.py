@@ -270,6 +270,11 @@ def _pots_of(cache: PublicCache, pots: tuple[Pot, ...]) -> list[PotState]:
     return states
 
 
+#: The betting fields of a public state while the betting core follows no hand: the contract's
+#: defaults (the lists are never changed: a public state is not).
+_NO_BETTING: Final[dict[str, object]] = {"to_act": None, "bets": [], "pots": [], "shows_first": None}
+
+
 def _money_fields(cache: PublicCache, view: TableView) -> dict[str, object]:
     """The betting fields of the public state."""
     last, fields = cache.money
@@ -336,6 +341,12 @@ def public_of(
             "alerts_omitted": omitted,
             "profile": m.table.profile,
             "tracking": m.device_state.tracking,
+            # the betting's, replaced below while the betting core follows the hand; given here
+            # too, with the contract's defaults: a model built without validation must have
+            # every field (contract.pydantic_adapter), else the ones missing are left out of its
+            # JSON, and the same state read back (a checkpoint's) would say them: not the bytes
+            # published live (a retained state republished after a restart differed so)
+            **_NO_BETTING,
             # the session's (docs/engine.md, "The session"): none on most tables
             "dealer": None,
             "hands_left": None,

@@ -45,8 +45,11 @@ from engine.state import EngineState, PublicCache, new_state
 #: board_state, result_state; version 3 data is refused, the caller replays instead. 5: the
 #: hand's course and its sensors as a part, hand_part; version 4 data is refused the same way.
 #: 6: BoardRedeal.burns, the burn a premature flop leaves in the burn, and ResultState.owners,
-#: who wagered each chip in the pot; version 5 data is refused.)
-STATE_VERSION: Final = 6
+#: who wagered each chip in the pot; version 5 data is refused. 7: the foreign tags reported this
+#: hand, fouled_seen, held by the cards' part (CardState) instead of the shared table, and
+#: ResultState.awaiting, chip corrections judged once their evidence could have come; version
+#: 6 data is migrated, :func:`_from_version_6`.)
+STATE_VERSION: Final = 7
 
 #: Table fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})
@@ -277,6 +280,9 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
     if not isinstance(data, dict) or set(data) != {"version", "machine", "alerts"}:
         raise StateDataError("state: not engine state data")
     version = data["version"]
+    if version == 6:
+        data = _from_version_6(data)
+        version = data["version"]
     if version != STATE_VERSION:
         raise StateDataError(
             f"state: written by engine state version {version!r}; this engine reads version "
@@ -311,6 +317,27 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
     machine.table.book = book
     machine.attach_concerns()
     return EngineState(machine, PublicCache())
+
+
+def _from_version_6(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 6 data as version 7's (a new dict; ``data`` is left as it is): the shared
+    table's ``fouled_seen`` moved into the cards' part, and no chip correction awaiting its
+    evidence (version 6 judged them at once). Only that is done here; everything is checked as
+    any data is afterwards."""
+    machine = data["machine"]
+    if not isinstance(machine, dict) or "fouled_seen" not in machine:
+        raise StateDataError("state: version 6 data without the table's fouled_seen")
+    moved = {name: value for name, value in machine.items() if name != "fouled_seen"}
+    added: tuple[tuple[str, str, Any], ...] = (
+        ("card_state", "fouled_seen", machine["fouled_seen"]),
+        ("result_state", "awaiting", []),
+    )
+    for part, name, value in added:
+        fields = machine[part].get("f") if isinstance(machine.get(part), dict) else None
+        if not isinstance(fields, dict) or name in fields:
+            raise StateDataError(f"machine.{part}: not version 6 data (no fields, or {name} already)")
+        moved[part] = {**machine[part], "f": {**fields, name: value}}
+    return {**data, "version": 7, "machine": moved}
 
 
 def _check_kind(where: str, value: object, fresh: object) -> None:

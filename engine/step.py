@@ -7,6 +7,7 @@ same messages gives exactly the same outputs.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Final
 
 from contract.models import Alert, DeviceCommand, HandResult, PublicState
@@ -67,6 +68,13 @@ def public_state(state: EngineState) -> PublicState:
     return to_public(state)
 
 
+def next_due(state: EngineState) -> datetime | None:
+    """The earliest event time at which time alone changes something (None: nothing): the shell
+    gives the engine a :class:`engine.api.TimeReached` of it when no message has brought that
+    time by then (docs/engine.md, "Time on a quiet table")."""
+    return state.machine.next_due()
+
+
 #: Messages the holder applies to its working copy in place before it starts a new one: what a
 #: failed message replays to go back (a few ms), against one copy of the machine per run.
 REBASE_EVERY: Final = 256
@@ -125,6 +133,15 @@ class Engine:
     def phase(self) -> str:
         """The current phase (without freezing the state)."""
         return self._state.machine.hand_part.phase
+
+    @property
+    def clock(self) -> datetime:
+        """The latest event time the engine has seen (without freezing the state)."""
+        return self._state.machine.table.clock
+
+    def next_due(self) -> datetime | None:
+        """:func:`next_due` of the current state (without freezing it)."""
+        return self._state.machine.next_due()
 
     def restore(self, state: EngineState) -> None:
         """Carry on from ``state`` (a checkpoint's): the next message is handled after it."""

@@ -50,8 +50,6 @@ class Table:
         self.read_ts = EPOCH
         #: The steps of remedies found not followed this hand (each said once a hand).
         self.nf_keys: frozenset[str] = frozenset()
-        #: Foreign tags reported this hand (engine.cards: each said once a hand).
-        self.fouled_seen: frozenset[str] = frozenset()
 
     def copy(self) -> Table:
         """A working copy for the next step: the alert book copied, the outputs empty."""
@@ -64,7 +62,7 @@ class Table:
 
     def new_hand(self) -> None:
         """A new hand: nothing said of it yet."""
-        self.nf_keys = self.fouled_seen = frozenset()
+        self.nf_keys = frozenset()
 
     def raise_alert(self, code: str, message: str, seat: int | None = None, **kw: object) -> str:
         severity = kw.get("severity") or CATALOGUE[code].severity_for(self.profile)

@@ -99,8 +99,9 @@ class Mosquitto:
                 # The controller acknowledges a message only once its record is durable;
                 # mosquitto's default of 20 unacknowledged messages would make it stop delivering
                 # (while the disk is full, or an fsync is slow), and the controller holds what it
-                # cannot write yet.
-                "max_inflight_messages 0\n" + self.extra_conf
+                # cannot write yet. 1,000 as deploy/mosquitto/table-pc.conf: no limit makes a
+                # reconnection behind a large backlog stall the broker (docs/service.md).
+                "max_inflight_messages 1000\n" + self.extra_conf
             )
         kept = []
         for line in self.config.read_text(encoding="utf-8").splitlines():

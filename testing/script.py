@@ -35,6 +35,9 @@ new zone, then absent from the old one)::
     rake 4             # chips worth 4 from the pot to the rake
     chips bet:3 pot 25 # chips worth 25 from one chip zone to another (``-`` is off the table)
     collect            # players take what lies in the betting areas, the house the rake
+    return 3 10 late   # (``late`` after a move off the table: its absences wait for the next
+    absences           #  ``absences``, as a reader reports a tag taken away only after its
+                       #  sweeps without it, seconds later)
 
 Card references (``ref``): ``seat:3`` (last card at seat 3), ``seat:3#0`` (its first),
 ``board`` / ``board#2``, ``burn``, ``muck``, ``aside``, or a card code of the deck in use.
@@ -138,6 +141,8 @@ class Table:
     chips: ChipRegistry | None = None
     chip_zones: dict[str, list[str]] = field(default_factory=dict)  # chip zone -> chip uids
     chip_pool: dict[int, list[str]] = field(default_factory=dict)  # value -> chips off the table
+    #: Chips taken off the table whose absence the reader has not reported yet: (uid, zone).
+    unreported: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         decks = sorted(self.registry.decks)
@@ -406,15 +411,21 @@ class Table:
             for zone in sorted(z for z in self.chip_zones if z.startswith("bet:")):
                 self._chips_move(zone, "pot", None)
         elif verb == "return":
-            self._chips_move(f"bet:{int(args[0])}", None, int(args[1]))
+            self._chips_move(f"bet:{int(args[0])}", None, int(args[1]), late="late" in args)
         elif verb == "push":
             self._chips_move("pot", f"bet:{int(args[0])}", int(args[1]) if len(args) > 1 else None)
         elif verb == "rake":
             self._chips_move("pot", "rake", int(args[0]))
         elif verb == "chips":
+            late = "late" in args
+            args = [a for a in args if a != "late"]
             src = None if args[0] == "-" else args[0]
             dst = None if args[1] == "-" else args[1]
-            self._chips_move(src, dst, int(args[2]) if len(args) > 2 else None)
+            self._chips_move(src, dst, int(args[2]) if len(args) > 2 else None, late=late)
+        elif verb == "absences":
+            for uid, zone in self.unreported:
+                self._tag(uid, zone, False)
+            self.unreported = []
         elif verb == "collect":
             for zone in sorted(z for z in self.chip_zones if z.startswith(("bet:", "rake", "stack:"))):
                 self._chips_move(zone, None, None)
@@ -428,9 +439,11 @@ class Table:
         else:
             raise ScriptError(f"unknown step {verb!r}")
 
-    def _chips_move(self, src: str | None, dst: str | None, amount: int | None) -> None:
+    def _chips_move(
+        self, src: str | None, dst: str | None, amount: int | None, *, late: bool = False
+    ) -> None:
         """Chips worth ``amount`` (None: all of ``src``) from ``src`` to ``dst`` (None: the
-        player's side, off the table)."""
+        player's side, off the table; ``late``: their absence reported at ``absences``)."""
         if self.chips is None:
             raise ScriptError("chip steps need a chip registry")
         if src is None:
@@ -440,16 +453,18 @@ class Table:
         else:
             held = self.chip_zones.get(src, [])
             uids = list(held) if amount is None else self._pick(held, amount, src)
-        self.move_chips(uids, src, dst)
+        if late and (src is None or dst is not None):
+            raise ScriptError("only chips taken off the table are reported absent late")
+        self.move_chips(uids, src, dst, late=late)
 
     def take_chips(self, amount: int) -> list[str]:
         """Chips worth ``amount`` from the player's side (off the table), largest first; they
         stay off the table until :meth:`move_chips` puts them somewhere."""
         return self._chips_from_pool(amount)
 
-    def move_chips(self, uids: list[str], src: str | None, dst: str | None) -> None:
+    def move_chips(self, uids: list[str], src: str | None, dst: str | None, *, late: bool = False) -> None:
         """These chips from ``src`` to ``dst`` (None: off the table), each read present in the
-        new zone, then absent from the old one."""
+        new zone, then absent from the old one (``late``: at the next ``absences`` step)."""
         assert self.chips is not None
         if src is not None:
             held = self.chip_zones.get(src, [])
@@ -459,7 +474,9 @@ class Table:
             if dst is not None:
                 self.chip_zones.setdefault(dst, []).append(uid)
                 self._tag(uid, dst, True)
-            if src is not None:
+            if src is not None and late:
+                self.unreported.append((uid, src))
+            elif src is not None:
                 self._tag(uid, src, False)
             if dst is None:
                 self.chip_pool.setdefault(self.chips.by_uid[uid], []).insert(0, uid)

@@ -30,6 +30,7 @@ from controller.journal.records import (
     RetentionRecord,
     SampleRecord,
     StartRecord,
+    TimeRecord,
 )
 from controller.journal.writer import (
     AppendPosition,
@@ -63,6 +64,7 @@ __all__ = [
     "SampleRecord",
     "Segment",
     "StartRecord",
+    "TimeRecord",
     "append_position",
     "open_journal",
     "read_journal",

@@ -29,6 +29,7 @@ from controller.journal.records import (
     RetentionRecord,
     SampleRecord,
     StartRecord,
+    TimeRecord,
     chain_hash,
     decode,
     kind_prefix,
@@ -378,6 +379,10 @@ class JournalContents:
         return (r for r in self.records if isinstance(r, RejectedRecord))
 
     @property
+    def times(self) -> Iterator[TimeRecord]:
+        return (r for r in self.records if isinstance(r, TimeRecord))
+
+    @property
     def samples(self) -> Iterator[SampleRecord]:
         return (r for r in self.records if isinstance(r, SampleRecord))
 
@@ -411,8 +416,8 @@ class JournalContents:
 
     @property
     def last_received(self) -> int:
-        """The number of the last input of the engine (a received or rejected record)."""
-        inputs = (r.n for r in self.records if isinstance(r, ReceivedRecord | RejectedRecord))
+        """The number of the last input of the engine (a received, rejected or time record)."""
+        inputs = (r.n for r in self.records if isinstance(r, ReceivedRecord | RejectedRecord | TimeRecord))
         return max(inputs, default=0)
 
 

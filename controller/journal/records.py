@@ -17,11 +17,15 @@ Kinds (:data:`KINDS`):
 - ``rejected``: a report of malformed input on one ``topic`` (``device`` or null, ``count`` so far,
   the latest ``error``, ``received``) as the engine was given it: an input like ``received``,
   replayed, the ``cause`` of what it produced (``controller.service.malformed``).
+- ``time``: event time ``now`` came with no message (``received``: the controller's clock then),
+  as the engine was given it (``engine.api.TimeReached``: what was due by then is done, a lost end
+  of a stream told, a seat away too long): an input like ``received``, replayed, the ``cause`` of
+  what it produced (``controller.service.table``, docs/service.md "Time on a quiet table").
 - ``sample``: a malformed payload kept for the audit (``topic``, its first bytes as ``payload`` or
   ``payload_b64``, its ``size``, ``error``, ``received``); at most a few per report; not replayed.
 - ``published``: an output the broker accepted: ``what`` (:data:`PUBLISHED_WHAT`: an ``alert``,
   the ``state``, a device ``command``, or a ``hand`` result), ``cause`` (the
-  ``n`` of the received or rejected record that produced it, 0 for what a connection
+  ``n`` of the received, rejected or time record that produced it, 0 for what a connection
   republishes), ``topic``, ``payload``, ``retain``, ``ts``.
 - ``checkpoint``: the engine state after the received record ``covers`` is in ``file`` (its
   ``sha256``); replay resumes at byte ``offset`` of the segment whose first record is
@@ -57,6 +61,7 @@ KINDS: Final = (
     "start",
     "received",
     "rejected",
+    "time",
     "sample",
     "published",
     "checkpoint",
@@ -64,7 +69,7 @@ KINDS: Final = (
     "retention",
 )
 #: The kinds that are inputs of the engine, replayed at recovery (``cause`` of what they produced).
-INPUT_KINDS: Final = ("received", "rejected")
+INPUT_KINDS: Final = ("received", "rejected", "time")
 #: The predecessor hash of the very first record.
 GENESIS: Final = "0" * 64
 
@@ -193,6 +198,16 @@ class RejectedRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeRecord:
+    """Event time ``now`` came with no message (the engine was given it; replayed)."""
+
+    n: int
+    now: datetime
+    received: datetime
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class SampleRecord:
     """A malformed payload kept for the audit (its first bytes; not replayed)."""
 
@@ -272,6 +287,7 @@ JournalRecord: TypeAlias = (
     StartRecord
     | ReceivedRecord
     | RejectedRecord
+    | TimeRecord
     | SampleRecord
     | PublishedRecord
     | CheckpointRecord
@@ -282,7 +298,7 @@ JournalRecord: TypeAlias = (
 
 def record_time(record: JournalRecord) -> datetime | None:
     """When a record happened (receive time, publish time, ...): what ``export --from`` compares."""
-    if isinstance(record, ReceivedRecord | RejectedRecord | SampleRecord):
+    if isinstance(record, ReceivedRecord | RejectedRecord | TimeRecord | SampleRecord):
         return record.received
     if isinstance(record, OutageRecord):
         return record.since
@@ -324,6 +340,8 @@ def decode(data: Any, where: str = "") -> JournalRecord:
             received=parse_time(data["received"]),
             where=where,
         )
+    if kind == "time":
+        return TimeRecord(n, parse_time(data["now"]), parse_time(data["received"]), where)
     if kind == "sample":
         return SampleRecord(
             n,

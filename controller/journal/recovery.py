@@ -1,11 +1,12 @@
 """Start-up from the journal: the newest usable checkpoint, then the records after it.
 
 The engine core is deterministic: the state after a checkpoint plus the inputs that follow it
-(``received`` messages and ``rejected`` reports of malformed input; ``sample`` records are for the
-audit only) is the state a full replay would reach, so start-up reads a bounded tail, however old
-the table. Alongside the state it finds what the broker may not have: outputs produced (by the
-checkpoint's pending list or the tail) that no ``published`` record shows, and alerts whose replay
-differs from what was published (divergences: a changed engine or configuration).
+(``received`` messages, ``rejected`` reports of malformed input and ``time`` records, the time
+that came with no message; ``sample`` records are for the audit only) is the state a full replay
+would reach, so start-up reads a bounded tail, however old the table. Alongside the state it
+finds what the broker may not have: outputs produced (by the checkpoint's pending list or the
+tail) that no ``published`` record shows, and alerts whose replay differs from what was
+published (divergences: a changed engine or configuration).
 
 :func:`audit` is the full replay of ``tablectl run --replay-only``: every retained record through
 a fresh engine, each checkpoint compared with the replayed state on the way.
@@ -37,11 +38,12 @@ from controller.journal.records import (
     PublishedRecord,
     ReceivedRecord,
     RejectedRecord,
+    TimeRecord,
     time_text,
 )
 from controller.journal.writer import CHECKPOINT_MAGIC, AppendPosition, append_position
 from controller.service.outgoing import Outgoing
-from engine.api import EngineSettings, PayloadRejected
+from engine.api import EngineSettings, PayloadRejected, TimeReached
 from engine.state import EngineState, public_of
 
 log = logging.getLogger("controller.journal.recovery")
@@ -86,6 +88,10 @@ class Replayable(Protocol):
 
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
         """A report of malformed input (``rejected`` record ``n``) again; what it produced."""
+        ...
+
+    def replay_time(self, n: int, time: TimeReached, received: datetime) -> list[Outgoing]:
+        """The time of ``time`` record ``n`` again (it came with no message); what it produced."""
         ...
 
 
@@ -198,6 +204,13 @@ class _Tail:
         rejected = PayloadRejected(record.topic, record.device, record.error, record.received, record.count)
         self._replayed(self.table.replay_rejected(record.n, rejected))
 
+    def time(self, record: TimeRecord) -> None:
+        """Time that came with no message: the engine took it like a message."""
+        if record.n <= self.covers:
+            return
+        self.recovery.received += 1
+        self._replayed(self.table.replay_time(record.n, TimeReached(record.now), record.received))
+
     def _replayed(self, produced: list[Outgoing]) -> None:
         self.recovery.replayed += 1
         for out in produced:
@@ -266,6 +279,8 @@ def recover(table: Replayable, files: JournalFiles) -> Recovery:
             tail.received(item)
         elif isinstance(item, RejectedRecord):
             tail.rejected(item)
+        elif isinstance(item, TimeRecord):
+            tail.time(item)
         elif isinstance(item, PublishedRecord):
             tail.sent(item)
         elif isinstance(item, OutageRecord):
@@ -316,11 +331,13 @@ def audit(table: Replayable, files: JournalFiles) -> Recovery:
     tail = _Tail(table, recovery, covers, remember=False)
     lost_before = False
     for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
-        if isinstance(item, ReceivedRecord | RejectedRecord):
+        if isinstance(item, ReceivedRecord | RejectedRecord | TimeRecord):
             if isinstance(item, ReceivedRecord):
                 tail.received(item)
-            else:
+            elif isinstance(item, RejectedRecord):
                 tail.rejected(item)
+            else:
+                tail.time(item)
             taken = checkpoints.get(item.n)
             if taken is not None and item.n > covers:
                 lost_before = _compare(table, files, taken, recovery, lost_before)

@@ -263,6 +263,11 @@ class Journal:
             {"topic": topic, "device": device, "count": count, "error": error, "received": time_text(when)},
         )
 
+    def time(self, now: datetime, when: datetime) -> int:
+        """Queue a ``time`` record: event time ``now`` came with no message, by the controller's
+        clock at ``when`` (an input of the engine, like a received message)."""
+        return self.submit("time", {"now": time_text(now), "received": time_text(when)})
+
     def sample(self, topic: str, payload: bytes, error: str, when: datetime, *, keep: int) -> int:
         """Queue the first ``keep`` bytes of a malformed payload, for the audit.
 

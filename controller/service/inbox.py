@@ -35,6 +35,7 @@ from engine.api import (
     DeviceStatusReceived,
     InputReceived,
     Received,
+    TimeReached,
 )
 
 #: Largest payload parsed (a real event is well under 1 KiB); JSON nesting is limited to 200
@@ -67,6 +68,8 @@ class Classified:
             return f"{item.device}: status {item.status.state} session {item.status.session}"
         if isinstance(item, InputReceived):
             return f"input {item.input.type}" + _input_summary(item.input)
+        if isinstance(item, TimeReached):
+            return f"time {item.now.isoformat()} (no message brought it)"
         return f"rejected {item.count} on {item.topic}"
 
     def __str__(self) -> str:

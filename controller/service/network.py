@@ -60,6 +60,8 @@ OFFLINE_TIMEOUT_S: Final = 2.0
 STOP_FLUSH_S: Final = 2.0
 #: How often reports of malformed input that are due go out (each topic at most once a second).
 TICK_S: Final = 0.5
+#: Time records at most this often (each one moves the engine's next deadline on: a guard).
+TIME_GAP_S: Final = 0.05
 #: The check for another controller of the table: at most this long, and this long for a
 #: retained status after the SUBACK (none: nobody has run this table on this broker).
 CHECK_S: Final = 3.0
@@ -131,6 +133,8 @@ class Service:
         self._publish_wanted = asyncio.Event()
         #: The status must be said again (a new connection).
         self._status_due = True
+        #: Set when messages moved the engine's time on (its next deadline may have changed).
+        self._time_moved = asyncio.Event()
 
     @property
     def idle(self) -> bool:
@@ -393,12 +397,15 @@ class Service:
         """
         self._client = client
         self._status_due = True
+        # Time without a connection is not counted: the broker may hold the messages of that time.
+        self.controller.anchor_time(utc_now())
         receiver = asyncio.create_task(self._receive(client), name="receive")
         tasks = {
             receiver,
             asyncio.create_task(self._publisher(client), name="publish"),
             asyncio.create_task(self._watch_journal(), name="journal-health"),
             asyncio.create_task(self._tick(), name="tick"),
+            asyncio.create_task(self._keep_time(), name="time"),
         }
         announce = asyncio.create_task(self._announce(client), name="announce")
         stopper = asyncio.create_task(self.stop.wait())
@@ -482,6 +489,29 @@ class Service:
             if due:
                 self._emit(due)
                 self._wake()
+                self._time_moved.set()  # (the grace's held statuses may have moved it)
+
+    async def _keep_time(self) -> None:
+        """Give the engine the time when its next deadline passes with no message to bring it
+        (a quiet table: a lost end of a stream, a seat away too long; docs/service.md, "Time on
+        a quiet table"). One timer, armed again whenever messages move the engine's time on;
+        while messages wait in the intake they bring their own time first."""
+        while True:
+            self._time_moved.clear()
+            at = self.controller.time_due()
+            delay = None if at is None else (at - utc_now()).total_seconds()
+            if delay is None or delay > 0 or self.intake.waiting:
+                try:
+                    async with asyncio.timeout(None if self.intake.waiting else delay):
+                        await self._time_moved.wait()
+                except TimeoutError:
+                    pass
+                continue
+            handled = self.controller.time_passes(utc_now())
+            if handled.outgoing:
+                self._emit(handled.outgoing)
+                self._wake()
+            await asyncio.sleep(TIME_GAP_S)
 
     async def _receive(self, client: aiomqtt.Client) -> None:
         """Journal and process every message; what it caused goes to the publisher.
@@ -518,6 +548,7 @@ class Service:
                 self._emit(self.controller.take_state())
                 if self.outbox:
                     self._wake()
+                self._time_moved.set()
                 await asyncio.sleep(0)
 
     async def _watch_journal(self) -> None:

@@ -38,7 +38,15 @@ from controller.service.malformed import SAMPLE_BYTES, MalformedTally, Report
 from controller.service.outgoing import Outgoing
 from controller.service.repeats import RecentMessages, digest
 from controller.service.signals import DealerSignals
-from engine.api import DeviceEventReceived, DeviceStatusReceived, EngineSettings, Outputs, PayloadRejected
+from engine.api import (
+    DeviceEventReceived,
+    DeviceStatusReceived,
+    EngineSettings,
+    Outputs,
+    PayloadRejected,
+    TimeReached,
+)
+from engine.seqtrack import EPOCH
 from engine.state import EngineState
 from engine.step import Engine
 
@@ -119,6 +127,10 @@ class TableController:
         self.grace = StartupGrace()
         #: The lamp is to be sent once the sensor board is heard from (it came up in the grace).
         self._lamp_owed = False
+        #: How the engine's event time maps onto this controller's clock: the engine's clock
+        #: (the latest event time it saw) and this clock's time when it got there (docs/service.md,
+        #: "Time on a quiet table"). None before anything reached the engine.
+        self._anchor: tuple[datetime, datetime] | None = None
 
     # ----------------------------------------------------------------------------------------
     # Start-up
@@ -146,6 +158,7 @@ class TableController:
         self._before = (self.engine.hand, self.engine.phase)
         for out in recovery.pending:
             self._unpublished[id(out)] = out
+        self.anchor_time(now)
         if self.journal is not None:
             self.journal.open(recovery.position, listener)
             self.journal.start(self.session, now, self.config.table.id)
@@ -190,6 +203,10 @@ class TableController:
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
         """Rejected record ``n`` (a report of malformed input) through the engine again."""
         return self._handle(n, Classified(rejected), rejected.received, replay=True)
+
+    def replay_time(self, n: int, time: TimeReached, received: datetime) -> list[Outgoing]:
+        """Time record ``n`` (time that came with no message) through the engine again."""
+        return self._handle(n, Classified(time), received, replay=True)
 
     def close(self) -> None:
         if self.journal is not None:
@@ -343,6 +360,37 @@ class TableController:
                 out.append(self._owed_lamp(now))
         return out
 
+    # -- time on a quiet table (docs/service.md) -------------------------------------------------
+
+    def anchor_time(self, now: datetime) -> None:
+        """Count the engine's time from its clock as of ``now`` (at a start, at each new broker
+        connection: time spent without one is not counted, the broker may hold its messages)."""
+        self._anchor = (self.engine.clock, now) if self.engine.clock > EPOCH else None
+
+    def time_due(self) -> datetime | None:
+        """When, by this controller's clock, the engine's next deadline (``next_due``) falls if
+        no message brings its time first (None: nothing is due, or the engine has seen no time)."""
+        due = self.engine.next_due()
+        if due is None or self._anchor is None:
+            return None
+        clock, at = self._anchor
+        return at + max(due - clock, timedelta(0))
+
+    def time_passes(self, now: datetime) -> Handled:
+        """Event time as of ``now`` by this clock, when a deadline has come with no message:
+        journaled as a ``time`` record and given to the engine (``TimeReached``), whose outputs
+        are returned like a message's. Nothing (record 0) when nothing is due by then."""
+        due = self.engine.next_due()
+        if due is None or self._anchor is None:
+            return Handled(0, [])
+        clock, at = self._anchor
+        event_now = clock + (now - at)
+        if event_now < due or event_now <= self.engine.clock:
+            return Handled(0, [])
+        cause = self.journal.time(event_now, now) if self.journal is not None else 0
+        time = TimeReached(event_now)
+        return Handled(cause, self._input(cause, Classified(time), now))
+
     def start_grace(self, now: datetime) -> None:
         """The service starts: its devices get ``[table] startup_grace_s`` to come up."""
         self.grace.start(now, self.config.table.startup_grace_s)
@@ -455,13 +503,17 @@ class TableController:
             if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
                 # Bench diagnostics only: a UID identifies a card, INFO must never show it.
                 log.debug("%s: tag uid %s", message.device, message.event.uid)
+        engine = self.engine
         try:
-            outputs = self.engine.handle(classified.received)
+            outputs = engine.handle(classified.received)
         except Exception:
             # An engine bug must not stop the table: the message is in the journal, the engine
             # state is unchanged (the core is pure), the error is logged with where it happened.
             log.exception("engine failed on journal record %d (%s)", cause, classified.summary)
             return []
+        anchor = self._anchor
+        if anchor is None or engine.clock > anchor[0]:
+            self._anchor = (engine.clock, received)  # (the event time this message brought)
         return self._outgoing(cause, outputs, received, replay=replay)
 
     def _outgoing(self, cause: int, outputs: Outputs, received: datetime, *, replay: bool) -> list[Outgoing]:

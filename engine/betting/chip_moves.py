@@ -94,8 +94,10 @@ def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandS
     before = h.betting.put.get(seat, 0)
     due = uncalled_due(h)
     if due is not None and due[0] == seat:
-        # The uncalled part goes back to its owner: not a take-back.
-        return check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=False), out)
+        # The uncalled part goes back to its owner: not a take-back. A bet over the limit
+        # called only to the limit has its excess back so: judged again, it is reduced.
+        h = check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=False), out)
+        return rejudge(h, seat, out) if seat in h.betting.frames else h
     h = h.with_betting(put=add_count(h.betting.put, seat, -amount))
     if seat in h.betting.frames:
         return rejudge(h, seat, out)  # a remedy: reduced to the limit, or to a call
@@ -154,6 +156,15 @@ def pot_back(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandSt
     if due is None or due[0] != seat:
         return h
     return check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=True), out)
+
+
+def pot_off(h: HandState, amount: int, out: list[Verdict]) -> HandState:
+    """Chips from the pot off the table mid-hand (no stack read where they went): the uncalled
+    part handed back to its owner, once it was found swept into the pot; else nothing."""
+    due = uncalled_due(h)
+    if due is None or "uncalled" not in h.open_keys:
+        return h
+    return check_uncalled(give_back(h, due[0], min(amount, due[1]), from_pot=True), out)
 
 
 def give_back(h: HandState, seat: int, back: int, *, from_pot: bool) -> HandState:

@@ -293,6 +293,8 @@ class Money:
             h = chip_moves.chips_out(h, src_seat, amount, out)
         elif src_kind == "pot" and dst_kind == "stack":
             h = chip_moves.pot_back(h, dst_seat, amount, out)
+        elif src_kind == "pot" and dst_kind is None:
+            h = chip_moves.pot_off(h, amount, out)
         if src_kind == "stack" and dst_kind == "bet" and src_seat == dst_seat:
             h = chip_moves.stack_emptied(h, src_seat, out)
         return Money(h), tuple(out)

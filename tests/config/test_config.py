@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,39 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
     assert (config.mqtt.host, config.mqtt.port) == ("10.9.8.7", 1999)
     assert config.table.profile == "tda"
     assert config.table.id == "t7"
+
+
+def test_pydantic_settings_is_imported_only_for_an_override(tmp_path: Path) -> None:
+    """A start without TABLECTL_ variables does without pydantic-settings' imports (issue 20,
+    point 1); with one, the override applies."""
+    path = write_config(tmp_path, MINIMAL)
+    code = (
+        "import sys; from config.loader import load_config; config = load_config(sys.argv[1]); "
+        "print(config.table.profile, 'pydantic_settings' in sys.modules)"
+    )
+    plain = {k: v for k, v in os.environ.items() if not k.upper().startswith("TABLECTL_")}
+    for env, expected in (
+        (plain, "roberts False"),
+        ({**plain, "TABLECTL_TABLE__PROFILE": "tda"}, "tda True"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, check=False
+        )
+        assert result.stdout.strip() == expected, result.stderr
+
+
+@pytest.mark.parametrize("override", [False, True])
+def test_sections_match_whatever_their_case_with_or_without_overrides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, override: bool
+) -> None:
+    for name in list(os.environ):
+        if name.upper().startswith("TABLECTL_"):
+            monkeypatch.delenv(name)
+    if override:
+        monkeypatch.setenv("TABLECTL_TABLE__PROFILE", "tda")
+    config = load_config(write_config(tmp_path, MINIMAL.replace("[table]", "[Table]")))
+    assert config.table.id == "t7"
+    assert config.table.profile == ("tda" if override else "roberts")
 
 
 def test_bad_environment_value_names_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

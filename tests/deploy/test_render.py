@@ -134,12 +134,13 @@ def test_the_rendered_configuration_keeps_the_file_and_adds_identities(tmp_path:
         assert data["table"]["declared_devices_only"] is True
 
 
-def test_the_broker_sets_no_limit_on_messages_in_flight(tmp_path: Path) -> None:
+def test_the_broker_keeps_a_thousand_messages_in_flight(tmp_path: Path) -> None:
     # The controller acknowledges a message once its journal record is durable: with mosquitto's
-    # default of 20 in flight, a full disk or a slow fsync would stop every delivery to it.
+    # default of 20 in flight, a full disk or a slow fsync would stop every delivery to it; with
+    # no limit, a reconnection behind a large backlog stalls the broker for seconds.
     with deployment(tmp_path, start=False) as table:
         lines = (table.out / "mosquitto" / "mosquitto.conf").read_text().splitlines()
-        assert "max_inflight_messages 0" in lines
+        assert "max_inflight_messages 1000" in lines
 
 
 def acl_blocks(text: str) -> dict[str, list[str]]:

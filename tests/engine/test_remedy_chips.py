@@ -67,7 +67,8 @@ STEPS = (
         2,
         (*ON_FLOP, "bet 2 11", "fold 3"),
         ("return 2 5", "bet 1 6", "sweep", *BOARD[2:4]),  # reduced to the pot, 6, called
-        ("bet 1 11", "sweep", *BOARD[2:4]),
+        # (judged once the excess's absence could have been reported: a step 7 s later)
+        ("bet 1 11", "sweep", *BOARD[2:4], "wait 7", "bet 2 2"),
         "The turn was dealt before seat 2's bet over the limit was reduced to the limit.",
         stakes=POT_LIMIT,
     ),
@@ -86,7 +87,7 @@ STEPS = (
         5,
         (*LIMPED, "bet 5 5"),
         ("return 5 5", *BOARD[:2]),  # removed
-        BOARD[:2],
+        (*BOARD[:2], "wait 7", "bet 2 2"),
         "The flop was dealt before the chips in the betting area of vacant seat 5 were removed.",
     ),
     Step(
@@ -95,7 +96,7 @@ STEPS = (
         2,
         (*ON_FLOP, "bet 2 20", "bet 3 10", "all_in 3", "fold 1", "sweep"),
         ("chips pot bet:2 10", "return 2 10", *BOARD[2:4]),  # back to its owner
-        BOARD[2:4],
+        (*BOARD[2:4], "wait 7", *BOARD[4:]),
         "The turn was dealt before the uncalled part of seat 2's bet was returned to it.",
     ),
     Step(
@@ -140,7 +141,7 @@ def test_the_correction_made_before_the_next_step(step: Step, profile: Profile) 
 def test_the_next_step_with_the_correction_never_made(step: Step, profile: Profile) -> None:
     played = step.play(profile, *step.uncorrected)
     assert _not_followed(played) == [(step.seat, step.message)]
-    (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed"]
+    (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed" and a.status == "raised"]
     assert alert.rule is not None
     assert alert.rule == next(a.rule for a in played.alerts if a.code == step.code)
     assert alert.remedy
@@ -262,9 +263,9 @@ def test_a_correction_judged_at_the_next_street_is_not_judged_again_at_the_next_
     profile: Profile,
 ) -> None:
     step = next(s for s in STEPS if s.name == "a pot-limit bet over the pot, the turn dealt")
-    played = step.play(
-        profile, *step.uncorrected, *BOARD[4:], "show 2", "show 1", "push 1 28", "wait 3", *NEXT_HAND
-    )
+    # judged at the river, 7 s after the turn (past the time the evidence could take)
+    judged = ("bet 1 11", "sweep", *BOARD[2:4], "wait 7", *BOARD[4:])
+    played = step.play(profile, *judged, "show 2", "show 1", "push 1 28", "wait 3", *NEXT_HAND)
     assert played.state is not None
     assert played.state.hand == 2
     assert _not_followed(played) == [(2, step.message)]
@@ -293,3 +294,109 @@ def test_a_foreign_tag_is_judged_at_the_next_hand_not_the_next_street(profile: P
     assert _not_followed(left) == [
         (2, "The next hand was started before the tag that is no chip of this table was taken off the table.")
     ]
+
+
+# -- corrections taken off the table: their absence is reported after the next street -------------
+
+
+@dataclass(frozen=True)
+class OffTable:
+    """A chip finding corrected by taking chips off the table where no stack is read (``late``:
+    the reader reports them absent only at ``absences``, seconds later), then the next street."""
+
+    name: str
+    code: str
+    seat: int
+    mistake: tuple[str, ...]
+    removed: tuple[str, ...]  # the correction, its absences reported late
+    left: tuple[str, ...]  # play as it goes on with no correction
+    street: tuple[str, ...]
+    after: tuple[str, ...]  # the next steps, past the time the evidence could take
+    message: str
+    stakes: Stakes | None = None
+
+    def play(self, profile: Profile, *steps: str) -> Played:
+        settings = game_settings(self.stakes, profile=profile)
+        return play([1, 2, 3], 1, "\n".join([*self.mistake, *steps]), settings=settings)
+
+
+OFF_TABLE = (
+    OffTable(
+        "a pot-limit bet over the pot reduced, the turn dealt at once",
+        "bet_over_limit",
+        2,
+        (*ON_FLOP, "bet 2 11", "fold 3"),
+        ("return 2 5 late", "bet 1 6", "sweep"),  # the excess handed back; 6 called
+        ("bet 1 11", "sweep"),
+        BOARD[2:4],
+        ("bet 2 2",),
+        "The turn was dealt before seat 2's bet over the limit was reduced to the limit.",
+        stakes=POT_LIMIT,
+    ),
+    OffTable(
+        "chips on a vacant seat removed, the flop dealt at once",
+        "chips_on_vacant_seat",
+        5,
+        (*LIMPED, "bet 5 5"),
+        ("return 5 5 late",),
+        (),
+        BOARD[:2],
+        ("bet 2 2",),
+        "The flop was dealt before the chips in the betting area of vacant seat 5 were removed.",
+    ),
+    OffTable(
+        "the uncalled part handed back from the pot, the turn dealt at once",
+        "uncalled_bet_not_returned",
+        2,
+        (*ON_FLOP, "bet 2 20", "bet 3 10", "all_in 3", "fold 1", "sweep"),
+        ("chips pot - 10 late",),
+        (),
+        BOARD[2:4],
+        BOARD[4:],
+        "The turn was dealt before the uncalled part of seat 2's bet was returned to it.",
+    ),
+)
+OFF_TABLE_PARAMS = [
+    pytest.param(case, profile, id=f"{case.code}:{profile}") for case in OFF_TABLE for profile in PROFILES
+]
+
+
+@pytest.mark.parametrize(("case", "profile"), OFF_TABLE_PARAMS)
+def test_a_correction_off_the_table_reported_after_the_street_was_in_time(
+    case: OffTable, profile: Profile
+) -> None:
+    """The chips' absence comes a second after the street (the reader's sweeps without them):
+    the correction came before it, and nothing is raised; the finding is resolved."""
+    played = case.play(profile, *case.removed, *case.street, "wait 1", "absences", "wait 6", *case.after)
+    assert _not_followed(played) == []
+    assert played.codes("raised") == [case.code]
+    assert case.code in played.codes("resolved")
+
+
+@pytest.mark.parametrize(("case", "profile"), OFF_TABLE_PARAMS)
+def test_a_correction_off_the_table_never_made(case: OffTable, profile: Profile) -> None:
+    played = case.play(profile, *case.left, *case.street, "wait 7", *case.after)
+    assert _not_followed(played) == [(case.seat, case.message)]
+    (alert,) = [a for a in played.alerts if a.code == "remedy_not_followed" and a.status == "raised"]
+    assert alert.rule == next(a.rule for a in played.alerts if a.code == case.code)
+
+
+@pytest.mark.parametrize(("case", "profile"), OFF_TABLE_PARAMS)
+def test_chips_reported_gone_long_after_the_street_were_no_correction_before_it(
+    case: OffTable, profile: Profile
+) -> None:
+    """Their absence comes 7 s after the street: later than a reader takes to report chips
+    taken away before it (docs/engine.md), so they left after it."""
+    played = case.play(profile, *case.removed, *case.street, "wait 7", "absences", *case.after)
+    assert _not_followed(played) == [(case.seat, case.message)]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_next_hand_before_the_evidence_could_come_judges_the_street(profile: Profile) -> None:
+    """The next hand started at once after the flop: the vacant seat's chips are judged then, as
+    of the flop (once), the correction reported absent before it counting."""
+    case = OFF_TABLE[1]
+    left = case.play(profile, *case.street, "new_hand")
+    assert _not_followed(left) == [(case.seat, case.message)]
+    removed = case.play(profile, *case.removed, *case.street, "absences", "new_hand")
+    assert _not_followed(removed) == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +17,10 @@ from engine.seqtrack import Gap, SeqTrack
 from engine.sequences import SequenceState
 from engine.state_data import STATE_VERSION, Codec, StateDataError, state_from_data, state_to_data
 from engine.step import Engine
+from testing.script import Table, setup_lines
 from testing.sessions import dealer_session
+from tests.engine.game import game_settings
+from tests.engine.game_codes import BOARD, ON_FLOP, POT_LIMIT
 from tests.engine.runner import settings, to_received
 from tests.engine.scenario import registry
 
@@ -157,3 +161,78 @@ def test_a_state_of_version_4_with_the_hand_on_the_machine_is_refused_with_its_r
         state_from_data(older, settings())
     with pytest.raises(StateDataError, match="fields missing: hand_part"):
         state_from_data({**older, "version": STATE_VERSION}, settings())
+
+
+#: Data written by the engine of state version 6 (commit 87d653b, before the foreign tags
+#: reported this hand moved from the shared table to the cards' part) after the lines of
+#: ``V6_HEAD``: seats 1 to 3 dealt, then a tag of no registry read at seat 2 (``fouled_deck``).
+V6_DATA = Path(__file__).parent / "data" / "state_v6_fouled.json"
+V6_FOREIGN = "E0FFFF0000000007"
+V6_HEAD = (*setup_lines([1, 2, 3], 1, ["A", "B"]), "new_hand", "deal all", f"tag seat:2 {V6_FOREIGN} on")
+#: The foreign tag read again at the seat: reported once a hand, so nothing new (the migrated
+#: state must know it was reported); then the redeal from the other deck.
+V6_TAIL: tuple[str, ...] = (f"tag seat:2 {V6_FOREIGN} off", f"tag seat:2 {V6_FOREIGN} on", "clear")
+V6_TAIL += ("shuffle B", "use B", "new_hand", "deal all")
+
+
+def _v6_messages() -> tuple[list[Any], list[Any]]:
+    table = Table(registry())
+    head = [to_received(m) for line in V6_HEAD for m in table.run(line)]
+    tail = [to_received(m) for line in V6_TAIL for m in table.run(line)]
+    return head, tail
+
+
+def test_a_state_of_version_6_is_migrated_and_goes_on_as_the_uninterrupted_run() -> None:
+    """Version 6 kept the foreign tags reported this hand on the shared table; version 7 in the
+    cards' part: the data is migrated, and the restored engine gives the same outputs for the
+    rest of the session as one that never stopped (the tag read again is not reported twice)."""
+    head, tail = _v6_messages()
+    whole = Engine(settings())
+    for received in head:
+        whole.handle(received)
+    expected_data = state_to_data(whole.state)
+    older = json.loads(V6_DATA.read_text())
+    assert older["version"] == 6
+    assert "fouled_seen" in older["machine"]
+    restored = state_from_data(older, settings())
+    assert state_to_data(restored) == expected_data
+    assert restored.machine.card_state.fouled_seen == frozenset({V6_FOREIGN})
+    resumed = Engine(settings())
+    resumed.restore(restored)
+    outputs = [whole.handle(received) for received in tail]
+    assert [resumed.handle(received) for received in tail] == outputs
+    raised = [a.code for o in outputs for a in o.alerts if a.status == "raised"]
+    assert "fouled_deck" not in raised
+
+
+def test_version_6_data_without_the_tables_foreign_tags_is_refused() -> None:
+    older = json.loads(V6_DATA.read_text())
+    machine = {k: v for k, v in older["machine"].items() if k != "fouled_seen"}
+    with pytest.raises(StateDataError, match="version 6 data without the table's fouled_seen"):
+        state_from_data({**older, "machine": machine}, settings())
+    cards = older["machine"]["card_state"]
+    twice = {**older["machine"], "card_state": {**cards, "f": {**cards["f"], "fouled_seen": {"F": []}}}}
+    with pytest.raises(StateDataError, match=r"machine.card_state: not version 6 .* fouled_seen already"):
+        state_from_data({**older, "machine": twice}, settings())
+
+
+def test_a_state_with_a_chip_correction_awaiting_its_evidence_comes_back_exactly() -> None:
+    """Saved between a street and the time its chip corrections are judged (engine.results,
+    ``Awaiting``, the betting core as it was before the street inside): the restored engine
+    judges them as the one that never stopped."""
+    game = game_settings(POT_LIMIT)
+    table = Table(registry(), table_seats=game.seats, chips=game.chips)
+    setup = [line for line in setup_lines([1, 2, 3], 1, ["A", "B"]) if line != "blinds"]
+    head_lines = (*setup, *ON_FLOP, "bet 2 11", "fold 3", "return 2 5 late", "bet 1 6", "sweep", *BOARD[2:4])
+    head = [to_received(m) for line in head_lines for m in table.run(line)]
+    tail = [to_received(m) for line in ("wait 1", "absences", "wait 6", "bet 2 2") for m in table.run(line)]
+    whole = Engine(game)
+    for received in head:
+        whole.handle(received)
+    assert whole.state.machine.result_state.awaiting
+    data = json.loads(json.dumps(state_to_data(whole.state)))
+    resumed = Engine(game)
+    resumed.restore(state_from_data(data, game))
+    outputs = [whole.handle(received) for received in tail]
+    assert [resumed.handle(received) for received in tail] == outputs
+    assert "bet_over_limit" in [a.code for o in outputs for a in o.alerts if a.status == "resolved"]

@@ -242,7 +242,13 @@ def test_a_checkpoint_nested_too_deeply_is_refused(data: Callable[[], bytes]) ->
             "card_state",
             {
                 "O": "CardState",
-                "f": {"zone": [], "present": {"D": []}, "seat_cards": {"D": []}, "changed": False},
+                "f": {
+                    "zone": [],
+                    "present": {"D": []},
+                    "seat_cards": {"D": []},
+                    "changed": False,
+                    "fouled_seen": {"F": []},
+                },
             },
             "machine.card_state.zone: tuple where this engine keeps a dict",
         ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,14 +15,18 @@ from controller.journal import (
     PublishedRecord,
     ReceivedRecord,
     StartRecord,
+    TimeRecord,
     read_journal,
 )
 from controller.journal.records import (
     GENESIS,
+    INPUT_KINDS,
+    KINDS,
     chain_hash,
     encode_body,
     payload_fields,
     received_body,
+    record_time,
     split_line,
     time_text,
 )
@@ -59,6 +64,40 @@ def test_records_round_trip_numbered_and_chained(tmp_path: Path) -> None:
         assert digest == chain_hash(previous, body)
         assert list(json.loads(raw))[:2] == ["kind", "n"]
         previous = digest
+
+
+def test_a_time_record_is_an_input_numbered_and_chained_like_a_message(tmp_path: Path) -> None:
+    """Event time that came with no message (docs/journal.md, ``time``): read back with both
+    clocks, counted among the engine's inputs, and the ``cause`` of what it produced."""
+    path = tmp_path / "journal.jsonl"
+    j = journal(path)
+    j.received(TOPIC, b"1", T0)
+    event_time = T0 - timedelta(hours=1, microseconds=7)  # (a device clock an hour behind)
+    n = j.time(event_time, T0 + timedelta(seconds=2))
+    j.published("alert", n, "holdem/t1/alerts", b'{"id":"1-1"}', retain=False, when=T0)
+    j.close()
+    contents = read_journal(path)
+    assert contents.problems == []
+    assert contents.scan.chain == []
+    [time] = contents.times
+    assert time == TimeRecord(2, event_time, T0 + timedelta(seconds=2), f"{path}:2")
+    assert record_time(time) == T0 + timedelta(seconds=2)
+    assert contents.last_received == 2
+    assert [r.cause for r in contents.published] == [2]
+    assert lines(path)[1].startswith(b'{"kind":"time","n":2,"now":"')
+    assert "time" in KINDS
+    assert "time" in INPUT_KINDS
+
+
+def test_a_journal_without_time_records_reads_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    j = journal(path)
+    j.received(TOPIC, b"1", T0)
+    j.rejected(TOPIC, None, 1, "not JSON", T0)
+    j.close()
+    contents = read_journal(path)
+    assert list(contents.times) == []
+    assert (contents.last_received, contents.problems) == (2, [])
 
 
 def test_numbering_and_chain_continue_after_reopen(tmp_path: Path) -> None:

@@ -239,6 +239,19 @@ def test_pot_limit_caps_a_raise_at_the_pot() -> None:
     assert cleared(t.move(1, "bet:3", "stack:3")) == ["size:3:0"]
 
 
+def test_an_excess_over_the_pot_limit_returned_after_the_call_reduces_the_bet() -> None:
+    """Seat 3's 8 over the limit of 7 called to 7 by seat 1 (the others fold): the 1 taken off the
+    table then is the bet reduced to the limit (not only the uncalled part returned)."""
+    t = Table(start(structure="pot_limit"))
+    t.blinds()
+    t.bet(3, 8)
+    assert raised(t.fold(4)) == ["bet_over_limit"]
+    t.bet(1, 6)
+    t.fold(2)
+    assert cleared(t.move(1, "bet:3", None)) == ["size:3:0"]
+    assert [(a.seat, a.action, a.amount) for a in t.m.actions if a.seat == 3][-1] == (3, "raise", 7)
+
+
 def test_fixed_limit_wants_the_limit_amount_and_four_bets_at_most() -> None:
     t = Table(start((1, 2), button=2, structure="fixed_limit"))
     t.blinds()
@@ -302,6 +315,27 @@ def test_the_uncalled_part_of_a_bet_goes_back_to_its_owner() -> None:
     assert raised(verdicts) == ["uncalled_bet_not_returned"]
     assert "6" in verdicts[0].message  # type: ignore[union-attr]
     assert cleared(t.move(6, "pot", "stack:1")) == ["uncalled"]
+    assert t.m.uncalled is None
+    t.street(2)
+    assert [(p.amount, p.eligible) for p in t.m.pots] == [(14, (1, 2))]
+
+
+def test_the_uncalled_part_taken_from_the_pot_off_the_table_goes_back_to_its_owner() -> None:
+    """No stack read where it went: chips leaving the pot mid-hand once the uncalled part was
+    found swept into it are that part handed back; before that finding they are nothing."""
+    t = Table(start((1, 2, 3), button=3))
+    t.blinds()
+    t.bet(3, 2)
+    t.bet(1, 1)
+    t.street(1)
+    t.bet(1, 10)
+    t.bet(2, 4)
+    t.all_in(2)
+    t.fold(3)
+    assert t.move(1, "pot", None) == ()  # the uncalled part is not in the pot yet
+    t.move(1, None, "pot")
+    assert raised(t.sweep()) == ["uncalled_bet_not_returned"]
+    assert cleared(t.move(6, "pot", None)) == ["uncalled"]
     assert t.m.uncalled is None
     t.street(2)
     assert [(p.amount, p.eligible) for p in t.m.pots] == [(14, (1, 2))]
