@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import pstats
 import sys
 from pathlib import Path
@@ -33,10 +34,14 @@ def main() -> int:
     args = parser.parse_args()
     tree = Path(args.tree).resolve()
     sys.path.insert(0, str(tree))
+    import engine as engine_package
     from benchmarks.engine_throughput import REGISTRY, build, build_chips
     from config.registry import load_registry
     from engine.api import EngineSettings, Received
-    from engine.step import Engine
+
+    # (a tree from before engine/core.py was renamed engine/step.py has its Engine there)
+    step = Path(engine_package.__file__).parent / "step.py"
+    engine_class = importlib.import_module("engine.step" if step.exists() else "engine.core").Engine
 
     runs: list[tuple[EngineSettings, list[Received]]]
     if args.chips:
@@ -48,7 +53,7 @@ def main() -> int:
 
     def one_pass() -> None:
         for settings, received in runs:
-            engine = Engine(settings)
+            engine = engine_class(settings)
             for item in received:
                 engine.handle(item)
 

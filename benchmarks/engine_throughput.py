@@ -38,6 +38,19 @@ REGISTRY = ROOT / "config" / "decks.example.csv"
 
 if TYPE_CHECKING:
     from engine.api import EngineSettings, Received
+    from engine.step import Engine
+
+
+def engine_type() -> type[Engine]:
+    """The imported tree's ``Engine``: in ``engine.step``, or ``engine.core`` in a tree from before
+    that module was renamed (``--against`` an earlier revision)."""
+    import importlib
+
+    import engine
+
+    step = Path(engine.__file__).parent / "step.py"
+    found: type[Engine] = importlib.import_module("engine.step" if step.exists() else "engine.core").Engine
+    return found
 
 
 def build(hands: int, seed: int) -> tuple[int, list[list[Received]]]:
@@ -99,12 +112,11 @@ def _runs(args: argparse.Namespace) -> list[tuple[EngineSettings, list[Received]
 
 def _timed(runs: list[tuple[EngineSettings, list[Received]]]) -> tuple[float, float, int, int]:
     """One pass over every run: (wall s, CPU s, public states, alert changes)."""
-    from engine.step import Engine
-
+    engine_class = engine_type()
     alerts = states = 0
     start, cpu_start = time.perf_counter(), time.process_time()
     for settings, received in runs:
-        engine = Engine(settings)
+        engine = engine_class(settings)
         for item in received:
             outputs = engine.handle(item)
             alerts += len(outputs.alerts)

@@ -11,7 +11,7 @@ attached to.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from contract.models import (
     DealerInput,
@@ -67,15 +67,27 @@ class DeviceState:
         )
 
 
+#: What :attr:`Devices.tag_sessions` gives for a device none of whose tag reads was admitted
+#: yet (sessions count from 0).
+NOT_ADMITTED: Final = -1
+
+
 class Devices:
     """Device health, who may say what, lost inputs, tracking (see the module docstring)."""
 
-    __slots__ = ("machine", "state", "table")
+    __slots__ = ("machine", "state", "table", "tag_sessions")
 
     def __init__(self, state: DeviceState, table: Table, machine: Machine) -> None:
         self.state = state
         self.table = table  # the time, the settings, the alerts
         self.machine = machine  # the sequences' findings, the hand marked untracked
+        #: Device -> the session (an event's ``session``, None included) in which its tag reads
+        #: were admitted: the next ones of that session are too, until the device's learnt kind
+        #: changes (:meth:`admitted` forgets it then; a declared kind never changes). Derived
+        #: from the state, never part of it: a new concern (each working copy) starts empty.
+        #: The dispatcher looks here first and asks :meth:`admitted` only on a miss (a tag read
+        #: is nearly every message).
+        self.tag_sessions: dict[str, int | None] = {}
 
     # -- tracking ------------------------------------------------------------------------------
 
@@ -236,6 +248,8 @@ class Devices:
             learnt = self.state.kinds.get(device)
             session = event.session
             if learnt is not None and wanted == learnt[1] and (session is None or session == learnt[0]):
+                if event.type == "tag":
+                    self.tag_sessions[device] = event.session
                 return True  # an undeclared device's event of its kind, in its session
             if wanted is None:
                 return True  # a fault: from any kind, says nothing of the device's own
@@ -243,9 +257,14 @@ class Devices:
                 session = self.machine.device_seqs.sessions.get(device)
             if learns(learnt, session):
                 self.state.kinds = {**self.state.kinds, device: Learnt(session, wanted)}
+                self.tag_sessions.pop(device, None)  # (its tags are admitted as its kind says now)
+                if event.type == "tag":
+                    self.tag_sessions[device] = event.session
                 return True
             kind = learnt.kind  # type: ignore[union-attr]  # (learns() is true without one)
         if wanted == kind or wanted is None:
+            if event.type == "tag":
+                self.tag_sessions[device] = event.session
             return True
         self._refuse(
             received,

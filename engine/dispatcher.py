@@ -52,7 +52,7 @@ from engine.board import Board, BoardState
 from engine.cards import Cards, CardState
 from engine.chips import LIFT_S, Chips, ChipState
 from engine.dealing import Dealing, DealState
-from engine.devices import Devices, DeviceState
+from engine.devices import NOT_ADMITTED, Devices, DeviceState
 from engine.handling import Handling, HandlingState
 from engine.hands import HandPart, Hands
 from engine.results import Results, ResultState
@@ -138,11 +138,6 @@ class Machine:
         self.chip_state.unknown = {}
         self.handling_state.reset()
 
-    def begin_step(self) -> None:
-        """Start a step on this working copy in place (engine.step.Engine: a copy nobody else
-        holds). The lists of the last step's outputs were emptied when it ended."""
-        self.card_state.changed = False
-
     def session_out(self, verdicts: Verdicts) -> None:
         """The session part's findings as alerts: one per key, kept across hands (scope
         ``session``) until the part clears it."""
@@ -194,19 +189,36 @@ class Machine:
         self.session = Session(self.session_part, self.table.settings.session)
 
     def handle(self, received: Received) -> None:
-        """Take one received message; alert changes accumulate in ``self.table.book.changes``,
-        device commands in ``self.table.commands``. While a gap is being filled the message waits
-        (engine.sequences), and is applied in its place once the gap is closed."""
-        if (
-            type(received) is DeviceEventReceived or type(received) is DeviceStatusReceived
-        ) and not self.devices.admitted(received):
-            return  # refused (engine.devices: who may say what), reported
+        """Take one received message, as one step (on a working copy: engine.step); alert
+        changes accumulate in ``self.table.book.changes``, device commands in
+        ``self.table.commands`` (the lists of the last step's outputs were emptied when it
+        ended). While a gap is being filled the message waits (engine.sequences), and is
+        applied in its place once the gap is closed."""
+        self.card_state.changed = False  # (a new step: no card dict changed in it yet)
+        if type(received) is DeviceEventReceived:
+            event = received.event
+            device = received.device
+            if type(event) is TagEvent:
+                # nearly every message: a reader whose tag reads were admitted in this session
+                # is not asked again (engine.devices: who may say what)
+                devices = self.devices
+                if devices.tag_sessions.get(device, NOT_ADMITTED) != event.session and not devices.admitted(
+                    received
+                ):
+                    return  # refused, reported
+                if self.device_seqs.held:
+                    self._hold(received)
+                else:
+                    self._apply_tag(device, event, received)
+                return
+            if not self.devices.admitted(received):
+                return  # refused (engine.devices: who may say what), reported
+        elif type(received) is DeviceStatusReceived and not self.devices.admitted(received):
+            return
         if type(received) is TimeReached:
             self._time(received.now)
         elif self.device_seqs.held:
             self._hold(received)
-        elif type(received) is DeviceEventReceived and type(received.event) is TagEvent:
-            self._apply_tag(received.device, received.event, received)
         else:
             self._apply(received)
 
@@ -496,8 +508,10 @@ class Machine:
 
     def _tag(self, device: str, event: TagEvent) -> None:
         table = self.table
-        self.devices.tag_from(device)
-        table.read_ts = max(table.read_ts, event.ts)
+        if device not in self.device_state.readers:
+            self.devices.tag_from(device)
+        if event.ts > table.read_ts:  # noqa: PLR1730 - max() is a call, on the path of most reads
+            table.read_ts = event.ts
         if (table.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
             event.uid, event.zone, event.present
         ):

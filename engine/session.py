@@ -154,6 +154,11 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
+def _latest(seen: datetime | None, now: datetime) -> datetime:
+    """The latest event time the part was told, ``now`` included."""
+    return now if seen is None or now > seen else seen
+
+
 def _put(pairs: Pairs, seat: int, value: int) -> Pairs:
     rest = [(s, v) for s, v in pairs if s != seat]
     if value:
@@ -403,7 +408,9 @@ class Session:
         if st.dealer_next is not None:  # the last hand's end was not seen (events lost)
             self.on_hand_end(now)
             st = self.state
-        out: list[Verdict] = [Clear("last"), *(Clear(f"rebuy:{seat}") for seat in st.dealt_in)]
+        out: list[Verdict] = [Clear("last")]
+        if st.rebuy_chips:  # (a rebuy's alert comes with its chips: none, nothing to clear)
+            out.extend(Clear(f"rebuy:{seat}") for seat in st.dealt_in)
         hands_left = st.hands_left
         if hands_left is not None and not redeal:
             if hands_left == 0:
@@ -468,6 +475,7 @@ class Session:
             ),
             in_hand=True,
             dealt_in=tuple(dealt_in),
+            seen=_latest(st.seen, now),  # (what _refresh would do with a copy of its own)
         )
         self._refresh(now)
         return tuple(out)
@@ -483,7 +491,8 @@ class Session:
         """The hand's result is out: a dealer change announced during it takes effect."""
         st = self.state
         # the chips added during the hand played no part in it: that remedy is carried out
-        out: list[Verdict] = [Clear(f"rebuy:{seat}") for seat in st.dealt_in]
+        # (a rebuy's alert comes with its chips: none, nothing to clear)
+        out: list[Verdict] = [Clear(f"rebuy:{seat}") for seat in st.dealt_in] if st.rebuy_chips else []
         if st.dealer_next is not None:
             out.append(Clear("dealer"))
         self.state = replace(
@@ -492,6 +501,7 @@ class Session:
             dealer_next=None,
             in_hand=False,
             rebuy_chips=frozenset(),
+            seen=_latest(st.seen, now),  # (what _refresh would do with a copy of its own)
         )
         self._refresh(now)
         return tuple(out)

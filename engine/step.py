@@ -103,10 +103,8 @@ class Engine:
             self._state = EngineState(self._state.machine.copy(), self._state.public)
             self._since = []
             self._working = True
-        machine = self._state.machine
-        machine.begin_step()
         try:
-            outputs = advance(machine, received, self._state.public)
+            outputs = advance(self._state.machine, received, self._state.public)
         except BaseException:
             self._back_to_base()
             raise
@@ -117,7 +115,6 @@ class Engine:
         """The state before the failed message: the base and the messages taken since."""
         machine = self._base.machine.copy()
         for received in self._since:
-            machine.begin_step()
             advance(machine, received, self._base.public)
         self._state = EngineState(machine, self._base.public)
 

@@ -135,6 +135,26 @@ def test_an_undeclared_device_learns_its_kind_again_in_a_new_session() -> None:
     assert [a.code for a in engine.handle(tag).alerts] == []
 
 
+def test_a_reader_that_shows_another_kind_in_a_new_session_has_its_tags_refused_again() -> None:
+    """The dispatcher admits a reader's tag reads at a look once one was admitted in their
+    session (engine.devices, ``tag_sessions``): a kind learnt again undoes that at once."""
+    engine, table, _ = start([])
+
+    def tag(seq: int, session: int | None) -> DeviceEventReceived:
+        read = forged_tag(table, "spare", seq, zone="muck")
+        return replace(read, event=read.event.model_copy(update={"session": session}))
+
+    assert engine.handle(tag(1, None)).alerts == ()  # its first event: a reader
+    assert engine.handle(tag(2, None)).alerts == ()  # (admitted at a look)
+    seat = SeatEvent(seq=1, ts=now(table), seat=9, occupied=False, session=1)
+    assert engine.handle(DeviceEventReceived("spare", seat, RECEIVED_AT)).alerts == ()  # a sensor board now
+    out = engine.handle(tag(3, None))
+    assert [(a.code, a.device) for a in out.alerts] == [("bad_payload", "spare")]
+    assert "a sensor board does not send (tag)" in out.alerts[0].message
+    assert engine.handle(tag(2, 1)).alerts == ()  # (the same alert, counting: updated once a second)
+    assert engine.state.machine.device_state.refused == {"spare#kind": 2}
+
+
 def test_with_declared_devices_only_an_undeclared_device_is_refused() -> None:
     closed = replace(settings(), device_kinds=KINDS, declared_only=True)
     engine, table, outputs = start(["new_hand", "deal all"], closed)
