@@ -22,8 +22,10 @@ from config.loader import load_table
 from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
 from contract.topics import Topics
 from controller.service.network import Service
+from testing.chipset import write_chip_registry
 from testing.script import Message, Table
 from tests.conftest import EXAMPLE_REGISTRY, REPO
+from tests.engine.game import CHIPS
 from tests.engine.scenario import registry
 
 TABLECTL = Path(sys.executable).parent / "tablectl"
@@ -74,6 +76,39 @@ def write_config(
     path = directory / f"{table}.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+#: A reader whose antennas cover the first three seats' stacks (its driver runs elsewhere: the
+#: test publishes its events), and the chip registry the stacks are read with.
+STACK_READER = """
+[chips]
+registry = "chips.csv"
+
+[[devices]]
+id = "rfid-1"
+driver = "rfid"
+enabled = false
+port = "/dev/ttyACM0"
+
+[devices.antennas]
+1 = "stack:1"
+2 = "stack:2"
+3 = "stack:3"
+"""
+
+
+def write_session_config(
+    directory: Path, broker_url: str, *, table: str, max_absence_s: int, stakes: str
+) -> Path:
+    """A nine-seat table whose session rules are followed (docs/rules.md, "The session"): the
+    house's longest absence, ``stakes`` (a ``[stakes]`` section), the stacks read by
+    :data:`STACK_READER` with the engine tests' chips."""
+    config = write_config(directory, broker_url, table=table, seats=9)
+    write_chip_registry(directory / "chips.csv", CHIPS)
+    text = config.read_text(encoding="utf-8")
+    text = text.replace("[table]\n", f"[table]\nmax_absence_s = {max_absence_s}\n", 1)
+    config.write_text(text + stakes + STACK_READER, encoding="utf-8")
+    return config
 
 
 @dataclass

@@ -18,14 +18,20 @@ from pathlib import Path
 
 from contract.models import Alert, ResendCommand, Status, parse_state
 from controller.journal import PublishedRecord, read_journal
-from testing.chipset import write_chip_registry
 from testing.mosquitto import Mosquitto
 from testing.script import Table
 from tests.engine.game import CHIPS
 from tests.engine.scenario import registry
 from tests.engine.test_session import STACKS, hand
 from tests.service.conftest import StartService
-from tests.service.support import TABLECTL, new_table, probe, script, until, write_config
+from tests.service.support import (
+    TABLECTL,
+    new_table,
+    probe,
+    script,
+    until,
+    write_session_config,
+)
 from tests.service.test_trust_e2e import SETUP, cards, configure, script_now, state_where
 
 #: Generous: the alert comes about ``gap_wait_s`` after the status (2 s here); a loaded machine
@@ -116,35 +122,18 @@ async def test_the_lost_end_of_a_stream_is_told_on_a_quiet_table_and_replayed_th
     assert " 0 divergences" in audit.stdout, audit.stdout
 
 
-SESSION = """
+STAKES = """
 [stakes]
 structure = "no_limit"
 small_blind = 1
 big_blind = 2
-
-[chips]
-registry = "chips.csv"
-
-[[devices]]
-id = "rfid-1"
-driver = "rfid"
-enabled = false
-port = "/dev/ttyACM0"
-
-[devices.antennas]
-1 = "stack:1"
-2 = "stack:2"
-3 = "stack:3"
 """
 
 
 async def test_a_seat_away_too_long_on_a_quiet_table_is_told(
     tmp_path: Path, mosquitto: Mosquitto, start_service: StartService
 ) -> None:
-    config = write_config(tmp_path, mosquitto.url, table="qa-1", seats=9)
-    write_chip_registry(tmp_path / "chips.csv", CHIPS)
-    text = config.read_text(encoding="utf-8").replace("[table]\n", "[table]\nmax_absence_s = 2\n", 1)
-    config.write_text(text + SESSION, encoding="utf-8")
+    config = write_session_config(tmp_path, mosquitto.url, table="qa-1", max_absence_s=2, stakes=STAKES)
     journal = tmp_path / "journal.jsonl"
     table = Table(registry(), table_seats=9, chips=CHIPS)
     setup = ["sit 1 2 3", "shuffle A", "shuffle B", "button 1"]

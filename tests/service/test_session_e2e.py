@@ -12,16 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from contract.models import parse_hand, parse_state
-from testing.chipset import write_chip_registry
 from testing.mosquitto import Mosquitto
 from testing.script import Table
 from tests.engine.game import CHIPS
 from tests.engine.scenario import registry
 from tests.engine.test_session import STACKS, hand
 from tests.service.conftest import StartService
-from tests.service.support import probe, script, write_config
+from tests.service.support import probe, script, write_session_config
 
-SESSION = """
+STAKES = """
 [stakes]
 structure = "no_limit"
 small_blind = 1
@@ -38,30 +37,13 @@ minutes = 20
 small_blind = 2
 big_blind = 4
 minutes = 20
-
-[chips]
-registry = "chips.csv"
-
-[[devices]]
-id = "rfid-1"
-driver = "rfid"
-enabled = false
-port = "/dev/ttyACM0"
-
-[devices.antennas]
-1 = "stack:1"
-2 = "stack:2"
-3 = "stack:3"
 """
 
 
 async def test_each_session_code_once_through_the_service(
     mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
 ) -> None:
-    config = write_config(tmp_path, mosquitto.url, table="se-1", seats=9)
-    write_chip_registry(tmp_path / "chips.csv", CHIPS)
-    text = config.read_text(encoding="utf-8").replace("[table]\n", "[table]\nmax_absence_s = 60\n", 1)
-    config.write_text(text + SESSION, encoding="utf-8")
+    config = write_session_config(tmp_path, mosquitto.url, table="se-1", max_absence_s=60, stakes=STAKES)
     table = Table(registry(), table_seats=9, chips=CHIPS)
     setup = ["sit 1 2 3", "shuffle A", "shuffle B", "button 1"]
     async with probe(mosquitto.port, "se-1") as p:
