@@ -151,14 +151,15 @@ class Sequences:
         seq, session = event.seq, event.session
         state = self.state
         track = state.tracks.get(device)
-        if track is not None and seq == track.high + 1 and session == track.session and not track.run:
-            # the next one of the session followed (nearly every event)
-            state.tracks[device] = SeqTrack(
-                seq, ((track.seen << 1) | 1) & SEQ_MASK, 0, 0, track.far, session, None
-            )
-            taken = state.taken
-            taken[device] = taken.get(device, 0) + 1
-            return True
+        if track is not None:
+            # (unpacked: a named tuple's fields are not looked up at once by CPython 3.11)
+            high, seen, run, _, far, track_session, _ = track
+            if seq == high + 1 and session == track_session and not run:
+                # the next one of the session followed (nearly every event)
+                state.tracks[device] = SeqTrack(seq, ((seen << 1) | 1) & SEQ_MASK, 0, 0, far, session, None)
+                taken = state.taken
+                taken[device] = taken.get(device, 0) + 1
+                return True
         found = self._take(device, track, seq, session, now)
         if found:
             taken = state.taken
