@@ -157,11 +157,10 @@ class Machine:
                 book.update(existing, table.ts, message=verdict.message)
 
     def session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
-        """A chip moved: the session follows stacks; True when the chip plays no part in the
-        hand (added to a stack during it)."""
+        """A chip moved that the session follows (:meth:`Session.touches`: the caller asks
+        first, a call saved on most chip moves); True when the chip plays no part in the hand
+        (added to a stack during it)."""
         session = self.session
-        if not session.touches(uid, src, dst):
-            return False
         won = uid in self.result_state.award_chips or uid in self.result_state.hand_awards
         skip, verdicts = session.on_chip(uid, value, src, dst, won=won, now=self.table.clock)
         self.session_out(verdicts)

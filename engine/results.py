@@ -530,7 +530,7 @@ class Results:
     def chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved (engine.chips): the betting core interprets it, if a hand is followed."""
         state, machine = self.state, self.machine
-        if machine.session_chip(uid, value, src, dst):
+        if machine.session.touches(uid, src, dst) and machine.session_chip(uid, value, src, dst):
             return  # added to a stack during the hand: it plays no part in it
         if uid in state.award_chips:
             # pushed to a winner at the end of an earlier hand: not in play until it has left
@@ -542,10 +542,11 @@ class Results:
             owner = zone_bet_seat(src)
             if owner is not None:
                 state.owners = {**state.owners, uid: owner}
-        if machine.hand_part.phase == "misdeal" and dst is not None:
+        hand = machine.hand_part
+        if hand.phase == "misdeal" and dst is not None:
             self._void_chip(uid, src, dst)
         if (
-            machine.hand_part.hand_over
+            hand.hand_over
             and not state.result_sent
             and src is None
             and dst is not None
@@ -555,7 +556,7 @@ class Results:
             # next hand's blinds; the last hand is over even with a wrong push left standing
             self.finish_hand()
         money = state.money
-        if money is None or state.done or machine.hand_part.phase == "misdeal":
+        if money is None or state.done or hand.phase == "misdeal":
             # between hands (a void hand's chips too: its action is void): what lies in the
             # betting areas is read at the next deal, and the antes gathered into the pot with
             # the seat that put them in
@@ -745,16 +746,16 @@ class Results:
 
     def maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
-        state, table = self.state, self.table
-        machine = self.machine
-        hand = machine.hand_part
+        state = self.state
+        money = state.money
+        if money is not None and money is self.unsettled:
+            return  # asked already in this step, of the same money: its pushes are not done
+        table = self.table
+        hand = self.machine.hand_part
         if state.result_sent or table.hand == 0 or hand.phase == "misdeal" or not hand.hand_over:
             return
-        money = state.money
         followed = money is not None and not state.done and state.chips_read
         if followed and money is not None:  # (the cheap test first: asked after every chip)
-            if money is self.unsettled:
-                return  # asked already in this step
             if not money.settled:
                 self.unsettled = money
                 return
