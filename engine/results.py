@@ -29,6 +29,7 @@ from contract.models import (
     SeatAmount,
     ShownHand,
 )
+from contract.pydantic_adapter import construct_valid
 from engine.betting.hand import Money
 from engine.betting.terms import Clear, Verdicts
 from engine.chips import chip_seat
@@ -755,10 +756,9 @@ class Results:
         if state.result_sent or table.hand == 0 or hand.phase == "misdeal" or not hand.hand_over:
             return
         followed = money is not None and not state.done and state.chips_read
-        if followed and money is not None:  # (the cheap test first: asked after every chip)
-            if not money.settled:
-                self.unsettled = money
-                return
+        if followed and money is not None and not money.settled:  # (the cheap tests first)
+            self.unsettled = money
+            return
         if self._cards_out():
             return
         if followed and any(
@@ -811,18 +811,21 @@ class Results:
             fields["board"] = list(self._card_codes(machine.board.live()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
-                PotResult.model_construct(
-                    amount=p.amount,
-                    eligible=list(p.eligible),
-                    winners=list(p.winners),
-                    shares=[_seat_amount(s, a) for s, a in p.shares],
+                construct_valid(
+                    PotResult,
+                    {
+                        "amount": p.amount,
+                        "eligible": list(p.eligible),
+                        "winners": list(p.winners),
+                        "shares": [_seat_amount(s, a) for s, a in p.shares],
+                    },
                 )
                 for p in outcome.pots
             ]
             fields["rake"] = outcome.rake
             fields["awarded"] = [_seat_amount(s, a) for s, a in outcome.awarded]
             fields["showdown"] = [
-                ShownHand.model_construct(seat=s.seat, cards=list(s.cards), rank=s.rank)
+                construct_valid(ShownHand, {"seat": s.seat, "cards": list(s.cards), "rank": s.rank})
                 for s in outcome.showdown
             ]
         elif money is not None:
@@ -838,12 +841,13 @@ class Results:
         }
         state.hand_awards = frozenset()
         fields["dealer"] = machine.session.hand_dealer  # (off the wire when unknown)
-        table.hands_out.append(HandResult.model_construct(**fields))  # type: ignore[arg-type]
+        # (every field given: built as the public state is, contract.pydantic_adapter)
+        table.hands_out.append(construct_valid(HandResult, fields))
         machine.session_out(machine.session.on_hand_end(table.ts))
 
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:
-    return SeatAmount.model_construct(seat=seat, amount=amount)
+    return construct_valid(SeatAmount, {"seat": seat, "amount": amount})
 
 
 def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
@@ -852,11 +856,8 @@ def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
     if found is None:
         if len(_ACTIONS) >= _ACTIONS_KEPT:
             _ACTIONS.clear()
-        found = _ACTIONS[key] = HandAction.model_construct(
-            street=street,  # type: ignore[arg-type]
-            seat=seat,
-            action=action,  # type: ignore[arg-type]
-            amount=amount,
+        found = _ACTIONS[key] = construct_valid(
+            HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
         )
     return found
 
