@@ -610,7 +610,8 @@ class Results:
         state.chips_read = True
         money, verdicts = money.move(value, src, dst)
         state.money = money
-        self._verdicts(verdicts)
+        if verdicts:  # (most chip moves find nothing: a call saved)
+            self._verdicts(verdicts)
         self._progress()
 
     def _verdicts(self, verdicts: Verdicts) -> None:
