@@ -156,7 +156,11 @@ class Sequences:
             high, seen, run, _, far, track_session, _ = track
             if seq == high + 1 and session == track_session and not run:
                 # the next one of the session followed (nearly every event)
-                state.tracks[device] = SeqTrack(seq, ((seen << 1) | 1) & SEQ_MASK, 0, 0, far, session, None)
+                # (_make: the named tuple's own constructor, without the call into its __new__
+                # through the type, on the path of every event)
+                state.tracks[device] = SeqTrack._make(
+                    (seq, ((seen << 1) | 1) & SEQ_MASK, 0, 0, far, session, None)
+                )
                 taken = state.taken
                 taken[device] = taken.get(device, 0) + 1
                 return True
