@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeAlias
 
-from contract.models import MAX_RESEND, DeviceCommand, DeviceEvent, ResendCommand, Status
+from contract.models import MAX_RESEND, DeviceCommand, ResendCommand, Status
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Received
 from engine.seqtrack import (
     EPOCH,
@@ -144,11 +144,10 @@ class Sequences:
 
     # ------------------------------------------------------------------ taking events
 
-    def take(self, device: str, event: DeviceEvent, now: datetime) -> bool | None:
-        """Whether to apply a device's event: True, False (a repeat, a far seq), or None: it
-        shows a gap that is being filled, the event is held (the caller holds it). An event
-        taken is counted (``taken``: exactly-once checks count them)."""
-        seq, session = event.seq, event.session
+    def take(self, device: str, seq: int, session: int | None, now: datetime) -> bool | None:
+        """Whether to apply a device's event (its ``seq`` and ``session``): True, False (a
+        repeat, a far seq), or None: it shows a gap that is being filled, the event is held (the
+        caller holds it). An event taken is counted (``taken``: exactly-once checks count them)."""
         state = self.state
         track = state.tracks.get(device)
         if track is not None:
