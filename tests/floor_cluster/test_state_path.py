@@ -5,6 +5,12 @@ A table PC deployed with the floor's ``[deploy.floor]`` (its mosquitto bridging 
 three nodes as rendered; a console user's client on the third node watches. That nothing is
 retained is shown by a sentinel: a new subscription gets the retained messages before anything
 published after it.
+
+A subscription's SUBACK comes from its own node; the other nodes learn of it over their routes a
+moment later, and a message entering one of them before that reaches nobody there (NATS routes a
+plain message only where the interest is known). Each message watched for is published once,
+so the test waits until the node it enters by knows of the subscription (``/routez``) before
+publishing it: without that, a loaded machine lost the sentinel once in a few dozen runs.
 """
 
 from __future__ import annotations
@@ -67,6 +73,20 @@ def mqtt_clients(node: NatsNode) -> dict[str, int]:
     }
 
 
+def routes_interested(node: NatsNode, subject: str) -> int:
+    """How many of ``node``'s routes have told it of a subscription to ``subject`` (a NATS
+    subject: the MQTT topic with dots)."""
+    url = f"http://127.0.0.1:{node.monitor_port}/routez?subs=1"
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        found = json.load(answer)
+    return sum(1 for route in found.get("routes") or [] if subject in (route.get("subscriptions_list") or []))
+
+
+async def interest_known(node: NatsNode, subject: str, routes: int, what: str) -> None:
+    """Until ``routes`` of ``node``'s routes carry interest in ``subject``."""
+    await until(lambda: routes_interested(node, subject) >= routes, within=30, what=what)
+
+
 def is_sentinel(message: aiomqtt.Message) -> bool:
     return isinstance(message.payload, bytes) and b'"sentinel"' in message.payload
 
@@ -119,6 +139,11 @@ async def check_state_path(floor: Floor, pcs: list[TablePc]) -> None:
         watching(watcher, "holdem/t1/state", "holdem/t1/alerts") as seen,
         pcs[0].controller() as pc,
     ):
+        # The state enters by the bridge's two nodes; the watcher is on the third.
+        await interest_known(
+            nodes[main_node], "holdem.t1.state", 1, "the watcher's interest on the first node"
+        )
+        await interest_known(nodes[state_node], "holdem.t1.state", 1, "the watcher's interest on the second")
         await pc.publish(*table.status(), qos=1, retain=True)
         _, first = table.state()
         await pc.publish("holdem/t1/state", first, qos=1, retain=True)
@@ -130,6 +155,9 @@ async def check_state_path(floor: Floor, pcs: list[TablePc]) -> None:
         # retained message would come at once, before the sentinel published after).
         late = floor.client(nodes[state_node].mqtt_port, CONSOLE, floor.secret(CONSOLE))
         async with watching(late, "holdem/t1/state", "holdem/t1/alerts") as fresh:
+            # The sentinel enters by the first connection's node: the watcher's route and the
+            # late subscriber's both carry the interest there.
+            await interest_known(nodes[main_node], "holdem.t1.alerts", 2, "the late subscriber's interest")
             sentinel = table.alert("info", alert_id="sentinel")
             await pc.publish(*sentinel, qos=1)
             await until(lambda: any(is_sentinel(m) for m in fresh), within=30, what="the sentinel")
