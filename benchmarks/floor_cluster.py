@@ -83,6 +83,8 @@ CLOSE_S: Final = 90.0
 #: Direct tables connecting at once when the run starts.
 STARTING: Final = 25
 STATE_EVERY_S: Final = 2.0
+#: Tables each publisher process drives unless told (``--publishers``).
+TABLES_PER_PUBLISHER: Final = 500
 
 
 def now() -> datetime:
@@ -447,7 +449,7 @@ async def publishers(spec: dict[str, Any]) -> None:
 
     loop.set_exception_handler(quiet)
     context = ssl.create_default_context(cafile=spec["ca"])
-    rng = random.Random(7)
+    rng = random.Random(spec.get("seed", 7))
     events: list[dict[str, Any]] | None = [] if spec.get("events") else None
     links: list[Link | BridgeLink] = [
         BridgeLink(entry, context, events, state_path=spec["state_path"]) if entry["tls"] else Link(entry)
@@ -461,6 +463,7 @@ async def publishers(spec: dict[str, Any]) -> None:
         await link.publish(f"holdem/{player.table}/controller/status", status, retain=True)
     print(json.dumps({"ready": len(links)}), flush=True)
     sys.stdin.readline()  # go
+    cpu_at_go = time.process_time()
     until = time.monotonic() + spec["seconds"]
     playing = (player.play(link, until) for player, link in zip(players, links, strict=True))
     results = await asyncio.gather(*playing, return_exceptions=True)
@@ -487,6 +490,8 @@ async def publishers(spec: dict[str, Any]) -> None:
                 "failed": len(errors),
                 "reconnects": sum(link.reconnects for link in links),
                 "away": away,
+                # Its own: it may have exited before the bench reads /proc.
+                "cpu_s": time.process_time() - cpu_at_go,
             }
         ),
         flush=True,
@@ -617,6 +622,101 @@ def stored(url: str) -> tuple[Counter[tuple[Any, ...]], Counter[tuple[Any, ...]]
     return hands, alerts
 
 
+class PublisherProcesses:
+    """The publisher processes, each driving its share of the tables (one Python process could
+    not keep 2,000 tables' 4,000 TLS connections at pace: the figure measured was its own)."""
+
+    def __init__(self, processes: list[asyncio.subprocess.Process]) -> None:
+        self.processes = processes
+
+    async def each_line(self) -> list[dict[str, Any]]:
+        """The next JSON line of every process (they answer in any order)."""
+
+        async def line(process: asyncio.subprocess.Process) -> dict[str, Any]:
+            assert process.stdout is not None
+            text = await process.stdout.readline()
+            if not text:
+                raise RuntimeError(f"publisher process {process.pid} ended (exit {await process.wait()})")
+            found: dict[str, Any] = json.loads(text)
+            return found
+
+        return list(await asyncio.gather(*(line(p) for p in self.processes)))
+
+    async def go(self) -> None:
+        for process in self.processes:
+            assert process.stdin is not None
+            process.stdin.write(b"go\n")
+        await asyncio.gather(*(p.stdin.drain() for p in self.processes if p.stdin is not None))
+
+    async def wait(self) -> None:
+        await asyncio.gather(*(p.wait() for p in self.processes))
+
+
+def publisher_count(args: argparse.Namespace) -> int:
+    """``--publishers``, or one process per 500 tables."""
+    wanted = args.publishers if args.publishers else -(-args.tables // TABLES_PER_PUBLISHER)
+    return max(1, min(wanted, args.tables))
+
+
+async def start_publishers(
+    args: argparse.Namespace, directory: Path, ca: Path, entries: list[dict[str, Any]]
+) -> PublisherProcesses:
+    """One process per share of the tables (table k to process k mod N), each with its spec."""
+    count = publisher_count(args)
+    processes = []
+    for k in range(count):
+        spec: dict[str, Any] = {
+            "ca": str(ca),
+            "seconds": args.seconds,
+            "tables": entries[k::count],
+            "state_path": not args.one_path,
+            "seed": 7 + k,
+        }
+        if args.keep:
+            spec["events"] = str(directory / f"publisher-events-{k + 1}.jsonl")
+        spec_file = directory / f"spec-{k + 1}.json"
+        spec_file.write_text(json.dumps(spec))
+        processes.append(
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                __file__,
+                "--role",
+                "publisher",
+                "--spec",
+                str(spec_file),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                limit=2**28,
+            )
+        )
+    return PublisherProcesses(processes)
+
+
+def merged(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """The processes' reports as one (what was published, errors, reconnections, outages)."""
+    return {
+        "hands": [h for a in answers for h in a["hands"]],
+        "alerts": [x for a in answers for x in a["alerts"]],
+        "errors": [e for a in answers for e in a["errors"]][:5],
+        "failed": sum(a["failed"] for a in answers),
+        "reconnects": sum(a["reconnects"] for a in answers),
+        "away": [span for a in answers for span in a["away"]],
+        "cpu_s": [a["cpu_s"] for a in answers],
+    }
+
+
+def merge_events(directory: Path, count: int) -> None:
+    """The processes' ``publisher-events-K.jsonl`` as one ``publisher-events.jsonl``, by time."""
+    events = []
+    for k in range(count):
+        part = directory / f"publisher-events-{k + 1}.jsonl"
+        if part.exists():
+            events += [json.loads(line) for line in part.read_text().splitlines() if line]
+            part.unlink()
+    events.sort(key=lambda e: e["t"])
+    (directory / "publisher-events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+
+
 async def bench(args: argparse.Namespace, directory: Path, database: str) -> None:
     tables = [f"t{i:04d}" for i in range(args.tables)]
     with (
@@ -631,20 +731,13 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             60,
             "the console's recorder",
         )
-        spec: dict[str, Any] = {
-            "ca": str(floor.ca.cert),
-            "seconds": args.seconds,
-            "tables": [],
-            "state_path": not args.one_path,
-        }
-        if args.keep:
-            spec["events"] = str(directory / "publisher-events.jsonl")
+        entries: list[dict[str, Any]] = []
         bridged = {pc.table: pc for pc in pcs}
         nodes = floor.cluster.nodes
         for index, table in enumerate(tables):
             if table in bridged:
                 pc = bridged[table]
-                spec["tables"].append(
+                entries.append(
                     {
                         "table": table,
                         "ports": [pc.port],
@@ -655,7 +748,7 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
                 )
             else:
                 ports = [nodes[(index + k) % 3].mqtt_port for k in range(3)]  # spread over the nodes
-                spec["tables"].append(
+                entries.append(
                     {
                         "table": table,
                         "ports": ports,
@@ -664,23 +757,13 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
                         "password": floor.secret(f"{table}-bridge"),
                     }
                 )
-        spec_file = directory / "spec.json"
-        spec_file.write_text(json.dumps(spec))
-        publisher = await asyncio.create_subprocess_exec(
-            sys.executable,
-            __file__,
-            "--role",
-            "publisher",
-            "--spec",
-            str(spec_file),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            limit=2**28,
+        publishers = await start_publishers(args, directory, floor.ca.cert, entries)
+        ready = sum(r["ready"] for r in await publishers.each_line())
+        print(
+            f"{ready} tables connected ({args.bridged} through bridging mosquittos) by "
+            f"{len(publishers.processes)} publisher processes",
+            flush=True,
         )
-        assert publisher.stdin is not None
-        assert publisher.stdout is not None
-        ready = json.loads(await publisher.stdout.readline())
-        print(f"{ready['ready']} tables connected ({args.bridged} through bridging mosquittos)", flush=True)
         stop = asyncio.Event()
         lags: list[tuple[float, float]] = []
         since = [time.time()]
@@ -688,14 +771,12 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         reader = asyncio.create_task(read_grid(url, lags, stop, since, lag_tables))
         pids = {
             "console": console.pid,
-            "publisher": publisher.pid,
             **{n.name: n.process.pid for n in nodes if n.process is not None},
         }
         before = {name: cpu_ticks(pid) for name, pid in pids.items()}
         loads = [os.getloadavg()[0]]
         started = time.monotonic()
-        publisher.stdin.write(b"go\n")
-        await publisher.stdin.drain()
+        await publishers.go()
         await asyncio.sleep(args.kill_at)
         leaders = await asyncio.to_thread(led_by, {n.name: n.monitor_port for n in nodes})
         victim = nodes[0]  # the console's first broker: its live view and its recorder fail over
@@ -710,7 +791,7 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             f"killed {victim.name} (kill -9) at {args.kill_at:g} s; it led: " + (", ".join(led) or "nothing"),
             flush=True,
         )
-        done = json.loads(await publisher.stdout.readline())
+        done = merged(await publishers.each_line())
         elapsed = time.monotonic() - started
         loads.append(os.getloadavg()[0])
         after = {name: cpu_ticks(pid) for name, pid in pids.items()}
@@ -733,7 +814,9 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
                 break
             await asyncio.sleep(1.0)
         caught_up = time.monotonic() - started - elapsed
-        await publisher.wait()
+        await publishers.wait()
+        if args.keep:
+            merge_events(directory, len(publishers.processes))
         warnings = [line for line in log.read_text(errors="replace").splitlines() if " WARNING " in line]
     lost = len(expected_hands - set(hands)) + len(expected_alerts - set(alerts))
     doubled = sum(n - 1 for n in hands.values() if n > 1) + sum(n - 1 for n in alerts.values() if n > 1)
@@ -791,6 +874,8 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         return f"{name} {(after[name] - before[name]) / hz / elapsed * 100:.0f}%"
 
     shares = ", ".join(share(name) for name in pids)
+    own = [cpu / elapsed * 100 for cpu in done["cpu_s"]]
+    shares += f", publishers {sum(own):.0f}% ({', '.join(f'{x:.0f}%' for x in own)})"
     print(f"CPU (share of one core): {shares}")
     print(
         "machine load average (1 min; 2 cores) at the start, the kill, the end: "
@@ -823,6 +908,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
+    parser.add_argument(
+        "--publishers",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"publisher processes, each driving a share of the tables (default: one per "
+        f"{TABLES_PER_PUBLISHER} tables); see its CPU share in the output: near 100%% means it fell "
+        "behind and the figure is its own",
+    )
     parser.add_argument(
         "--one-path",
         action="store_true",
