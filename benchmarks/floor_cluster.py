@@ -83,6 +83,8 @@ CLOSE_S: Final = 90.0
 #: Direct tables connecting at once when the run starts.
 STARTING: Final = 25
 STATE_EVERY_S: Final = 2.0
+#: Where a direct table's state goes (``--state-paths``).
+STATE_PATHS: Final = ("2", "main+1", "main")
 #: Tables each publisher process drives unless told (``--publishers``).
 TABLES_PER_PUBLISHER: Final = 500
 
@@ -271,8 +273,9 @@ class BridgeLink:
     """A direct table: a client of the cluster that behaves as the rendered bridge does, as
     mosquitto runs it (``controller.deploy.bridge``):
 
-    - its connection (persistent session) kept up as a bridge's (:class:`NodeConnection`), and,
-      unless ``state_path`` is off, the state's second connection (no session) from the next node;
+    - its connection (persistent session) kept up as a bridge's (:class:`NodeConnection`), and
+      the state's connections of their own (no session) from the next nodes, as ``paths`` says
+      (``STATE_PATHS``; as rendered: two, and the state not on the session's connection);
     - each topic at the bridge's QoS, nothing with the retain flag;
     - while a connection is down, a QoS 0 state is dropped on it (mosquitto queues no QoS 0
       message for a bridge) and a QoS 1 message waits in the table PC's broker: the controller
@@ -286,7 +289,7 @@ class BridgeLink:
         context: ssl.SSLContext,
         events: list[dict[str, Any]] | None = None,
         *,
-        state_path: bool = True,
+        paths: str = "2",
     ) -> None:
         table = entry["table"]
         #: The newest retained message of each topic, as the table PC's broker holds it.
@@ -296,15 +299,24 @@ class BridgeLink:
         self.sending = asyncio.Lock()
         self._sends: set[asyncio.Task[None]] = set()
         self.main = NodeConnection(entry, context, f"bench-{table}", self._main_up, events=events)
-        self.state = (
-            NodeConnection(entry, context, f"bench-{table}-state", self._state_up, first=1, events=events)
-            if state_path
-            else None
-        )
+        #: Whether the session's connection carries the state too (not as rendered now).
+        self.main_state = paths != "2"
+        own = {"main": 0, "main+1": 1, "2": 2}[paths]
+        self.states = [
+            NodeConnection(
+                entry,
+                context,
+                f"bench-{table}-state" + (f"-{k + 1}" if k else ""),
+                self._state_up,
+                first=k + 1,
+                events=events,
+            )
+            for k in range(own)
+        ]
 
     @property
     def reconnects(self) -> int:
-        return self.main.reconnects + (self.state.reconnects if self.state is not None else 0)
+        return self.main.reconnects + sum(c.reconnects for c in self.states)
 
     @property
     def away(self) -> list[list[float]]:
@@ -312,13 +324,14 @@ class BridgeLink:
 
     async def start(self) -> None:
         await self.main.start()
-        if self.state is not None:
-            await self.state.start()
+        for connection in self.states:
+            await connection.start()
 
     async def _main_up(self, client: aiomqtt.Client) -> None:
         with contextlib.suppress(aiomqtt.MqttError):
             for topic, payload in list(self.retained.items()):
-                await client.publish(topic, payload, qos=BRIDGE_QOS[topic.split("/", 2)[2]])
+                if self.main_state or not topic.endswith("/state"):
+                    await client.publish(topic, payload, qos=BRIDGE_QOS[topic.split("/", 2)[2]])
         await self._send_waiting()
 
     async def _state_up(self, client: aiomqtt.Client) -> None:
@@ -347,8 +360,8 @@ class BridgeLink:
             self.waiting.append((topic, payload))
             self._in_background(self._send_waiting())
             return
-        for connection in (self.main, self.state):
-            if connection is not None and connection.client is not None:
+        for connection in [self.main] * self.main_state + self.states:
+            if connection.client is not None:
                 self._in_background(self._send_now(connection.client, topic, payload))
 
     @staticmethod
@@ -369,9 +382,8 @@ class BridgeLink:
             await self._send_waiting()
         for task in list(self._sends):
             task.cancel()
-        for connection in (self.main, self.state):
-            if connection is not None:
-                await connection.close()
+        for connection in (self.main, *self.states):
+            await connection.close()
 
 
 class TablePlayer:
@@ -452,7 +464,7 @@ async def publishers(spec: dict[str, Any]) -> None:
     rng = random.Random(spec.get("seed", 7))
     events: list[dict[str, Any]] | None = [] if spec.get("events") else None
     links: list[Link | BridgeLink] = [
-        BridgeLink(entry, context, events, state_path=spec["state_path"]) if entry["tls"] else Link(entry)
+        BridgeLink(entry, context, events, paths=spec["state_paths"]) if entry["tls"] else Link(entry)
         for entry in spec["tables"]
     ]
     for group in range(0, len(links), STARTING):  # the tables come up a few dozen at a time
@@ -669,7 +681,7 @@ async def start_publishers(
             "ca": str(ca),
             "seconds": args.seconds,
             "tables": entries[k::count],
-            "state_path": not args.one_path,
+            "state_paths": args.state_paths,
             "seed": 7 + k,
         }
         if args.keep:
@@ -918,9 +930,12 @@ def main() -> None:
         "behind and the figure is its own",
     )
     parser.add_argument(
-        "--one-path",
-        action="store_true",
-        help="direct tables without the state's second connection (the bridge as rendered has it)",
+        "--state-paths",
+        choices=STATE_PATHS,
+        default="2",
+        help="the direct tables' state: on two connections of its own, not on the session's "
+        "(2, as rendered); on the session's and one of its own (main+1, as rendered before); on "
+        "the session's alone (main)",
     )
     parser.add_argument(
         "--kill",
