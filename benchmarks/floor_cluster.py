@@ -2,7 +2,20 @@
 killed mid-run; lost and doubled rows in PostgreSQL, the console's lag, its recovery.
 
 Usage: ``.venv/bin/python benchmarks/floor_cluster.py [--tables 500] [--seconds 60]
-[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--one-path] [--keep DIR]``
+[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--state-paths 2|main+1|main]
+[--publishers N] [--keep DIR]``
+
+The issue's figures, on a quiet machine (nothing else running; each run prints the load)::
+
+    .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45
+    .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45 --kill sessions
+    .venv/bin/python benchmarks/floor_cluster.py --tables 2000 --seconds 90 --kill-at 45
+
+The tables' publishers run in ``--publishers`` processes (default: one per 500 tables, so 4 at
+2,000 tables); the output gives each one's CPU share: one near 100 % of a core fell behind, and
+the lag measured is then its own, not the floor's (give more processes, or a bigger machine).
+``--state-paths main+1`` runs the direct tables with the state on the session's connection and
+one more, as the bridge was rendered before, for a comparison in one build.
 
 What a node's death costs depends on what it led: NATS elects a new leader for each JetStream
 group the dead node led only after a random 4-9 s, and until then the MQTT gateway waits for
@@ -21,9 +34,10 @@ nodes; ``--bridged`` table PCs whose mosquitto bridges to every node (``tablectl
 with the floor's ``[deploy.floor]``); the other tables as direct MQTT clients of the cluster, each
 with its own table's user, spread over the nodes, behaving as that bridge does (``BridgeLink``:
 a lost connection taken up on the next node after ``restart_timeout``, QoS 0 dropped and QoS 1
-kept while down, the newest state and status sent again at every connection, the state's second
-connection from the next node); one ``tablectl floor`` console recording into a PostgreSQL
-database of the benchmark's own (the machine's server, ``TABLECTL_TEST_POSTGRES``).
+kept while down, the newest state and status sent again at every connection, the state on two
+connections of its own from the next nodes, not on the session's); one ``tablectl floor``
+console recording into a PostgreSQL database of the benchmark's own (the machine's server,
+``TABLECTL_TEST_POSTGRES``).
 
 Each table plays at a busy table's pace: a hand a minute (its start spread over the minute), a
 state on every change (one every 2 s, at the bridge's QoS, its ``ts`` the time of publishing), two
@@ -58,6 +72,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Coroutine
@@ -83,6 +98,14 @@ CLOSE_S: Final = 90.0
 #: Direct tables connecting at once when the run starts.
 STARTING: Final = 25
 STATE_EVERY_S: Final = 2.0
+#: What ``--help`` ends with: how the issue's figures are measured.
+QUIET_RUNS: Final = """\
+the issue's figures, on a quiet machine (nothing else running; each run prints the load):
+  .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45
+  .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45 --kill sessions
+  .venv/bin/python benchmarks/floor_cluster.py --tables 2000 --seconds 90 --kill-at 45
+The publishers run in one process per 500 tables unless --publishers says otherwise; the output
+gives each one's CPU share: one near 100% of a core fell behind and the lag is then its own."""
 #: Where a direct table's state goes (``--state-paths``).
 STATE_PATHS: Final = ("2", "main+1", "main")
 #: Tables each publisher process drives unless told (``--publishers``).
@@ -915,9 +938,13 @@ async def wait_for(probe: Any, within: float, what: str) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--tables", type=int, default=500)
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser = argparse.ArgumentParser(
+        description=textwrap.fill(" ".join((__doc__ or "").split("\n\n")[0].split()), 78),
+        epilog=QUIET_RUNS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--tables", type=int, default=500, help="busy tables (default 500)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long they play (default 60)")
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
     parser.add_argument(
@@ -941,9 +968,16 @@ def main() -> None:
         "--kill",
         choices=("n1", *STREAMS),
         default="n1",
-        help="the node to kill: n1, or the leader of that MQTT stream (see above)",
+        help="the node to kill: n1, or the leader of that MQTT stream (the run prints what the "
+        "killed node led: what it stalls depends on it)",
     )
-    parser.add_argument("--keep", type=Path, help="run in DIR and keep its logs there (see above)")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="run in DIR and leave there the nodes' and the console's logs, publisher-events.jsonl "
+        "(each direct table's lost and regained connections) and lags.jsonl (each update's lag)",
+    )
     parser.add_argument("--role", choices=("bench", "publisher"), default="bench", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()
