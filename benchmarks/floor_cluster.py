@@ -321,6 +321,9 @@ class BridgeLink:
         self.waiting: deque[tuple[str, bytes]] = deque()
         self.sending = asyncio.Lock()
         self._sends: set[asyncio.Task[None]] = set()
+        #: (wall-clock time, seconds) from each state handed to the bridge to its being written by
+        #: a connection: the publisher process's own delay, which the console's lag includes.
+        self.send_delays: list[tuple[float, float]] = []
         self.main = NodeConnection(entry, context, f"bench-{table}", self._main_up, events=events)
         #: Whether the session's connection carries the state too (not as rendered now).
         self.main_state = paths != "2"
@@ -383,14 +386,15 @@ class BridgeLink:
             self.waiting.append((topic, payload))
             self._in_background(self._send_waiting())
             return
+        handed = time.monotonic()
         for connection in [self.main] * self.main_state + self.states:
             if connection.client is not None:
-                self._in_background(self._send_now(connection.client, topic, payload))
+                self._in_background(self._send_now(connection.client, topic, payload, handed))
 
-    @staticmethod
-    async def _send_now(client: aiomqtt.Client, topic: str, payload: bytes) -> None:
+    async def _send_now(self, client: aiomqtt.Client, topic: str, payload: bytes, handed: float) -> None:
         with contextlib.suppress(aiomqtt.MqttError):
             await client.publish(topic, payload, qos=0)
+            self.send_delays.append((time.time(), time.monotonic() - handed))
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -525,6 +529,12 @@ async def publishers(spec: dict[str, Any]) -> None:
                 "failed": len(errors),
                 "reconnects": sum(link.reconnects for link in links),
                 "away": away,
+                "send_delays": [
+                    (round(at, 3), round(delay, 4))
+                    for link in links
+                    if isinstance(link, BridgeLink)
+                    for at, delay in link.send_delays
+                ],
                 # Its own: it may have exited before the bench reads /proc.
                 "cpu_s": time.process_time() - cpu_at_go,
             }
@@ -737,6 +747,7 @@ def merged(answers: list[dict[str, Any]]) -> dict[str, Any]:
         "reconnects": sum(a["reconnects"] for a in answers),
         "away": [span for a in answers for span in a["away"]],
         "cpu_s": [a["cpu_s"] for a in answers],
+        "send_delays": [d for a in answers for d in a["send_delays"]],
     }
 
 
@@ -896,6 +907,20 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             f"{statistics.median(gaps):.1f} s, p99 {percentile(gaps, 0.99):.1f} s, max {gaps[-1]:.1f} s; "
             f"{sum(gap > 5 for gap in gaps)} of {len(gaps)} tables over 5 s"
         )
+    delays = done["send_delays"]
+    own = []
+    for start in range(0, int(elapsed - args.kill_at), 5):
+        window = [d for at, d in delays if start <= at - killed_at < start + 5]
+        if window:
+            p50, p99 = statistics.median(window) * 1000, percentile(window, 0.99) * 1000
+            own.append(f"{start}-{start + 5} s: {p50:.0f}, {p99:.0f} ms")
+    print(
+        "publishers' own delay (a state handed to the bridge → written by a connection; part of "
+        "the lag): "
+        + figures("whole run", [d for _, d in delays]).replace(" updates", " states")
+        + "; after the kill, per 5 s (p50, p99): "
+        + "; ".join(own)
+    )
     back = recovery(lags, killed_at)
     print(
         "back within p50 <= 100 ms and p99 <= 1 s: "
