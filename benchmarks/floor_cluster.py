@@ -502,10 +502,12 @@ async def publishers(spec: dict[str, Any]) -> None:
         await link.publish(f"holdem/{player.table}/controller/status", status, retain=True)
     print(json.dumps({"ready": len(links)}), flush=True)
     sys.stdin.readline()  # go
-    cpu_at_go = time.process_time()
+    cpu_at_go, went = time.process_time(), time.monotonic()
     until = time.monotonic() + spec["seconds"]
     playing = (player.play(link, until) for player, link in zip(players, links, strict=True))
     results = await asyncio.gather(*playing, return_exceptions=True)
+    # Its CPU share while the tables played (closing the connections afterwards is idle time).
+    cpu_share = (time.process_time() - cpu_at_go) / (time.monotonic() - went)
     errors = [repr(r) for r in results if isinstance(r, BaseException)]
     closing = asyncio.gather(*(link.close() for link in links))
     try:
@@ -536,7 +538,7 @@ async def publishers(spec: dict[str, Any]) -> None:
                     for at, delay in link.send_delays
                 ],
                 # Its own: it may have exited before the bench reads /proc.
-                "cpu_s": time.process_time() - cpu_at_go,
+                "cpu_share": cpu_share,
             }
         ),
         flush=True,
@@ -746,7 +748,7 @@ def merged(answers: list[dict[str, Any]]) -> dict[str, Any]:
         "failed": sum(a["failed"] for a in answers),
         "reconnects": sum(a["reconnects"] for a in answers),
         "away": [span for a in answers for span in a["away"]],
-        "cpu_s": [a["cpu_s"] for a in answers],
+        "cpu_shares": [a["cpu_share"] for a in answers],
         "send_delays": [d for a in answers for d in a["send_delays"]],
     }
 
@@ -868,7 +870,8 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
     doubled = sum(n - 1 for n in hands.values() if n > 1) + sum(n - 1 for n in alerts.values() if n > 1)
     messages = args.tables * (args.seconds / STATE_EVERY_S) + expected
     print(
-        f"{args.tables} tables for {elapsed:.0f} s: ~{messages / elapsed:,.0f} msg/s; "
+        f"{args.tables} tables for {args.seconds:g} s ({elapsed:.0f} s with the closing): "
+        f"~{messages / args.seconds:,.0f} msg/s; "
         f"{len(expected_hands)} hand results and {len(expected_alerts)} alert changes published "
         f"({done['reconnects']} reconnections of direct tables; {done['failed']} publishers failed"
         f"{': ' + '; '.join(done['errors']) if done['errors'] else ''})"
@@ -934,9 +937,9 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         return f"{name} {(after[name] - before[name]) / hz / elapsed * 100:.0f}%"
 
     shares = ", ".join(share(name) for name in pids)
-    own = [cpu / elapsed * 100 for cpu in done["cpu_s"]]
-    shares += f", publishers {sum(own):.0f}% ({', '.join(f'{x:.0f}%' for x in own)})"
-    print(f"CPU (share of one core): {shares}")
+    own = [share * 100 for share in done["cpu_shares"]]
+    shares += f", publishers while playing {sum(own):.0f}% ({', '.join(f'{x:.0f}%' for x in own)})"
+    print(f"CPU (share of one core, the nodes' and the console's over the run and its closing): {shares}")
     print(
         "machine load average (1 min; 2 cores) at the start, the kill, the end: "
         + ", ".join(f"{load:.1f}" for load in loads)
