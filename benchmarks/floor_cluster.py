@@ -193,16 +193,19 @@ class NodeConnection:
         *,
         first: int = 0,
         events: list[dict[str, Any]] | None = None,
+        restart: tuple[float, float] = (RESTART_BASE_S, RESTART_CAP_S),
     ) -> None:
         self.entry = entry
         self.context = context
         self.identifier = identifier
+        #: ``restart_timeout BASE CAP`` of this connection.
+        self.base, self.cap = restart
         self.up = up
         self.ports: list[int] = entry["ports"]
         self.index = first % len(self.ports)
         self.client: aiomqtt.Client | None = None
         self.reconnects = 0
-        self.restart = float(RESTART_BASE_S)
+        self.restart = float(self.base)
         self.connected = asyncio.Event()
         self.away: list[list[float]] = []
         self.events = events
@@ -256,7 +259,7 @@ class NodeConnection:
                 await self._wait_to_restart()
                 continue
             self.client = client
-            self.restart = float(RESTART_BASE_S)
+            self.restart = float(self.base)
             if self.away and len(self.away[-1]) == 1:
                 self.away[-1].append(time.time())
             self.connected.set()
@@ -279,7 +282,7 @@ class NodeConnection:
         # mosquitto: the next attempt once a whole-second clock passes now + restart_timeout,
         # which each attempt first moves to a random value in [base, 3 x itself], capped.
         await asyncio.sleep(self.restart + random.random())
-        self.restart = min(float(RESTART_CAP_S), random.uniform(RESTART_BASE_S, self.restart * 3))
+        self.restart = min(float(self.cap), random.uniform(self.base, self.restart * 3))
 
     async def close(self) -> None:
         self._closing = True
@@ -313,6 +316,7 @@ class BridgeLink:
         events: list[dict[str, Any]] | None = None,
         *,
         paths: str = "2",
+        state_restart: tuple[float, float] = (RESTART_BASE_S, RESTART_CAP_S),
     ) -> None:
         table = entry["table"]
         #: The newest retained message of each topic, as the table PC's broker holds it.
@@ -336,6 +340,7 @@ class BridgeLink:
                 self._state_up,
                 first=k + 1,
                 events=events,
+                restart=state_restart,
             )
             for k in range(own)
         ]
@@ -491,7 +496,11 @@ async def publishers(spec: dict[str, Any]) -> None:
     rng = random.Random(spec.get("seed", 7))
     events: list[dict[str, Any]] | None = [] if spec.get("events") else None
     links: list[Link | BridgeLink] = [
-        BridgeLink(entry, context, events, paths=spec["state_paths"]) if entry["tls"] else Link(entry)
+        BridgeLink(
+            entry, context, events, paths=spec["state_paths"], state_restart=tuple(spec["state_restart"])
+        )
+        if entry["tls"]
+        else Link(entry)
         for entry in spec["tables"]
     ]
     for group in range(0, len(links), STARTING):  # the tables come up a few dozen at a time
@@ -699,6 +708,17 @@ class PublisherProcesses:
         await asyncio.gather(*(p.wait() for p in self.processes))
 
 
+def restart_timeout(text: str) -> tuple[float, float]:
+    """``--state-restart BASE,CAP`` (seconds, 1 <= BASE <= CAP)."""
+    try:
+        base, cap = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give BASE,CAP in seconds") from None
+    if not 1 <= base <= cap:
+        raise argparse.ArgumentTypeError(f"{text!r}: 1 <= BASE <= CAP")
+    return base, cap
+
+
 def publisher_count(args: argparse.Namespace) -> int:
     """``--publishers``, or one process per 500 tables."""
     wanted = args.publishers if args.publishers else -(-args.tables // TABLES_PER_PUBLISHER)
@@ -717,6 +737,7 @@ async def start_publishers(
             "seconds": args.seconds,
             "tables": entries[k::count],
             "state_paths": args.state_paths,
+            "state_restart": args.state_restart,
             "seed": 7 + k,
         }
         if args.keep:
@@ -991,6 +1012,15 @@ def main() -> None:
         help="the direct tables' state: on two connections of its own, not on the session's "
         "(2, as rendered); on the session's and one of its own (main+1, as rendered before); on "
         "the session's alone (main)",
+    )
+    parser.add_argument(
+        "--state-restart",
+        type=restart_timeout,
+        default=(RESTART_BASE_S, RESTART_CAP_S),
+        metavar="BASE,CAP",
+        help=f"the direct tables' state paths reconnect as with mosquitto's restart_timeout BASE "
+        f"CAP (default {RESTART_BASE_S},{RESTART_CAP_S}, as rendered; a longer one spreads their "
+        "reconnections after a death, the other path carrying the state meanwhile)",
     )
     parser.add_argument(
         "--kill",
