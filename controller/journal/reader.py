@@ -14,8 +14,10 @@ import mmap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pydantic_core import from_json
+from pydantic_core import SchemaValidator, ValidationError, from_json
+from pydantic_core import core_schema as cs
 
 from controller.journal.files import JournalFiles, Segment
 from controller.journal.records import (
@@ -33,6 +35,7 @@ from controller.journal.records import (
     chain_hash,
     decode,
     kind_prefix,
+    parse_time,
     split_line,
 )
 
@@ -42,6 +45,21 @@ _KEEP_PROBLEMS = 100
 _ALWAYS = (kind_prefix("outage"), kind_prefix("start"))
 #: Reading backwards for the last record before a place: this much at a time (lines are short).
 _BACK_CHUNK = 1 << 16
+_RECEIVED = kind_prefix("received")
+#: The usual ``received`` line (a UTF-8 payload) validated in one call straight into the fields a
+#: :class:`ReceivedRecord` needs: a third of the time of the generic path (``from_json`` to a dict,
+#: then :func:`decode`), the largest part of reading the journal after hashing. A line it does not
+#: take (``payload_b64``, a torn or odd line) goes the generic way, which reports it as before.
+_RECEIVED_LINE = SchemaValidator(
+    cs.typed_dict_schema(
+        {
+            "n": cs.typed_dict_field(cs.int_schema()),
+            "topic": cs.typed_dict_field(cs.str_schema()),
+            "payload": cs.typed_dict_field(cs.str_schema()),
+            "received": cs.typed_dict_field(cs.str_schema()),
+        }
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +150,16 @@ def _torn_number(line: bytes) -> int:
     return int(digits) if digits else 0
 
 
+def _received(fields: dict[str, Any], where: str) -> ReceivedRecord | None:
+    """The record of a line :data:`_RECEIVED_LINE` took; None when its time does not parse (the
+    generic path then says why, as for any other line)."""
+    try:
+        received = parse_time(fields["received"])
+    except ValueError:
+        return None
+    return ReceivedRecord(fields["n"], fields["topic"], fields["payload"].encode(), received, where)
+
+
 class JournalReader:
     """Reads the records of one journal (all its segments)."""
 
@@ -193,11 +221,19 @@ class JournalReader:
                     if not text or text.isspace():
                         continue
                     body, digest = split_line(text)
+                    fast: dict[str, Any] | None = None
+                    if text.startswith(_RECEIVED):
+                        with contextlib.suppress(ValidationError):
+                            fast = _RECEIVED_LINE.validate_json(body)
                     try:
-                        # pydantic's JSON parser (jiter): a record line in about a quarter of
-                        # json.loads' time, the largest part of reading a record
-                        data = from_json(body)
-                        n = int(data.get("n", 0)) if isinstance(data, dict) else 0
+                        if fast is not None:
+                            data: Any = fast
+                            n = fast["n"]
+                        else:
+                            # pydantic's JSON parser (jiter): a record line in about a quarter of
+                            # json.loads' time
+                            data = from_json(body)
+                            n = int(data.get("n", 0)) if isinstance(data, dict) else 0
                     except (ValueError, TypeError) as error:
                         why = "torn record (crash or failed write)" if torn else "bad record"
                         where = _place(base, line_number, line_start)
@@ -251,7 +287,9 @@ class JournalReader:
                         continue
                     full = _place(base, line_number, line_start)
                     try:
-                        record = decode(data, full)
+                        record: JournalRecord | None = _received(fast, full) if fast is not None else None
+                        if record is None:
+                            record = decode(from_json(body) if fast is not None else data, full)
                     except (ValueError, KeyError, TypeError) as error:
                         scan.problems.append(f"{full}: bad record: {error}")
                         continue

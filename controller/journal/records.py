@@ -50,7 +50,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from json.encoder import encode_basestring as _json_string
-from typing import Any, Final, Literal, TypeAlias, get_args
+from typing import Any, Final, Literal, NamedTuple, TypeAlias, get_args
 
 #: What a ``published`` record may be: the one place for the list (a new published kind is added
 #: here, and nowhere else in the journal).
@@ -173,9 +173,12 @@ class StartRecord:
     where: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class ReceivedRecord:
-    """A message as the controller received it."""
+class ReceivedRecord(NamedTuple):
+    """A message as the controller received it.
+
+    A named tuple, not a frozen data class like the other kinds: it is made for every message
+    read back, and a frozen data class's constructor (one ``object.__setattr__`` per field) cost
+    three times as much, a tenth of the audit's time outside the engine."""
 
     n: int
     topic: str

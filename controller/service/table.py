@@ -32,7 +32,7 @@ from controller.journal.files import JournalFiles
 from controller.journal.recovery import Recovery, audit, recover
 from controller.journal.writer import Journal, JournalOptions
 from controller.service.grace import StartupGrace
-from controller.service.inbox import Classified, Malformed, classify
+from controller.service.inbox import Classified, Inbox, Malformed
 from controller.service.journal_health import JournalHealth
 from controller.service.malformed import SAMPLE_BYTES, MalformedTally, Report
 from controller.service.outgoing import Outgoing
@@ -105,6 +105,7 @@ class TableController:
         self.state: PublicState | None = None
         #: Device id -> kind, when ``[[devices]]`` names them (None: any device, any event).
         self.kinds = config.device_kinds() or None
+        self.inbox = Inbox(self.topics, self.kinds)
         self.tally = MalformedTally()
         self._devices: set[str] = set(config.device_kinds())
         self.session = 1
@@ -191,7 +192,7 @@ class TableController:
         self, n: int, topic: str, payload: bytes, received: datetime, *, remember: bool = True
     ) -> list[Outgoing] | None:
         """Received record ``n`` through the engine again; None when it would not take it now."""
-        classified = classify(self.topics, topic, payload, received, self.kinds)
+        classified = self.inbox.classify(topic, payload, received)
         if remember:
             self.recent.add(digest(topic, payload), n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
@@ -270,7 +271,7 @@ class TableController:
         return [Outgoing("state", cause, self.topics.state, self._public(self.state).to_json(), True)]
 
     def _receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
-        classified = classify(self.topics, topic, payload, received, self.kinds)
+        classified = self.inbox.classify(topic, payload, received)
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
             return Handled(0, [])
