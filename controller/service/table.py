@@ -188,18 +188,30 @@ class TableController:
     def engine_state(self) -> EngineState:
         return self.engine.state
 
-    def replay_received(
-        self, n: int, topic: str, payload: bytes, received: datetime, *, remember: bool = True
-    ) -> list[Outgoing] | None:
-        """Received record ``n`` through the engine again; None when it would not take it now."""
+    def prepare(self, topic: str, payload: bytes, received: datetime) -> Classified | None:
+        """A journaled message as the engine would take it now (None: it would not); changes nothing."""
         classified = self.inbox.classify(topic, payload, received)
+        return classified if isinstance(classified, Classified) else None
+
+    def replay_received(
+        self,
+        n: int,
+        topic: str,
+        payload: bytes,
+        received: datetime,
+        prepared: object,
+        *,
+        remember: bool = True,
+    ) -> list[Outgoing] | None:
+        """Received record ``n`` (:meth:`prepare` gave ``prepared``) through the engine again;
+        None when it would not take it now."""
         if remember:
             self.recent.add(digest(topic, payload), n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
         # table's bound: not given to the engine, as it would not be now.
-        if not isinstance(classified, Classified) or not self.admit(classified):
+        if not isinstance(prepared, Classified) or not self.admit(prepared):
             return None
-        return self._handle(n, classified, received, replay=True)
+        return self._handle(n, prepared, received, replay=True)
 
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
         """Rejected record ``n`` (a report of malformed input) through the engine again."""
