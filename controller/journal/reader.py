@@ -209,13 +209,14 @@ class JournalReader:
                     file.seek(offset)
                 line_number = 0 if not offset else -1  # unknown after a seek: reported as offsets
                 position = offset
+                closed = segment.closed
                 for raw in file:
                     line_start = position
                     position += len(raw)
                     if line_number >= 0:
                         line_number += 1
                     torn = not raw.endswith(b"\n")
-                    if not segment.closed:
+                    if not closed:
                         scan.torn_tail = torn
                     text = raw.rstrip(b"\r\n")
                     if not text or text.isspace():
@@ -223,8 +224,11 @@ class JournalReader:
                     body, digest = split_line(text)
                     fast: dict[str, Any] | None = None
                     if text.startswith(_RECEIVED):
-                        with contextlib.suppress(ValidationError):
+                        # (not contextlib.suppress: a tenth of the call's time, every line)
+                        try:
                             fast = _RECEIVED_LINE.validate_json(body)
+                        except ValidationError:
+                            fast = None
                     try:
                         if fast is not None:
                             data: Any = fast
@@ -241,7 +245,7 @@ class JournalReader:
                         scan.unreadable_n = max(scan.unreadable_n, _torn_number(text))
                         continue
                     scan.records += 1
-                    if not segment.closed and not offset and scan.active_first is None:
+                    if not closed and not offset and scan.active_first is None:
                         scan.active_first = n
                     # The chain: each record's number follows the last one's (except right after
                     # an outage record's declared loss) and its hash covers the last one's hash.

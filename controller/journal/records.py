@@ -76,6 +76,7 @@ GENESIS: Final = "0" * 64
 _HASH_OPEN: Final = b',"h":"'
 #: ``,"h":"`` + 64 hex digits + ``"}``: the end of every chained line.
 _HASH_TAIL: Final = len(_HASH_OPEN) + 64 + 2
+_HASH_DIGITS: Final = len(_HASH_OPEN)
 
 
 def time_text(value: datetime) -> str:
@@ -146,8 +147,10 @@ def chained_line(previous: str, body: bytes) -> tuple[str, bytes]:
 
 def split_line(line: bytes) -> tuple[bytes, str | None]:
     """A line (without its newline) as the body that was hashed and its ``h`` (None: unchained)."""
-    if len(line) > _HASH_TAIL and line[-_HASH_TAIL:].startswith(_HASH_OPEN) and line.endswith(b'"}'):
-        digest = line[-_HASH_TAIL + len(_HASH_OPEN) : -2]
+    size = len(line)
+    if size > _HASH_TAIL and line.startswith(_HASH_OPEN, size - _HASH_TAIL) and line.endswith(b'"}'):
+        # (compared in place: no copy of the line's end for every record read)
+        digest = line[_HASH_DIGITS - _HASH_TAIL : -2]
         return line[:-_HASH_TAIL] + b"}", digest.decode("ascii", errors="replace")
     return line, None
 
