@@ -269,9 +269,24 @@ class TableController:
         device event/status is not journaled and produces nothing (logged at DEBUG). A message
         the broker delivers again is recognised and not applied twice.
         """
+        return self.receive_classified(
+            topic, payload, received, self.inbox.classify(topic, payload, received), defer_state=defer_state
+        )
+
+    def receive_classified(
+        self,
+        topic: str,
+        payload: bytes,
+        received: datetime,
+        classified: Classified | Malformed | None,
+        *,
+        defer_state: bool = False,
+    ) -> Handled:
+        """:meth:`receive` of a message ``self.inbox.classify`` gave ``classified`` (the service
+        classifies the messages waiting a batch at a time, before taking them in order)."""
         self._defer_state = defer_state
         try:
-            return self._receive(topic, payload, received)
+            return self._receive(topic, payload, received, classified)
         finally:
             self._defer_state = False
 
@@ -282,8 +297,9 @@ class TableController:
             return []
         return [Outgoing("state", cause, self.topics.state, self._public(self.state).to_json(), True)]
 
-    def _receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
-        classified = self.inbox.classify(topic, payload, received)
+    def _receive(
+        self, topic: str, payload: bytes, received: datetime, classified: Classified | Malformed | None
+    ) -> Handled:
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
             return Handled(0, [])
