@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Final, NamedTuple
 
 from config.loader import table_chips
 from config.models import JournalSection, SensorBoardDevice, TableConfig
@@ -74,12 +73,12 @@ def journal_options(section: JournalSection) -> JournalOptions:
 MAX_DEVICES: Final = 32
 
 
-@dataclass(frozen=True, slots=True)
-class Handled:
+class Handled(NamedTuple):
     """A received message: its record number (0: not journaled) and what it produced.
 
     ``repeat``: the broker delivered a message again that is already in the journal as ``record``;
-    it was not applied a second time.
+    it was not applied a second time. (A named tuple: one is made for every message, and a
+    frozen data class's constructor cost three times as much.)
     """
 
     record: int
@@ -524,14 +523,14 @@ class TableController:
         if not replay:
             if isinstance(classified.received, PayloadRejected):
                 log.warning("%s", classified.summary)
-            else:
+            elif log.isEnabledFor(logging.DEBUG):
                 # One line per message cost more than the engine step (and buried the alerts):
                 # INFO keeps what happened to the table (alerts, hands, resends, reports).
-                log.debug("%s", classified)  # its summary made only when DEBUG is on
-            message = classified.received
-            if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
-                # Bench diagnostics only: a UID identifies a card, INFO must never show it.
-                log.debug("%s: tag uid %s", message.device, message.event.uid)
+                log.debug("%s", classified)
+                message = classified.received
+                if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
+                    # Bench diagnostics only: a UID identifies a card, INFO must never show it.
+                    log.debug("%s: tag uid %s", message.device, message.event.uid)
         engine = self.engine
         try:
             outputs = engine.handle(classified.received)
