@@ -282,18 +282,21 @@ class JournalReader:
                         previous_n = n
                     scan.last_n = max(scan.last_n, n)
                     scan.last_h = previous_h
-                    # Outages declare lost numbers, starts count sessions: always decoded.
-                    always = text.startswith(_ALWAYS)
-                    filtered = bool(skipped and text.startswith(skipped)) or bool(
-                        wanted and not text.startswith(wanted)
+                    filtered = bool(
+                        (skipped and text.startswith(skipped)) or (wanted and not text.startswith(wanted))
                     )
-                    if filtered and not always:
+                    # Outages declare lost numbers, starts count sessions: always decoded.
+                    if filtered and not text.startswith(_ALWAYS):
                         continue
                     full = _place(base, line_number, line_start)
+                    if fast is not None:
+                        received = _received(fast, full)
+                        if received is not None:
+                            if not filtered:
+                                yield received
+                            continue
                     try:
-                        record: JournalRecord | None = _received(fast, full) if fast is not None else None
-                        if record is None:
-                            record = decode(from_json(body) if fast is not None else data, full)
+                        record = decode(from_json(body) if fast is not None else data, full)
                     except (ValueError, KeyError, TypeError) as error:
                         scan.problems.append(f"{full}: bad record: {error}")
                         continue

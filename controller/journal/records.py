@@ -80,7 +80,9 @@ _HASH_DIGITS: Final = len(_HASH_OPEN)
 
 
 def time_text(value: datetime) -> str:
-    return value.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    if value.tzinfo is not UTC:  # (the controller's clock is UTC already: no copy for each record)
+        value = value.astimezone(UTC)
+    return value.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def parse_time(value: Any) -> datetime:
