@@ -371,21 +371,22 @@ def audit(table: Replayable, files: JournalFiles) -> Recovery:
     lost_before = False
     for chunk in _chunks(reader.scan(scan, start=start, skip=_NOT_REPLAYED)):
         for item, prepared in zip(chunk, tail.prepare(chunk), strict=True):
-            if isinstance(item, ReceivedRecord | RejectedRecord | TimeRecord):
-                if isinstance(item, ReceivedRecord):
-                    tail.received(item, prepared)
-                elif isinstance(item, RejectedRecord):
-                    tail.rejected(item)
-                else:
-                    tail.time(item)
-                taken = checkpoints.get(item.n)
-                if taken is not None and item.n > covers:
-                    lost_before = _compare(table, files, taken, recovery, lost_before)
-            elif isinstance(item, PublishedRecord):
-                tail.sent(item)
-            elif isinstance(item, OutageRecord):
-                recovery.outages.append(_describe(item))
-                lost_before = lost_before or item.lost > 0
+            if type(item) is ReceivedRecord:  # (most records: looked at first)
+                tail.received(item, prepared)
+            elif isinstance(item, RejectedRecord):
+                tail.rejected(item)
+            elif isinstance(item, TimeRecord):
+                tail.time(item)
+            else:
+                if isinstance(item, PublishedRecord):
+                    tail.sent(item)
+                elif isinstance(item, OutageRecord):
+                    recovery.outages.append(_describe(item))
+                    lost_before = lost_before or item.lost > 0
+                continue
+            taken = checkpoints.get(item.n)
+            if taken is not None and item.n > covers:
+                lost_before = _compare(table, files, taken, recovery, lost_before)
     tail.finish([])
     recovery.problems = scan.problems
     recovery.chain = scan.chain

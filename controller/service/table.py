@@ -539,9 +539,10 @@ class TableController:
             # state is unchanged (the core is pure), the error is logged with where it happened.
             log.exception("engine failed on journal record %d (%s)", cause, classified.summary)
             return []
-        anchor = self._anchor
-        if anchor is None or engine.clock > anchor[0]:
-            self._anchor = (engine.clock, received)  # (the event time this message brought)
+        if not replay:  # (a replay's anchor is set again when it ends: TableController.recover)
+            anchor = self._anchor
+            if anchor is None or engine.clock > anchor[0]:
+                self._anchor = (engine.clock, received)  # (the event time this message brought)
         return self._outgoing(cause, outputs, received, replay=replay)
 
     def _outgoing(self, cause: int, outputs: Outputs, received: datetime, *, replay: bool) -> list[Outgoing]:
