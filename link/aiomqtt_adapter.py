@@ -290,23 +290,14 @@ class Intake:
             taken = 0
             while self._paused_fd is None and (packet := sock.take_publish()) is not None:
                 header, topic, mid, payload = packet
+                message = paho_client.MQTTMessage(mid=mid, topic=topic)
+                message.dup = bool(header & 0x08)
+                message.qos = (header >> 1) & 0x03
+                message.retain = bool(header & 0x01)
+                message.payload = payload
+                message.timestamp = time.monotonic()
+                handle_message(message)
                 taken += 1
-                qos, retain = (header >> 1) & 0x03, bool(header & 0x01)
-                try:
-                    name = topic.decode()
-                except UnicodeDecodeError:
-                    # paho's message, which fails in aiomqtt's callback as it always did
-                    message = paho_client.MQTTMessage(mid=mid, topic=topic)
-                    message.dup, message.qos, message.retain = bool(header & 0x08), qos, retain
-                    message.payload = payload
-                    handle_message(message)
-                    continue
-                # aiomqtt's message made here, not from paho's: paho's constructor builds a
-                # threading.Condition for every message (2.5 of the 3 us from packet to queue)
-                try:
-                    client._queue.put_nowait(aiomqtt.Message(name, payload, qos, retain, mid, None))
-                except asyncio.QueueFull:
-                    log.warning("the intake's queue is full: a message was discarded")
             if not taken:
                 return packet_read()
             with paho._msgtime_mutex:
