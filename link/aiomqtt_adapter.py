@@ -63,22 +63,6 @@ def acknowledge_all(client: aiomqtt.Client, messages: Sequence[aiomqtt.Message])
             acknowledge(client, message)
 
 
-def write_now(client: aiomqtt.Client) -> None:
-    """Write what paho has queued to the socket now (call on the client's event loop).
-
-    paho asks aiomqtt to watch the socket for writing, and aiomqtt does it through
-    ``call_soon_threadsafe`` (paho may call from another thread): three turns of the loop (the
-    call, the watch, the socket's readiness) between a publish and its bytes on the wire, on an
-    alert's way to the dealer. paho's own ``loop_write`` is what aiomqtt's watcher calls; what
-    the socket does not take now is left to the watcher, as before.
-    """
-    try:
-        client._client.loop_write()
-    except OSError as error:
-        # A broken connection: aiomqtt's own reader and watcher find it and report it.
-        log.debug("writing to the broker now failed: %s", error)
-
-
 def fail_connect_when_closed(client: aiomqtt.Client) -> None:
     """Fail ``async with client`` as soon as the broker closes the connection before CONNACK.
 

@@ -43,7 +43,7 @@ from controller.journal.lock import JournalLock, JournalLocked
 from controller.service.acks import Acknowledgements
 from controller.service.inbox import Classified, Malformed
 from controller.service.table import Outgoing, TableController
-from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks, write_now
+from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks
 from link.backoff import Backoff
 from link.client import client_id, make_client
 from link.reconnect import reconnecting
@@ -537,6 +537,14 @@ class Service:
         processed = 0
         intake = self.intake
         taken = self._classified
+        if taken:
+            # Classified on a connection since lost: their time is now, as for those still in the
+            # intake (time without a connection is not counted, ``anchor_time``: a message stamped
+            # before it would move the engine's deadlines back).
+            left = [item[0] for item in taken]
+            taken.clear()
+            for message in left:
+                self._classify(message)
         while True:
             if not taken:
                 self._classify(await intake.get())
@@ -646,11 +654,6 @@ class Service:
                     await asyncio.sleep(0)
                     self._announced(announced)
                 try:
-                    if announced is None:
-                        await asyncio.sleep(0)  # (the publishes' tasks start: paho has them)
-                    # Written to the socket at once: an alert does not wait for aiomqtt's watch
-                    # of the socket (three more turns of the loop; link.aiomqtt_adapter.write_now).
-                    write_now(client)
                     results = await asyncio.gather(*publishes, return_exceptions=True)
                 except asyncio.CancelledError:
                     for publish in publishes:
