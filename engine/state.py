@@ -29,15 +29,10 @@ _SeatsEntry: TypeAlias = tuple[
     tuple[tuple[int, tuple[str, ...]], ...],
     list[SeatState],
 ]
-#: Seat states and bets are immutable values: each distinct one is built once and shared by
-#: every engine (as engine.results shares a hand's actions). A table of values, not a cache of
-#: what an engine saw (that is :class:`PublicCache`, one per engine run): an engine neither
-#: reads nor changes another's state through it. Held here, a new engine (one per hand in the
-#: chips benchmark) finds them built: 3 % of that benchmark's instructions. Bounded, as bets
-#: vary without end over a session (a bet changes one seat's amount, the others stay).
-_SEAT_STATES: dict[tuple[int, bool, bool, int], SeatState] = {}
-_AMOUNTS: dict[tuple[int, int], SeatAmount] = {}
-_VALUES_KEPT: Final = 4096
+#: Bets built and kept (a bet in the public state is immutable: a chip into a betting area
+#: changes one seat's bet, the others are the ones built before); bounded, as amounts vary
+#: without end over a session.
+_AMOUNTS_KEPT: Final = 4096
 
 
 class PublicCache:
@@ -51,12 +46,14 @@ class PublicCache:
     """
 
     __slots__ = (
+        "amounts",
         "board",
         "money",
         "occupied",
         "pots",
         "public",
         "seat_cards",
+        "seat_states",
         "seats",
         "view",
     )
@@ -87,6 +84,9 @@ class PublicCache:
             (),
             {},
         )
+        # Seat states are immutable and few: each distinct one is built once and shared.
+        self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = {}
+        self.amounts: dict[tuple[int, int], SeatAmount] = {}
 
 
 class EngineState(NamedTuple):
@@ -170,14 +170,12 @@ def to_public(state: EngineState) -> PublicState:
 _construct = construct_valid
 
 
-def _seat_state(seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatState:
-    """The seat state of these values (each distinct one is built once: see ``_SEAT_STATES``)."""
+def _seat_state(cache: PublicCache, seat: int, occupied: bool, in_hand: bool, cards: int) -> SeatState:
+    """The seat state of these values (each distinct one is built once: see ``seat_states``)."""
     key = (seat, occupied, in_hand, cards)
-    found = _SEAT_STATES.get(key)
+    found = cache.seat_states.get(key)
     if found is None:
-        if len(_SEAT_STATES) >= _VALUES_KEPT:
-            _SEAT_STATES.clear()
-        found = _SEAT_STATES[key] = _construct(
+        found = cache.seat_states[key] = _construct(
             SeatState, {"seat": seat, "occupied": occupied, "in_hand": in_hand, "cards": cards}
         )
     return found
@@ -203,19 +201,19 @@ def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, .
                 if 1 <= seat <= count:
                     cards = seat_cards.get(seat)
                     states[seat - 1] = _seat_state(
-                        seat, seat in occupied, seat in in_hand, len(cards) if cards else 0
+                        cache, seat, seat in occupied, seat in in_hand, len(cards) if cards else 0
                     )
         cache.seats = (rest, occupied, in_hand, seat_items, states)
         return states
     in_hand = set(hand.in_hand).difference(hand.folded) if active else set()
     occupied = {s for s, v in hand.occupied.items() if v} if hand.seats_known else set(hand.in_hand)
-    seat_states = _SEAT_STATES
+    seat_states = cache.seat_states
     seats = []
     for seat in range(1, count + 1):
         cards = seat_cards.get(seat)
         seat_key = (seat, seat in occupied, seat in in_hand, len(cards) if cards else 0)
         found = seat_states.get(seat_key)
-        seats.append(found if found is not None else _seat_state(*seat_key))
+        seats.append(found if found is not None else _seat_state(cache, *seat_key))
     cache.seats = (rest, occupied, in_hand, seat_items, seats)
     return seats
 
@@ -270,8 +268,8 @@ def _money_fields(cache: PublicCache, view: TableView) -> dict[str, object]:
     if view is last or view == last:
         return fields
     to_act, bets, pots, shows_first = view
-    amounts = _AMOUNTS
-    if len(amounts) > _VALUES_KEPT:
+    amounts = cache.amounts
+    if len(amounts) > _AMOUNTS_KEPT:
         amounts.clear()
     extra: dict[str, object] = {
         "to_act": to_act,
