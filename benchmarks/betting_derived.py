@@ -30,7 +30,6 @@ ANSWERS: tuple[tuple[Any, str], ...] = (
     (rounds, "_last_to_act"),
     (rounds, "_last_due"),
     (payout, "_last_awards"),
-    (payout, "_last_owes"),
 )
 
 

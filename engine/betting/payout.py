@@ -22,8 +22,7 @@ def decided(h: HandState) -> bool:
     if h.finished or (b.street_no >= 0 and len(b.live) <= 1):
         return True
     # asked after nearly every chip of the river's end and of the pushes, which leave the
-    # betting as it is (remembered: 2 % of the instructions of a pass with chips, callgrind;
-    # benchmarks/betting_derived.py times it)
+    # betting as it is
     return b.street_no == 3 and b.pending is None and not _last_owes.get(b, None, None, None, anyone_owes, h)
 
 
