@@ -21,12 +21,7 @@ def decided(h: HandState) -> bool:
     b = h.betting
     if h.finished or (b.street_no >= 0 and len(b.live) <= 1):
         return True
-    # asked after nearly every chip of the river's end and of the pushes, which leave the
-    # betting as it is
-    return b.street_no == 3 and b.pending is None and not _last_owes.get(b, None, None, None, anyone_owes, h)
-
-
-_last_owes: LastAnswer[bool] = LastAnswer()
+    return b.street_no == 3 and b.pending is None and not anyone_owes(h)
 
 
 def shows_first(h: HandState) -> int | None:
