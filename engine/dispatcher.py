@@ -157,11 +157,10 @@ class Machine:
                 book.update(existing, table.ts, message=verdict.message)
 
     def session_chip(self, uid: str, value: int, src: str | None, dst: str | None) -> bool:
-        """A chip moved: the session follows stacks; True when the chip plays no part in the
-        hand (added to a stack during it)."""
+        """A chip moved that the session follows (:meth:`Session.touches`: the caller asks
+        first, a call saved on most chip moves); True when the chip plays no part in the hand
+        (added to a stack during it)."""
         session = self.session
-        if not session.touches(uid, src, dst):
-            return False
         won = uid in self.result_state.award_chips or uid in self.result_state.hand_awards
         skip, verdicts = session.on_chip(uid, value, src, dst, won=won, now=self.table.clock)
         self.session_out(verdicts)
@@ -202,14 +201,15 @@ class Machine:
                 # nearly every message: a reader whose tag reads were admitted in this session
                 # is not asked again (engine.devices: who may say what)
                 devices = self.devices
-                if devices.tag_sessions.get(device, NOT_ADMITTED) != event.session and not devices.admitted(
+                session = event.session  # (read once: a model's field is a slow attribute)
+                if devices.tag_sessions.get(device, NOT_ADMITTED) != session and not devices.admitted(
                     received
                 ):
                     return  # refused, reported
                 if self.device_seqs.held:
                     self._hold(received)
                 else:
-                    self._apply_tag(device, event, received)
+                    self._apply_tag(device, event, session, received)
                 return
             if not self.devices.admitted(received):
                 return  # refused (engine.devices: who may say what), reported
@@ -222,9 +222,9 @@ class Machine:
         else:
             self._apply(received)
 
-    def _apply_tag(self, device: str, event: TagEvent, received: Received) -> None:
+    def _apply_tag(self, device: str, event: TagEvent, session: int | None, received: Received) -> None:
         """:meth:`_apply` of a tag read (nearly every message: one path, the chip looked up
-        once)."""
+        once); ``session``: the event's."""
         table = self.table
         chips = table.settings.chips
         value = chips.value(event.uid) if chips is not None else None
@@ -235,7 +235,7 @@ class Machine:
         if ts > table.clock:  # noqa: PLR1730 - max() is a call, on the path of every read
             table.clock = ts
         sequences = self.sequences
-        taken = sequences.take(device, event, table.clock)
+        taken = sequences.take(device, event.seq, session, table.clock)
         if sequences.findings:
             self.devices.sequence_findings()
         if taken is None:
@@ -341,7 +341,8 @@ class Machine:
             table.ts = received.event.ts
             table.clock = max(table.clock, table.ts)
             sequences = self.sequences
-            taken = sequences.take(received.device, received.event, table.clock)
+            event = received.event
+            taken = sequences.take(received.device, event.seq, event.session, table.clock)
             if sequences.findings:
                 self.devices.sequence_findings()
             if taken is None:

@@ -29,6 +29,7 @@ from contract.models import (
     SeatAmount,
     ShownHand,
 )
+from contract.pydantic_adapter import construct_valid
 from engine.betting.hand import Money
 from engine.betting.terms import Clear, Verdicts
 from engine.chips import chip_seat
@@ -530,7 +531,7 @@ class Results:
     def chip_move(self, uid: str, value: int, src: str | None, dst: str | None) -> None:
         """One chip moved (engine.chips): the betting core interprets it, if a hand is followed."""
         state, machine = self.state, self.machine
-        if machine.session_chip(uid, value, src, dst):
+        if machine.session.touches(uid, src, dst) and machine.session_chip(uid, value, src, dst):
             return  # added to a stack during the hand: it plays no part in it
         if uid in state.award_chips:
             # pushed to a winner at the end of an earlier hand: not in play until it has left
@@ -542,10 +543,11 @@ class Results:
             owner = zone_bet_seat(src)
             if owner is not None:
                 state.owners = {**state.owners, uid: owner}
-        if machine.hand_part.phase == "misdeal" and dst is not None:
+        hand = machine.hand_part
+        if hand.phase == "misdeal" and dst is not None:
             self._void_chip(uid, src, dst)
         if (
-            machine.hand_part.hand_over
+            hand.hand_over
             and not state.result_sent
             and src is None
             and dst is not None
@@ -555,7 +557,7 @@ class Results:
             # next hand's blinds; the last hand is over even with a wrong push left standing
             self.finish_hand()
         money = state.money
-        if money is None or state.done or machine.hand_part.phase == "misdeal":
+        if money is None or state.done or hand.phase == "misdeal":
             # between hands (a void hand's chips too: its action is void): what lies in the
             # betting areas is read at the next deal, and the antes gathered into the pot with
             # the seat that put them in
@@ -608,7 +610,8 @@ class Results:
         state.chips_read = True
         money, verdicts = money.move(value, src, dst)
         state.money = money
-        self._verdicts(verdicts)
+        if verdicts:  # (most chip moves find nothing: a call saved)
+            self._verdicts(verdicts)
         self._progress()
 
     def _verdicts(self, verdicts: Verdicts) -> None:
@@ -745,19 +748,18 @@ class Results:
 
     def maybe_finish(self) -> None:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
-        state, table = self.state, self.table
-        machine = self.machine
-        hand = machine.hand_part
+        state = self.state
+        money = state.money
+        if money is not None and money is self.unsettled:
+            return  # asked already in this step, of the same money: its pushes are not done
+        table = self.table
+        hand = self.machine.hand_part
         if state.result_sent or table.hand == 0 or hand.phase == "misdeal" or not hand.hand_over:
             return
-        money = state.money
         followed = money is not None and not state.done and state.chips_read
-        if followed and money is not None:  # (the cheap test first: asked after every chip)
-            if money is self.unsettled:
-                return  # asked already in this step
-            if not money.settled:
-                self.unsettled = money
-                return
+        if followed and money is not None and not money.settled:  # (the cheap tests first)
+            self.unsettled = money
+            return
         if self._cards_out():
             return
         if followed and any(
@@ -810,18 +812,21 @@ class Results:
             fields["board"] = list(self._card_codes(machine.board.live()))
             fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
-                PotResult.model_construct(
-                    amount=p.amount,
-                    eligible=list(p.eligible),
-                    winners=list(p.winners),
-                    shares=[_seat_amount(s, a) for s, a in p.shares],
+                construct_valid(
+                    PotResult,
+                    {
+                        "amount": p.amount,
+                        "eligible": list(p.eligible),
+                        "winners": list(p.winners),
+                        "shares": [_seat_amount(s, a) for s, a in p.shares],
+                    },
                 )
                 for p in outcome.pots
             ]
             fields["rake"] = outcome.rake
             fields["awarded"] = [_seat_amount(s, a) for s, a in outcome.awarded]
             fields["showdown"] = [
-                ShownHand.model_construct(seat=s.seat, cards=list(s.cards), rank=s.rank)
+                construct_valid(ShownHand, {"seat": s.seat, "cards": list(s.cards), "rank": s.rank})
                 for s in outcome.showdown
             ]
         elif money is not None:
@@ -837,12 +842,13 @@ class Results:
         }
         state.hand_awards = frozenset()
         fields["dealer"] = machine.session.hand_dealer  # (off the wire when unknown)
-        table.hands_out.append(HandResult.model_construct(**fields))  # type: ignore[arg-type]
+        # (every field given: built as the public state is, contract.pydantic_adapter)
+        table.hands_out.append(construct_valid(HandResult, fields))
         machine.session_out(machine.session.on_hand_end(table.ts))
 
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:
-    return SeatAmount.model_construct(seat=seat, amount=amount)
+    return construct_valid(SeatAmount, {"seat": seat, "amount": amount})
 
 
 def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
@@ -851,11 +857,8 @@ def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
     if found is None:
         if len(_ACTIONS) >= _ACTIONS_KEPT:
             _ACTIONS.clear()
-        found = _ACTIONS[key] = HandAction.model_construct(
-            street=street,  # type: ignore[arg-type]
-            seat=seat,
-            action=action,  # type: ignore[arg-type]
-            amount=amount,
+        found = _ACTIONS[key] = construct_valid(
+            HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
         )
     return found
 

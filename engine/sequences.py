@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeAlias
 
-from contract.models import MAX_RESEND, DeviceCommand, DeviceEvent, ResendCommand, Status
+from contract.models import MAX_RESEND, DeviceCommand, ResendCommand, Status
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Received
 from engine.seqtrack import (
     EPOCH,
@@ -144,21 +144,25 @@ class Sequences:
 
     # ------------------------------------------------------------------ taking events
 
-    def take(self, device: str, event: DeviceEvent, now: datetime) -> bool | None:
-        """Whether to apply a device's event: True, False (a repeat, a far seq), or None: it
-        shows a gap that is being filled, the event is held (the caller holds it). An event
-        taken is counted (``taken``: exactly-once checks count them)."""
-        seq, session = event.seq, event.session
+    def take(self, device: str, seq: int, session: int | None, now: datetime) -> bool | None:
+        """Whether to apply a device's event (its ``seq`` and ``session``): True, False (a
+        repeat, a far seq), or None: it shows a gap that is being filled, the event is held (the
+        caller holds it). An event taken is counted (``taken``: exactly-once checks count them)."""
         state = self.state
         track = state.tracks.get(device)
-        if track is not None and seq == track.high + 1 and session == track.session and not track.run:
-            # the next one of the session followed (nearly every event)
-            state.tracks[device] = SeqTrack(
-                seq, ((track.seen << 1) | 1) & SEQ_MASK, 0, 0, track.far, session, None
-            )
-            taken = state.taken
-            taken[device] = taken.get(device, 0) + 1
-            return True
+        if track is not None:
+            # (unpacked: a named tuple's fields are not looked up at once by CPython 3.11)
+            high, seen, run, _, far, track_session, _ = track
+            if seq == high + 1 and session == track_session and not run:
+                # the next one of the session followed (nearly every event)
+                # (_make: the named tuple's own constructor, without the call into its __new__
+                # through the type, on the path of every event)
+                state.tracks[device] = SeqTrack._make(
+                    (seq, ((seen << 1) | 1) & SEQ_MASK, 0, 0, far, session, None)
+                )
+                taken = state.taken
+                taken[device] = taken.get(device, 0) + 1
+                return True
         found = self._take(device, track, seq, session, now)
         if found:
             taken = state.taken

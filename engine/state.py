@@ -220,24 +220,11 @@ def _seats_of(cache: PublicCache, m: Machine, active: bool, key: tuple[object, .
 
 def _changed_seats(
     items: tuple[tuple[int, tuple[str, ...]], ...], before: tuple[tuple[int, tuple[str, ...]], ...]
-) -> list[int]:
-    """The seats whose cards are not the same tuple in ``items`` as in ``before`` (the items of
-    two seat_cards dicts), a seat in only one of them included."""
-    changed: list[int] = []
-    if len(items) >= len(before):
-        # the usual case: the same seats in the same order, maybe one more (its first card)
-        for (seat, cards), (seat_before, cards_before) in zip(items, before, strict=False):
-            if seat != seat_before:
-                break
-            if cards is not cards_before:
-                changed.append(seat)
-        else:
-            changed.extend(seat for seat, _ in items[len(before) :])
-            return changed
-    old = dict(before)
-    changed = [seat for seat, cards in items if old.pop(seat, None) is not cards]
-    changed.extend(old)
-    return changed
+) -> set[int]:
+    """The seats whose cards differ in ``items`` and ``before`` (the items of two seat_cards
+    dicts), a seat in only one of them included. (A set's difference is done in C: a loop over
+    the seats here was a tenth of the dealing's steps.)"""
+    return {seat for seat, _ in set(items).symmetric_difference(before)}
 
 
 def _board_of(cache: PublicCache, m: Machine) -> list[str]:

@@ -37,6 +37,7 @@ from engine.alerts import AlertBook
 from engine.api import EngineSettings
 from engine.dispatcher import Machine
 from engine.state import EngineState, PublicCache, new_state
+from engine.table import Table
 
 #: The layout of :func:`state_to_data`'s output; raise it whenever a field of the machine or of
 #: a data class it holds changes meaning, is added, removed or renamed.
@@ -248,7 +249,7 @@ def _stored_fields(machine: Machine) -> dict[str, object]:
     distinct: checked here)."""
     table = machine.table
     fields: dict[str, object] = {
-        n: table for n in vars(table) if n not in _FROM_SETTINGS and n not in _NOT_STORED
+        n: table for n in Table.__slots__ if n not in _FROM_SETTINGS and n not in _NOT_STORED
     }
     for name in vars(machine):
         if name != "table" and name not in Machine.CONCERNS:

@@ -95,28 +95,36 @@ class Engine:
         self._base = self._state  # frozen: what a failed message goes back to
         self._since: list[Received] = []  # messages applied in place since the base
         self._working = False  # the state's machine is a working copy only this holder sees
+        # The state's two parts, read on every message (a named tuple's fields are not looked
+        # up at once by CPython 3.11, plain attributes are).
+        self._machine = self._state.machine
+        self._cache = self._state.public
 
     def handle(self, received: Received) -> Outputs:
         """Feed one message; return its outputs."""
         if not self._working or len(self._since) >= REBASE_EVERY:
             self._base = self._state
-            self._state = EngineState(self._state.machine.copy(), self._state.public)
+            self._set(EngineState(self._machine.copy(), self._cache))
             self._since = []
             self._working = True
         try:
-            outputs = advance(self._state.machine, received, self._state.public)
+            outputs = advance(self._machine, received, self._cache)
         except BaseException:
             self._back_to_base()
             raise
         self._since.append(received)
         return outputs
 
+    def _set(self, state: EngineState) -> None:
+        self._state = state
+        self._machine, self._cache = state
+
     def _back_to_base(self) -> None:
         """The state before the failed message: the base and the messages taken since."""
         machine = self._base.machine.copy()
         for received in self._since:
             advance(machine, received, self._base.public)
-        self._state = EngineState(machine, self._base.public)
+        self._set(EngineState(machine, self._base.public))
 
     @property
     def state(self) -> EngineState:
@@ -127,25 +135,25 @@ class Engine:
     @property
     def hand(self) -> int:
         """The current hand number (without freezing the state)."""
-        return self._state.machine.table.hand
+        return self._machine.table.hand
 
     @property
     def phase(self) -> str:
         """The current phase (without freezing the state)."""
-        return self._state.machine.hand_part.phase
+        return self._machine.hand_part.phase
 
     @property
     def clock(self) -> datetime:
         """The latest event time the engine has seen (without freezing the state)."""
-        return self._state.machine.table.clock
+        return self._machine.table.clock
 
     def next_due(self) -> datetime | None:
         """:func:`next_due` of the current state (without freezing it)."""
-        return self._state.machine.next_due()
+        return self._machine.next_due()
 
     def restore(self, state: EngineState) -> None:
         """Carry on from ``state`` (a checkpoint's): the next message is handled after it."""
-        self._state = state
+        self._set(state)
         self._working = False
 
     def public_state(self) -> PublicState:

@@ -25,6 +25,25 @@ if TYPE_CHECKING:
 class Table:
     """The shared state of a step's working copy: mutated only inside a step."""
 
+    # Slots, in the order the state's data lists them (engine.state_data): read on every step,
+    # an attribute of a slot is looked up at once (a copy given a __dict__ is not, CPython 3.11).
+    __slots__ = (  # noqa: RUF023 - not sorted: the order of the state's data
+        "settings",
+        "profile",
+        "ts",
+        "clock",
+        "hand",
+        "book",
+        "commands",
+        "hands_out",
+        "state_key",
+        "critical_at",
+        "reaction",
+        "gap_wait",
+        "read_ts",
+        "nf_keys",
+    )
+
     def __init__(self, settings: EngineSettings) -> None:
         self.settings = settings
         self.profile = settings.profile
@@ -54,7 +73,8 @@ class Table:
     def copy(self) -> Table:
         """A working copy for the next step: the alert book copied, the outputs empty."""
         new = Table.__new__(Table)
-        new.__dict__ = self.__dict__.copy()
+        for name in Table.__slots__:
+            setattr(new, name, getattr(self, name))
         new.book = self.book.copy()
         new.commands = []
         new.hands_out = []

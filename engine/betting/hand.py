@@ -139,13 +139,7 @@ class Money:
     def bets(self) -> tuple[tuple[int, int], ...]:
         """Chips in front of each seat this round (seat order): as read where chips are read
         (without chips pushed to a winner), else as the action inputs put them in."""
-        h = self.state
-        if not h.chip_mode:
-            return tuple(sorted((s, v) for s, v in self.state.betting.put.items() if v))
-        pushed = h.pushed_zone
-        if not pushed:
-            return tuple(sorted(h.zone.items()))  # its counts are never zero
-        return tuple(sorted((s, v - pushed.get(s, 0)) for s, v in h.zone.items() if v > pushed.get(s, 0)))
+        return _bets(self.state)
 
     @property
     def pots(self) -> tuple[Pot, ...]:
@@ -190,7 +184,7 @@ class Money:
         h = self.state  # (the queries' functions called directly: asked for every new value)
         return (
             None if showdown else rounds.to_act_now(h),
-            self.bets,
+            _bets(h),
             h.pots,
             payout.shows_first(h) if showdown else None,
         )
@@ -469,6 +463,17 @@ class Money:
             showdown=showdown,
         )
         return Money(h), tuple(out), outcome
+
+
+def _bets(h: HandState) -> tuple[tuple[int, int], ...]:
+    """:attr:`Money.bets` of ``h`` (a function: a property is a slower call, and the public
+    state asks for every new money value)."""
+    if not h.chip_mode:
+        return tuple(sorted((s, v) for s, v in h.betting.put.items() if v))
+    pushed = h.pushed_zone
+    if not pushed:
+        return tuple(sorted(h.zone.items()))  # its counts are never zero
+    return tuple(sorted((s, v - pushed.get(s, 0)) for s, v in h.zone.items() if v > pushed.get(s, 0)))
 
 
 def _rake(
