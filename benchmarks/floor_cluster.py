@@ -2,7 +2,20 @@
 killed mid-run; lost and doubled rows in PostgreSQL, the console's lag, its recovery.
 
 Usage: ``.venv/bin/python benchmarks/floor_cluster.py [--tables 500] [--seconds 60]
-[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--one-path] [--keep DIR]``
+[--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--state-paths 2|main+1|main]
+[--publishers N] [--keep DIR]``
+
+The issue's figures, on a quiet machine (nothing else running; each run prints the load)::
+
+    .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45
+    .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45 --kill sessions
+    .venv/bin/python benchmarks/floor_cluster.py --tables 2000 --seconds 90 --kill-at 45
+
+The tables' publishers run in ``--publishers`` processes (default: one per 500 tables, so 4 at
+2,000 tables); the output gives each one's CPU share: one near 100 % of a core fell behind, and
+the lag measured is then its own, not the floor's (give more processes, or a bigger machine).
+``--state-paths main+1`` runs the direct tables with the state on the session's connection and
+one more, as the bridge was rendered before, for a comparison in one build.
 
 What a node's death costs depends on what it led: NATS elects a new leader for each JetStream
 group the dead node led only after a random 4-9 s, and until then the MQTT gateway waits for
@@ -21,9 +34,10 @@ nodes; ``--bridged`` table PCs whose mosquitto bridges to every node (``tablectl
 with the floor's ``[deploy.floor]``); the other tables as direct MQTT clients of the cluster, each
 with its own table's user, spread over the nodes, behaving as that bridge does (``BridgeLink``:
 a lost connection taken up on the next node after ``restart_timeout``, QoS 0 dropped and QoS 1
-kept while down, the newest state and status sent again at every connection, the state's second
-connection from the next node); one ``tablectl floor`` console recording into a PostgreSQL
-database of the benchmark's own (the machine's server, ``TABLECTL_TEST_POSTGRES``).
+kept while down, the newest state and status sent again at every connection, the state on two
+connections of its own from the next nodes, not on the session's); one ``tablectl floor``
+console recording into a PostgreSQL database of the benchmark's own (the machine's server,
+``TABLECTL_TEST_POSTGRES``).
 
 Each table plays at a busy table's pace: a hand a minute (its start spread over the minute), a
 state on every change (one every 2 s, at the bridge's QoS, its ``ts`` the time of publishing), two
@@ -58,6 +72,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Coroutine
@@ -83,6 +98,18 @@ CLOSE_S: Final = 90.0
 #: Direct tables connecting at once when the run starts.
 STARTING: Final = 25
 STATE_EVERY_S: Final = 2.0
+#: What ``--help`` ends with: how the issue's figures are measured.
+QUIET_RUNS: Final = """\
+the issue's figures, on a quiet machine (nothing else running; each run prints the load):
+  .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45
+  .venv/bin/python benchmarks/floor_cluster.py --tables 500 --seconds 90 --kill-at 45 --kill sessions
+  .venv/bin/python benchmarks/floor_cluster.py --tables 2000 --seconds 90 --kill-at 45
+The publishers run in one process per 500 tables unless --publishers says otherwise; the output
+gives each one's CPU share: one near 100% of a core fell behind and the lag is then its own."""
+#: Where a direct table's state goes (``--state-paths``).
+STATE_PATHS: Final = ("2", "main+1", "main")
+#: Tables each publisher process drives unless told (``--publishers``).
+TABLES_PER_PUBLISHER: Final = 500
 
 
 def now() -> datetime:
@@ -166,16 +193,19 @@ class NodeConnection:
         *,
         first: int = 0,
         events: list[dict[str, Any]] | None = None,
+        restart: tuple[float, float] = (RESTART_BASE_S, RESTART_CAP_S),
     ) -> None:
         self.entry = entry
         self.context = context
         self.identifier = identifier
+        #: ``restart_timeout BASE CAP`` of this connection.
+        self.base, self.cap = restart
         self.up = up
         self.ports: list[int] = entry["ports"]
         self.index = first % len(self.ports)
         self.client: aiomqtt.Client | None = None
         self.reconnects = 0
-        self.restart = float(RESTART_BASE_S)
+        self.restart = float(self.base)
         self.connected = asyncio.Event()
         self.away: list[list[float]] = []
         self.events = events
@@ -229,7 +259,7 @@ class NodeConnection:
                 await self._wait_to_restart()
                 continue
             self.client = client
-            self.restart = float(RESTART_BASE_S)
+            self.restart = float(self.base)
             if self.away and len(self.away[-1]) == 1:
                 self.away[-1].append(time.time())
             self.connected.set()
@@ -252,7 +282,7 @@ class NodeConnection:
         # mosquitto: the next attempt once a whole-second clock passes now + restart_timeout,
         # which each attempt first moves to a random value in [base, 3 x itself], capped.
         await asyncio.sleep(self.restart + random.random())
-        self.restart = min(float(RESTART_CAP_S), random.uniform(RESTART_BASE_S, self.restart * 3))
+        self.restart = min(float(self.cap), random.uniform(self.base, self.restart * 3))
 
     async def close(self) -> None:
         self._closing = True
@@ -269,8 +299,9 @@ class BridgeLink:
     """A direct table: a client of the cluster that behaves as the rendered bridge does, as
     mosquitto runs it (``controller.deploy.bridge``):
 
-    - its connection (persistent session) kept up as a bridge's (:class:`NodeConnection`), and,
-      unless ``state_path`` is off, the state's second connection (no session) from the next node;
+    - its connection (persistent session) kept up as a bridge's (:class:`NodeConnection`), and
+      the state's connections of their own (no session) from the next nodes, as ``paths`` says
+      (``STATE_PATHS``; as rendered: two, and the state not on the session's connection);
     - each topic at the bridge's QoS, nothing with the retain flag;
     - while a connection is down, a QoS 0 state is dropped on it (mosquitto queues no QoS 0
       message for a bridge) and a QoS 1 message waits in the table PC's broker: the controller
@@ -284,7 +315,8 @@ class BridgeLink:
         context: ssl.SSLContext,
         events: list[dict[str, Any]] | None = None,
         *,
-        state_path: bool = True,
+        paths: str = "2",
+        state_restart: tuple[float, float] = (RESTART_BASE_S, RESTART_CAP_S),
     ) -> None:
         table = entry["table"]
         #: The newest retained message of each topic, as the table PC's broker holds it.
@@ -293,16 +325,29 @@ class BridgeLink:
         self.waiting: deque[tuple[str, bytes]] = deque()
         self.sending = asyncio.Lock()
         self._sends: set[asyncio.Task[None]] = set()
+        #: (wall-clock time, seconds) from each state handed to the bridge to its being written by
+        #: a connection: the publisher process's own delay, which the console's lag includes.
+        self.send_delays: list[tuple[float, float]] = []
         self.main = NodeConnection(entry, context, f"bench-{table}", self._main_up, events=events)
-        self.state = (
-            NodeConnection(entry, context, f"bench-{table}-state", self._state_up, first=1, events=events)
-            if state_path
-            else None
-        )
+        #: Whether the session's connection carries the state too (not as rendered now).
+        self.main_state = paths != "2"
+        own = {"main": 0, "main+1": 1, "2": 2}[paths]
+        self.states = [
+            NodeConnection(
+                entry,
+                context,
+                f"bench-{table}-state" + (f"-{k + 1}" if k else ""),
+                self._state_up,
+                first=k + 1,
+                events=events,
+                restart=state_restart,
+            )
+            for k in range(own)
+        ]
 
     @property
     def reconnects(self) -> int:
-        return self.main.reconnects + (self.state.reconnects if self.state is not None else 0)
+        return self.main.reconnects + sum(c.reconnects for c in self.states)
 
     @property
     def away(self) -> list[list[float]]:
@@ -310,13 +355,14 @@ class BridgeLink:
 
     async def start(self) -> None:
         await self.main.start()
-        if self.state is not None:
-            await self.state.start()
+        for connection in self.states:
+            await connection.start()
 
     async def _main_up(self, client: aiomqtt.Client) -> None:
         with contextlib.suppress(aiomqtt.MqttError):
             for topic, payload in list(self.retained.items()):
-                await client.publish(topic, payload, qos=BRIDGE_QOS[topic.split("/", 2)[2]])
+                if self.main_state or not topic.endswith("/state"):
+                    await client.publish(topic, payload, qos=BRIDGE_QOS[topic.split("/", 2)[2]])
         await self._send_waiting()
 
     async def _state_up(self, client: aiomqtt.Client) -> None:
@@ -345,14 +391,15 @@ class BridgeLink:
             self.waiting.append((topic, payload))
             self._in_background(self._send_waiting())
             return
-        for connection in (self.main, self.state):
-            if connection is not None and connection.client is not None:
-                self._in_background(self._send_now(connection.client, topic, payload))
+        handed = time.monotonic()
+        for connection in [self.main] * self.main_state + self.states:
+            if connection.client is not None:
+                self._in_background(self._send_now(connection.client, topic, payload, handed))
 
-    @staticmethod
-    async def _send_now(client: aiomqtt.Client, topic: str, payload: bytes) -> None:
+    async def _send_now(self, client: aiomqtt.Client, topic: str, payload: bytes, handed: float) -> None:
         with contextlib.suppress(aiomqtt.MqttError):
             await client.publish(topic, payload, qos=0)
+            self.send_delays.append((time.time(), time.monotonic() - handed))
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -367,9 +414,8 @@ class BridgeLink:
             await self._send_waiting()
         for task in list(self._sends):
             task.cancel()
-        for connection in (self.main, self.state):
-            if connection is not None:
-                await connection.close()
+        for connection in (self.main, *self.states):
+            await connection.close()
 
 
 class TablePlayer:
@@ -447,10 +493,14 @@ async def publishers(spec: dict[str, Any]) -> None:
 
     loop.set_exception_handler(quiet)
     context = ssl.create_default_context(cafile=spec["ca"])
-    rng = random.Random(7)
+    rng = random.Random(spec.get("seed", 7))
     events: list[dict[str, Any]] | None = [] if spec.get("events") else None
     links: list[Link | BridgeLink] = [
-        BridgeLink(entry, context, events, state_path=spec["state_path"]) if entry["tls"] else Link(entry)
+        BridgeLink(
+            entry, context, events, paths=spec["state_paths"], state_restart=tuple(spec["state_restart"])
+        )
+        if entry["tls"]
+        else Link(entry)
         for entry in spec["tables"]
     ]
     for group in range(0, len(links), STARTING):  # the tables come up a few dozen at a time
@@ -461,9 +511,12 @@ async def publishers(spec: dict[str, Any]) -> None:
         await link.publish(f"holdem/{player.table}/controller/status", status, retain=True)
     print(json.dumps({"ready": len(links)}), flush=True)
     sys.stdin.readline()  # go
+    cpu_at_go, went = time.process_time(), time.monotonic()
     until = time.monotonic() + spec["seconds"]
     playing = (player.play(link, until) for player, link in zip(players, links, strict=True))
     results = await asyncio.gather(*playing, return_exceptions=True)
+    # Its CPU share while the tables played (closing the connections afterwards is idle time).
+    cpu_share = (time.process_time() - cpu_at_go) / (time.monotonic() - went)
     errors = [repr(r) for r in results if isinstance(r, BaseException)]
     closing = asyncio.gather(*(link.close() for link in links))
     try:
@@ -487,6 +540,14 @@ async def publishers(spec: dict[str, Any]) -> None:
                 "failed": len(errors),
                 "reconnects": sum(link.reconnects for link in links),
                 "away": away,
+                "send_delays": [
+                    (round(at, 3), round(delay, 4))
+                    for link in links
+                    if isinstance(link, BridgeLink)
+                    for at, delay in link.send_delays
+                ],
+                # Its own: it may have exited before the bench reads /proc.
+                "cpu_share": cpu_share,
             }
         ),
         flush=True,
@@ -617,6 +678,114 @@ def stored(url: str) -> tuple[Counter[tuple[Any, ...]], Counter[tuple[Any, ...]]
     return hands, alerts
 
 
+class PublisherProcesses:
+    """The publisher processes, each driving its share of the tables (one Python process could
+    not keep 2,000 tables' 4,000 TLS connections at pace: the figure measured was its own)."""
+
+    def __init__(self, processes: list[asyncio.subprocess.Process]) -> None:
+        self.processes = processes
+
+    async def each_line(self) -> list[dict[str, Any]]:
+        """The next JSON line of every process (they answer in any order)."""
+
+        async def line(process: asyncio.subprocess.Process) -> dict[str, Any]:
+            assert process.stdout is not None
+            text = await process.stdout.readline()
+            if not text:
+                raise RuntimeError(f"publisher process {process.pid} ended (exit {await process.wait()})")
+            found: dict[str, Any] = json.loads(text)
+            return found
+
+        return list(await asyncio.gather(*(line(p) for p in self.processes)))
+
+    async def go(self) -> None:
+        for process in self.processes:
+            assert process.stdin is not None
+            process.stdin.write(b"go\n")
+        await asyncio.gather(*(p.stdin.drain() for p in self.processes if p.stdin is not None))
+
+    async def wait(self) -> None:
+        await asyncio.gather(*(p.wait() for p in self.processes))
+
+
+def restart_timeout(text: str) -> tuple[float, float]:
+    """``--state-restart BASE,CAP`` (seconds, 1 <= BASE <= CAP)."""
+    try:
+        base, cap = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give BASE,CAP in seconds") from None
+    if not 1 <= base <= cap:
+        raise argparse.ArgumentTypeError(f"{text!r}: 1 <= BASE <= CAP")
+    return base, cap
+
+
+def publisher_count(args: argparse.Namespace) -> int:
+    """``--publishers``, or one process per 500 tables."""
+    wanted = args.publishers if args.publishers else -(-args.tables // TABLES_PER_PUBLISHER)
+    return max(1, min(wanted, args.tables))
+
+
+async def start_publishers(
+    args: argparse.Namespace, directory: Path, ca: Path, entries: list[dict[str, Any]]
+) -> PublisherProcesses:
+    """One process per share of the tables (table k to process k mod N), each with its spec."""
+    count = publisher_count(args)
+    processes = []
+    for k in range(count):
+        spec: dict[str, Any] = {
+            "ca": str(ca),
+            "seconds": args.seconds,
+            "tables": entries[k::count],
+            "state_paths": args.state_paths,
+            "state_restart": args.state_restart,
+            "seed": 7 + k,
+        }
+        if args.keep:
+            spec["events"] = str(directory / f"publisher-events-{k + 1}.jsonl")
+        spec_file = directory / f"spec-{k + 1}.json"
+        spec_file.write_text(json.dumps(spec))
+        processes.append(
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                __file__,
+                "--role",
+                "publisher",
+                "--spec",
+                str(spec_file),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                limit=2**28,
+            )
+        )
+    return PublisherProcesses(processes)
+
+
+def merged(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """The processes' reports as one (what was published, errors, reconnections, outages)."""
+    return {
+        "hands": [h for a in answers for h in a["hands"]],
+        "alerts": [x for a in answers for x in a["alerts"]],
+        "errors": [e for a in answers for e in a["errors"]][:5],
+        "failed": sum(a["failed"] for a in answers),
+        "reconnects": sum(a["reconnects"] for a in answers),
+        "away": [span for a in answers for span in a["away"]],
+        "cpu_shares": [a["cpu_share"] for a in answers],
+        "send_delays": [d for a in answers for d in a["send_delays"]],
+    }
+
+
+def merge_events(directory: Path, count: int) -> None:
+    """The processes' ``publisher-events-K.jsonl`` as one ``publisher-events.jsonl``, by time."""
+    events = []
+    for k in range(count):
+        part = directory / f"publisher-events-{k + 1}.jsonl"
+        if part.exists():
+            events += [json.loads(line) for line in part.read_text().splitlines() if line]
+            part.unlink()
+    events.sort(key=lambda e: e["t"])
+    (directory / "publisher-events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+
+
 async def bench(args: argparse.Namespace, directory: Path, database: str) -> None:
     tables = [f"t{i:04d}" for i in range(args.tables)]
     with (
@@ -631,20 +800,13 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             60,
             "the console's recorder",
         )
-        spec: dict[str, Any] = {
-            "ca": str(floor.ca.cert),
-            "seconds": args.seconds,
-            "tables": [],
-            "state_path": not args.one_path,
-        }
-        if args.keep:
-            spec["events"] = str(directory / "publisher-events.jsonl")
+        entries: list[dict[str, Any]] = []
         bridged = {pc.table: pc for pc in pcs}
         nodes = floor.cluster.nodes
         for index, table in enumerate(tables):
             if table in bridged:
                 pc = bridged[table]
-                spec["tables"].append(
+                entries.append(
                     {
                         "table": table,
                         "ports": [pc.port],
@@ -655,7 +817,7 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
                 )
             else:
                 ports = [nodes[(index + k) % 3].mqtt_port for k in range(3)]  # spread over the nodes
-                spec["tables"].append(
+                entries.append(
                     {
                         "table": table,
                         "ports": ports,
@@ -664,23 +826,13 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
                         "password": floor.secret(f"{table}-bridge"),
                     }
                 )
-        spec_file = directory / "spec.json"
-        spec_file.write_text(json.dumps(spec))
-        publisher = await asyncio.create_subprocess_exec(
-            sys.executable,
-            __file__,
-            "--role",
-            "publisher",
-            "--spec",
-            str(spec_file),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            limit=2**28,
+        publishers = await start_publishers(args, directory, floor.ca.cert, entries)
+        ready = sum(r["ready"] for r in await publishers.each_line())
+        print(
+            f"{ready} tables connected ({args.bridged} through bridging mosquittos) by "
+            f"{len(publishers.processes)} publisher processes",
+            flush=True,
         )
-        assert publisher.stdin is not None
-        assert publisher.stdout is not None
-        ready = json.loads(await publisher.stdout.readline())
-        print(f"{ready['ready']} tables connected ({args.bridged} through bridging mosquittos)", flush=True)
         stop = asyncio.Event()
         lags: list[tuple[float, float]] = []
         since = [time.time()]
@@ -688,14 +840,12 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         reader = asyncio.create_task(read_grid(url, lags, stop, since, lag_tables))
         pids = {
             "console": console.pid,
-            "publisher": publisher.pid,
             **{n.name: n.process.pid for n in nodes if n.process is not None},
         }
         before = {name: cpu_ticks(pid) for name, pid in pids.items()}
         loads = [os.getloadavg()[0]]
         started = time.monotonic()
-        publisher.stdin.write(b"go\n")
-        await publisher.stdin.drain()
+        await publishers.go()
         await asyncio.sleep(args.kill_at)
         leaders = await asyncio.to_thread(led_by, {n.name: n.monitor_port for n in nodes})
         victim = nodes[0]  # the console's first broker: its live view and its recorder fail over
@@ -710,7 +860,7 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             f"killed {victim.name} (kill -9) at {args.kill_at:g} s; it led: " + (", ".join(led) or "nothing"),
             flush=True,
         )
-        done = json.loads(await publisher.stdout.readline())
+        done = merged(await publishers.each_line())
         elapsed = time.monotonic() - started
         loads.append(os.getloadavg()[0])
         after = {name: cpu_ticks(pid) for name, pid in pids.items()}
@@ -733,13 +883,16 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
                 break
             await asyncio.sleep(1.0)
         caught_up = time.monotonic() - started - elapsed
-        await publisher.wait()
+        await publishers.wait()
+        if args.keep:
+            merge_events(directory, len(publishers.processes))
         warnings = [line for line in log.read_text(errors="replace").splitlines() if " WARNING " in line]
     lost = len(expected_hands - set(hands)) + len(expected_alerts - set(alerts))
     doubled = sum(n - 1 for n in hands.values() if n > 1) + sum(n - 1 for n in alerts.values() if n > 1)
     messages = args.tables * (args.seconds / STATE_EVERY_S) + expected
     print(
-        f"{args.tables} tables for {elapsed:.0f} s: ~{messages / elapsed:,.0f} msg/s; "
+        f"{args.tables} tables for {args.seconds:g} s ({elapsed:.0f} s with the closing): "
+        f"~{messages / args.seconds:,.0f} msg/s; "
         f"{len(expected_hands)} hand results and {len(expected_alerts)} alert changes published "
         f"({done['reconnects']} reconnections of direct tables; {done['failed']} publishers failed"
         f"{': ' + '; '.join(done['errors']) if done['errors'] else ''})"
@@ -778,6 +931,20 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
             f"{statistics.median(gaps):.1f} s, p99 {percentile(gaps, 0.99):.1f} s, max {gaps[-1]:.1f} s; "
             f"{sum(gap > 5 for gap in gaps)} of {len(gaps)} tables over 5 s"
         )
+    delays = done["send_delays"]
+    own = []
+    for start in range(0, int(elapsed - args.kill_at), 5):
+        window = [d for at, d in delays if start <= at - killed_at < start + 5]
+        if window:
+            p50, p99 = statistics.median(window) * 1000, percentile(window, 0.99) * 1000
+            own.append(f"{start}-{start + 5} s: {p50:.0f}, {p99:.0f} ms")
+    print(
+        "publishers' own delay (a state handed to the bridge → written by a connection; part of "
+        "the lag): "
+        + figures("whole run", [d for _, d in delays]).replace(" updates", " states")
+        + "; after the kill, per 5 s (p50, p99): "
+        + "; ".join(own)
+    )
     back = recovery(lags, killed_at)
     print(
         "back within p50 <= 100 ms and p99 <= 1 s: "
@@ -791,7 +958,9 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         return f"{name} {(after[name] - before[name]) / hz / elapsed * 100:.0f}%"
 
     shares = ", ".join(share(name) for name in pids)
-    print(f"CPU (share of one core): {shares}")
+    own = [share * 100 for share in done["cpu_shares"]]
+    shares += f", publishers while playing {sum(own):.0f}% ({', '.join(f'{x:.0f}%' for x in own)})"
+    print(f"CPU (share of one core, the nodes' and the console's over the run and its closing): {shares}")
     print(
         "machine load average (1 min; 2 cores) at the start, the kill, the end: "
         + ", ".join(f"{load:.1f}" for load in loads)
@@ -818,23 +987,55 @@ async def wait_for(probe: Any, within: float, what: str) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--tables", type=int, default=500)
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser = argparse.ArgumentParser(
+        description=textwrap.fill(" ".join((__doc__ or "").split("\n\n")[0].split()), 78),
+        epilog=QUIET_RUNS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--tables", type=int, default=500, help="busy tables (default 500)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long they play (default 60)")
     parser.add_argument("--kill-at", type=float, default=30.0, help="seconds into the run (default 30)")
     parser.add_argument("--bridged", type=int, default=3, help="tables through a bridging mosquitto (3)")
     parser.add_argument(
-        "--one-path",
-        action="store_true",
-        help="direct tables without the state's second connection (the bridge as rendered has it)",
+        "--publishers",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"publisher processes, each driving a share of the tables (default: one per "
+        f"{TABLES_PER_PUBLISHER} tables); see its CPU share in the output: near 100%% means it fell "
+        "behind and the figure is its own",
+    )
+    parser.add_argument(
+        "--state-paths",
+        choices=STATE_PATHS,
+        default="2",
+        help="the direct tables' state: on two connections of its own, not on the session's "
+        "(2, as rendered); on the session's and one of its own (main+1, as rendered before); on "
+        "the session's alone (main)",
+    )
+    parser.add_argument(
+        "--state-restart",
+        type=restart_timeout,
+        default=(RESTART_BASE_S, RESTART_CAP_S),
+        metavar="BASE,CAP",
+        help=f"the direct tables' state paths reconnect as with mosquitto's restart_timeout BASE "
+        f"CAP (default {RESTART_BASE_S},{RESTART_CAP_S}, as rendered; a longer one spreads their "
+        "reconnections after a death, the other path carrying the state meanwhile)",
     )
     parser.add_argument(
         "--kill",
         choices=("n1", *STREAMS),
         default="n1",
-        help="the node to kill: n1, or the leader of that MQTT stream (see above)",
+        help="the node to kill: n1, or the leader of that MQTT stream (the run prints what the "
+        "killed node led: what it stalls depends on it)",
     )
-    parser.add_argument("--keep", type=Path, help="run in DIR and keep its logs there (see above)")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="run in DIR and leave there the nodes' and the console's logs, publisher-events.jsonl "
+        "(each direct table's lost and regained connections) and lags.jsonl (each update's lag)",
+    )
     parser.add_argument("--role", choices=("bench", "publisher"), default="bench", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import random
 import shutil
 import signal
 import socket
@@ -30,12 +31,41 @@ _PLACES: Final = frozenset({"listener", "persistence_location", "log_dest", "pid
 _AUTH: Final = frozenset({"allow_anonymous", "password_file", "acl_file"})
 
 
+def _ephemeral_ports() -> range:
+    """The ports the kernel gives outgoing connections (Linux's default when unreadable)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return range(int(low), int(high) + 1)
+    except (OSError, ValueError):
+        return range(32768, 61000)
+
+
+#: Where a test's servers listen: below the kernel's ephemeral range. A port the kernel hands out
+#: for ``bind(0)`` is one it may also give the next outgoing connection (the floor's tests open
+#: hundreds) in the moment between the test finding it free and its server binding it: a node
+#: of a test's NATS cluster once failed to start so. No client is ever given a port from here.
+_SERVER_PORTS: Final = range(20000, max(20001, min(_ephemeral_ports().start, 32768)))
+#: Drawn from the system's randomness: pytest-randomly seeds ``random`` alike in every xdist
+#: worker, which would have them draw the same ports in the same order.
+_DRAW: Final = random.SystemRandom()
+
+
 def free_port() -> int:
-    """A TCP port that was free on 127.0.0.1 a moment ago."""
+    """A TCP port that was free on 127.0.0.1 a moment ago, outside the kernel's ephemeral range
+    when there is room below it (two test processes drawing the same port is then what is left:
+    one chance in thousands, and the loser's bind check moves on)."""
+    for _ in range(100):
+        port = _DRAW.choice(_SERVER_PORTS)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        found: int = sock.getsockname()[1]
+        return found
 
 
 @dataclass

@@ -30,13 +30,19 @@ takes its first picture from the floor's store instead (the latest state and sta
 table, ``controller.floor.store``). mosquitto still sends the bridge its retained messages at
 every connection (the newest state and status), only without the flag.
 
-The state's second path (a cluster only): the table's state crosses again on a second connection
-of its own (``connection tablectl-T-floor-state``, no session, QoS 0), which starts on the next
-node. When the node of the first connection dies, the table's state goes on through the second
-while the first is taken up on another node — which on NATS 2.9 takes 4-9 s more when the dead
-node led the stream of the MQTT sessions (no node accepts a connection meanwhile). The consoles
-take each state once (the copies are alike, byte for byte); alerts, hand results and statuses
-keep the one persistent session (history, stored once).
+The state's own paths (a cluster only): the table's state crosses on two connections of its
+own (``connection tablectl-T-floor-state`` and ``-state-2``, no session, QoS 0), starting on
+the second and the third node, and not on the session's connection, which carries the history
+(alerts, hand results, statuses: QoS 1, stored once). When a node dies, the state goes on
+through the connection on a node left while the other is taken up again — which on NATS 2.9
+takes 4-9 s more when the dead node led the stream of the MQTT sessions (no node accepts a
+connection meanwhile). The state is kept off the session's connection because that connection
+stalls whenever the dead node led the stream of the QoS 1 messages: NATS 2.9 reads a client's
+messages in order and holds the next until the QoS 1 one before it is stored (up to 4 s, then
+it closes the connection), so a state behind an alert waited with it; with the state on that
+connection and one other, a table whose other connection was on the dead node went 5-9 s
+without a state (``benchmarks/floor_cluster.py --state-paths main+1``). The consoles take each
+state once (the copies are alike, byte for byte).
 
 Reconnecting is tuned so that losing a node costs seconds: the next node is tried after
 ``RESTART_BASE_S`` (mosquitto's default is 5 s rising to 30 s, and a 55 s gap was measured with
@@ -140,17 +146,25 @@ def _reconnect_lines() -> list[str]:
     ]
 
 
-def state_path_section(spec: BridgeSpec) -> str:
-    """The state's second connection to a cluster (see the module docstring), from the next node."""
+#: The state's own connections to a cluster (see the module docstring).
+STATE_PATHS: Final = 2
+
+
+def state_path_section(spec: BridgeSpec, number: int = 1) -> str:
+    """The state's connection ``number`` (1 or 2) to a cluster (see the module docstring),
+    starting ``number`` nodes after the session's."""
     topics = Topics(spec.root, spec.table)
-    addresses = spec.addresses[1:] + spec.addresses[:1]
+    shift = number % len(spec.addresses)
+    addresses = spec.addresses[shift:] + spec.addresses[:shift]
+    suffix = "" if number == 1 else f"-{number}"
     lines = [
         "",
-        "# --- The state's second path to the floor ------------------------------------------------",
-        "# The state again, on a connection of its own starting on the next node: when the node of",
-        "# the first dies, the state goes on through this one (the consoles take each state once).",
-        f"connection tablectl-{spec.table}-floor-state",
-        *_connect_lines(spec, addresses, f"tablectl-{spec.table}-bridge-state"),
+        f"# --- The state's path {number} to the floor " + "-" * 52,
+        "# The state alone, on a connection of its own starting on another node than the others:",
+        "# when a node dies, the state goes on through the other path (the consoles take each",
+        "# state once), and no QoS 1 message held up by the cluster ever holds a state up.",
+        f"connection tablectl-{spec.table}-floor-state{suffix}",
+        *_connect_lines(spec, addresses, f"tablectl-{spec.table}-bridge-state{suffix}"),
         "cleansession true",
         "start_type automatic",
         *_reconnect_lines(),
@@ -163,8 +177,9 @@ def state_path_section(spec: BridgeSpec) -> str:
 
 def bridge_section(spec: BridgeSpec) -> str:
     """The ``connection`` section(s) of the table PC's mosquitto.conf (they hold the password):
-    to a cluster (several nodes, nothing retained), also the state's second path."""
+    to a cluster (several nodes, nothing retained), the state on paths of its own instead."""
     topics = Topics(spec.root, spec.table)
+    state_paths = len(spec.addresses) > 1 and not spec.retained
     lines = [
         "",
         "# --- The bridge to the floor --------------------------------------------------------------",
@@ -185,11 +200,18 @@ def bridge_section(spec: BridgeSpec) -> str:
             "# their first picture from the floor's store.",
             "bridge_outgoing_retain false",
         ]
-    lines.append("# The state at QoS 0: the newest one is sent again at every (re)connection.")
-    lines += [f"topic {topic} out {bridge_qos(topics, topic)}" for topic in public_topics(topics)]
+    if state_paths:
+        lines.append("# The history (QoS 1); the state crosses on paths of its own (below).")
+    else:
+        lines.append("# The state at QoS 0: the newest one is sent again at every (re)connection.")
+    lines += [
+        f"topic {topic} out {bridge_qos(topics, topic)}"
+        for topic in public_topics(topics)
+        if not (state_paths and topic == topics.state)
+    ]
     if spec.allow_input:
         lines.append(f"topic {topics.input} in 1")
     section = "\n".join(lines) + "\n"
-    if len(spec.addresses) > 1 and not spec.retained:
-        section += state_path_section(spec)
+    if state_paths:
+        section += "".join(state_path_section(spec, n) for n in range(1, STATE_PATHS + 1))
     return section

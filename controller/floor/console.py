@@ -393,6 +393,8 @@ class FloorConsole:
             "rejected": health.rejected,
             "last_rejected": health.last_rejected,
             "history_error": self.store.error,
+            "latest_waiting": self.store.latest_waiting,
+            "latest_dropped": self.store.latest_dropped,
             "store": self.store.database.kind,
             "recording": self.recording,
             "recorder": self.recorder.health.to_json() if self.recorder is not None else None,

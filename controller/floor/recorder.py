@@ -213,7 +213,7 @@ class Recorder:
         table, kind = parsed
         if not payload:
             if kind == "controller/status":
-                self.store.forget_latest(table)
+                self.store.forget_latest(table, received_ms)
             return
         if kind == "state":
             try:
@@ -354,7 +354,7 @@ class Recorder:
         if parsed is None or not payload:
             # Not ours (a broker may send more than asked), or a retained status cleared.
             if parsed is not None and parsed[1] == "controller/status":
-                self.store.forget_latest(parsed[0])
+                self.store.forget_latest(parsed[0], received_ms)
             self.store.after(done)
             return
         table, kind = parsed

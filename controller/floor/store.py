@@ -18,7 +18,10 @@ Beside the history, the store keeps the *latest* state and controller status of 
 the floor, where a single broker's retained messages are not to be had (a NATS cluster, whose
 retained messages wait for a JetStream leader, see ``controller.deploy.bridge``). States come many
 times a second across a floor; they are kept per table in memory and written every
-``LATEST_EVERY_S``, the newest of each.
+``LATEST_EVERY_S``, the newest of each. A write of them that fails (the database restarting) is
+tried again, backing off to ``LATEST_RETRY_S``, with what was noted meanwhile: the newest of each
+table is kept, so a long outage costs no more memory than a short one, and at most
+``LATEST_KEPT`` rows wait (those of further tables are dropped, counted in ``latest_dropped``).
 
 See ``docs/floor.md``.
 """
@@ -32,12 +35,14 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
 from contract.models import Alert, HandResult, Status
 from controller.display.view import alert_json
+from link.backoff import Backoff
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +52,11 @@ BATCH: Final = 1000
 PRUNE_EVERY_S: Final = 3600.0
 #: How often the latest states and statuses noted are written (the newest of each table).
 LATEST_EVERY_S: Final = 0.5
+#: After a failed write of them, the next attempt backs off from LATEST_EVERY_S to this.
+LATEST_RETRY_S: Final = 5.0
+#: Latest rows waiting for the store at most (a state and a status of 5,000 tables); the newest
+#: of each table replaces the one waiting, so the bound is only reached by that many tables.
+LATEST_KEPT: Final = 10_000
 #: The default path of the SQLite history (relative to the working directory).
 DEFAULT_SQLITE: Final = "var/floor.sqlite"
 
@@ -82,8 +92,10 @@ ON CONFLICT (table_id, kind) DO UPDATE SET
     ts_ms = excluded.ts_ms, received_ms = excluded.received_ms, payload = excluded.payload
 WHERE excluded.ts_ms > table_latest.ts_ms
 """
-#: A table taken out of service (its retained status cleared): no first picture of it.
-FORGET_LATEST: Final = "DELETE FROM table_latest WHERE table_id = ?"
+#: A table taken out of service (its retained status cleared): no first picture of it. Only what
+#: was received before the clearing goes, so that a forget tried again after a failed write
+#: never removes the state of a table back in service meanwhile.
+FORGET_LATEST: Final = "DELETE FROM table_latest WHERE table_id = ? AND received_ms <= ?"
 #: The kinds ``table_latest`` keeps (topics under the table's base).
 LATEST_KINDS: Final = ("controller/status", "state")
 PRUNE: Final = (
@@ -342,9 +354,19 @@ class FloorStore:
         self.pruned = 0
         #: Set while writes succeed (cleared by a failed one, set again by the next success).
         self.writable = asyncio.Event()
-        #: The latest state and status noted per (table, kind), not yet queued: their rows.
+        #: The latest state and status noted per (table, kind), not yet queued (or to be queued
+        #: again after a failed write): their rows, ``received_ms`` fourth.
         self._latest: dict[tuple[str, str], tuple[Any, ...]] = {}
+        #: Tables taken out of service whose removal is not yet committed: when the clearing
+        #: came (a row received before it is not kept again); ``_forgets_due``: those to queue.
+        self._forgets: dict[str, int] = {}
+        self._forgets_due: set[str] = set()
         self._latest_at: asyncio.TimerHandle | None = None
+        self._latest_backoff = Backoff(LATEST_EVERY_S, LATEST_RETRY_S)
+        self._latest_failed = False
+        self._closing = False
+        #: Latest rows dropped because ``LATEST_KEPT`` were waiting for the store.
+        self.latest_dropped = 0
 
     @property
     def name(self) -> str:
@@ -363,6 +385,7 @@ class FloorStore:
 
     async def close(self) -> None:
         """Write what is queued, then stop."""
+        self._closing = True
         if self._pruner is not None:
             self._pruner.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -422,27 +445,94 @@ class FloorStore:
 
     def note_latest(self, table_id: str, kind: str, ts_ms: int, received_ms: float, payload: bytes) -> None:
         """The table's state or status (``kind``, one of ``LATEST_KINDS``) as published: kept as
-        the table's latest if newer than what is kept (written within ``LATEST_EVERY_S``)."""
+        the table's latest if newer than what is kept (written within ``LATEST_EVERY_S``, or
+        once the store answers again)."""
+        self._keep_latest((table_id, kind, ts_ms, int(received_ms), payload.decode()))
+        self._latest_soon()
+
+    def forget_latest(self, table_id: str, received_ms: float | None = None) -> None:
+        """The table was taken out of service (its status cleared, received at ``received_ms``,
+        default now): its latest state and status are removed."""
+        at = int(self._clock() * 1000 if received_ms is None else received_ms)
+        for kind in LATEST_KINDS:
+            self._latest.pop((table_id, kind), None)
+        self._forgets[table_id] = max(at, self._forgets.get(table_id, at))
+        self._forgets_due.add(table_id)
+        self._latest_soon()
+
+    def _keep_latest(self, row: tuple[Any, ...]) -> None:
+        """``row`` to be written, unless what waits for its table is newer, its table was taken
+        out of service after it came, or ``LATEST_KEPT`` rows of other tables wait already."""
+        table_id, kind, ts_ms, received_ms = row[:4]
+        if self._forgets.get(table_id, -1) >= received_ms:
+            return
         key = (table_id, kind)
         kept = self._latest.get(key)
         if kept is not None and kept[2] >= ts_ms:
             return
-        self._latest[key] = (table_id, kind, ts_ms, int(received_ms), payload.decode())
-        if self._latest_at is None:
-            self._latest_at = asyncio.get_running_loop().call_later(LATEST_EVERY_S, self._queue_latest)
+        if kept is None and len(self._latest) >= LATEST_KEPT:
+            self.latest_dropped += 1
+            if self.latest_dropped == 1:
+                log.error(
+                    "floor store %s: %d latest states wait for the store; those of further tables "
+                    "are dropped (counted)",
+                    self.name,
+                    LATEST_KEPT,
+                )
+            return
+        self._latest[key] = row
 
-    def forget_latest(self, table_id: str) -> None:
-        """The table was taken out of service: its latest state and status are removed."""
-        for kind in LATEST_KINDS:
-            self._latest.pop((table_id, kind), None)
-        self._queue.put_nowait((FORGET_LATEST, (table_id,), None))
+    def _latest_soon(self) -> None:
+        """Queue what is noted within ``LATEST_EVERY_S`` (or the retry's delay after a failure)."""
+        if self._latest_at is None and not self._closing:
+            delay = self._latest_backoff.next() if self._latest_failed else LATEST_EVERY_S
+            self._latest_at = asyncio.get_running_loop().call_later(delay, self._queue_latest)
 
     def _queue_latest(self) -> None:
         self._latest_at = None
         rows, self._latest = self._latest, {}
+        forgets, self._forgets_due = self._forgets_due, set()
+        for table_id in forgets:
+            at = self._forgets[table_id]
+            self._queue.put_nowait((FORGET_LATEST, (table_id, at), partial(self._forgotten, table_id, at)))
         for row in rows.values():
-            # Nobody waits for these: a state lost to a failed write is superseded by the next.
-            self._queue.put_nowait((UPSERT_LATEST, row, None))
+            self._queue.put_nowait((UPSERT_LATEST, row, partial(self._latest_written, row)))
+
+    def _latest_written(self, row: tuple[Any, ...], ok: bool) -> None:
+        if ok:
+            self._latest_ok()
+            return
+        self._keep_latest(row)  # unless superseded meanwhile
+        self._latest_retry()
+
+    def _forgotten(self, table_id: str, at: int, ok: bool) -> None:
+        if ok:
+            if self._forgets.get(table_id) == at:
+                del self._forgets[table_id]
+            self._latest_ok()
+            return
+        self._forgets_due.add(table_id)
+        self._latest_retry()
+
+    def _latest_ok(self) -> None:
+        if self._latest_failed:
+            self._latest_failed = False
+            self._latest_backoff.reset()
+
+    def _latest_retry(self) -> None:
+        """A write of latest rows failed: they are tried again after the backoff's delay."""
+        if not self._latest_failed:
+            self._latest_failed = True
+            if self._latest_at is not None:  # due sooner than a retry should be
+                self._latest_at.cancel()
+                self._latest_at = None
+        self._latest_soon()
+
+    @property
+    def latest_waiting(self) -> int:
+        """Latest states and statuses noted and not yet queued (waiting for the store, after a
+        failed write)."""
+        return len(self._latest) + len(self._forgets_due)
 
     def after(self, done: Done) -> None:
         """Tell ``done`` once everything queued before is written (or failed): a message that

@@ -14,8 +14,10 @@ import mmap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pydantic_core import from_json
+from pydantic_core import SchemaValidator, ValidationError, from_json
+from pydantic_core import core_schema as cs
 
 from controller.journal.files import JournalFiles, Segment
 from controller.journal.records import (
@@ -33,6 +35,7 @@ from controller.journal.records import (
     chain_hash,
     decode,
     kind_prefix,
+    parse_time,
     split_line,
 )
 
@@ -42,6 +45,21 @@ _KEEP_PROBLEMS = 100
 _ALWAYS = (kind_prefix("outage"), kind_prefix("start"))
 #: Reading backwards for the last record before a place: this much at a time (lines are short).
 _BACK_CHUNK = 1 << 16
+_RECEIVED = kind_prefix("received")
+#: The usual ``received`` line (a UTF-8 payload) validated in one call straight into the fields a
+#: :class:`ReceivedRecord` needs: a third of the time of the generic path (``from_json`` to a dict,
+#: then :func:`decode`), the largest part of reading the journal after hashing. A line it does not
+#: take (``payload_b64``, a torn or odd line) goes the generic way, which reports it as before.
+_RECEIVED_LINE = SchemaValidator(
+    cs.typed_dict_schema(
+        {
+            "n": cs.typed_dict_field(cs.int_schema()),
+            "topic": cs.typed_dict_field(cs.str_schema()),
+            "payload": cs.typed_dict_field(cs.str_schema()),
+            "received": cs.typed_dict_field(cs.str_schema()),
+        }
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +150,16 @@ def _torn_number(line: bytes) -> int:
     return int(digits) if digits else 0
 
 
+def _received(fields: dict[str, Any], where: str) -> ReceivedRecord | None:
+    """The record of a line :data:`_RECEIVED_LINE` took; None when its time does not parse (the
+    generic path then says why, as for any other line)."""
+    try:
+        received = parse_time(fields["received"])
+    except ValueError:
+        return None
+    return ReceivedRecord(fields["n"], fields["topic"], fields["payload"].encode(), received, where)
+
+
 class JournalReader:
     """Reads the records of one journal (all its segments)."""
 
@@ -181,23 +209,35 @@ class JournalReader:
                     file.seek(offset)
                 line_number = 0 if not offset else -1  # unknown after a seek: reported as offsets
                 position = offset
+                closed = segment.closed
                 for raw in file:
                     line_start = position
                     position += len(raw)
                     if line_number >= 0:
                         line_number += 1
                     torn = not raw.endswith(b"\n")
-                    if not segment.closed:
+                    if not closed:
                         scan.torn_tail = torn
                     text = raw.rstrip(b"\r\n")
                     if not text or text.isspace():
                         continue
                     body, digest = split_line(text)
+                    fast: dict[str, Any] | None = None
+                    if text.startswith(_RECEIVED):
+                        # (not contextlib.suppress: a tenth of the call's time, every line)
+                        try:
+                            fast = _RECEIVED_LINE.validate_json(body)
+                        except ValidationError:
+                            fast = None
                     try:
-                        # pydantic's JSON parser (jiter): a record line in about a quarter of
-                        # json.loads' time, the largest part of reading a record
-                        data = from_json(body)
-                        n = int(data.get("n", 0)) if isinstance(data, dict) else 0
+                        if fast is not None:
+                            data: Any = fast
+                            n = fast["n"]
+                        else:
+                            # pydantic's JSON parser (jiter): a record line in about a quarter of
+                            # json.loads' time
+                            data = from_json(body)
+                            n = int(data.get("n", 0)) if isinstance(data, dict) else 0
                     except (ValueError, TypeError) as error:
                         why = "torn record (crash or failed write)" if torn else "bad record"
                         where = _place(base, line_number, line_start)
@@ -205,7 +245,7 @@ class JournalReader:
                         scan.unreadable_n = max(scan.unreadable_n, _torn_number(text))
                         continue
                     scan.records += 1
-                    if not segment.closed and not offset and scan.active_first is None:
+                    if not closed and not offset and scan.active_first is None:
                         scan.active_first = n
                     # The chain: each record's number follows the last one's (except right after
                     # an outage record's declared loss) and its hash covers the last one's hash.
@@ -242,16 +282,21 @@ class JournalReader:
                         previous_n = n
                     scan.last_n = max(scan.last_n, n)
                     scan.last_h = previous_h
-                    # Outages declare lost numbers, starts count sessions: always decoded.
-                    always = text.startswith(_ALWAYS)
-                    filtered = bool(skipped and text.startswith(skipped)) or bool(
-                        wanted and not text.startswith(wanted)
+                    filtered = bool(
+                        (skipped and text.startswith(skipped)) or (wanted and not text.startswith(wanted))
                     )
-                    if filtered and not always:
+                    # Outages declare lost numbers, starts count sessions: always decoded.
+                    if filtered and not text.startswith(_ALWAYS):
                         continue
                     full = _place(base, line_number, line_start)
+                    if fast is not None:
+                        received = _received(fast, full)
+                        if received is not None:
+                            if not filtered:
+                                yield received
+                            continue
                     try:
-                        record = decode(data, full)
+                        record = decode(from_json(body) if fast is not None else data, full)
                     except (ValueError, KeyError, TypeError) as error:
                         scan.problems.append(f"{full}: bad record: {error}")
                         continue

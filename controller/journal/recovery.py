@@ -25,8 +25,10 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import islice
 from typing import Protocol
 
 from controller.journal.checkpoint import CheckpointError, Snapshot, load
@@ -34,6 +36,7 @@ from controller.journal.files import JournalFiles
 from controller.journal.reader import JournalReader, JournalScan, Position
 from controller.journal.records import (
     CheckpointRecord,
+    JournalRecord,
     OutageRecord,
     PublishedRecord,
     ReceivedRecord,
@@ -50,6 +53,12 @@ log = logging.getLogger("controller.journal.recovery")
 
 #: Checkpoints tried, newest first, before replaying from the oldest record.
 _TRIES = 5
+#: Records are replayed a chunk at a time: first the messages of the chunk are prepared (their
+#: payloads parsed) in one tight loop, then the engine is given them in order. Reading, parsing
+#: and the engine step taken in turn for every record cost a quarter more CPU time than the same
+#: work a chunk at a time (each stage's code and data pushed out of the caches by the others'):
+#: measured with benchmarks/replay.py, best at a few dozen records.
+_CHUNK = 64
 #: Kinds recovery does not decode (audit samples of malformed payloads are not replayed).
 _NOT_REPLAYED = ("sample",)
 _Key = tuple[str, int, str, bytes]
@@ -77,13 +86,27 @@ class Replayable(Protocol):
         """Take over the state of a checkpoint."""
         ...
 
+    def prepare(self, topic: str, payload: bytes, received: datetime) -> object:
+        """What the engine would be given for a journaled message by today's configuration (its
+        payload parsed), for :meth:`replay_received`; it changes nothing, so that recovery may
+        prepare the messages of a chunk of records before replaying them."""
+        ...
+
     def replay_received(
-        self, n: int, topic: str, payload: bytes, received: datetime, *, remember: bool = True
+        self,
+        n: int,
+        topic: str,
+        payload: bytes,
+        received: datetime,
+        prepared: object,
+        *,
+        remember: bool = True,
     ) -> list[Outgoing] | None:
-        """The message of received record ``n`` again, as at the time; what it produced, or None
-        when the engine does not take it (malformed by today's configuration, a device beyond the
-        table's bound). With ``remember``, it is remembered as received either way (a repeat after
-        start-up is recognised); the audit, which nothing follows, skips that."""
+        """The message of received record ``n`` (``prepared`` by :meth:`prepare`) again, as at
+        the time; what it produced, or None when the engine does not take it (malformed by today's
+        configuration, a device beyond the table's bound). With ``remember``, it is remembered as
+        received either way (a repeat after start-up is recognised); the audit, which nothing
+        follows, skips that."""
         ...
 
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
@@ -186,12 +209,21 @@ class _Tail:
         self.published: Counter[_Key] = Counter()
         self.published_compared: list[PublishedRecord] = []
 
-    def received(self, record: ReceivedRecord) -> None:
+    def prepare(self, chunk: list[JournalRecord]) -> list[object]:
+        """What the table prepares of each received record of ``chunk`` to replay (None for the
+        other records and those the starting point covers), in one pass before replaying it."""
+        prepare, covers = self.table.prepare, self.covers
+        return [
+            prepare(r.topic, r.payload, r.received) if type(r) is ReceivedRecord and r.n > covers else None
+            for r in chunk
+        ]
+
+    def received(self, record: ReceivedRecord, prepared: object) -> None:
         if record.n <= self.covers:
             return
         self.recovery.received += 1
         produced = self.table.replay_received(
-            record.n, record.topic, record.payload, record.received, remember=self.remember
+            record.n, record.topic, record.payload, record.received, prepared, remember=self.remember
         )
         if produced is not None:
             self._replayed(produced)
@@ -245,6 +277,12 @@ class _Tail:
                 )
 
 
+def _chunks(records: Iterator[JournalRecord]) -> Iterator[list[JournalRecord]]:
+    """``records`` a :data:`_CHUNK` at a time."""
+    while chunk := list(islice(records, _CHUNK)):
+        yield chunk
+
+
 def recover(table: Replayable, files: JournalFiles) -> Recovery:
     """Rebuild ``table`` from the newest usable checkpoint and the records after it."""
     recovery = Recovery()
@@ -274,17 +312,18 @@ def recover(table: Replayable, files: JournalFiles) -> Recovery:
         recovery.checkpoint = f"{used.file} (after record {used.covers})"
     scan = JournalScan()
     tail = _Tail(table, recovery, covers)
-    for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
-        if isinstance(item, ReceivedRecord):
-            tail.received(item)
-        elif isinstance(item, RejectedRecord):
-            tail.rejected(item)
-        elif isinstance(item, TimeRecord):
-            tail.time(item)
-        elif isinstance(item, PublishedRecord):
-            tail.sent(item)
-        elif isinstance(item, OutageRecord):
-            recovery.outages.append(_describe(item))
+    for chunk in _chunks(reader.scan(scan, start=start, skip=_NOT_REPLAYED)):
+        for item, prepared in zip(chunk, tail.prepare(chunk), strict=True):
+            if isinstance(item, ReceivedRecord):
+                tail.received(item, prepared)
+            elif isinstance(item, RejectedRecord):
+                tail.rejected(item)
+            elif isinstance(item, TimeRecord):
+                tail.time(item)
+            elif isinstance(item, PublishedRecord):
+                tail.sent(item)
+            elif isinstance(item, OutageRecord):
+                recovery.outages.append(_describe(item))
     tail.finish(snapshot.unpublished if snapshot is not None else [])
     recovery.problems = scan.problems
     recovery.chain = scan.chain
@@ -330,22 +369,24 @@ def audit(table: Replayable, files: JournalFiles) -> Recovery:
     scan = JournalScan()
     tail = _Tail(table, recovery, covers, remember=False)
     lost_before = False
-    for item in reader.scan(scan, start=start, skip=_NOT_REPLAYED):
-        if isinstance(item, ReceivedRecord | RejectedRecord | TimeRecord):
-            if isinstance(item, ReceivedRecord):
-                tail.received(item)
+    for chunk in _chunks(reader.scan(scan, start=start, skip=_NOT_REPLAYED)):
+        for item, prepared in zip(chunk, tail.prepare(chunk), strict=True):
+            if type(item) is ReceivedRecord:  # (most records: looked at first)
+                tail.received(item, prepared)
             elif isinstance(item, RejectedRecord):
                 tail.rejected(item)
-            else:
+            elif isinstance(item, TimeRecord):
                 tail.time(item)
+            else:
+                if isinstance(item, PublishedRecord):
+                    tail.sent(item)
+                elif isinstance(item, OutageRecord):
+                    recovery.outages.append(_describe(item))
+                    lost_before = lost_before or item.lost > 0
+                continue
             taken = checkpoints.get(item.n)
             if taken is not None and item.n > covers:
                 lost_before = _compare(table, files, taken, recovery, lost_before)
-        elif isinstance(item, PublishedRecord):
-            tail.sent(item)
-        elif isinstance(item, OutageRecord):
-            recovery.outages.append(_describe(item))
-            lost_before = lost_before or item.lost > 0
     tail.finish([])
     recovery.problems = scan.problems
     recovery.chain = scan.chain

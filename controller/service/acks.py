@@ -127,7 +127,10 @@ class Acknowledgements:
                 return
             self._progress.clear()
             try:
-                await asyncio.wait_for(self._progress.wait(), max(0.0, deadline - loop.time()))
+                # (``asyncio.timeout``, not ``wait_for``: no task of its own, so no turn of the
+                # loop more between the record written and the alert published)
+                async with asyncio.timeout_at(deadline):
+                    await self._progress.wait()
             except TimeoutError:
                 log.warning(
                     "journal: record %d not written after %.1f s (a slow or hung disk); "

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Final, NamedTuple
 
 from config.loader import table_chips
 from config.models import JournalSection, SensorBoardDevice, TableConfig
@@ -32,7 +31,7 @@ from controller.journal.files import JournalFiles
 from controller.journal.recovery import Recovery, audit, recover
 from controller.journal.writer import Journal, JournalOptions
 from controller.service.grace import StartupGrace
-from controller.service.inbox import Classified, Malformed, classify
+from controller.service.inbox import Classified, Inbox, Malformed
 from controller.service.journal_health import JournalHealth
 from controller.service.malformed import SAMPLE_BYTES, MalformedTally, Report
 from controller.service.outgoing import Outgoing
@@ -74,12 +73,12 @@ def journal_options(section: JournalSection) -> JournalOptions:
 MAX_DEVICES: Final = 32
 
 
-@dataclass(frozen=True, slots=True)
-class Handled:
+class Handled(NamedTuple):
     """A received message: its record number (0: not journaled) and what it produced.
 
     ``repeat``: the broker delivered a message again that is already in the journal as ``record``;
-    it was not applied a second time.
+    it was not applied a second time. (A named tuple: one is made for every message, and a
+    frozen data class's constructor cost three times as much.)
     """
 
     record: int
@@ -105,6 +104,7 @@ class TableController:
         self.state: PublicState | None = None
         #: Device id -> kind, when ``[[devices]]`` names them (None: any device, any event).
         self.kinds = config.device_kinds() or None
+        self.inbox = Inbox(self.topics, self.kinds)
         self.tally = MalformedTally()
         self._devices: set[str] = set(config.device_kinds())
         self.session = 1
@@ -187,18 +187,30 @@ class TableController:
     def engine_state(self) -> EngineState:
         return self.engine.state
 
+    def prepare(self, topic: str, payload: bytes, received: datetime) -> Classified | None:
+        """A journaled message as the engine would take it now (None: it would not); changes nothing."""
+        classified = self.inbox.classify(topic, payload, received)
+        return classified if isinstance(classified, Classified) else None
+
     def replay_received(
-        self, n: int, topic: str, payload: bytes, received: datetime, *, remember: bool = True
+        self,
+        n: int,
+        topic: str,
+        payload: bytes,
+        received: datetime,
+        prepared: object,
+        *,
+        remember: bool = True,
     ) -> list[Outgoing] | None:
-        """Received record ``n`` through the engine again; None when it would not take it now."""
-        classified = classify(self.topics, topic, payload, received, self.kinds)
+        """Received record ``n`` (:meth:`prepare` gave ``prepared``) through the engine again;
+        None when it would not take it now."""
         if remember:
             self.recent.add(digest(topic, payload), n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
         # table's bound: not given to the engine, as it would not be now.
-        if not isinstance(classified, Classified) or not self.admit(classified):
+        if not isinstance(prepared, Classified) or not self.admit(prepared):
             return None
-        return self._handle(n, classified, received, replay=True)
+        return self._handle(n, prepared, received, replay=True)
 
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
         """Rejected record ``n`` (a report of malformed input) through the engine again."""
@@ -256,9 +268,24 @@ class TableController:
         device event/status is not journaled and produces nothing (logged at DEBUG). A message
         the broker delivers again is recognised and not applied twice.
         """
+        return self.receive_classified(
+            topic, payload, received, self.inbox.classify(topic, payload, received), defer_state=defer_state
+        )
+
+    def receive_classified(
+        self,
+        topic: str,
+        payload: bytes,
+        received: datetime,
+        classified: Classified | Malformed | None,
+        *,
+        defer_state: bool = False,
+    ) -> Handled:
+        """:meth:`receive` of a message ``self.inbox.classify`` gave ``classified`` (the service
+        classifies the messages waiting a batch at a time, before taking them in order)."""
         self._defer_state = defer_state
         try:
-            return self._receive(topic, payload, received)
+            return self._receive(topic, payload, received, classified)
         finally:
             self._defer_state = False
 
@@ -269,8 +296,9 @@ class TableController:
             return []
         return [Outgoing("state", cause, self.topics.state, self._public(self.state).to_json(), True)]
 
-    def _receive(self, topic: str, payload: bytes, received: datetime) -> Handled:
-        classified = classify(self.topics, topic, payload, received, self.kinds)
+    def _receive(
+        self, topic: str, payload: bytes, received: datetime, classified: Classified | Malformed | None
+    ) -> Handled:
         if classified is None:
             log.debug("ignored a message on %s (not an engine topic of this table)", bounded(topic, 200))
             return Handled(0, [])
@@ -495,14 +523,14 @@ class TableController:
         if not replay:
             if isinstance(classified.received, PayloadRejected):
                 log.warning("%s", classified.summary)
-            else:
+            elif log.isEnabledFor(logging.DEBUG):
                 # One line per message cost more than the engine step (and buried the alerts):
                 # INFO keeps what happened to the table (alerts, hands, resends, reports).
-                log.debug("%s", classified)  # its summary made only when DEBUG is on
-            message = classified.received
-            if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
-                # Bench diagnostics only: a UID identifies a card, INFO must never show it.
-                log.debug("%s: tag uid %s", message.device, message.event.uid)
+                log.debug("%s", classified)
+                message = classified.received
+                if isinstance(message, DeviceEventReceived) and isinstance(message.event, TagEvent):
+                    # Bench diagnostics only: a UID identifies a card, INFO must never show it.
+                    log.debug("%s: tag uid %s", message.device, message.event.uid)
         engine = self.engine
         try:
             outputs = engine.handle(classified.received)
@@ -511,9 +539,10 @@ class TableController:
             # state is unchanged (the core is pure), the error is logged with where it happened.
             log.exception("engine failed on journal record %d (%s)", cause, classified.summary)
             return []
-        anchor = self._anchor
-        if anchor is None or engine.clock > anchor[0]:
-            self._anchor = (engine.clock, received)  # (the event time this message brought)
+        if not replay:  # (a replay's anchor is set again when it ends: TableController.recover)
+            anchor = self._anchor
+            if anchor is None or engine.clock > anchor[0]:
+                self._anchor = (engine.clock, received)  # (the event time this message brought)
         return self._outgoing(cause, outputs, received, replay=replay)
 
     def _outgoing(self, cause: int, outputs: Outputs, received: datetime, *, replay: bool) -> list[Outgoing]:

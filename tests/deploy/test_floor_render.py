@@ -99,26 +99,31 @@ def test_the_tables_bridge_lists_every_node_starting_from_its_own(rendered: tupl
             "bridge_protocol_version mqttv311",
             f"remote_username {table}-bridge",
             f"topic holdem/{table}/alerts out 1",
-            f"topic holdem/{table}/state out 0",
             # Nothing retained reaches the cluster (JetStream would store it before routing it).
             "bridge_outgoing_retain false",
         ):
             assert line in bridge.splitlines(), line
-        main, state_path = bridge.split(f"connection tablectl-{table}-floor-state\n")
-        # The state's second path: the state alone, no session, from the next node.
-        state_order = order[1:] + order[:1]
-        assert f"addresses {' '.join(f'127.0.0.1:{p}' for p in state_order)}" in state_path
-        for line in (
-            "cleansession true",
-            "restart_timeout 1 2",
-            "bridge_outgoing_retain false",
-            f"remote_clientid tablectl-{table}-bridge-state",
-            f"remote_username {table}-bridge",
-        ):
-            assert line in state_path.splitlines(), line
-        assert [line for line in state_path.splitlines() if line.startswith("topic")] == [
-            f"topic holdem/{table}/state out 0"
+        main, state_paths = bridge.split(f"connection tablectl-{table}-floor-state\n")
+        first, second = state_paths.split(f"connection tablectl-{table}-floor-state-2\n")
+        # The session's connection carries the history; the state has two paths of its own, no
+        # session, from the second and the third node.
+        assert [line for line in main.splitlines() if line.startswith("topic")] == [
+            f"topic holdem/{table}/{kind} out 1" for kind in ("alerts", "hands", "controller/status")
         ]
+        for path, shift, suffix in ((first, 1, ""), (second, 2, "-2")):
+            state_order = order[shift:] + order[:shift]
+            assert f"addresses {' '.join(f'127.0.0.1:{p}' for p in state_order)}" in path
+            for line in (
+                "cleansession true",
+                "restart_timeout 1 2",
+                "bridge_outgoing_retain false",
+                f"remote_clientid tablectl-{table}-bridge-state{suffix}",
+                f"remote_username {table}-bridge",
+            ):
+                assert line in path.splitlines(), line
+            assert [line for line in path.splitlines() if line.startswith("topic")] == [
+                f"topic holdem/{table}/state out 0"
+            ]
         assert "cleansession false" in main.splitlines()
         assert not [line for line in bridge.splitlines() if line.startswith("topic") and "dev" in line]
         assert (out / "secrets" / f"{table}-bridge").read_text().strip() in bridge

@@ -3,6 +3,7 @@ every change once, filters, the questions across tables, migrations, retention, 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sqlite3
@@ -348,3 +349,48 @@ async def test_each_table_s_latest_state_and_status_the_newest_kept_a_cleared_ta
     store.forget_latest("t1")  # taken out of service: what was noted of it goes too
     await store.flush()
     assert [(t, k) for t, k, _, _ in await store.latest()] == [("t2", "state")]
+
+
+async def test_the_latest_states_noted_while_postgresql_restarts_are_written_once_it_answers(
+    tmp_path: Path,
+) -> None:
+    """The latest state of each table is tried again (backing off) after a failed write, with
+    what was noted meanwhile (the newest of each table); a table taken out of service while the
+    database was away is removed once it answers, and is not brought back by a retried row."""
+    from testing.postgres import private_postgres
+
+    def noted(table: str, kind: str, at: datetime) -> None:
+        history.note_latest(table, kind, ms(at), ms(at) + 5, json.dumps({"at": at.isoformat()}).encode())
+
+    with private_postgres(tmp_path / "pg") as database:
+        history = store_for(database.url)
+        await history.open()
+        try:
+            noted("t1", "state", T0)
+            noted("t2", "state", T0)
+            noted("t3", "state", T0)
+            await history.flush()
+            await asyncio.to_thread(database.stop, "immediate")  # as a crash
+            noted("t1", "state", T0 + timedelta(seconds=2))
+            noted("t2", "controller/status", T0)
+            noted("t3", "state", T0 + timedelta(seconds=2))
+            await history.flush()  # fails: the rows wait for the store
+            assert history.error is not None
+            noted("t1", "state", T0 + timedelta(seconds=4))  # supersedes the one waiting
+            history.forget_latest("t3", ms(T0 + timedelta(seconds=3)))  # out of service
+            assert history.latest_waiting == 3  # t1's state, t2's status, t3's removal
+            await asyncio.to_thread(database.start)
+            # Nobody flushes: the store's own retry writes them.
+            for _ in range(200):
+                if history.latest_waiting == 0 and history.error is None:
+                    break
+                await asyncio.sleep(0.1)
+            found = [(t, k, json.loads(p)["at"]) for t, k, p, _ in await history.latest()]
+        finally:
+            await history.close()
+    assert found == [
+        ("t2", "controller/status", T0.isoformat()),
+        ("t1", "state", (T0 + timedelta(seconds=4)).isoformat()),
+        ("t2", "state", T0.isoformat()),
+    ]
+    assert history.latest_dropped == 0

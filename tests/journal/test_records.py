@@ -23,6 +23,8 @@ from controller.journal.records import (
     INPUT_KINDS,
     KINDS,
     chain_hash,
+    chained_line,
+    decode,
     encode_body,
     payload_fields,
     received_body,
@@ -210,3 +212,38 @@ def test_a_received_record_is_the_generic_encoding_byte_for_byte(payload: bytes)
     )
     assert received_body(41, topic, payload, T0) == generic
     assert json.loads(generic)["n"] == 41
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"topic": TOPIC, "payload": '{"type":"key"}', "received": time_text(T0)},
+        {"topic": TOPIC, "payload": "", "received": "2026-11-30T01:02:03+01:00"},
+        {"topic": TOPIC, "payload": "x", "received": "2026-11-30T01:02:03"},  # no zone: UTC
+        {"topic": TOPIC, "payload": "x", "received": "yesterday"},  # bad time
+        {"topic": TOPIC, "payload": 7, "received": time_text(T0)},  # not a string
+        {"topic": 7, "payload": "x", "received": time_text(T0)},  # str() of it, as ever
+        {"topic": TOPIC, "payload_b64": "/w==", "received": time_text(T0)},
+        {"topic": TOPIC, "received": time_text(T0)},  # no payload
+        {"payload": "x", "received": time_text(T0)},  # no topic
+    ],
+)
+def test_the_quick_path_of_received_lines_reads_what_the_generic_one_does(
+    tmp_path: Path, fields: dict[str, object]
+) -> None:
+    """The reader's one-call path for ``received`` lines (controller.journal.reader) gives the
+    record, or the problem, that the generic decoding gives: whatever a line holds, either it
+    takes it exactly or it leaves it to the generic path."""
+    path = tmp_path / "journal.jsonl"
+    body = encode_body("received", 1, fields)
+    _, line = chained_line(GENESIS, body)
+    path.write_bytes(line)
+    contents = read_journal(path)
+    try:
+        expected = [decode(json.loads(body), f"{path}:1")]
+        problems: list[str] = []
+    except (ValueError, KeyError, TypeError) as error:
+        expected, problems = [], [f"{path}:1: bad record: {error}"]
+    assert contents.records == expected
+    assert contents.problems == problems
+    assert contents.scan.chain == []

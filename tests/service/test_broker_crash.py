@@ -166,7 +166,8 @@ def describe(controller: Controller, drivers: list[Driver[Device]], alerts: list
     return (
         f"taken {machine.device_seqs.taken}, emitted { ({d.device_id: d.emitted for d in drivers}) }, "
         f"resent { ({d.device_id: d.resent for d in drivers}) }, held {len(machine.device_seqs.held)}, "
-        f"gaps {machine.device_seqs.gaps}, hand {machine.hand} phase {machine.phase}; alerts: {alerts}"
+        f"gaps {machine.device_seqs.gaps}, hand {machine.table.hand} phase {machine.hand_part.phase}; "
+        f"alerts: {alerts}"
     )
 
 
