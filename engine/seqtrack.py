@@ -127,6 +127,31 @@ def release_order(held: tuple[Received, ...]) -> list[Received]:
         if position + 1 < len(stream):
             index, item = stream[position + 1]
             heapq.heappush(heap, (received_ts(item), index, n, position + 1))
+    return _statuses_after_their_events(out)
+
+
+def _statuses_after_their_events(out: list[Received]) -> list[Received]:
+    """A status naming a seq says its device's events up to that seq were published: it goes
+    after those of them released with it. (Put before one that arrived later with the same
+    time, as a lost end of a stream sent again does, it showed the same gap again when applied,
+    and the gap was filled, released and opened again for ever.)"""
+    for index in range(len(out) - 1, -1, -1):
+        item = out[index]
+        if not isinstance(item, DeviceStatusReceived) or item.status.seq is None:
+            continue
+        device, seq, session = item.device, item.status.seq, item.status.session
+        last = index
+        for later in range(index + 1, len(out)):
+            event = out[later]
+            if (
+                isinstance(event, DeviceEventReceived)
+                and event.device == device
+                and event.event.session in (session, None)
+                and event.event.seq <= seq
+            ):
+                last = later
+        if last != index:
+            out.insert(last, out.pop(index))
     return out
 
 

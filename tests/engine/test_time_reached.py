@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from contract.models import Alert, Profile, ResendCommand, Status
-from engine.api import DeviceEventReceived, DeviceStatusReceived, Outputs, TimeReached
+from engine.api import DeviceEventReceived, DeviceStatusReceived, Outputs, Received, TimeReached
 from engine.seqtrack import RESEND_EVERY, SETTLE
 from engine.state_data import state_from_data, state_to_data
 from engine.step import NOTHING, Engine, next_due
@@ -202,3 +202,39 @@ def test_a_chip_correction_never_made_is_judged_on_a_quiet_table_by_time_alone(p
     assert steps[0][0].now == due
     [alert] = [a for a in raised([out for _, out in steps]) if a.code == "remedy_not_followed"]
     assert (alert.seat, alert.message, alert.ts) == (case.seat, case.message, due)
+
+
+@pytest.mark.parametrize("sessions", [False, True])
+def test_a_lost_end_sent_again_with_the_statuss_own_time_closes_its_gap(sessions: bool) -> None:
+    """The status naming the reader's last seq has the time of that event (a clock of coarse
+    grain), and the event comes after it. Released together, the status goes after the event:
+    before, it went first (same time, arrived first), showed the same gap again, and the gap
+    was filled, released and opened again at every message, asked for for ever."""
+    table = Table(registry())
+    engine = Engine(replace(settings(), gap_wait_s=GAP_WAIT_S))
+    engine.handle(DeviceStatusReceived("rfid-1", online(table), RECEIVED_AT))
+
+    def received(lines: list[str]) -> list[Received]:
+        out = [to_received(m) for m in table.run_all(lines)]
+        return [
+            replace(r, event=r.event.model_copy(update={"session": 1}))
+            if sessions and isinstance(r, DeviceEventReceived) and r.device == "rfid-1"
+            else r
+            for r in out
+        ]
+
+    for item in received([*SETUP, "new_hand", "deal all"]):
+        engine.handle(item)
+    [burn] = received(["burn"])
+    told = Status(state="online", ts=now(table), session=1, seq=table.seq["rfid-1"])
+    assert isinstance(burn, DeviceEventReceived)
+    assert burn.event.ts == told.ts
+    asked = engine.handle(DeviceStatusReceived("rfid-1", told, RECEIVED_AT))
+    assert [(c.from_seq, c.to_seq) for _, c in asked.commands if isinstance(c, ResendCommand)] == [
+        (burn.event.seq, burn.event.seq)
+    ]
+    filled = engine.handle(burn)
+    assert filled.commands == ()
+    seqs = engine.state.machine.device_seqs
+    assert (seqs.gaps, seqs.held) == ((), ())
+    assert seqs.tracks["rfid-1"].high == burn.event.seq
