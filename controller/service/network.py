@@ -508,7 +508,15 @@ class Service:
         """Give the engine the time when its next deadline passes with no message to bring it
         (a quiet table: a lost end of a stream, a seat away too long; docs/service.md, "Time on
         a quiet table"). One timer, armed again whenever messages move the engine's time on;
-        while messages wait in the intake they bring their own time first."""
+        while messages wait in the intake they bring their own time first.
+
+        After a reconnection nothing is judged by time alone within ``[table] startup_grace_s``:
+        a broker that went away cut the devices' links too, and what they held meanwhile (the
+        card that was moving, the resent events a gap waits for) comes only once they are back.
+        A deadline that fell due in that moment was a false alarm (seen in the demo's broker
+        crashes). Messages go on meanwhile and bring their own time."""
+        if self.connections > 1:
+            await asyncio.sleep(self.config.table.startup_grace_s)
         while True:
             self._time_moved.clear()
             at = self.controller.time_due()
