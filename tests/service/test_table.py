@@ -19,7 +19,7 @@ from config.loader import load_table
 from contract.models import parse_alert, parse_command, parse_state
 from controller.journal import checkpoint, read_journal
 from controller.journal.checkpoint import Snapshot
-from controller.service.table import Outgoing, TableController
+from controller.service.table import CHECKPOINT_COST_SHARE, Outgoing, TableController
 from testing.script import Message
 from testing.sessions import dealer_session
 from tests.engine.scenario import initial_statuses, registry
@@ -379,3 +379,27 @@ def test_hand_ends_within_a_second_share_a_checkpoint(tmp_path: Path) -> None:
     controller.journal.flush()
     controller.close()
     assert len(list(read_journal(tmp_path / "journal.jsonl").checkpoints)) == 1
+
+
+def test_a_costly_checkpoint_spaces_out_the_next(tmp_path: Path) -> None:
+    """The next checkpoint waits CHECKPOINT_COST_SHARE times as long as the last took to build
+    (behind a million queued messages each one was large: two thirds of the drain). The cost is
+    set here as if the last checkpoint had taken 1.5 s (a real one takes milliseconds)."""
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False, journal="checkpoint_every = 10\n")
+    controller = _controller(config)
+    controller.recover(T0)
+    assert controller.journal is not None
+    messages, _ = dealer_session(registry(), seats=9, hands=3, seed=5)
+    _feed(controller, messages[:10], T0)  # the first checkpoint, by the record count
+    controller.journal.flush()
+    assert len(list(read_journal(tmp_path / "journal.jsonl").checkpoints)) == 1
+    controller._checkpoint_gap = timedelta(seconds=1.5 * CHECKPOINT_COST_SHARE)
+    # 30 s of records and hand ends: none checkpointed
+    for index, message in enumerate(messages[10:60]):
+        _feed(controller, [message], T0 + timedelta(seconds=0.5 * index))
+    controller.journal.flush()
+    assert len(list(read_journal(tmp_path / "journal.jsonl").checkpoints)) == 1
+    _feed(controller, messages[60:61], T0 + timedelta(seconds=31))
+    controller.journal.flush()
+    controller.close()
+    assert len(list(read_journal(tmp_path / "journal.jsonl").checkpoints)) == 2
