@@ -1,9 +1,10 @@
 """The floor at casino scale under load: N busy tables through a 3-node NATS cluster, a node
-killed mid-run; lost and doubled rows in PostgreSQL, the console's lag, its recovery.
+killed mid-run; lost and doubled rows in PostgreSQL, the console's lag (states, and beside
+them alerts and hand results) before and after the kill, its recovery.
 
 Usage: ``.venv/bin/python benchmarks/floor_cluster.py [--tables 500] [--seconds 60]
 [--kill-at 30] [--bridged 3] [--kill n1|sessions|retained|messages] [--state-paths 2|main+1|main]
-[--publishers N] [--keep DIR]``
+[--history-paths fast|session] [--publishers N] [--keep DIR]``
 
 The issue's figures, on a quiet machine (nothing else running; each run prints the load)::
 
@@ -15,7 +16,9 @@ The tables' publishers run in ``--publishers`` processes (default: one per 500 t
 2,000 tables); the output gives each one's CPU share: one near 100 % of a core fell behind, and
 the lag measured is then its own, not the floor's (give more processes, or a bigger machine).
 ``--state-paths main+1`` runs the direct tables with the state on the session's connection and
-one more, as the bridge was rendered before, for a comparison in one build.
+one more, as the bridge was rendered before, for a comparison in one build; ``--history-paths
+session`` runs them with the alerts and hand results on the session's connection alone (before
+the state's paths carried a QoS 0 copy of them too).
 
 What a node's death costs depends on what it led: NATS elects a new leader for each JetStream
 group the dead node led only after a random 4-9 s, and until then the MQTT gateway waits for
@@ -52,6 +55,12 @@ Measured:
   read as a browser would), the time since the state in it was published; overall, in the
   10 s before the kill, and the time after the kill until a whole second's updates are back
   within p50 <= 100 ms and p99 <= 1 s;
+- alert and hand lag, beside it: the time from an alert being raised (its ``ts``) to the page's
+  first update listing it among the table's alerts, and from a hand result to the first update
+  showing it as the table's last hand (the benchmark's states list no alert, so an alert reaches
+  the page by its own message alone, and is published half way between two states; one whose
+  table's next state reached the console within the same push, 50 ms, is never listed and not
+  counted: the output says how many were seen);
 - the direct tables whose connection the kill took: when each was back on another node (the
   page shows them as they were until then);
 - each process's CPU share over the run.
@@ -317,8 +326,11 @@ class BridgeLink:
         *,
         paths: str = "2",
         state_restart: tuple[float, float] = (RESTART_BASE_S, RESTART_CAP_S),
+        fast_copies: bool = True,
     ) -> None:
         table = entry["table"]
+        #: Whether the state's connections carry a QoS 0 copy of the alerts and hands (as rendered).
+        self.fast_copies = fast_copies
         #: The newest retained message of each topic, as the table PC's broker holds it.
         self.retained: dict[str, bytes] = {}
         #: QoS 1 messages not yet acknowledged by the cluster, in order.
@@ -387,9 +399,14 @@ class BridgeLink:
         controller nor the other connection)."""
         if retain:
             self.retained[topic] = payload
-        if BRIDGE_QOS[topic.split("/", 2)[2]] == 1:
+        kind = topic.split("/", 2)[2]
+        if BRIDGE_QOS[kind] == 1:
             self.waiting.append((topic, payload))
             self._in_background(self._send_waiting())
+            if self.fast_copies and kind in ("alerts", "hands"):
+                for connection in self.states:
+                    if connection.client is not None:
+                        self._in_background(self._send_copy(connection.client, topic, payload))
             return
         handed = time.monotonic()
         for connection in [self.main] * self.main_state + self.states:
@@ -400,6 +417,10 @@ class BridgeLink:
         with contextlib.suppress(aiomqtt.MqttError):
             await client.publish(topic, payload, qos=0)
             self.send_delays.append((time.time(), time.monotonic() - handed))
+
+    async def _send_copy(self, client: aiomqtt.Client, topic: str, payload: bytes) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):
+            await client.publish(topic, payload, qos=0)
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -464,17 +485,21 @@ class TablePlayer:
             changes = iter(("raised", "resolved"))
             due = 10.0
             while time.monotonic() - started < HAND_S and time.monotonic() < until:
-                if time.monotonic() - started >= due:
-                    status = next(changes, None)
-                    if status is not None:
-                        alert = self.alert(status)
-                        await link.publish(f"{base}/alerts", alert.to_json())
-                        self.published.append(("alert", (self.table, alert.id, status)))
-                        due += 10.0
                 step += 1
                 phase = "preflop" if step % 2 else "flop"
                 await link.publish(f"{base}/state", self.state(phase), retain=True)
-                await asyncio.sleep(STATE_EVERY_S)
+                status = next(changes, None) if time.monotonic() - started >= due else None
+                if status is None:
+                    await asyncio.sleep(STATE_EVERY_S)
+                    continue
+                # Half way between two states: the states list no alert, and one following the
+                # alert within the console's push would take it off the page before it is seen.
+                await asyncio.sleep(STATE_EVERY_S / 2)
+                alert = self.alert(status)
+                await link.publish(f"{base}/alerts", alert.to_json())
+                self.published.append(("alert", (self.table, alert.id, status)))
+                due += 10.0
+                await asyncio.sleep(STATE_EVERY_S / 2)
             if time.monotonic() - started >= HAND_S:
                 result = HandResult(ts=now(), hand=self.hand, seats=[1, 2, 3], result="uncontested")
                 await link.publish(f"{base}/hands", result.to_json())
@@ -497,7 +522,12 @@ async def publishers(spec: dict[str, Any]) -> None:
     events: list[dict[str, Any]] | None = [] if spec.get("events") else None
     links: list[Link | BridgeLink] = [
         BridgeLink(
-            entry, context, events, paths=spec["state_paths"], state_restart=tuple(spec["state_restart"])
+            entry,
+            context,
+            events,
+            paths=spec["state_paths"],
+            state_restart=tuple(spec["state_restart"]),
+            fast_copies=spec.get("history_paths", "fast") == "fast",
         )
         if entry["tls"]
         else Link(entry)
@@ -567,11 +597,14 @@ async def read_grid(
     stop: asyncio.Event,
     since: list[float],
     tables: list[str] | None = None,
+    history: dict[str, list[tuple[float, float]]] | None = None,
 ) -> None:
     """Read the grid's stream as a browser would: a lag for each state when it first reaches the
-    page (a retained state sent again after a reconnection is not news)."""
+    page (a retained state sent again after a reconnection is not news); in ``history``, a lag
+    for each alert raised (``alert``) and hand result (``hand``) when first on the page."""
     parts = urlsplit(url)
     shown: dict[str, float] = {}
+    seen: set[tuple[str, str, str]] = set()
     while not stop.is_set():
         try:
             reader, writer = await asyncio.open_connection(parts.hostname, parts.port, limit=2**26)
@@ -589,6 +622,8 @@ async def read_grid(
                 if line.startswith(b"data: "):
                     received = time.time()
                     for item in json.loads(line[6:]):
+                        if history is not None and item.get("kind") == "table":
+                            note_history(item, received, since[0], seen, history)
                         if item.get("kind") == "table" and item.get("state_ts"):
                             published = parse_ts(item["state_ts"])
                             if published >= since[0] and published > shown.get(item["id"], 0.0):
@@ -600,6 +635,25 @@ async def read_grid(
             continue
         finally:
             writer.close()
+
+
+def note_history(
+    item: dict[str, Any],
+    received: float,
+    since: float,
+    seen: set[tuple[str, str, str]],
+    history: dict[str, list[tuple[float, float]]],
+) -> None:
+    """A grid update's alerts raised and last hand, each counted when first seen."""
+    shown = [("alert", a["id"], a["ts"]) for a in item.get("alerts") or () if a.get("status") == "raised"]
+    last = item.get("last_hand")
+    if last:
+        shown.append(("hand", str(last["hand"]), last["ts"]))
+    for kind, key, ts in shown:
+        published = parse_ts(ts)
+        if published >= since and (item["id"], kind, key) not in seen:
+            seen.add((item["id"], kind, key))
+            history[kind].append((received, received - published))
 
 
 STREAMS: Final = {"sessions": "$MQTT_sess", "retained": "$MQTT_rmsgs", "messages": "$MQTT_msgs"}
@@ -633,6 +687,17 @@ def cpu_ticks(pid: int) -> int:
     except OSError:
         return 0
     return int(fields[11]) + int(fields[12])
+
+
+def after_kill(lags: list[tuple[float, float]], killed_at: float, seconds: float) -> str:
+    """The lags after the kill per 5 s: how many, p50, p99."""
+    windows = []
+    for start in range(0, int(seconds), 5):
+        window = [lag for received, lag in lags if start <= received - killed_at < start + 5]
+        if window:
+            p50, p99 = statistics.median(window) * 1000, percentile(window, 0.99) * 1000
+            windows.append(f"{start}-{start + 5} s: {len(window)}, {p50:.0f}, {p99:.0f} ms")
+    return "; ".join(windows) or "none"
 
 
 def recovery(lags: list[tuple[float, float]], killed_at: float) -> float | None:
@@ -738,6 +803,7 @@ async def start_publishers(
             "tables": entries[k::count],
             "state_paths": args.state_paths,
             "state_restart": args.state_restart,
+            "history_paths": args.history_paths,
             "seed": 7 + k,
         }
         if args.keep:
@@ -837,7 +903,8 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         lags: list[tuple[float, float]] = []
         since = [time.time()]
         lag_tables: list[str] = []
-        reader = asyncio.create_task(read_grid(url, lags, stop, since, lag_tables))
+        history: dict[str, list[tuple[float, float]]] = {"alert": [], "hand": []}
+        reader = asyncio.create_task(read_grid(url, lags, stop, since, lag_tables, history))
         pids = {
             "console": console.pid,
             **{n.name: n.process.pid for n in nodes if n.process is not None},
@@ -901,13 +968,32 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
     print(figures("console lag (grid stream), whole run", [lag for _, lag in lags]))
     before_kill = [lag for received, lag in lags if killed_at - 10 <= received < killed_at]
     print(figures("console lag, 10 s before the kill", before_kill))
-    windows = []
-    for start in range(0, int(elapsed - args.kill_at), 5):
-        window = [lag for received, lag in lags if start <= received - killed_at < start + 5]
-        if window:
-            p50, p99 = statistics.median(window) * 1000, percentile(window, 0.99) * 1000
-            windows.append(f"{start}-{start + 5} s: {len(window)}, {p50:.0f}, {p99:.0f} ms")
-    print("after the kill, per 5 s (updates, p50, p99): " + "; ".join(windows))
+    print(
+        "after the kill, per 5 s (updates, p50, p99): " + after_kill(lags, killed_at, elapsed - args.kill_at)
+    )
+    raised = sum(1 for _, _, status in expected_alerts if status == "raised")
+    for kind, name, published in (
+        ("alert", "alert lag (raised -> listed on the grid page)", raised),
+        ("hand", "hand lag (result -> the grid's last hand)", len(expected_hands)),
+    ):
+        samples = history[kind]
+        late = [lag for received, lag in samples if received >= killed_at and lag > 1.0]
+        print(
+            f"{figures(name + ', whole run', [lag for _, lag in samples])} "
+            f"({len(samples)} seen of {published} published)"
+        )
+        print(
+            figures(
+                f"{kind} lag, 10 s before the kill",
+                [lag for r, lag in samples if killed_at - 10 <= r < killed_at],
+            )
+        )
+        print(
+            f"{kind} lag after the kill, per 5 s (seen, p50, p99): "
+            + after_kill(samples, killed_at, elapsed - args.kill_at)
+            + f"; over 1 s after the kill: {len(late)}"
+            + (f", the longest {max(late):.1f} s" if late else "")
+        )
     spans = [
         (lost, back) for lost, *rest in done["away"] for back in (rest or [None]) if lost >= killed_at - 1
     ]
@@ -1012,6 +1098,14 @@ def main() -> None:
         help="the direct tables' state: on two connections of its own, not on the session's "
         "(2, as rendered); on the session's and one of its own (main+1, as rendered before); on "
         "the session's alone (main)",
+    )
+    parser.add_argument(
+        "--history-paths",
+        choices=("fast", "session"),
+        default="fast",
+        help="the direct tables' alerts and hand results: on the session's connection (QoS 1, "
+        "for the recorder) and a QoS 0 copy on the state's connections (fast, as rendered), or on "
+        "the session's alone (session, as rendered before; the bridged tables run as rendered)",
     )
     parser.add_argument(
         "--state-restart",

@@ -44,6 +44,17 @@ connection and one other, a table whose other connection was on the dead node we
 without a state (``benchmarks/floor_cluster.py --state-paths main+1``). The consoles take each
 state once (the copies are alike, byte for byte).
 
+The alerts and the hand results take the fast paths too: the session's connection carries them
+at QoS 1 for the recorders (stored once each, as before), and the state's two connections carry
+a copy at QoS 0 for the pages. When the dead node led the sessions' stream, the session's
+connection of a third of the tables is away 8-17 s (the stream's election, then a connection
+held 4 s, then mosquitto's backoff), and their alert changes and hands waited with it although
+the pages are to show them within a second; on the state's paths they come at once. A QoS 0
+copy lost with a node costs nothing: the session's copy follows. The consoles show each alert
+change and hand result once (``controller.floor.console``: by the keys the store uses), and
+the recorders store it once (the same keys), whichever copy comes first. Statuses stay on the
+session alone: each table's newest one is sent again at every connection anyway.
+
 Reconnecting is tuned so that losing a node costs seconds: the next node is tried after
 ``RESTART_BASE_S`` (mosquitto's default is 5 s rising to 30 s, and a 55 s gap was measured with
 it), backing off to ``RESTART_CAP_S`` at most. The cap is short because a NATS node refuses
@@ -150,6 +161,13 @@ def _reconnect_lines() -> list[str]:
 STATE_PATHS: Final = 2
 
 
+def fast_path_topics(topics: Topics) -> list[str]:
+    """The topics on the state's own connections, all at QoS 0: the state, and a copy for the
+    pages of the alerts and hand results the session's connection carries at QoS 1 (see the
+    module docstring)."""
+    return [topics.state, topics.alerts, topics.hands]
+
+
 def state_path_section(spec: BridgeSpec, number: int = 1) -> str:
     """The state's connection ``number`` (1 or 2) to a cluster (see the module docstring),
     starting ``number`` nodes after the session's."""
@@ -160,9 +178,11 @@ def state_path_section(spec: BridgeSpec, number: int = 1) -> str:
     lines = [
         "",
         f"# --- The state's path {number} to the floor " + "-" * 52,
-        "# The state alone, on a connection of its own starting on another node than the others:",
-        "# when a node dies, the state goes on through the other path (the consoles take each",
-        "# state once), and no QoS 1 message held up by the cluster ever holds a state up.",
+        "# The state, on a connection of its own starting on another node than the others: when a",
+        "# node dies, the state goes on through the other path (the consoles take each state once),",
+        "# and no QoS 1 message held up by the cluster ever holds a state up. The alerts and hand",
+        "# results too, a copy at QoS 0 for the pages (the session's connection carries them at",
+        "# QoS 1 for the history, and may be away seconds longer when a node dies).",
         f"connection tablectl-{spec.table}-floor-state{suffix}",
         *_connect_lines(spec, addresses, f"tablectl-{spec.table}-bridge-state{suffix}"),
         "cleansession true",
@@ -170,7 +190,7 @@ def state_path_section(spec: BridgeSpec, number: int = 1) -> str:
         *_reconnect_lines(),
         "notifications false",
         "bridge_outgoing_retain false",
-        f"topic {topics.state} out 0",
+        *(f"topic {topic} out 0" for topic in fast_path_topics(topics)),
     ]
     return "\n".join(lines) + "\n"
 

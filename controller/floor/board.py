@@ -37,6 +37,8 @@ GROUPS: Final = (
 )
 _GROUP_OF_RANK: Final = {rank: group for group, ranks in GROUPS for rank in ranks}
 DEVICE_CODES: Final = ("device_offline", "device_fault", "bad_payload")
+#: How many resolved alerts a table remembers (see ``TableSummary.resolved``).
+RESOLVED_KEPT: Final = 64
 
 
 def iso(ms: float | None) -> str | None:
@@ -58,6 +60,9 @@ class TableSummary:
     #: When the console last heard from the table (ms since the epoch, the console's clock).
     heard_ms: float = 0.0
     changes: int = 0
+    #: The alerts resolved lately (id -> when), so that an older change of one, come late by a
+    #: slower path, does not bring it back (the newest ``RESOLVED_KEPT``).
+    resolved: dict[str, datetime] = field(default_factory=dict)
 
     def attention(self) -> tuple[int, str]:
         active = list(self.alerts.values())
@@ -173,18 +178,29 @@ class FloorBoard:
         return unseen
 
     def on_alert(self, table_id: str, alert: Alert, now_ms: float) -> list[Alert]:
+        """An alert change. The alerts and hand results come by two paths (a fast copy, and the
+        session's seconds later when a node died), so a change may come after a newer one of
+        the same alert: it goes to the history, but the board keeps the newer."""
         table = self.table(table_id)
-        if alert.status == "resolved":
+        known = table.alerts.get(alert.id)
+        ended = table.resolved.get(alert.id)
+        stale = (known is not None and known.ts > alert.ts) or (ended is not None and ended >= alert.ts)
+        if not stale and alert.status == "resolved":
             table.alerts.pop(alert.id, None)
-        else:
+            table.resolved[alert.id] = alert.ts
+            if len(table.resolved) > RESOLVED_KEPT:
+                del table.resolved[next(iter(table.resolved))]
+        elif not stale:
             table.alerts[alert.id] = alert
         table.heard_ms = now_ms
         table.changes += 1
         return [alert]
 
     def on_hand(self, table_id: str, result: HandResult, now_ms: float) -> None:
+        """A hand result; the last hand stays the newest (an older one may come late, above)."""
         table = self.table(table_id)
-        table.last_hand = result
+        if table.last_hand is None or result.ts >= table.last_hand.ts:
+            table.last_hand = result
         table.heard_ms = now_ms
 
     def ordered(self) -> list[TableSummary]:

@@ -66,6 +66,10 @@ PUSH_S: Final = 0.05
 #: How long the live views remember a message to drop its copy from the other view (seconds).
 SEEN_S: Final = 30.0
 
+#: How many alert changes and hand results a console remembers having shown (about 100 minutes
+#: of 500 busy tables): a copy of one that comes later by another path is not shown again.
+SHOWN_KEPT: Final = 100_000
+
 #: Who records the history: the live feed (a console's own SQLite file), a recorder's persistent
 #: session (a shared PostgreSQL store), or nobody.
 Recording: TypeAlias = Literal["live", "session", "none"]
@@ -77,6 +81,32 @@ def _newer(known: Status | PublicState | None, found: Status | PublicState) -> b
 
 def compact(data: dict[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"))
+
+
+class ShownOnce:
+    """Which alert changes and hand results the console has shown, by the keys the store uses
+    (an alert change: table, alert id, status, ts; a hand: table, hand, ts), the newest
+    ``kept``. A table's bridge sends each of them twice to a cluster (a QoS 0 copy for the pages
+    and the session's QoS 1 copy, which can come seconds later, ``controller.deploy.bridge``),
+    and the live views' own check (``LiveViews``: the same bytes within ``SEEN_S``) neither
+    covers a console with one connection nor a copy that comes later than that."""
+
+    def __init__(self, kept: int = SHOWN_KEPT) -> None:
+        self.kept = kept
+        self.copies = 0
+        self._keys: set[tuple[Any, ...]] = set()
+        self._order: deque[tuple[Any, ...]] = deque()
+
+    def first(self, key: tuple[Any, ...]) -> bool:
+        """Whether ``key`` is new (it is remembered from now on); a copy is counted."""
+        if key in self._keys:
+            self.copies += 1
+            return False
+        self._keys.add(key)
+        self._order.append(key)
+        if len(self._order) > self.kept:
+            self._keys.discard(self._order.popleft())
+        return True
 
 
 class LiveViews:
@@ -175,6 +205,7 @@ class FloorConsole:
         self.mqtt = brokers[0]
         self.root = self.mqtt.root
         self.board = FloorBoard()
+        self.shown = ShownOnce()
         if not isinstance(store, FloorStore):
             store = store_for(str(store), retain_days=retain_days)
         self.store = store
@@ -320,6 +351,8 @@ class FloorConsole:
                     self.store.note_latest(table, kind, epoch_ms(state.ts), received_ms, payload)
             elif kind == "alerts":
                 alert = parse_alert(topic, payload)
+                if not self.shown.first(("alert", table, alert.id, alert.status, alert.ts)):
+                    return
                 self.board.on_alert(table, alert, received_ms)
                 if self.recording == "live":
                     self.store.record(table, alert, received_ms)
@@ -327,6 +360,8 @@ class FloorConsole:
                 self.channel.publish(f"change:{table}:{self._changes}", compact(change_json(table, alert)))
             else:
                 result = parse_hand(topic, payload)
+                if not self.shown.first(("hand", table, result.hand, result.ts)):
+                    return
                 self.board.on_hand(table, result, received_ms)
                 if self.recording == "live":
                     self.store.record_hand(table, result, received_ms)

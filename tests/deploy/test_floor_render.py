@@ -121,8 +121,9 @@ def test_the_tables_bridge_lists_every_node_starting_from_its_own(rendered: tupl
                 f"remote_username {table}-bridge",
             ):
                 assert line in path.splitlines(), line
+            # The state, and a QoS 0 copy of the alerts and hands for the pages.
             assert [line for line in path.splitlines() if line.startswith("topic")] == [
-                f"topic holdem/{table}/state out 0"
+                f"topic holdem/{table}/{kind} out 0" for kind in ("state", "alerts", "hands")
             ]
         assert "cleansession false" in main.splitlines()
         assert not [line for line in bridge.splitlines() if line.startswith("topic") and "dev" in line]

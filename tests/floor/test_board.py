@@ -121,3 +121,24 @@ def test_a_table_first_heard_of_starts_with_its_recalled_last_hand() -> None:
     assert board.tables["t1"].to_json()["last_hand"]["hand"] == 8
     board.on_hand("t1", showdown_hand(9, T0 + timedelta(seconds=60)), 0)
     assert board.tables["t1"].to_json()["last_hand"]["hand"] == 9
+
+
+def test_a_change_come_late_by_a_slower_path_leaves_the_newer_on_the_board() -> None:
+    # A table's bridge sends alerts and hands by two paths (a fast QoS 0 copy, and its session's
+    # QoS 1 copy, seconds later when a node died): an older change may follow a newer one.
+    board = FloorBoard()
+    online(board, "t1")
+    later = T0 + timedelta(seconds=5)
+    board.on_alert("t1", alert("a1", "warning", "acknowledged", ts=later), 0)
+    board.on_alert("t1", alert("a1", "warning", "raised"), 0)
+    assert board.tables["t1"].alerts["a1"].status == "acknowledged"
+    board.on_alert("t1", alert("a2", "critical", "raised"), 0)
+    board.on_alert("t1", alert("a2", "critical", "resolved", ts=later), 0)
+    board.on_alert("t1", alert("a2", "critical", "acknowledged", ts=T0 + timedelta(seconds=1)), 0)
+    assert "a2" not in board.tables["t1"].alerts
+    assert board.tables["t1"].attention()[1] == "warning acknowledged"
+
+    newer = uncontested_hand(9, T0 + timedelta(minutes=1))
+    board.on_hand("t1", newer, 0)
+    board.on_hand("t1", uncontested_hand(8, T0), 0)
+    assert board.tables["t1"].last_hand == newer

@@ -17,6 +17,7 @@ from contract.models import Severity
 from controller.floor.console import FloorConsole
 from testing.browser import artefact, browser, new_page
 from testing.tables import FakeTable
+from tests.history.support import uncontested_hand
 from tests.service.support import until
 
 TABLES = 50
@@ -204,3 +205,42 @@ async def test_the_history_api_filters_and_names_a_bad_parameter(
         status, body = await asyncio.to_thread(get, query)
         assert status == 400
         assert str(body["error"]).startswith(f"{name}: ")
+
+
+async def test_an_alert_change_and_a_hand_come_twice_and_are_shown_once(
+    console: FloorConsole, publisher: aiomqtt.Client
+) -> None:
+    # A cluster's bridges send each alert change and hand result by two paths (a QoS 0 copy for
+    # the pages, the session's QoS 1 copy): the second copy, on the same connection here, as
+    # it is to a console given one node, is not shown again.
+    handled: list[str] = []
+    handle = console.feed.handle
+
+    def recording(topic: str, payload: bytes, received_ms: float) -> None:
+        handled.append(topic)
+        handle(topic, payload, received_ms)
+
+    console.feed.handle = recording
+    changes: list[str] = []
+    channel_publish = console.channel.publish
+
+    def published(key: str, text: str) -> None:
+        if key.startswith("change:"):
+            changes.append(text)
+        channel_publish(key, text)
+
+    console.channel.publish = published  # type: ignore[method-assign]
+    await until(lambda: console.health.connected, what="the console subscribed")
+    table = FakeTable("t9")
+    await publish(publisher, table.status(), retain=True)
+    raised = table.alert("warning")
+    hand = (table.topics.hands, uncontested_hand(table.hand, datetime.now(UTC)).to_json())
+    for message in (raised, hand, raised, hand):
+        await publish(publisher, message)
+    await publish(publisher, table.state())  # the marker: after the others
+    await until(lambda: table.topics.state in handled, what="the marker state")
+    assert handled.count(table.topics.alerts) == 2
+    assert handled.count(table.topics.hands) == 2
+    assert console.shown.copies == 2
+    assert len(changes) == 1
+    assert console.board.tables["t9"].changes == 1
