@@ -399,7 +399,7 @@ class Board:
         if street == 3 and hand.all_in:
             machine.hands.showdown()
         elif hand.rounds_done == street:
-            machine.hands.open_round()
+            machine.rounds.open_round()
 
     def arrive_burn(self, uid: str, old: str | None) -> None:
         state, table = self.state, self.table

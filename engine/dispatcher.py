@@ -54,7 +54,7 @@ from engine.chips import LIFT_S, Chips, ChipState
 from engine.dealing import Dealing, DealState
 from engine.devices import NOT_ADMITTED, Devices, DeviceState
 from engine.handling import Handling, HandlingState
-from engine.hands import HandPart, Hands
+from engine.hands import HandPart, Hands, HandSensors, Rounds
 from engine.results import Results, ResultState
 from engine.seqtrack import received_ts
 from engine.sequences import Sequences, SequenceState
@@ -85,6 +85,8 @@ class Machine:
         #: the hand's course and the sensors it starts from (engine.hands)
         self.hand_part = HandPart()
         self.hands: Hands
+        self.rounds: Rounds
+        self.sensors: HandSensors
         #: the cards on the table (engine.cards)
         self.card_state = CardState()
         self.cards: Cards
@@ -168,7 +170,8 @@ class Machine:
 
     #: The attributes that hold concern objects, not state: rebuilt around the state's parts.
     CONCERNS: Final = frozenset(
-        {"sequences", "devices", "hands", "cards", "chips", "dealing", "board", "results", "handling"}
+        {"sequences", "devices", "hands", "rounds", "sensors", "cards", "chips", "dealing", "board"}
+        | {"results", "handling"}
         | {"session"}
     )
 
@@ -179,6 +182,8 @@ class Machine:
         self.sequences = Sequences(self.device_seqs, table.commands, table.gap_wait)
         self.devices = Devices(self.device_state, table, self)
         self.hands = Hands(self.hand_part, table, self)
+        self.rounds = Rounds(self.hand_part, table, self)
+        self.sensors = HandSensors(self.hand_part, table, self)
         self.cards = Cards(self.card_state, table, self)
         self.chips = Chips(self.chip_state, table, self)
         self.dealing = Dealing(self.deal_state, table, self)
@@ -383,12 +388,12 @@ class Machine:
         if isinstance(event, KeyEvent):
             self._key(event.key, event.seat, event.alert)
         elif isinstance(event, SeatEvent):
-            empty = self.hands.seat_sensed(event.seat, event.occupied)
+            empty = self.sensors.seat_sensed(event.seat, event.occupied)
             self.session_out(self.session.on_seat(event.seat, event.occupied, table.ts, empty=empty))
         elif isinstance(event, ButtonEvent):
-            self.hands.button_moved(event.seat)
+            self.sensors.button_moved(event.seat)
         elif isinstance(event, BlindEvent):
-            self.hands.blind_sensed(event.seat, event.present)
+            self.sensors.blind_sensed(event.seat, event.present)
             if event.present:
                 self.dealing.blind_posted(event.seat)
         elif isinstance(event, ShuffleCompleteEvent):
@@ -418,10 +423,10 @@ class Machine:
         if not hand.running and (hand.phase != "misdeal" or item.action == "post"):
             # Between the previous hand's end (or its misdeal) and the deal: the coming hand's
             # (contract: keys are optional, a table without a keypad posts before the first card)
-            if self.hands.keep_coming(item, COMING_LIMIT):
+            if self.rounds.keep_coming(item, COMING_LIMIT):
                 self._too_many_coming()
             return
-        self.hands.acted(item.seat, item.action)
+        self.rounds.acted(item.seat, item.action)
         self.board.action(item.action)  # action taken on an unburned street: it stands
         if table.settings.stakes is not None:
             self.results.action(item)
@@ -429,7 +434,7 @@ class Machine:
                 self.result_state.folded |= {item.seat}
             self._river_actions_done()
         elif table.settings.action_feed and hand.running:
-            self.hands.bet(item.seat, item.action, item.amount)
+            self.rounds.bet(item.seat, item.action, item.amount)
         if item.action == "fold":
             self.hands.fold(item.seat)
             self.hands.check_one_left()
@@ -448,7 +453,7 @@ class Machine:
     def start_hand(self, *, by_key: bool) -> None:
         """A new hand starts (engine.hands), then takes the actions that came before it."""
         self.hands.begin_hand(by_key=by_key)
-        for item in self.hands.take_coming():  # the posts and actions that came before it, in their order
+        for item in self.rounds.take_coming():  # the posts and actions that came before it, in their order
             self._action(item)
 
     def start_by_card(self, uid: str, seat: int) -> bool:
@@ -481,7 +486,7 @@ class Machine:
             self.start_hand(by_key=True)
         elif key == "round_complete":
             if not self.result_state.chips_read:  # where chips are read, the sweep ends the round
-                self.hands.round_complete()
+                self.rounds.round_complete()
         elif key == "all_in":
             if seat is not None:
                 self.results.all_in(seat)

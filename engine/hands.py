@@ -1,7 +1,9 @@
 """The hand's course: its state part (:class:`HandPart`) and the concern that follows it
 (:class:`Hands`): a hand started (by its key or its first card), voided, ended; the dealing
-order, the button and its remedy, the misdeal window; betting rounds where no betting core
-follows them (keypad or action feed); the sensors of the hand (seats, button, blinds).
+order, the button and its remedy, the misdeal window. Two more concerns on the same part, each
+an object of its own beside it: :class:`Rounds`, the betting rounds where no betting core
+follows them (keypad or action feed), and :class:`HandSensors`, the sensors of the hand (seats,
+button, blinds).
 
 Other concerns read the hand from the part (``machine.hand_part``: the seats in the hand, the
 order, the phase) and call the concern by its public methods (``machine.hands.misdeal(...)``);
@@ -110,7 +112,8 @@ _HAND_FIELDS: Final = attrgetter(*HandPart.__slots__)
 
 
 class Hands:
-    """Starting, voiding and ending hands; betting rounds (keypad or action feed)."""
+    """Starting, voiding and ending hands, the dealing order, the misdeal window (the betting
+    rounds without a betting core: :class:`Rounds`; the sensors: :class:`HandSensors`)."""
 
     __slots__ = ("machine", "state", "table")
 
@@ -118,60 +121,6 @@ class Hands:
         self.state = state
         self.table = table  # the time, the settings, the alerts
         self.machine = machine  # the other concerns told of the hand's course
-
-    def _active(self) -> frozenset[int]:
-        state = self.state
-        return frozenset(state.in_hand) - state.folded - state.allin_seats
-
-    def open_round(self) -> None:
-        table, state = self.table, self.state
-        machine = self.machine
-        if table.settings.stakes is not None:
-            machine.results.round_opened()  # the betting core follows the rounds
-            return
-        if table.settings.action_feed and not state.all_in:
-            state.to_act = self._active()
-            state.round_open = True
-            if state.rounds_done > 0:
-                state.contrib = {}
-
-    def bet(self, seat: int, action: str, amount: int) -> None:
-        state = self.state
-        if seat not in state.in_hand or seat in state.folded:
-            return
-        if amount:
-            state.contrib = {**state.contrib, seat: state.contrib.get(seat, 0) + amount}
-        if action == "post" or not state.round_open:
-            return
-        if action == "all_in":
-            state.allin_seats |= {seat}
-            others = max((v for s, v in state.contrib.items() if s != seat), default=0)
-            if state.contrib.get(seat, 0) > others:
-                action = "raise"
-        if action in ("bet", "raise"):
-            state.to_act = self._active() - {seat}
-        else:
-            state.to_act -= {seat}
-        if state.to_act:
-            return
-        state.round_open = False
-        left = frozenset(state.in_hand) - state.folded
-        if len(left) > 1 and len(self._active()) <= 1:
-            state.all_in = True  # nobody left to bet: the board is run out
-        self.round_complete()
-
-    def round_complete(self) -> None:
-        machine, state = self.machine, self.state
-        if state.phase == "dealing":
-            machine.dealing.deal_end()
-        if not state.running:
-            return
-        street = machine.board.street()
-        state.round_open = False
-        machine.board.round_complete()
-        state.rounds_done = max(state.rounds_done, street + 1)
-        if state.rounds_done >= 4:
-            self.showdown()
 
     def _next_occupied(self, seat: int) -> int:
         n = self.table.settings.seats
@@ -425,7 +374,7 @@ class Hands:
     def deal_done(self) -> None:
         """The deal is complete: preflop, and its betting round opens."""
         self.state.phase = "preflop"
-        self.open_round()
+        self.machine.rounds.open_round()
 
     def shuffled(self) -> None:
         """A deck passed its check between hands: the table is ready to deal."""
@@ -468,62 +417,7 @@ class Hands:
         """Events or dealer inputs of this hand were lost: its result says so."""
         self.state.evidence_missing = True
 
-    def keep_coming(self, item: ActionInput, limit: int) -> bool:
-        """An action input between hands: kept for the coming hand (at most ``limit``, the
-        oldest dropped); True when one was dropped."""
-        state = self.state
-        coming = (*state.coming, item)
-        dropped = len(coming) > limit
-        state.coming = coming[1:] if dropped else coming
-        return dropped
-
-    def take_coming(self) -> tuple[ActionInput, ...]:
-        """The hand has started: the action inputs kept for it, now its own."""
-        state = self.state
-        coming, state.coming = state.coming, ()
-        return coming
-
-    def acted(self, seat: int, action: str) -> None:
-        """An action input of the running hand (the misdeal window counts them)."""
-        state = self.state
-        state.actions += ((state.rounds_done, seat, action),)
-
-    # -- the button and the blinds (sensor events) ----------------------------------------------
-
-    def seat_sensed(self, seat: int, occupied: bool) -> bool:
-        """A seat sensor: who sits where (the next hand's seats); True when the table is empty."""
-        state = self.state
-        state.seats_known = True
-        state.occupied = {**state.occupied, seat: occupied}
-        return not any(state.occupied.values())
-
-    def blind_sensed(self, seat: int, present: bool) -> None:
-        """A blind sensor: whether a blind lies in front of ``seat``."""
-        state = self.state
-        state.blinds_known = True
-        state.blinds = {**state.blinds, seat: present}
-
-    def button_moved(self, seat: int | None) -> None:
-        table, state = self.table, self.state
-        state.button_known = True
-        state.button = seat
-        remedy = state.button_r
-        if remedy is not None and seat == remedy.expected:
-            table.book.resolve(remedy.alert, table.ts)
-            state.button_r = None
-        late = state.late_button
-        if (
-            late is not None
-            and seat is not None
-            and seat == state.expected_button
-            and state.phase in ("dealing", "preflop")
-            and not (table.settings.action_feed and self.window_closed())
-        ):
-            # TDA 34-A: corrected before substantial action; the next hand moves on from here
-            table.book.resolve(late, table.ts)
-            state.late_button = None
-            state.hand_button = seat
-            state.anchor = (seat, True)
+    # -- the blinds of the hand and the misdeal window ------------------------------------------
 
     def _blind_seats(self) -> tuple[int, ...]:
         """The small and big blind of the hand (heads-up the button posts the small blind)."""
@@ -578,3 +472,139 @@ class Hands:
         machine.dealing.end_remedies()
         state.button_r = None
         state.late_button = None
+
+
+class Rounds:
+    """Betting rounds where no betting core follows them (a keypad or an action feed): who is
+    still to act, the round's end, and the action inputs of the coming hand. Its own concern,
+    on the hand's part (a betting core, engine.betting, follows the rounds of a table with
+    chips; then only ``open_round`` is asked, and hands it on)."""
+
+    __slots__ = ("machine", "state", "table")
+
+    def __init__(self, state: HandPart, table: Table, machine: Machine) -> None:
+        self.state = state
+        self.table = table
+        self.machine = machine
+
+    def _active(self) -> frozenset[int]:
+        state = self.state
+        return frozenset(state.in_hand) - state.folded - state.allin_seats
+
+    def open_round(self) -> None:
+        table, state = self.table, self.state
+        machine = self.machine
+        if table.settings.stakes is not None:
+            machine.results.round_opened()  # the betting core follows the rounds
+            return
+        if table.settings.action_feed and not state.all_in:
+            state.to_act = self._active()
+            state.round_open = True
+            if state.rounds_done > 0:
+                state.contrib = {}
+
+    def bet(self, seat: int, action: str, amount: int) -> None:
+        state = self.state
+        if seat not in state.in_hand or seat in state.folded:
+            return
+        if amount:
+            state.contrib = {**state.contrib, seat: state.contrib.get(seat, 0) + amount}
+        if action == "post" or not state.round_open:
+            return
+        if action == "all_in":
+            state.allin_seats |= {seat}
+            others = max((v for s, v in state.contrib.items() if s != seat), default=0)
+            if state.contrib.get(seat, 0) > others:
+                action = "raise"
+        if action in ("bet", "raise"):
+            state.to_act = self._active() - {seat}
+        else:
+            state.to_act -= {seat}
+        if state.to_act:
+            return
+        state.round_open = False
+        left = frozenset(state.in_hand) - state.folded
+        if len(left) > 1 and len(self._active()) <= 1:
+            state.all_in = True  # nobody left to bet: the board is run out
+        self.round_complete()
+
+    def round_complete(self) -> None:
+        machine, state = self.machine, self.state
+        if state.phase == "dealing":
+            machine.dealing.deal_end()
+        if not state.running:
+            return
+        street = machine.board.street()
+        state.round_open = False
+        machine.board.round_complete()
+        state.rounds_done = max(state.rounds_done, street + 1)
+        if state.rounds_done >= 4:
+            machine.hands.showdown()
+
+    def keep_coming(self, item: ActionInput, limit: int) -> bool:
+        """An action input between hands: kept for the coming hand (at most ``limit``, the
+        oldest dropped); True when one was dropped."""
+        state = self.state
+        coming = (*state.coming, item)
+        dropped = len(coming) > limit
+        state.coming = coming[1:] if dropped else coming
+        return dropped
+
+    def take_coming(self) -> tuple[ActionInput, ...]:
+        """The hand has started: the action inputs kept for it, now its own."""
+        state = self.state
+        coming, state.coming = state.coming, ()
+        return coming
+
+    def acted(self, seat: int, action: str) -> None:
+        """An action input of the running hand (the misdeal window counts them)."""
+        state = self.state
+        state.actions += ((state.rounds_done, seat, action),)
+
+
+class HandSensors:
+    """The sensors the hand starts from: seat occupancy, the blind zones and the button (and
+    the button's remedy resolved when it moves where it belongs). Its own concern, on the
+    hand's part."""
+
+    __slots__ = ("machine", "state", "table")
+
+    def __init__(self, state: HandPart, table: Table, machine: Machine) -> None:
+        self.state = state
+        self.table = table
+        self.machine = machine
+
+    def seat_sensed(self, seat: int, occupied: bool) -> bool:
+        """A seat sensor: who sits where (the next hand's seats); True when the table is empty."""
+        state = self.state
+        state.seats_known = True
+        state.occupied = {**state.occupied, seat: occupied}
+        return not any(state.occupied.values())
+
+    def blind_sensed(self, seat: int, present: bool) -> None:
+        """A blind sensor: whether a blind lies in front of ``seat``."""
+        state = self.state
+        state.blinds_known = True
+        state.blinds = {**state.blinds, seat: present}
+
+    def button_moved(self, seat: int | None) -> None:
+        table, state = self.table, self.state
+        state.button_known = True
+        state.button = seat
+        remedy = state.button_r
+        if remedy is not None and seat == remedy.expected:
+            table.book.resolve(remedy.alert, table.ts)
+            state.button_r = None
+        late = state.late_button
+        if (
+            late is not None
+            and seat is not None
+            and seat == state.expected_button
+            and state.phase in ("dealing", "preflop")
+            and not (table.settings.action_feed and self.machine.hands.window_closed())
+        ):
+            # TDA 34-A: corrected before substantial action; the next hand moves on from here
+            table.book.resolve(late, table.ts)
+            state.late_button = None
+            state.hand_button = seat
+            state.anchor = (seat, True)
