@@ -30,6 +30,19 @@ def worst_of(index: int) -> Severity | None:
     return severities[index % 5]
 
 
+def record_handled(console: FloorConsole) -> list[str]:
+    """The topics of every message the console's feed handles from now on, in order."""
+    handled: list[str] = []
+    handle = console.feed.handle
+
+    def recording(topic: str, payload: bytes, received_ms: float) -> None:
+        handled.append(topic)
+        handle(topic, payload, received_ms)
+
+    console.feed.handle = recording
+    return handled
+
+
 async def publish(client: aiomqtt.Client, message: tuple[str, bytes], *, retain: bool = False) -> None:
     await client.publish(message[0], message[1], qos=1, retain=retain)
 
@@ -125,14 +138,7 @@ async def test_the_console_never_reads_a_device_topic(
     console: FloorConsole, publisher: aiomqtt.Client
 ) -> None:
     assert not any("dev" in topic for topic in console.feed.filters)
-    handled: list[str] = []
-    handle = console.feed.handle
-
-    def recording(topic: str, payload: bytes, received_ms: float) -> None:
-        handled.append(topic)
-        handle(topic, payload, received_ms)
-
-    console.feed.handle = recording
+    handled = record_handled(console)
     await until(lambda: console.health.connected, what="the console subscribed")
     table = FakeTable("t1")
     base = table.topics
@@ -217,14 +223,7 @@ async def test_an_alert_change_and_a_hand_come_twice_and_are_shown_once(
     # A cluster's bridges send each alert change and hand result by two paths (a QoS 0 copy for
     # the pages, the session's QoS 1 copy): the second copy, on the same connection here, as
     # it is to a console given one node, is not shown again.
-    handled: list[str] = []
-    handle = console.feed.handle
-
-    def recording(topic: str, payload: bytes, received_ms: float) -> None:
-        handled.append(topic)
-        handle(topic, payload, received_ms)
-
-    console.feed.handle = recording
+    handled = record_handled(console)
     changes: list[str] = []
     channel_publish = console.channel.publish
 
