@@ -209,7 +209,7 @@ class Machine:
         ``self.table.commands`` (the lists of the last step's outputs were emptied when it
         ended). While a gap is being filled the message waits (engine.sequences), and is
         applied in its place once the gap is closed."""
-        self.card_state.changed = False  # (a new step: no card dict changed in it yet)
+        self.card_state.changed = self.cards.seats_changed = False  # (a new step: no card dict changed yet)
         if type(received) is DeviceEventReceived:
             event = received.event
             device = received.device

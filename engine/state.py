@@ -124,8 +124,8 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     hand = m.hand_part
     seat_cards = m.card_state.seat_cards
     last_cards, seat_items = cache.seat_cards
-    if m.card_state.changed or seat_cards is not last_cards:
-        # (a dict changes only in a step that says so, and this runs at the end of every step)
+    if m.cards.seats_changed or seat_cards is not last_cards:
+        # (the dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
         cache.seat_cards = (seat_cards, seat_items)
     occupied = hand.occupied
