@@ -124,8 +124,8 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     hand = m.hand_part
     seat_cards = m.card_state.seat_cards
     last_cards, seat_items = cache.seat_cards
-    if m.card_state.changed or seat_cards is not last_cards:
-        # (a dict changes only in a step that says so, and this runs at the end of every step)
+    if m.cards.seats_changed or seat_cards is not last_cards:
+        # (the dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
         cache.seat_cards = (seat_cards, seat_items)
     occupied = hand.occupied
@@ -301,15 +301,18 @@ def public_of(
     last_machine, last_known, last_profile, last_key, last_values = cache.public
     session = key[11]
     profile = m.table.profile
-    if (
-        alerts_same
-        and last_machine is m
-        and last_key[:12] == key[:12]
-        and last_known == hand.seats_known
-        and last_profile == profile
-    ):
+    # the last public state's other fields stand (its alerts among them)
+    shared = alerts_same and last_machine is m and last_known == hand.seats_known and last_profile == profile
+    if shared and last_key[:12] == key[:12]:
         values = last_values.copy()
         values["ts"] = m.table.ts
+    elif shared and last_key[:3] == key[:3] and last_key[4:12] == key[4:12]:
+        # only cards at the seats changed (a card dealt, a hand mucked: most states built
+        # while dealing): the seats built again, the rest as in the last public state
+        values = last_values.copy()
+        values["ts"] = m.table.ts
+        values["seats"] = _seats_of(cache, m, hand.running or hand.phase in ("showdown", "misdeal"), key)
+        cache.public = (m, hand.seats_known, profile, key, values.copy())
     else:
         active = hand.running or hand.phase in ("showdown", "misdeal")
         active_alerts = m.table.book.active

@@ -86,15 +86,19 @@ class Engine:
     It applies messages in place to a working copy of the machine that nobody else holds, so a
     step costs no copy of the table. The state it hands out (:attr:`state`) is frozen: the next
     message starts a new working copy, as :func:`step` does. A message whose step raises leaves
-    the state as it was before it, as with :func:`step`: the holder goes back to its last frozen
-    state (the *base*) and applies again the messages taken since (the core is deterministic).
+    the state as it was before it, as with :func:`step`: the holder goes back to its *base* (the
+    state last handed out or restored, a snapshot of its own taken every ``REBASE_EVERY``
+    messages, or at first the initial state, built again) and applies again the messages taken
+    since (the core is deterministic).
     """
 
     def __init__(self, settings: EngineSettings) -> None:
+        self._settings = settings
         self._state = initial_state(settings)
-        self._base = self._state  # frozen: what a failed message goes back to
+        # What a failed message goes back to (see the class docstring); None: the initial state.
+        self._base: EngineState | None = None
         self._since: list[Received] = []  # messages applied in place since the base
-        self._working = False  # the state's machine is a working copy only this holder sees
+        self._working = True  # the state's machine is a working copy only this holder sees
         # The state's two parts, read on every message (a named tuple's fields are not looked
         # up at once by CPython 3.11, plain attributes are).
         self._machine = self._state.machine
@@ -102,11 +106,16 @@ class Engine:
 
     def handle(self, received: Received) -> Outputs:
         """Feed one message; return its outputs."""
-        if not self._working or len(self._since) >= REBASE_EVERY:
+        if not self._working:  # the state was handed out: it stays as it is, the base
             self._base = self._state
             self._set(EngineState(self._machine.copy(), self._cache))
             self._since = []
             self._working = True
+        elif len(self._since) >= REBASE_EVERY:
+            # a base nearer than the last: the working copy's parts as they are now (a
+            # snapshot: no concerns, so nothing but this holder refers to it)
+            self._base = EngineState(self._machine.snapshot(), self._cache)
+            self._since = []
         try:
             outputs = advance(self._machine, received, self._cache)
         except BaseException:
@@ -121,10 +130,11 @@ class Engine:
 
     def _back_to_base(self) -> None:
         """The state before the failed message: the base and the messages taken since."""
-        machine = self._base.machine.copy()
+        base = self._base
+        machine = base.machine.copy() if base is not None else initial_state(self._settings).machine
         for received in self._since:
-            advance(machine, received, self._base.public)
-        self._set(EngineState(machine, self._base.public))
+            advance(machine, received, self._cache)
+        self._set(EngineState(machine, self._cache))
 
     @property
     def state(self) -> EngineState:
