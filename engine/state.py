@@ -35,6 +35,12 @@ _SeatsEntry: TypeAlias = tuple[
 _AMOUNTS_KEPT: Final = 4096
 
 
+_PublicEntry: TypeAlias = tuple[object, bool, str, tuple[object, ...], dict[str, object]]
+#: :attr:`PublicCache.public` when no public state was built since the machine last changed
+#: (at the start, and after steps that built none: a replay's).
+NO_PUBLIC: Final[_PublicEntry] = (None, False, "", (), {})
+
+
 class PublicCache:
     """What the last public state was built from, and its parts, for the next one to share.
 
@@ -77,13 +83,7 @@ class PublicCache:
         # built from: the machine (a working copy changes in place; its alerts change only in
         # steps that publish a state), whether occupancy is known, the profile and the state
         # key (compared but its last item, the betting).
-        self.public: tuple[object, bool, str, tuple[object, ...], dict[str, object]] = (
-            None,
-            False,
-            "",
-            (),
-            {},
-        )
+        self.public: _PublicEntry = NO_PUBLIC
         # Seat states are immutable and few: each distinct one is built once and shared.
         self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = {}
         self.amounts: dict[tuple[int, int], SeatAmount] = {}
