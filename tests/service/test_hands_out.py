@@ -32,8 +32,8 @@ RESULT = showdown_hand(hand=1)
 class EngineEndingHands(Engine):
     """The real engine, plus a hand result when ``new_hand`` is pressed."""
 
-    def handle(self, received: Received) -> Outputs:
-        outputs = super().handle(received)
+    def handle(self, received: Received, *, build_state: bool = True) -> Outputs:
+        outputs = super().handle(received, build_state=build_state)
         if (
             isinstance(received, DeviceEventReceived)
             and isinstance(received.event, KeyEvent)
