@@ -43,7 +43,7 @@ from controller.journal.lock import JournalLock, JournalLocked
 from controller.service.acks import Acknowledgements
 from controller.service.inbox import Classified, Malformed
 from controller.service.table import Outgoing, TableController
-from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks
+from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks, publish_now
 from link.backoff import Backoff
 from link.client import client_id, make_client
 from link.reconnect import reconnecting
@@ -563,13 +563,18 @@ class Service:
                 self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
             handled = self.controller.receive_classified(topic, data, received, classified, defer_state=True)
             if handled.outgoing:
-                # An alert or a command: out now, whatever else waits (the batch ends here).
                 self._emit(handled.outgoing)
-                processed = PROCESS_BATCH
             # A message of a previous connection is not acknowledged: its id belonged there (a
             # persistent session delivers it again, and the controller recognises the repeat).
             self.acks.add(handled.record, message, arrived_on(message))
             processed += 1
+            if handled.outgoing:
+                # An alert or a command: out now, whatever else waits (the batch ends here). The
+                # publisher takes it at this turn of the loop, before the state is built (the
+                # state follows in the next flush).
+                self._wake()
+                await asyncio.sleep(0)
+                processed = PROCESS_BATCH
             # Catch up first when messages queue up (the state is then built and published
             # once); let the publisher and the socket's reader run now and then.
             if (intake.waiting == 0 and not taken) or processed >= PROCESS_BATCH:
@@ -636,30 +641,17 @@ class Service:
                 # No time limit on a PUBACK: behind a backlog it comes after every message the
                 # broker sent before it (which the intake reads at the engine's pace); a broken
                 # connection is found by the keepalive and the socket, not by a guess.
-                publishes = [
-                    asyncio.ensure_future(
-                        client.publish(o.topic, o.payload, qos=1, retain=o.retain, timeout=math.inf)
-                    )
-                    for o in batch
-                ]
+                # Each one written to the socket as it is handed to paho, in order: an alert
+                # leaves now, not a few turns of the loop later (link.aiomqtt_adapter.publish_now).
+                publishes = [_publish(client, o.topic, o.payload, retain=o.retain) for o in batch]
                 announced = status if status is not None and sent >= status_after else None
                 if announced is not None:
                     publishes.append(
-                        asyncio.ensure_future(
-                            client.publish(
-                                self.topics.controller_status,
-                                announced.to_json(),
-                                qos=1,
-                                retain=True,
-                                timeout=math.inf,
-                            )
-                        )
+                        _publish(client, self.topics.controller_status, announced.to_json(), retain=True)
                     )
                     status = None
-                    # Handed to paho in order once each task has started (one turn of the loop):
                     # ``online`` is on its way behind the state, without waiting for the PUBACKs
                     # (which come behind whatever backlog the broker is sending).
-                    await asyncio.sleep(0)
                     self._announced(announced)
                 try:
                     results = await asyncio.gather(*publishes, return_exceptions=True)
@@ -708,3 +700,15 @@ class Service:
             )
         except aiomqtt.MqttError as error:
             log.warning("could not publish offline: %s", error)
+
+
+def _publish(client: aiomqtt.Client, topic: str, payload: bytes, *, retain: bool) -> asyncio.Future[None]:
+    """Publish at QoS 1, written to the socket now; the future is done on the broker's PUBACK
+    (no time limit: behind a backlog it comes after every message the broker sent before it),
+    or failed when paho refused the message (no connection)."""
+    try:
+        return asyncio.ensure_future(publish_now(client, topic, payload, qos=1, retain=retain))
+    except aiomqtt.MqttError as error:
+        refused: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        refused.set_exception(error)
+        return refused
