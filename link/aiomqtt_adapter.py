@@ -267,6 +267,8 @@ class Intake:
         self.pauses = 0
         self._client: aiomqtt.Client | None = None
         self._paused_fd: int | None = None
+        #: The consumer waiting in :meth:`get` for a message (done when one is queued).
+        self._waiter: asyncio.Future[None] | None = None
 
     def queue_type(self) -> type[asyncio.Queue[aiomqtt.Message]]:
         """The queue class to build the client with (``make_client(queue_type=...)``)."""
@@ -276,6 +278,9 @@ class Intake:
             def put_nowait(self, item: aiomqtt.Message) -> None:
                 item.connection = intake.connection()  # type: ignore[attr-defined]
                 super().put_nowait(item)
+                waiter = intake._waiter
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(None)
                 if self.qsize() >= intake.high:
                     intake._pause()
 
@@ -386,12 +391,37 @@ class Intake:
             return None
 
     async def get(self) -> aiomqtt.Message:
-        """The next message; raises ``MqttError`` when the connection is lost meanwhile."""
-        message = self.get_nowait()
-        if message is not None:
-            return message
-        assert self._client is not None
-        return await anext(aiter(self._client.messages))
+        """The next message; raises ``MqttError`` when the connection is lost meanwhile.
+
+        The consumer waits on a future of its own, done by the queue's ``put_nowait``: the task
+        runs at the next turn of the loop. aiomqtt's iterator waits for a task of the queue's
+        ``get`` through ``asyncio.wait``: two turns more for every message that finds the
+        consumer idle (an alert's message, on a quiet table).
+        """
+        while True:
+            message = self.get_nowait()
+            if message is not None:
+                return message
+            client = self._client
+            assert client is not None
+            lost = client._disconnected
+            if lost.done():
+                raise aiomqtt.MqttError("Disconnected during message iteration") from (
+                    None if lost.cancelled() else lost.exception()
+                )
+            waiter = asyncio.get_running_loop().create_future()
+
+            def wake(_: object, waiter: asyncio.Future[None] = waiter) -> None:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+            self._waiter = waiter
+            lost.add_done_callback(wake)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                lost.remove_done_callback(wake)
 
     def _pause(self) -> None:
         client = self._client

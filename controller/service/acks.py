@@ -152,6 +152,16 @@ class Acknowledgements:
                 )
                 return
 
+    def written_at_once(self, record: int) -> bool:
+        """Whether ``record`` is written now, or within the hand-off (:meth:`_hand_off`), or the
+        journal is in a fault (what it caused may go out from memory)."""
+        if self.journal is None or not record:
+            return True
+        progress = self.journal.progress()
+        if progress.written >= record or progress.fault is not None:
+            return True
+        return self._hand_off(progress, record)
+
     def _hand_off(self, progress: Progress, record: int) -> bool:
         """Wait for ``record`` on this thread, blocked, at most :data:`HANDOFF_S`; True once
         it is written (or the journal is in a fault).
