@@ -3,13 +3,14 @@
 It holds its journal's lock (one writer), checks that no other controller of the table is on the
 broker, connects, subscribes to the table's device events, device statuses and dealer inputs,
 feeds them through the engine and publishes alerts (QoS 1), the retained public state and device
-commands (lamp, buzzer). Three tasks per connection: the receiver (takes messages from the
-bounded intake from the moment the connection is up, never waits for the network), the
-publisher (the outbox, in order, pipelined) and the announcer (subscribe; the state and
-``online``, at once with a kept session, after the SUBACK with a new one). The last will says
-``offline``, and so does the service itself before a clean disconnect. After a lost connection
-it reconnects with backoff, resubscribes and republishes its status and the state. Every message
-is journaled; a restart recovers from the journal (see ``controller.service.table``).
+commands (lamp, buzzer). Four tasks per connection: the receiver (takes messages from the
+bounded intake from the moment the connection is up, never waits for the network; it hands what
+a message caused to the socket itself when it can), the publisher (the outbox, in order,
+pipelined), the lander (the PUBACKs, ``controller.service.flights``) and the announcer
+(subscribe; the state and ``online``, at once with a kept session, after the SUBACK with a new
+one). The last will says ``offline``, and so does the service itself before a clean disconnect.
+After a lost connection it reconnects with backoff, resubscribes and republishes its status and
+the state. Every message is journaled; a restart recovers from the journal (see ``controller.service.table``).
 
 The journal writes in threads of its own (``controller.journal.writer``): what a message caused is
 published once its record is written (in the operating system), the message is acknowledged to
