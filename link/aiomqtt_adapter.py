@@ -30,15 +30,13 @@ import socket
 import struct
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import aiomqtt
 from paho.mqtt import client as paho_client
 from paho.mqtt.enums import MQTTErrorCode
 
 log = logging.getLogger(__name__)
-
-_T = TypeVar("_T")
 
 
 def enable_manual_acks(client: aiomqtt.Client) -> None:
@@ -67,8 +65,7 @@ def acknowledge_all(client: aiomqtt.Client, messages: Sequence[aiomqtt.Message])
     """
     packets = b"".join(struct.pack("!BBH", _PUBACK, 2, m.mid) for m in messages if m.qos == 1)
     if packets:
-        paho = client._client
-        _write_now(paho, lambda: paho._packet_queue(_PUBACK, packets, 0, 1))
+        client._client._packet_queue(_PUBACK, packets, 0, 1)
     for message in messages:
         if message.qos > 1:
             acknowledge(client, message)
@@ -94,44 +91,18 @@ def publish_now(
     Raises aiomqtt's ``MqttCodeError`` when paho refuses the message (no connection).
     """
     paho = client._client
+    info = paho.publish(topic, payload, qos, retain)
+    if info.rc != MQTTErrorCode.MQTT_ERR_SUCCESS:
+        raise aiomqtt.MqttCodeError(info.rc, "Could not publish message")
     confirmation = asyncio.Event()
-
-    def publish() -> paho_client.MQTTMessageInfo:
-        info = paho.publish(topic, payload, qos, retain)
-        if info.rc != MQTTErrorCode.MQTT_ERR_SUCCESS:
-            raise aiomqtt.MqttCodeError(info.rc, "Could not publish message")
-        if info.is_published():
-            confirmation.set()
-        else:
-            # (before the write: aiomqtt's on_publish callback sets it, from the PUBACK read later)
-            client._pending_publishes[info.mid] = confirmation
-        return info
-
-    info = _write_now(paho, publish)
-    return _confirmed(client, info.mid, confirmation)
-
-
-def _write_now(paho: paho_client.Client, queue: Callable[[], _T]) -> _T:
-    """Call ``queue`` (which queues packets with paho), then write what paho has queued.
-
-    Queuing a packet, paho asks for the socket's writability (aiomqtt: ``add_writer`` through
-    ``call_soon_threadsafe``, a write to the loop's self-pipe, then a ``select`` that wakes for
-    it and one that finds the socket writable, and ``remove_writer`` once written: four system
-    calls and two turns of the loop for a packet that is written at once here). It is asked for
-    only when something is left to write (the socket's buffer full, or the request already
-    stands for an earlier packet not yet written).
-    """
-    registered = paho._registered_write
-    paho._registered_write = True  # (paho asks for writability only when this is False)
-    try:
-        result = queue()
-    finally:
-        paho._registered_write = registered
+    if info.is_published():
+        confirmation.set()
+    else:
+        # (before the write: aiomqtt's on_publish callback sets it, from the PUBACK read later)
+        client._pending_publishes[info.mid] = confirmation
     if paho._out_packet and paho._sock is not None:
         paho._packet_write()
-    if paho._out_packet:
-        paho._call_socket_register_write()
-    return result
+    return _confirmed(client, info.mid, confirmation)
 
 
 async def _confirmed(client: aiomqtt.Client, mid: int, confirmation: asyncio.Event) -> None:
