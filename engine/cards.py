@@ -37,7 +37,8 @@ class CardState:
     present: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: The hole cards at each seat, in the order they arrived.
     seat_cards: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    #: The card dicts changed in this step (the public state's change check reads it).
+    #: The card dicts changed in this step (part of the state's data, kept as it was; the
+    #: public state's change check reads ``Cards.seats_changed``, the seats' cards only).
     changed: bool = False
     #: Foreign tags reported this hand (``fouled_deck``: each said once a hand); replaced when
     #: it changes.
@@ -59,24 +60,30 @@ class CardState:
 class Cards:
     """Card tags to zones, moves told to the deal, the board and the handling."""
 
-    __slots__ = ("machine", "state", "table")
+    __slots__ = ("machine", "seats_changed", "state", "table")
 
     def __init__(self, state: CardState, table: Table, machine: Machine) -> None:
         self.state = state
         self.table = table  # the time, the settings, the alerts
         self.machine = machine  # the hand's part, and the concerns told of each move
+        #: The seats' cards (``seat_cards``) changed in this step: what the public state's
+        #: change check reads (most reads change only where a tag is present, which no public
+        #: state shows: the seats' items are not listed again for them). Derived, never state:
+        #: a new concern, each working copy, starts it False (its dict is a new one anyway).
+        self.seats_changed = False
 
     def change(self) -> None:
-        """The card dicts are about to change in this step (see ``CardState.changed``; this
-        concern's own methods, on the path of every card read, set it themselves)."""
+        """The seats' cards are about to change in this step (see ``CardState.changed``, and
+        ``seats_changed``; this concern's own methods set them themselves)."""
         self.state.changed = True
+        self.seats_changed = True
 
     def leave(self, uid: str, zone: str) -> None:
         """A card left ``zone`` (moved, or taken away)."""
         seat = zone_seat(zone)
         if seat is not None:
             state = self.state
-            state.changed = True
+            state.changed = self.seats_changed = True
             seat_cards = state.seat_cards
             seat_cards[seat] = tuple(u for u in seat_cards.get(seat, ()) if u != uid)
         elif zone in ("board", "burn"):

@@ -114,6 +114,18 @@ class Machine:
     def copy(self) -> Machine:
         """A working copy for the next step: each part copied (shallow copies of small dicts;
         every value inside is immutable), the concerns built around the copies."""
+        new = self.snapshot()
+        new.attach_concerns()
+        return new
+
+    def snapshot(self) -> Machine:
+        """A copy of the parts alone, without the concerns: what a holder keeps only to make a
+        working copy of later (:meth:`copy`; engine.step.Engine's base), never used itself.
+
+        Why: each concern refers back to its machine, a cycle of references that only the
+        garbage collector frees; a snapshot has none, and goes as soon as it is dropped (with
+        every working copy left to the collector, collections took 3.6 % of the engine's CPU
+        time with chips, against 0.02 % before the concerns)."""
         new = Machine.__new__(Machine)
         new.table = self.table.copy()
         new.device_seqs = self.device_seqs.copy()
@@ -126,7 +138,6 @@ class Machine:
         new.result_state = self.result_state.copy()
         new.handling_state = self.handling_state.copy()
         new.session_part = self.session_part.copy()
-        new.attach_concerns()
         return new
 
     def reset_hand(self) -> None:
@@ -198,7 +209,7 @@ class Machine:
         ``self.table.commands`` (the lists of the last step's outputs were emptied when it
         ended). While a gap is being filled the message waits (engine.sequences), and is
         applied in its place once the gap is closed."""
-        self.card_state.changed = False  # (a new step: no card dict changed in it yet)
+        self.card_state.changed = self.cards.seats_changed = False  # (a new step: no card dict changed yet)
         if type(received) is DeviceEventReceived:
             event = received.event
             device = received.device

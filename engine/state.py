@@ -35,6 +35,12 @@ _SeatsEntry: TypeAlias = tuple[
 _AMOUNTS_KEPT: Final = 4096
 
 
+_PublicEntry: TypeAlias = tuple[object, bool, str, tuple[object, ...], dict[str, object]]
+#: :attr:`PublicCache.public` when no public state was built since the machine last changed
+#: (at the start, and after steps that built none: a replay's).
+NO_PUBLIC: Final[_PublicEntry] = (None, False, "", (), {})
+
+
 class PublicCache:
     """What the last public state was built from, and its parts, for the next one to share.
 
@@ -77,13 +83,7 @@ class PublicCache:
         # built from: the machine (a working copy changes in place; its alerts change only in
         # steps that publish a state), whether occupancy is known, the profile and the state
         # key (compared but its last item, the betting).
-        self.public: tuple[object, bool, str, tuple[object, ...], dict[str, object]] = (
-            None,
-            False,
-            "",
-            (),
-            {},
-        )
+        self.public: _PublicEntry = NO_PUBLIC
         # Seat states are immutable and few: each distinct one is built once and shared.
         self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = {}
         self.amounts: dict[tuple[int, int], SeatAmount] = {}
@@ -124,8 +124,8 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
     hand = m.hand_part
     seat_cards = m.card_state.seat_cards
     last_cards, seat_items = cache.seat_cards
-    if m.card_state.changed or seat_cards is not last_cards:
-        # (a dict changes only in a step that says so, and this runs at the end of every step)
+    if m.cards.seats_changed or seat_cards is not last_cards:
+        # (the dict changes only in a step that says so, and this runs at the end of every step)
         seat_items = tuple(seat_cards.items())
         cache.seat_cards = (seat_cards, seat_items)
     occupied = hand.occupied
@@ -301,15 +301,18 @@ def public_of(
     last_machine, last_known, last_profile, last_key, last_values = cache.public
     session = key[11]
     profile = m.table.profile
-    if (
-        alerts_same
-        and last_machine is m
-        and last_key[:12] == key[:12]
-        and last_known == hand.seats_known
-        and last_profile == profile
-    ):
+    # the last public state's other fields stand (its alerts among them)
+    shared = alerts_same and last_machine is m and last_known == hand.seats_known and last_profile == profile
+    if shared and last_key[:12] == key[:12]:
         values = last_values.copy()
         values["ts"] = m.table.ts
+    elif shared and last_key[:3] == key[:3] and last_key[4:12] == key[4:12]:
+        # only cards at the seats changed (a card dealt, a hand mucked: most states built
+        # while dealing): the seats built again, the rest as in the last public state
+        values = last_values.copy()
+        values["ts"] = m.table.ts
+        values["seats"] = _seats_of(cache, m, hand.running or hand.phase in ("showdown", "misdeal"), key)
+        cache.public = (m, hand.seats_known, profile, key, values.copy())
     else:
         active = hand.running or hand.phase in ("showdown", "misdeal")
         active_alerts = m.table.book.active

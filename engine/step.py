@@ -13,7 +13,7 @@ from typing import Final
 from contract.models import Alert, DeviceCommand, HandResult, PublicState
 from engine.api import EngineSettings, Outputs, Received
 from engine.dispatcher import Machine
-from engine.state import EngineState, PublicCache, new_state, public_of, state_key, to_public
+from engine.state import NO_PUBLIC, EngineState, PublicCache, new_state, public_of, state_key, to_public
 
 
 def initial_state(settings: EngineSettings) -> EngineState:
@@ -32,10 +32,12 @@ def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     return EngineState(machine, state.public), outputs
 
 
-def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs:
+def advance(machine: Machine, received: Received, cache: PublicCache, *, build_state: bool = True) -> Outputs:
     """Apply one received message to ``machine``, a working copy no state shares; return what
     changed (the shell's :class:`Engine` and :func:`step` both end here). ``cache``: what the
-    last public state was built from."""
+    last public state was built from. Without ``build_state``, a changed public state is not built
+    (its :attr:`Outputs.state` is None, the table's ``state_key`` is new all the same): a replay,
+    which publishes only the last (:meth:`Engine.deferred_state`)."""
     machine.handle(received)
     # Most steps produce none of these: the empty lists are kept, not replaced.
     alerts: tuple[Alert, ...] = ()
@@ -55,6 +57,9 @@ def advance(machine: Machine, received: Received, cache: PublicCache) -> Outputs
     key = state_key(machine, cache)
     if alerts or key != table.state_key:
         table.state_key = key
+        if not build_state:
+            cache.public = NO_PUBLIC  # (the next state built shares nothing with one before)
+            return Outputs(alerts, None, commands, hands)
         # (no alert change: the alerts are those of the last public state built)
         public = public_of(machine, key, alerts_same=not alerts, cache=cache)
         return Outputs(alerts, public, commands, hands)
@@ -86,34 +91,62 @@ class Engine:
     It applies messages in place to a working copy of the machine that nobody else holds, so a
     step costs no copy of the table. The state it hands out (:attr:`state`) is frozen: the next
     message starts a new working copy, as :func:`step` does. A message whose step raises leaves
-    the state as it was before it, as with :func:`step`: the holder goes back to its last frozen
-    state (the *base*) and applies again the messages taken since (the core is deterministic).
+    the state as it was before it, as with :func:`step`: the holder goes back to its *base* (the
+    state last handed out or restored, a snapshot of its own taken every ``REBASE_EVERY``
+    messages, or at first the initial state, built again) and applies again the messages taken
+    since (the core is deterministic).
     """
 
     def __init__(self, settings: EngineSettings) -> None:
+        self._settings = settings
         self._state = initial_state(settings)
-        self._base = self._state  # frozen: what a failed message goes back to
+        # What a failed message goes back to (see the class docstring); None: the initial state.
+        self._base: EngineState | None = None
         self._since: list[Received] = []  # messages applied in place since the base
-        self._working = False  # the state's machine is a working copy only this holder sees
+        self._working = True  # the state's machine is a working copy only this holder sees
         # The state's two parts, read on every message (a named tuple's fields are not looked
         # up at once by CPython 3.11, plain attributes are).
         self._machine = self._state.machine
         self._cache = self._state.public
+        # The event time of the last public state a step without ``build_state`` did not build (None:
+        # none owed): the time the state published then would have carried.
+        self._owed_ts: datetime | None = None
 
-    def handle(self, received: Received) -> Outputs:
-        """Feed one message; return its outputs."""
-        if not self._working or len(self._since) >= REBASE_EVERY:
+    def handle(self, received: Received, *, build_state: bool = True) -> Outputs:
+        """Feed one message; return its outputs. Without ``build_state`` (a replay), a changed
+        public state is not built but owed: :meth:`deferred_state` builds the last one."""
+        if not self._working:  # the state was handed out: it stays as it is, the base
             self._base = self._state
             self._set(EngineState(self._machine.copy(), self._cache))
             self._since = []
             self._working = True
+        elif len(self._since) >= REBASE_EVERY:
+            # a base nearer than the last: the working copy's parts as they are now (a
+            # snapshot: no concerns, so nothing but this holder refers to it)
+            self._base = EngineState(self._machine.snapshot(), self._cache)
+            self._since = []
+        machine = self._machine
+        before = machine.table.state_key
         try:
-            outputs = advance(self._machine, received, self._cache)
+            outputs = advance(machine, received, self._cache, build_state=build_state)
         except BaseException:
             self._back_to_base()
             raise
         self._since.append(received)
+        if not build_state and machine.table.state_key is not before:
+            self._owed_ts = machine.table.ts
         return outputs
+
+    def deferred_state(self) -> PublicState | None:
+        """The public state the last step that changed it would have published, had it been
+        built then (None: no step without ``build_state`` changed it since). Built once, at the end
+        of a replay, instead of once per change: everything it shows but its time is as it was
+        after that step (any later change would have been owed in turn)."""
+        ts, self._owed_ts = self._owed_ts, None
+        if ts is None:
+            return None
+        state = public_of(self._machine)
+        return state if state.ts == ts else state.model_copy(update={"ts": ts})
 
     def _set(self, state: EngineState) -> None:
         self._state = state
@@ -121,10 +154,11 @@ class Engine:
 
     def _back_to_base(self) -> None:
         """The state before the failed message: the base and the messages taken since."""
-        machine = self._base.machine.copy()
+        base = self._base
+        machine = base.machine.copy() if base is not None else initial_state(self._settings).machine
         for received in self._since:
-            advance(machine, received, self._base.public)
-        self._set(EngineState(machine, self._base.public))
+            advance(machine, received, self._cache)
+        self._set(EngineState(machine, self._cache))
 
     @property
     def state(self) -> EngineState:
@@ -154,6 +188,7 @@ class Engine:
     def restore(self, state: EngineState) -> None:
         """Carry on from ``state`` (a checkpoint's): the next message is handled after it."""
         self._set(state)
+        self._owed_ts = None
         self._working = False
 
     def public_state(self) -> PublicState:

@@ -164,6 +164,7 @@ class TableController:
                 error.strerror or error,
             )
             recovery = Recovery()
+        self._replayed_state()
         recovery.log()
         self.session = recovery.session
         self.last_record = recovery.position.next_n - 1
@@ -179,9 +180,17 @@ class TableController:
     def replay(self) -> Recovery:
         """The audit: replay every retained record through a fresh engine (read only)."""
         recovery = audit(self, self.files) if self.files is not None else Recovery()
+        self._replayed_state()
         recovery.log()
         self.session = recovery.session
         return recovery
+
+    def _replayed_state(self) -> None:
+        """The public state as the replay left it: built once, at its end (a replay builds none
+        per change), as the last change would have published it."""
+        state = self.engine.deferred_state()
+        if state is not None:
+            self.state = state
 
     def restore(self, snapshot: checkpoint.Snapshot) -> None:
         """Take over the state of a checkpoint."""
@@ -562,7 +571,8 @@ class TableController:
                     log.debug("%s: tag uid %s", message.device, message.event.uid)
         engine = self.engine
         try:
-            outputs = engine.handle(classified.received)
+            # (a replay builds no public state per change: only the last is published)
+            outputs = engine.handle(classified.received, build_state=not replay)
         except Exception:
             # An engine bug must not stop the table: the message is in the journal, the engine
             # state is unchanged (the core is pure), the error is logged with where it happened.

@@ -283,6 +283,33 @@ def test_without_any_usable_checkpoint_the_whole_journal_is_replayed(tmp_path: P
     assert second.state == first.state
 
 
+@pytest.mark.parametrize("seed", [1, 4, 9])
+def test_a_whole_replay_publishes_the_state_the_live_table_published_last(tmp_path: Path, seed: int) -> None:
+    """A replay builds no public state per change, only the last one at its end: it is the
+    state the live table published last, its time included (the messages after the last change,
+    noise among them, changed nothing shown and published nothing)."""
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    first.recover(T0)
+    messages, _ = dealer_session(registry(), seats=9, hands=3, seed=seed, noise=True)
+    published: list[bytes] = []
+    for message in messages:
+        published += [o.payload for o in _feed(first, [message]) if o.what == "state"]
+    first.close()
+    assert first.state is not None
+    assert parse_state("s", published[-1]) == first.state
+    for path in _checkpoints(config):
+        path.unlink()
+    second = _controller(config)
+    recovery = second.recover(T0)
+    second.close()
+    assert recovery.checkpoint is None
+    assert second.state == first.state
+    audit = _controller(config)
+    audit.replay()
+    assert audit.state == first.state
+
+
 def test_a_message_delivered_again_is_not_applied_twice(tmp_path: Path) -> None:
     config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
     controller = _controller(config)
