@@ -92,6 +92,18 @@ class Positions:
                 if self._generation == generation:
                     self._changed.wait(min(left, _RECHECK_S))
 
+    def wait_written(self, n: int, timeout: float) -> bool:
+        """Block until record ``n`` is written or the journal is in a fault; True if that
+        happened within ``timeout`` (the caller's thread sleeps meanwhile, GIL released)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self._written < n and self._fault is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True
+
     # ---- changes --------------------------------------------------------------------------
 
     def wrote(self, last: int, *, durable: bool) -> None:

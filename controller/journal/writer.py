@@ -237,6 +237,11 @@ class Journal:
         """Why the journal cannot be written, while it cannot."""
         return self._positions.fault
 
+    def wait_written(self, n: int, timeout: float) -> bool:
+        """Block the calling thread until record ``n`` is written (or the journal is in a
+        fault), at most ``timeout`` seconds; True if it was."""
+        return self._positions.wait_written(n, timeout)
+
     def acknowledged_early(self, n: int, *, extends: bool) -> None:
         """The message of record ``n`` was acknowledged while the record was held in memory
         (``extends``: so was every received record since the last one noted). The next

@@ -34,6 +34,11 @@ log = logging.getLogger(__name__)
 
 #: The longest what a message caused waits for its record to be written.
 STALL_S: Final = 0.5
+#: How long the event loop's thread itself waits, blocked, for an output's record to be written
+#: (:meth:`Acknowledgements.written`) before it waits as a coroutine, ...
+HANDOFF_S: Final = 0.001
+#: ... and only when the writer has at most this many records to write before it is done.
+HANDOFF_RECORDS: Final = 16
 
 
 class Acknowledgements:
@@ -52,6 +57,8 @@ class Acknowledgements:
         self._scheduled = False
         #: The last acknowledgement was an early one (the next early one extends its span).
         self._early_span = False
+        #: The record a blocked wait last gave up on: none again until the writer got there.
+        self._stalled = 0
 
     def listener(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
         """What the journal's threads call on progress: one update on ``loop`` at a time."""
@@ -121,10 +128,15 @@ class Acknowledgements:
         :data:`STALL_S` at the latest: a write that hangs must not hold the alerts back."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + STALL_S
+        handed_off = False
         while self.journal is not None and record:
             progress = self.journal.progress()
             if progress.written >= record or progress.fault is not None:
                 return
+            if not handed_off:
+                handed_off = True
+                if self._hand_off(progress, record):
+                    return
             self._progress.clear()
             try:
                 # (``asyncio.timeout``, not ``wait_for``: no task of its own, so no turn of the
@@ -139,6 +151,38 @@ class Acknowledgements:
                     STALL_S,
                 )
                 return
+
+    def written_at_once(self, record: int) -> bool:
+        """Whether ``record`` is written now, or within the hand-off (:meth:`_hand_off`), or the
+        journal is in a fault (what it caused may go out from memory)."""
+        if self.journal is None or not record:
+            return True
+        progress = self.journal.progress()
+        if progress.written >= record or progress.fault is not None:
+            return True
+        return self._hand_off(progress, record)
+
+    def _hand_off(self, progress: Progress, record: int) -> bool:
+        """Wait for ``record`` on this thread, blocked, at most :data:`HANDOFF_S`; True once
+        it is written (or the journal is in a fault).
+
+        The writer thread needs the GIL to write the record. Waiting as a coroutine, the loop
+        kept it until its next ``select`` (building the state, running other tasks), and its
+        report came back through the loop's self-pipe, a callback and a task's wake-up: some
+        0.5 ms of an alert's latency, where the write itself takes tens of microseconds. Blocked
+        here, the loop leaves the GIL to the writer at once and is woken directly. A disk that
+        stalls (writeback throttling, an SD card) costs the loop this wait once: until the
+        writer got as far as the record it gave up on, and while the writer has more than
+        :data:`HANDOFF_RECORDS` to write (a backlog), the loop does not block at all.
+        """
+        if self.journal is None or progress.written < self._stalled:
+            return False
+        if progress.submitted - progress.written > HANDOFF_RECORDS:
+            return False
+        if self.journal.wait_written(record, HANDOFF_S):
+            return True
+        self._stalled = record
+        return False
 
     def settled(self) -> bool:
         """Every record submitted so far is written (or the journal is in a fault)."""

@@ -3,13 +3,14 @@
 It holds its journal's lock (one writer), checks that no other controller of the table is on the
 broker, connects, subscribes to the table's device events, device statuses and dealer inputs,
 feeds them through the engine and publishes alerts (QoS 1), the retained public state and device
-commands (lamp, buzzer). Three tasks per connection: the receiver (takes messages from the
-bounded intake from the moment the connection is up, never waits for the network), the
-publisher (the outbox, in order, pipelined) and the announcer (subscribe; the state and
-``online``, at once with a kept session, after the SUBACK with a new one). The last will says
-``offline``, and so does the service itself before a clean disconnect. After a lost connection
-it reconnects with backoff, resubscribes and republishes its status and the state. Every message
-is journaled; a restart recovers from the journal (see ``controller.service.table``).
+commands (lamp, buzzer). Four tasks per connection: the receiver (takes messages from the
+bounded intake from the moment the connection is up, never waits for the network; it hands what
+a message caused to the socket itself when it can), the publisher (the outbox, in order,
+pipelined), the lander (the PUBACKs, ``controller.service.flights``) and the announcer
+(subscribe; the state and ``online``, at once with a kept session, after the SUBACK with a new
+one). The last will says ``offline``, and so does the service itself before a clean disconnect.
+After a lost connection it reconnects with backoff, resubscribes and republishes its status and
+the state. Every message is journaled; a restart recovers from the journal (see ``controller.service.table``).
 
 The journal writes in threads of its own (``controller.journal.writer``): what a message caused is
 published once its record is written (in the operating system), the message is acknowledged to
@@ -41,9 +42,10 @@ from controller.history.last import alerts_from, last_hand, read_recent
 from controller.history.query import History
 from controller.journal.lock import JournalLock, JournalLocked
 from controller.service.acks import Acknowledgements
+from controller.service.flights import Flight, Flights
 from controller.service.inbox import Classified, Malformed
 from controller.service.table import Outgoing, TableController
-from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks
+from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks, publish_now
 from link.backoff import Backoff
 from link.client import client_id, make_client
 from link.reconnect import reconnecting
@@ -127,9 +129,10 @@ class Service:
         self.connections = 0
         #: Set once the service is first online (subscribed): drivers may start publishing.
         self.ready = asyncio.Event()
-        self._publishing = 0
         #: One flush at a time: the receive loop and the ticker both publish, in outbox order.
         self._flush_lock = asyncio.Lock()
+        #: What was handed to paho and awaits its PUBACKs (at most twice a batch of publishes).
+        self._flights = Flights(2 * PUBLISH_BATCH)
         #: The journal problem the retained status last reported (None: it said ``online``).
         self._reported_error: str | None = None
         self.acks = Acknowledgements(self.controller.journal)
@@ -152,7 +155,7 @@ class Service:
     @property
     def idle(self) -> bool:
         """Nothing waits to be published or journaled, nothing is being published."""
-        return not self.outbox and self._publishing == 0 and self.acks.settled()
+        return not self.outbox and not self._flights and self.acks.settled()
 
     def _status(self, state: StatusState, detail: str | None = None) -> Status:
         return Status(
@@ -416,6 +419,7 @@ class Service:
         tasks = {
             receiver,
             asyncio.create_task(self._publisher(client), name="publish"),
+            asyncio.create_task(self._land(client), name="land"),
             asyncio.create_task(self._watch_journal(), name="journal-health"),
             asyncio.create_task(self._tick(), name="tick"),
             asyncio.create_task(self._keep_time(), name="time"),
@@ -435,6 +439,11 @@ class Service:
             for task in (*tasks, announce, stopper):
                 task.cancel()
             await asyncio.gather(stopper, announce, *tasks, return_exceptions=True)
+            # What is not acknowledged waits, in order, for the next connection.
+            unacknowledged, announced = self._flights.abandon()
+            self.outbox.extendleft(reversed(unacknowledged))
+            if announced:
+                self._status_due = True
         for task in (*tasks, announce):
             if task.done() and not task.cancelled():
                 task.result()  # re-raises the MqttError of a lost connection
@@ -449,10 +458,13 @@ class Service:
         self._emit(self.controller.take_state())
         try:
             async with asyncio.timeout(STOP_FLUSH_S):
-                await self._flush(client)  # after the publisher's batch in flight (the flush lock)
+                await self._flush(client)  # after the publisher's (the flush lock)
+                await self._flights.empty()
         except (TimeoutError, aiomqtt.MqttError) as error:
             log.warning(
-                "stopping with %d messages not yet published: %s", len(self.outbox), error or "timeout"
+                "stopping with %d messages not yet published: %s",
+                len(self.outbox) + len(self._flights),
+                error or "timeout",
             )
 
     async def _announce(self, client: aiomqtt.Client) -> None:
@@ -563,8 +575,11 @@ class Service:
                 self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
             handled = self.controller.receive_classified(topic, data, received, classified, defer_state=True)
             if handled.outgoing:
-                # An alert or a command: out now, whatever else waits (the batch ends here).
+                # An alert or a command: out now, whatever else waits (the batch ends here), before
+                # the message's acknowledgement and the state (which follows in the next flush).
                 self._emit(handled.outgoing)
+                if not self._flush_at_once(client):
+                    self._wake()
                 processed = PROCESS_BATCH
             # A message of a previous connection is not acknowledged: its id belonged there (a
             # persistent session delivers it again, and the controller recognises the repeat).
@@ -600,14 +615,15 @@ class Service:
             self._wake()
 
     async def _flush(self, client: aiomqtt.Client) -> None:
-        """Publish the outbox in order; a state followed by a newer one is skipped.
+        """Hand the outbox to paho in order (a state followed by a newer one is skipped); the
+        lander awaits the acknowledgements (``controller.service.flights``).
 
-        Publishes are pipelined (paho writes them in call order; the acknowledgements are awaited
-        together, a batch at a time). An item is journaled as published and leaves the outbox
-        only once the broker has acknowledged it; after a lost connection the rest waits, in
-        order, for the next one.
+        Publishes are pipelined (paho writes them in call order). An item is journaled as
+        published and leaves its flight only once the broker has acknowledged it; after a lost
+        connection what is not acknowledged waits, in order, for the next one.
         """
         async with self._flush_lock:
+            await self._flights.room()
             # Write-ahead: what caused these outputs is in the journal before they leave (written
             # to the operating system: a crash of the process loses none; see docs/journal.md).
             # Again if the ticker or the journal watcher queued more while this one waited.
@@ -615,73 +631,69 @@ class Service:
             while (cause := max((o.cause for o in self.outbox), default=0)) > waited:
                 await self.acks.written(cause)
                 waited = cause
-            await self._publish_outbox(client)
+            # (the receiver may have handed the outbox meanwhile, and a flight may be boarding)
+            await self._flights.room()
+            if self.outbox or self._status_owed():
+                self._take_off(client)
 
-    async def _publish_outbox(self, client: aiomqtt.Client) -> None:
+    def _flush_at_once(self, client: aiomqtt.Client) -> bool:
+        """The receiver's flush of what a message caused (an alert, a command): handed to paho,
+        and so written to the socket, before anything else is done. False when the publisher
+        must do it (a flight is boarding or too many await their PUBACKs, or the record is not
+        written within the journal's hand-off: ``Acknowledgements.written_at_once``).
+
+        Through the publisher, an alert waited for a turn of the loop, whose ``select`` let the
+        journal's and the log's threads take the GIL in between, and behind the PUBACKs the
+        receiver queues (another write, to the loop's self-pipe): 0.3-0.5 ms of its latency.
+        """
+        # (a status owed follows the newest state, which the receiver builds afterwards)
+        if self._client is not client or self._status_owed() or not self._flights.may_take_off():
+            return False
+        if not self.acks.written_at_once(max((o.cause for o in self.outbox), default=0)):
+            return False
+        self._take_off(client)
+        return True
+
+    def _status_owed(self) -> bool:
+        return self._status_due or self.controller.journal_error != self._reported_error
+
+    def _take_off(self, client: aiomqtt.Client) -> None:
+        """Take the outbox into a flight and hand its first batch to paho (synchronously)."""
         last_state = max((i for i, o in enumerate(self.outbox) if o.what == "state"), default=-1)
         pending = [o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)]
         self.outbox.clear()
         # The status follows the newest state (a client that sees ``online`` finds it retained).
         status_after = 1 + max((i for i, o in enumerate(pending) if o.what == "state"), default=-1)
-        status: Status | None = None
-        if self._status_due or self.controller.journal_error != self._reported_error:
+        flight = Flight(pending, status_after)
+        if self._status_owed():
             error = self.controller.journal_error
-            status = self._status("fault" if error is not None else "online", error)
-        self._publishing = len(pending)
-        sent = 0
-        try:
-            while pending or status is not None:
-                batch, pending = pending[:PUBLISH_BATCH], pending[PUBLISH_BATCH:]
-                sent += len(batch)
-                # No time limit on a PUBACK: behind a backlog it comes after every message the
-                # broker sent before it (which the intake reads at the engine's pace); a broken
-                # connection is found by the keepalive and the socket, not by a guess.
-                publishes = [
-                    asyncio.ensure_future(
-                        client.publish(o.topic, o.payload, qos=1, retain=o.retain, timeout=math.inf)
-                    )
-                    for o in batch
-                ]
-                announced = status if status is not None and sent >= status_after else None
-                if announced is not None:
-                    publishes.append(
-                        asyncio.ensure_future(
-                            client.publish(
-                                self.topics.controller_status,
-                                announced.to_json(),
-                                qos=1,
-                                retain=True,
-                                timeout=math.inf,
-                            )
-                        )
-                    )
-                    status = None
-                    # Handed to paho in order once each task has started (one turn of the loop):
-                    # ``online`` is on its way behind the state, without waiting for the PUBACKs
-                    # (which come behind whatever backlog the broker is sending).
-                    await asyncio.sleep(0)
-                    self._announced(announced)
-                try:
-                    results = await asyncio.gather(*publishes, return_exceptions=True)
-                except asyncio.CancelledError:
-                    for publish in publishes:
-                        publish.cancel()
-                    self.outbox.extendleft(reversed(batch + pending))
-                    raise
-                failed = []
-                for out, result in zip(batch, results, strict=False):
-                    if isinstance(result, BaseException):
-                        failed.append((out, result))
-                    else:
-                        self.controller.published(out, utc_now())
-                errors = [r for r in results if isinstance(r, BaseException)]
-                if failed or errors:
-                    self.outbox.extendleft(reversed([out for out, _ in failed] + pending))
-                    if announced is not None:
-                        self._status_due = True
-                    raise errors[0]
-        finally:
-            self._publishing = 0
+            flight.status = self._status("fault" if error is not None else "online", error)
+        self._hand(client, flight)
+        self._flights.add(flight)
+
+    def _hand(self, client: aiomqtt.Client, flight: Flight) -> None:
+        """Hand the flight's next batch to paho: each one written to the socket as it is handed,
+        in order (``link.aiomqtt_adapter.publish_now``)."""
+        flight.batch, flight.pending = flight.pending[:PUBLISH_BATCH], flight.pending[PUBLISH_BATCH:]
+        flight.sent += len(flight.batch)
+        flight.publishes = [_publish(client, o.topic, o.payload, retain=o.retain) for o in flight.batch]
+        status = flight.status
+        flight.announced = status if status is not None and flight.sent >= flight.status_after else None
+        if flight.announced is not None:
+            flight.publishes.append(
+                _publish(client, self.topics.controller_status, flight.announced.to_json(), retain=True)
+            )
+            flight.status = None
+            # ``online`` is on its way behind the state, without waiting for the PUBACKs
+            # (which come behind whatever backlog the broker is sending).
+            self._announced(flight.announced)
+
+    async def _land(self, client: aiomqtt.Client) -> None:
+        """Await the flights' acknowledgements (``Flights.land``)."""
+        await self._flights.land(
+            lambda flight: self._hand(client, flight),
+            lambda out: self.controller.published(out, utc_now()),
+        )
 
     def _announced(self, status: Status) -> None:
         """The status is on its way to the broker."""
@@ -708,3 +720,15 @@ class Service:
             )
         except aiomqtt.MqttError as error:
             log.warning("could not publish offline: %s", error)
+
+
+def _publish(client: aiomqtt.Client, topic: str, payload: bytes, *, retain: bool) -> asyncio.Future[None]:
+    """Publish at QoS 1, written to the socket now; the future is done on the broker's PUBACK
+    (no time limit: behind a backlog it comes after every message the broker sent before it),
+    or failed when paho refused the message (no connection)."""
+    try:
+        return asyncio.ensure_future(publish_now(client, topic, payload, qos=1, retain=retain))
+    except aiomqtt.MqttError as error:
+        refused: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        refused.set_exception(error)
+        return refused

@@ -129,6 +129,8 @@ class TableController:
         self._defer_state = False
         #: The cause of a state change not yet handed out (:meth:`take_state`), if any.
         self._state_owed: int | None = None
+        #: Alerts and hand results produced with ``defer_state``, logged by :meth:`take_state`.
+        self._logs_owed: list[Alert | HandResult] = []
         #: The hand and phase before the last message (a hand's end is where a checkpoint goes).
         self._before: tuple[int, str] = (0, "idle")
         #: The record of the last message the engine took (what a checkpoint now would cover).
@@ -281,7 +283,10 @@ class TableController:
 
         ``defer_state``: a new public state is not serialised here but owed, for
         :meth:`take_state` (the service takes it once per batch of messages: only the newest
-        state is published anyway, and serialising each one cost more than the engine step).
+        state is published anyway, and serialising each one cost more than the engine step), and
+        so are the INFO lines of its alerts and hand results: the service hands an alert to the
+        broker first (a line costs the event loop some 35 µs, and wakes the log's thread, which
+        then competes for the interpreter's lock with the journal's writer the alert waits for).
 
         The record is handed to the journal's writer (it is not written yet when this returns:
         the service publishes what the message caused once it is written, and acknowledges the
@@ -311,7 +316,15 @@ class TableController:
             self._defer_state = False
 
     def take_state(self) -> list[Outgoing]:
-        """The public state owed since :meth:`receive` deferred it (nothing when none is)."""
+        """The public state owed since :meth:`receive` deferred it (nothing when none is); the
+        log lines of the alerts and hand results produced meanwhile are written now."""
+        if self._logs_owed:
+            owed, self._logs_owed = self._logs_owed, []
+            for item in owed:
+                if isinstance(item, Alert):
+                    _log_alert(item)
+                else:
+                    _log_hand(item)
         cause, self._state_owed = self._state_owed, None
         if cause is None or self.state is None:
             return []
@@ -574,7 +587,9 @@ class TableController:
     def _outgoing(self, cause: int, outputs: Outputs, received: datetime, *, replay: bool) -> list[Outgoing]:
         out: list[Outgoing] = []
         for alert in outputs.alerts:
-            if not replay:
+            if self._defer_state:
+                self._logs_owed.append(alert)
+            elif not replay:
                 _log_alert(alert)
             out.append(Outgoing("alert", cause, self.topics.alerts, alert.to_json(), retain=False))
         for device, command in outputs.commands:
@@ -594,7 +609,9 @@ class TableController:
             for alert in outputs.alerts:
                 self.signals.observe(alert)
         for result in outputs.hands:
-            if not replay:
+            if self._defer_state:
+                self._logs_owed.append(result)
+            elif not replay:
                 _log_hand(result)
             out.append(Outgoing("hand", cause, self.topics.hands, result.to_json(), retain=False))
         if outputs.state is not None:

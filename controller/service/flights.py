@@ -1,0 +1,121 @@
+"""What the service handed to the broker and awaits the acknowledgements of, in order: flights.
+
+A flush takes the outbox into a :class:`Flight` and hands its first batch to paho at once (the
+service's ``_take_off``); the lander (:meth:`Flights.land`) awaits the PUBACKs of the flights in
+the order they took off, a batch at a time, hands a flight's next batch once its previous one is
+acknowledged, and journals each item as published. A new flight may take off while earlier ones
+await their PUBACKs (an alert does not wait a round trip behind the state before it), but never
+while one still holds items not handed (order), nor beyond ``limit`` publishes awaited (behind a
+broker's backlog the PUBACKs come late: the outbox then waits, and its states are coalesced).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from contract.models import Status
+from controller.service.outgoing import Outgoing
+
+
+@dataclass(slots=True)
+class Flight:
+    """One flush: the items still to hand to paho (``pending``), the batch handed and its
+    publishes awaiting their PUBACKs, and the status to announce after the newest state
+    (``status``, once ``sent`` reaches ``status_after``; ``announced`` once handed)."""
+
+    pending: list[Outgoing]
+    status_after: int
+    status: Status | None = None
+    sent: int = 0
+    batch: list[Outgoing] = field(default_factory=list)
+    publishes: list[asyncio.Future[None]] = field(default_factory=list)
+    announced: Status | None = None
+
+    @property
+    def boarding(self) -> bool:
+        """Items (or the status) not yet handed to paho."""
+        return bool(self.pending) or self.status is not None
+
+
+class Flights:
+    """The flights of one connection, in order (see the module docstring)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._flights: deque[Flight] = deque()
+        self._changed = asyncio.Event()
+
+    def __len__(self) -> int:
+        """Items in flight, handed or still to hand."""
+        return sum(len(f.batch) + len(f.pending) for f in self._flights)
+
+    def may_take_off(self) -> bool:
+        """Whether a new flight may take off now (see the module docstring)."""
+        if any(f.boarding for f in self._flights):
+            return False
+        return sum(len(f.publishes) for f in self._flights) < self.limit
+
+    async def room(self) -> None:
+        """Return once a new flight may take off."""
+        while not self.may_take_off():
+            self._changed.clear()
+            await self._changed.wait()
+
+    async def empty(self) -> None:
+        """Return once every flight has landed."""
+        while self._flights:
+            self._changed.clear()
+            await self._changed.wait()
+
+    def add(self, flight: Flight) -> None:
+        self._flights.append(flight)
+        self._changed.set()
+
+    async def land(self, hand: Callable[[Flight], None], published: Callable[[Outgoing], None]) -> NoReturn:
+        """Await the flights' acknowledgements in order, for ever; ``hand`` hands a flight's
+        next batch, ``published`` journals an acknowledged item. Raises the first failed
+        publish's error (a lost connection), the failed items left in their flight for
+        :meth:`abandon`."""
+        while True:
+            while not self._flights:
+                self._changed.clear()
+                await self._changed.wait()
+            flight = self._flights[0]
+            # No time limit on a PUBACK: behind a backlog it comes after every message the
+            # broker sent before it (which the intake reads at the engine's pace); a broken
+            # connection is found by the keepalive and the socket, not by a guess.
+            results = await asyncio.gather(*flight.publishes, return_exceptions=True)
+            failed: list[Outgoing] = []
+            for out, result in zip(flight.batch, results, strict=False):
+                if isinstance(result, BaseException):
+                    failed.append(out)
+                else:
+                    published(out)
+            errors = [r for r in results if isinstance(r, BaseException)]
+            if errors:
+                flight.batch, flight.publishes = failed, []
+                self._changed.set()
+                raise errors[0]
+            if flight.boarding:
+                hand(flight)
+            else:
+                self._flights.popleft()
+            self._changed.set()
+
+    def abandon(self) -> tuple[list[Outgoing], bool]:
+        """Every flight cut short (a lost connection, a stop): the items not acknowledged, in
+        order, and whether a status handed may not have reached the broker."""
+        items: list[Outgoing] = []
+        announced = False
+        for flight in self._flights:
+            for publish in flight.publishes:
+                publish.cancel()
+            items += flight.batch + flight.pending
+            announced = announced or flight.announced is not None or flight.status is not None
+        self._flights.clear()
+        self._changed.set()
+        return items, announced
