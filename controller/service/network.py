@@ -433,7 +433,7 @@ class Service:
                 if done != {announce} or announce.exception() is not None:
                     break
             if stopper in done:
-                await self._finish_publishing(client, receiver)
+                await self._finish_publishing(client, receiver, announce)
         finally:
             self._client = None
             for task in (*tasks, announce, stopper):
@@ -448,16 +448,22 @@ class Service:
             if task.done() and not task.cancelled():
                 task.result()  # re-raises the MqttError of a lost connection
 
-    async def _finish_publishing(self, client: aiomqtt.Client, receiver: asyncio.Task[None]) -> None:
+    async def _finish_publishing(
+        self, client: aiomqtt.Client, receiver: asyncio.Task[None], announce: asyncio.Task[None]
+    ) -> None:
         """A clean stop: what the messages taken so far caused goes out, and is journaled as
         published, before ``offline`` (instead of being owed to the next start). Nothing new is
         taken meanwhile; a broker that does not answer within ``STOP_FLUSH_S`` leaves the rest
-        owed, as after a crash."""
+        owed, as after a crash. A subscription still unanswered (a stop in the first moments)
+        is awaited too: its SUBACK, come after the subscribe was given up, would be logged by
+        aiomqtt as an error with a traceback."""
         receiver.cancel()
         await asyncio.gather(receiver, return_exceptions=True)
         self._emit(self.controller.take_state())
         try:
             async with asyncio.timeout(STOP_FLUSH_S):
+                if not announce.done():
+                    await asyncio.wait({announce})
                 await self._flush(client)  # after the publisher's (the flush lock)
                 await self._flights.empty()
         except (TimeoutError, aiomqtt.MqttError) as error:
