@@ -13,6 +13,7 @@ messages it had received but not yet handed out.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import socket
 import ssl
@@ -56,6 +57,33 @@ def tls_context(mqtt: MqttSection) -> ssl.SSLContext | None:
     return context
 
 
+class _GivenUpAcknowledgement(logging.Filter):
+    """aiomqtt logs a SUBACK or UNSUBACK whose request was given up (its task cancelled: a stop
+    or a time limit while the broker was slow) as an error with a traceback. It is expected
+    then and harmless (the broker did what was asked; nobody waits for the answer any more):
+    told at DEBUG, without the traceback, so that a Ctrl-C in the first moments or a loaded
+    machine does not print a traceback to the operator."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg
+        if (
+            isinstance(message, str)
+            and message.startswith("Unexpected message ID")
+            and "subscribe" in message
+        ):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info, record.exc_text = None, None
+            # (handlers do not look at the logger's level again: a record lowered is dropped
+            # here unless DEBUG is on)
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+#: aiomqtt's logger (its default name, which the CLIs' log levels set), with the filter above.
+MQTT_LOG: Final = logging.getLogger("mqtt")
+MQTT_LOG.addFilter(_GivenUpAcknowledgement())
+
+
 def make_client(
     mqtt: MqttSection,
     identifier: str,
@@ -88,4 +116,5 @@ def make_client(
         socket_options=NO_DELAY,
         queue_type=queue_type,
         max_inflight_messages=max_inflight,
+        logger=MQTT_LOG,
     )

@@ -176,3 +176,22 @@ async def test_the_socket_race_of_a_lost_connection_is_one_warning_not_a_traceba
         assert caplog.records[0].exc_info is not None
     finally:
         loop.set_exception_handler(previous)
+
+
+async def test_a_suback_for_a_subscribe_given_up_is_no_error_and_no_traceback(
+    mosquitto: Mosquitto, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A subscribe cancelled before its SUBACK (a Ctrl-C in the first moments, a time limit on
+    a loaded machine): aiomqtt logged the late SUBACK as an error with a traceback. The broker
+    answers in order, so the SUBACK of a later subscribe on the same connection comes after it."""
+    caplog.set_level(logging.INFO)
+    mqtt = MqttSection(url=mosquitto.url)
+    async with make_client(mqtt, "given-up") as client:
+        given_up = asyncio.create_task(client.subscribe("given/up", qos=1))
+        await asyncio.sleep(0)  # its SUBSCRIBE is queued, its SUBACK not read yet
+        given_up.cancel()
+        await asyncio.gather(given_up, return_exceptions=True)
+        await client.subscribe("answered/after", qos=1)
+    unexpected = [r for r in caplog.records if "Unexpected message ID" in r.getMessage()]
+    assert unexpected == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
