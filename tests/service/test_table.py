@@ -19,6 +19,7 @@ from config.loader import load_table
 from contract.models import parse_alert, parse_command, parse_state
 from controller.journal import checkpoint, read_journal
 from controller.journal.checkpoint import Snapshot
+from controller.journal.recovery import Recovery
 from controller.service.table import CHECKPOINT_COST_SHARE, Outgoing, TableController
 from testing.script import Message
 from testing.sessions import dealer_session
@@ -267,18 +268,25 @@ def test_an_unreadable_checkpoint_is_skipped_with_a_warning_and_the_one_before_u
     assert second.state == expected
 
 
+def _recovered_without_checkpoints(config: Path) -> tuple[TableController, Recovery]:
+    """A controller started on the journal of ``config`` with every checkpoint removed: the
+    whole journal replayed."""
+    for path in _checkpoints(config):
+        path.unlink()
+    controller = _controller(config)
+    recovery = controller.recover(T0)
+    controller.close()
+    assert recovery.checkpoint is None
+    return controller, recovery
+
+
 def test_without_any_usable_checkpoint_the_whole_journal_is_replayed(tmp_path: Path) -> None:
     config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
     first = _controller(config)
     first.recover(T0)
     _feed(first, _hand())
     first.close()
-    for path in _checkpoints(config):
-        path.unlink()
-    second = _controller(config)
-    recovery = second.recover(T0)
-    second.close()
-    assert recovery.checkpoint is None
+    second, recovery = _recovered_without_checkpoints(config)
     assert recovery.replayed == len(_hand())
     assert second.state == first.state
 
@@ -298,12 +306,7 @@ def test_a_whole_replay_publishes_the_state_the_live_table_published_last(tmp_pa
     first.close()
     assert first.state is not None
     assert parse_state("s", published[-1]) == first.state
-    for path in _checkpoints(config):
-        path.unlink()
-    second = _controller(config)
-    recovery = second.recover(T0)
-    second.close()
-    assert recovery.checkpoint is None
+    second, _ = _recovered_without_checkpoints(config)
     assert second.state == first.state
     audit = _controller(config)
     audit.replay()
