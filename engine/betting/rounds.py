@@ -16,7 +16,6 @@ from engine.betting.sizes import Frame, judge
 from engine.betting.terms import Action, Clear, Pot, Raise, Verdict
 from engine.betting.zones import NO_SEATS, STREETS
 
-
 #: The level of a seat with none (``map`` with ``dict.get``'s default).
 _ZEROS = repeat(0)
 
