@@ -480,7 +480,9 @@ class TableController:
     def _malformed(self, item: Malformed, payload: bytes, received: datetime) -> list[Outgoing]:
         """Count a malformed message; keep a sample; report the topic when it is due."""
         report, sample = self.tally.note(item, received)
-        log.debug("malformed message on %s: %s", item.topic, item.reason)
+        # (the reason is described only where it is shown: a report, a sample, a DEBUG line)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("malformed message on %s: %s", item.topic, item.reason)
         if sample and self.journal is not None:
             self.journal.sample(item.topic, payload, item.reason, received, keep=SAMPLE_BYTES)
         return self._report(report, received) if report is not None else []
