@@ -208,10 +208,10 @@ class TableController:
     def engine_state(self) -> EngineState:
         return self.engine.state
 
-    def prepare(self, topic: str, payload: bytes, received: datetime) -> Classified | None:
-        """A journaled message as the engine would take it now (None: it would not); changes nothing."""
-        classified = self.inbox.classify(topic, payload, received)
-        return classified if isinstance(classified, Classified) else None
+    def prepare(self, topic: str, payload: bytes, received: datetime) -> Classified | Malformed | None:
+        """A journaled message as the engine would take it now (a :class:`Classified`; anything
+        else: it would not); changes nothing."""
+        return self.inbox.classify(topic, payload, received)
 
     def replay_received(
         self,
