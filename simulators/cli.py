@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from config.errors import ConfigError
 from config.loader import load_config
 from config.models import TableConfig
 from config.writer import render_toml
+from link.stop_signals import stop_on_signals
 from simulators.table import SimulatedTable
 
 #: The first line of the written configuration.
@@ -74,9 +74,13 @@ async def _run(config: TableConfig, args: argparse.Namespace) -> int:
         },
     )
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    with stop_on_signals(stop):
+        return await _simulate(table, config, args, stop)
+
+
+async def _simulate(
+    table: SimulatedTable, config: TableConfig, args: argparse.Namespace, stop: asyncio.Event
+) -> int:
     async with table:
         print(f"simulating table {config.table.id} ({args.config}):", flush=True)
         for line in table.describe():

@@ -31,7 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "controller.demo": frozenset(
         {"contract", "config", "link", "engine", "drivers", "controller", "simulators"}
     ),
-    "simulators": frozenset({"contract", "config", "engine", "drivers"}),
+    "simulators": frozenset({"contract", "config", "link", "engine", "drivers"}),
     "testing": frozenset({"contract", "config", "link", "engine", "drivers", "controller", "simulators"}),
 }
 PROJECT = frozenset(

@@ -22,6 +22,7 @@ from controller.demo.runner import CONFIG_NAME, ChildDied, DemoError, DemoOption
 from controller.demo.summary import Summary
 from controller.demo.view import Header, render
 from link.aiomqtt_adapter import tolerate_socket_race
+from link.stop_signals import stop_on_signals
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -279,12 +280,15 @@ async def _run(options: DemoOptions, console: Console, show_view: bool) -> tuple
 async def _run_until(
     options: DemoOptions, console: Console, show_view: bool, stop: asyncio.Event
 ) -> tuple[Summary, bool]:
-    loop = asyncio.get_running_loop()
-    tolerate_socket_race(loop)  # the observer's and the floor console's clients
+    tolerate_socket_race(asyncio.get_running_loop())  # the observer's and the floor console's clients
     # Ctrl-C, a kill, or the terminal closing: stop cleanly and still summarise.
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(sig, stop.set)
+    with stop_on_signals(stop, (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
+        return await _play(options, console, show_view, stop)
 
+
+async def _play(
+    options: DemoOptions, console: Console, show_view: bool, stop: asyncio.Event
+) -> tuple[Summary, bool]:
     async def announce(pages: Pages) -> None:
         console.print(f"dealer display: {pages.dealer}", highlight=False, soft_wrap=True)
         console.print(

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import signal
 import sys
 from typing import Final, Literal, TypeAlias
 
@@ -74,20 +73,19 @@ async def _drive_until_eof(config: TableConfig) -> int:
     """``tablectl run``'s drivers alone, until SIGTERM or until standard input closes."""
     from controller.service.drivers import DeviceRunner
     from link.aiomqtt_adapter import tolerate_socket_race
+    from link.stop_signals import stop_on_signals
 
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    tolerate_socket_race(loop)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    watcher = sigterm_at_eof()
-    devices = DeviceRunner(config)
-    await devices.start()
-    try:
-        await stop.wait()
-    finally:
-        watcher.cancel()
-        await devices.stop()  # each driver publishes its own ``offline``
+    tolerate_socket_race(asyncio.get_running_loop())
+    with stop_on_signals(stop):
+        watcher = sigterm_at_eof()
+        devices = DeviceRunner(config)
+        await devices.start()
+        try:
+            await stop.wait()
+        finally:
+            watcher.cancel()
+            await devices.stop()  # each driver publishes its own ``offline``
     return 0
 
 

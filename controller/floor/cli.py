@@ -20,7 +20,6 @@ import asyncio
 import json
 import logging
 import os
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from pydantic import ValidationError
 
 from config.models import MqttSection, parse_listen
 from controller.floor.times import time_ms
+from link.stop_signals import stop_on_signals
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -231,50 +231,43 @@ def main(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(args, brokers, host, port))
 
 
-def _stop_on_signals() -> asyncio.Event:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    return stop
-
-
 async def _serve(args: argparse.Namespace, brokers: list[MqttSection], host: str, port: int) -> int:
     from controller.floor.console import FloorConsole
     from controller.floor.store import StoreError
     from controller.floor.stores import store_for
     from controller.web.server import WebServerError
 
-    stop = _stop_on_signals()
-    try:
-        store = store_for(store_url(args), retain_days=args.retain_days)
-        console = FloorConsole(
-            brokers,
-            store,
-            client_id=args.client_id,
-            record="none" if args.no_record else None,
-            recorder_id=args.recorder_id,
+    stop = asyncio.Event()
+    with stop_on_signals(stop):
+        try:
+            store = store_for(store_url(args), retain_days=args.retain_days)
+            console = FloorConsole(
+                brokers,
+                store,
+                client_id=args.client_id,
+                record="none" if args.no_record else None,
+                recorder_id=args.recorder_id,
+            )
+            url = await console.start(host, port)
+        except (WebServerError, StoreError) as error:
+            log.error("floor console: %s", error)
+            return EXIT_ERROR
+        kept = f"{args.retain_days:g} days" if args.retain_days else "everything"
+        log.info(
+            "floor console: %s (tables under %s/ on %s, history in %s, keeping %s, recording: %s)",
+            url,
+            console.root,
+            ", ".join(b.url for b in brokers),
+            store.name,
+            kept,
+            console.recording,
         )
-        url = await console.start(host, port)
-    except (WebServerError, StoreError) as error:
-        log.error("floor console: %s", error)
-        return EXIT_ERROR
-    kept = f"{args.retain_days:g} days" if args.retain_days else "everything"
-    log.info(
-        "floor console: %s (tables under %s/ on %s, history in %s, keeping %s, recording: %s)",
-        url,
-        console.root,
-        ", ".join(b.url for b in brokers),
-        store.name,
-        kept,
-        console.recording,
-    )
-    try:
-        await stop.wait()
-    finally:
-        await console.stop()
-    log.info("floor console: stopped")
-    return EXIT_OK
+        try:
+            await stop.wait()
+        finally:
+            await console.stop()
+        log.info("floor console: stopped")
+        return EXIT_OK
 
 
 async def _record(args: argparse.Namespace, brokers: list[MqttSection]) -> int:
@@ -282,36 +275,37 @@ async def _record(args: argparse.Namespace, brokers: list[MqttSection]) -> int:
     from controller.floor.store import StoreError
     from controller.floor.stores import store_for
 
-    stop = _stop_on_signals()
-    try:
-        store = store_for(store_url(args), retain_days=args.retain_days)
-        await store.open()
-    except StoreError as error:
-        log.error("floor recorder: %s", error)
-        return EXIT_ERROR
-    # Alone, it keeps the tables' latest states too (in a console, the live view does).
-    recorder = Recorder(brokers, store, client_id=args.recorder_id, states=True)
-    log.info(
-        "floor recorder: tables under %s/ on %s into %s",
-        recorder.root,
-        ", ".join(b.url for b in brokers),
-        store.name,
-    )
-    try:
-        await recorder.run(stop)
-    except StoreError as error:
-        log.error("floor recorder: %s", error)
-        return EXIT_ERROR
-    finally:
-        await store.close()
-    health = recorder.health
-    log.info(
-        "floor recorder: stopped (%d messages received, %d rows stored, %d rejected)",
-        health.received,
-        health.stored,
-        health.rejected,
-    )
-    return EXIT_OK
+    stop = asyncio.Event()
+    with stop_on_signals(stop):
+        try:
+            store = store_for(store_url(args), retain_days=args.retain_days)
+            await store.open()
+        except StoreError as error:
+            log.error("floor recorder: %s", error)
+            return EXIT_ERROR
+        # Alone, it keeps the tables' latest states too (in a console, the live view does).
+        recorder = Recorder(brokers, store, client_id=args.recorder_id, states=True)
+        log.info(
+            "floor recorder: tables under %s/ on %s into %s",
+            recorder.root,
+            ", ".join(b.url for b in brokers),
+            store.name,
+        )
+        try:
+            await recorder.run(stop)
+        except StoreError as error:
+            log.error("floor recorder: %s", error)
+            return EXIT_ERROR
+        finally:
+            await store.close()
+        health = recorder.health
+        log.info(
+            "floor recorder: stopped (%d messages received, %d rows stored, %d rejected)",
+            health.received,
+            health.stored,
+            health.rejected,
+        )
+        return EXIT_OK
 
 
 async def _ask(args: argparse.Namespace) -> int:

@@ -13,7 +13,6 @@ import atexit
 import logging
 import logging.handlers
 import queue
-import signal
 import sys
 from pathlib import Path
 from typing import Final
@@ -28,6 +27,7 @@ from controller.service.network import EXIT_ERROR, EXIT_OK, Service
 from controller.service.systemd import Notifier
 from controller.service.table import TableController
 from link.aiomqtt_adapter import tolerate_socket_race
+from link.stop_signals import stop_on_signals
 
 __all__ = ["Service", "add_arguments", "main", "serve", "setup_logging"]
 
@@ -165,10 +165,8 @@ async def serve(
     that the two processes share the work; :mod:`controller.demo.service_process`).
     """
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    tolerate_socket_race(loop)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    tolerate_socket_race(asyncio.get_running_loop())
+    signals = stop_on_signals(stop)
     devices = DeviceRunner(config if drivers else config.model_copy(update={"devices": []}))
     service = Service(config, registry, stop=stop, take_over=take_over)
     serving = asyncio.create_task(service.run(), name="service")
@@ -193,6 +191,7 @@ async def serve(
         await devices.stop()
         if watchdog is not None:
             watchdog.cancel()
+        signals.close()
 
 
 if __name__ == "__main__":
