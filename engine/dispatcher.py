@@ -209,7 +209,10 @@ class Machine:
         ``self.table.commands`` (the lists of the last step's outputs were emptied when it
         ended). While a gap is being filled the message waits (engine.sequences), and is
         applied in its place once the gap is closed."""
-        self.card_state.changed = self.cards.seats_changed = False  # (a new step: no card dict changed yet)
+        card_state = self.card_state
+        if card_state.changed:  # a new step: no card dict changed yet (the seats' cards change
+            # only with the others, so both are false already after most steps: no write)
+            card_state.changed = self.cards.seats_changed = False
         if type(received) is DeviceEventReceived:
             event = received.event
             device = received.device
@@ -336,9 +339,10 @@ class Machine:
             self.handling.timers()
         if handling.half_folds:
             self.handling.half_folds_due(-1)  # -1: those older than the reaction time
-        if self.hand_part.hand_over and not self.result_state.result_sent:
+        results = self.result_state
+        if self.hand_part.hand_over and not results.result_sent:
             self.results.maybe_finish()
-        awaiting = self.result_state.awaiting
+        awaiting = results.awaiting
         if awaiting and table.clock >= awaiting[0].due:  # chip corrections' evidence now in
             self.results.evidence_due()
         if table.clock >= self.session_part.due:  # a seat away too long, a tournament level's end

@@ -284,7 +284,6 @@ def _money_fields(cache: PublicCache, view: TableView) -> dict[str, object]:
 def public_of(
     m: Machine,
     key: tuple[object, ...] | None = None,
-    *,
     alerts_same: bool = False,
     cache: PublicCache | None = None,
 ) -> PublicState:

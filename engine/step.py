@@ -32,7 +32,7 @@ def step(state: EngineState, received: Received) -> tuple[EngineState, Outputs]:
     return EngineState(machine, state.public), outputs
 
 
-def advance(machine: Machine, received: Received, cache: PublicCache, *, build_state: bool = True) -> Outputs:
+def advance(machine: Machine, received: Received, cache: PublicCache, build_state: bool = True) -> Outputs:
     """Apply one received message to ``machine``, a working copy no state shares; return what
     changed (the shell's :class:`Engine` and :func:`step` both end here). ``cache``: what the
     last public state was built from. Without ``build_state``, a changed public state is not built
@@ -61,7 +61,7 @@ def advance(machine: Machine, received: Received, cache: PublicCache, *, build_s
             cache.public = NO_PUBLIC  # (the next state built shares nothing with one before)
             return Outputs(alerts, None, commands, hands)
         # (no alert change: the alerts are those of the last public state built)
-        public = public_of(machine, key, alerts_same=not alerts, cache=cache)
+        public = public_of(machine, key, not alerts, cache)  # (positional: a cheaper call)
         return Outputs(alerts, public, commands, hands)
     if commands or hands:
         return Outputs(alerts, None, commands, hands)
@@ -126,15 +126,16 @@ class Engine:
             self._base = EngineState(self._machine.snapshot(), self._cache)
             self._since = []
         machine = self._machine
-        before = machine.table.state_key
+        table = machine.table
+        before = table.state_key
         try:
-            outputs = advance(machine, received, self._cache, build_state=build_state)
+            outputs = advance(machine, received, self._cache, build_state)  # (positional: a cheaper call)
         except BaseException:
             self._back_to_base()
             raise
         self._since.append(received)
-        if not build_state and machine.table.state_key is not before:
-            self._owed_ts = machine.table.ts
+        if not build_state and table.state_key is not before:
+            self._owed_ts = table.ts
         return outputs
 
     def deferred_state(self) -> PublicState | None:

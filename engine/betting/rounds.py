@@ -7,6 +7,7 @@ Each function that changes the hand returns the new state and appends its verdic
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import repeat
 
 from engine.betting.derived import LastAnswer
 from engine.betting.pots import build_pots, uncalled
@@ -14,6 +15,9 @@ from engine.betting.record import Betting, HandState
 from engine.betting.sizes import Frame, judge
 from engine.betting.terms import Action, Clear, Pot, Raise, Verdict
 from engine.betting.zones import NO_SEATS, STREETS
+
+#: The level of a seat with none (``map`` with ``dict.get``'s default).
+_ZEROS = repeat(0)
 
 
 def settled_view(h: HandState) -> HandState:
@@ -32,11 +36,12 @@ def needs(h: HandState, seat: int) -> bool:
 def anyone_owes(h: HandState) -> bool:
     """Some seat still in and not all in has not matched the highest bet."""
     b = h.betting
-    top, level, allin = b.top, b.level, b.allin
-    for seat in b.live:  # noqa: SIM110 - any() over a generator costs a frame; asked after most chips
-        if level.get(seat, 0) < top and seat not in allin:
-            return True
-    return False
+    top = b.top
+    if not top:
+        return False  # nothing bet this round: nobody owes (the contributions are never below 0)
+    # the lowest level of the seats able to act, found in C (asked after nearly every chip of
+    # the pushes: as a loop here, 3 % of the bytecodes of a pass of 20 chip hands)
+    return min(map(b.level.get, b.live - b.allin, _ZEROS), default=top) < top
 
 
 def owes(h: HandState, seat: int) -> bool:
