@@ -711,9 +711,11 @@ INPUT_ADAPTER: Final[TypeAdapter[DealerInput]] = TypeAdapter(DealerInput)
 COMMAND_ADAPTER: Final[TypeAdapter[DeviceCommand]] = TypeAdapter(DeviceCommand)
 
 
-def _describe(error: ValidationError) -> str:
+def describe(error: ValidationError) -> str:
     """The validation errors, naming the fields: never the rejected text itself (it could be
-    anything a publisher wrote), escaped and bounded (:func:`contract.text.bounded`)."""
+    anything a publisher wrote), escaped and bounded (:func:`contract.text.bounded`). What
+    :class:`PayloadError` says; a caller that validates with an adapter's ``validator`` itself
+    (the service's intake: a flood of bad payloads) builds it only when it shows it."""
     parts = []
     for item in error.errors(include_url=False)[:3]:
         loc = ".".join(str(p) for p in item["loc"]) or "payload"
@@ -732,7 +734,7 @@ def _parse(adapter: TypeAdapter[_T], topic: str, payload: bytes | str) -> _T:
         # of the validation (1.3 of 5.6 us for an event)
         return adapter.validator.validate_json(payload)  # type: ignore[no-any-return]
     except ValidationError as error:
-        raise PayloadError(topic, _describe(error)) from None
+        raise PayloadError(topic, describe(error)) from None
 
 
 def parse_event(topic: str, payload: bytes | str) -> DeviceEvent:

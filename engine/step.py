@@ -111,6 +111,8 @@ class Engine:
         # The event time of the last public state a step without ``build_state`` did not build (None:
         # none owed): the time the state published then would have carried.
         self._owed_ts: datetime | None = None
+        #: The last step was taken without ``build_state`` and changed the public state (owed).
+        self.deferred_change = False
 
     def handle(self, received: Received, *, build_state: bool = True) -> Outputs:
         """Feed one message; return its outputs. Without ``build_state`` (a replay), a changed
@@ -134,9 +136,15 @@ class Engine:
             self._back_to_base()
             raise
         self._since.append(received)
-        if not build_state and table.state_key is not before:
+        self.deferred_change = not build_state and table.state_key is not before
+        if self.deferred_change:
             self._owed_ts = table.ts
         return outputs
+
+    @property
+    def state_owed(self) -> bool:
+        """A step without ``build_state`` changed the public state since :meth:`deferred_state`."""
+        return self._owed_ts is not None
 
     def deferred_state(self) -> PublicState | None:
         """The public state the last step that changed it would have published, had it been

@@ -81,9 +81,21 @@ _HASH_DIGITS: Final = len(HASH_OPEN)
 
 
 def time_text(value: datetime) -> str:
+    """``value`` in UTC as ``2026-11-30T01:00:00.000000Z`` (what ``isoformat`` with
+    microseconds gives, ``Z`` for ``+00:00``)."""
     if value.tzinfo is not UTC:  # (the controller's clock is UTC already: no copy for each record)
         value = value.astimezone(UTC)
-    return value.isoformat(timespec="microseconds").replace("+00:00", "Z")
+    # Formatted by hand: an aware datetime's ``isoformat`` asks its zone for the offset, which
+    # made this twice as slow (2.0-4.4 us against 1.1-2.3), and every record carries a time.
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 - faster than an f-string here
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond,
+    )
 
 
 def parse_time(value: Any) -> datetime:

@@ -40,9 +40,10 @@ class Report:
 @dataclass
 class _Entry:
     device: str | None
+    #: The latest malformed message: its reason is described only when a report reads it.
+    latest: Malformed
     count: int = 0
     pending: int = 0
-    reason: str = ""
     reported: datetime | None = None
     samples: int = SAMPLES_PER_REPORT
 
@@ -65,10 +66,10 @@ class MalformedTally:
             else:
                 device = item.device
             if entry is None:
-                entry = self._entries[key] = _Entry(device)
+                entry = self._entries[key] = _Entry(device, item)
         entry.count += 1
         entry.pending += 1
-        entry.reason = item.reason
+        entry.latest = item
         sample = entry.samples > 0
         if sample:
             entry.samples -= 1
@@ -89,4 +90,4 @@ class MalformedTally:
         entry.pending = 0
         entry.reported = now
         entry.samples = SAMPLES_PER_REPORT
-        return Report(key, entry.device, entry.count, entry.reason)
+        return Report(key, entry.device, entry.count, entry.latest.reason)

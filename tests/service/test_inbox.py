@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 
-from contract.models import KeyInput, Status, TagEvent
+import pytest
+
+from contract.models import KeyInput, PayloadError, Status, TagEvent, parse_event, parse_input, parse_status
 from contract.topics import Topics
 from controller.service.inbox import MAX_PAYLOAD_BYTES, Classified, Malformed, classify
 from engine.api import DeviceEventReceived, DeviceStatusReceived, InputReceived
@@ -105,3 +108,28 @@ def test_a_configured_device_sends_only_the_events_of_its_kind() -> None:
     # a device the configuration does not name is taken as before
     got = classify(TOPICS, "holdem/t1/dev/elsewhere/event", tag.to_json(), T0, kinds)
     assert isinstance(got, Classified)
+
+
+def test_a_refused_payload_is_described_as_the_contract_describes_it() -> None:
+    """The intake validates without the contract's PayloadError (a flood's rejects stay cheap)
+    and describes the error only when it is read: the same text, naming the same fields."""
+    now = "2026-11-30T01:00:00Z"
+    event, status, dealer = "holdem/t1/dev/rfid-1/event", "holdem/t1/dev/rfid-1/status", "holdem/t1/input"
+    unknown_type = {"v": 1, "seq": 1, "ts": now, "type": "x" * 300}
+    bad_seq = {"v": 1, "seq": -5, "ts": now, "type": "key", "key": "?"}
+    cases: list[tuple[str, bytes, Callable[[str, bytes], object]]] = [
+        (event, b'{"type":"tag","seq":', parse_event),
+        (event, json.dumps(unknown_type).encode(), parse_event),
+        (event, json.dumps(bad_seq).encode(), parse_event),
+        (status, b"offline!", parse_status),
+        (status, json.dumps({"state": "gone", "ts": now}).encode(), parse_status),
+        (dealer, json.dumps({"type": "key", "key": "FLOOR " * 40}).encode(), parse_input),
+        (dealer, b"\xff\xfe", parse_input),
+    ]
+    for topic, data, parse in cases:
+        got = classify(TOPICS, topic, data, T0)
+        assert isinstance(got, Malformed), topic
+        with pytest.raises(PayloadError) as refused:
+            parse(topic, data)
+        assert got.reason == refused.value.detail
+        assert got.reason  # names the place: a field, or the payload as a whole

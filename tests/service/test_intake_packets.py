@@ -86,3 +86,63 @@ def test_anything_else_is_left_whole_to_paho(data: bytes) -> None:
     reader = ahead(data)
     assert reader.take_publish() is None
     assert reader.recv(len(data)) == data  # nothing was taken off
+
+
+class _Chunks:
+    """A socket whose reads give the broker's writes as they came, cut anywhere."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+
+    def recv(self, size: int) -> bytes:
+        if not self.chunks:
+            raise BlockingIOError  # nothing to read yet
+        chunk = self.chunks.pop(0)
+        if len(chunk) > size:
+            self.chunks.insert(0, chunk[size:])
+        return chunk[:size]
+
+
+def test_a_publish_cut_between_two_reads_is_taken_whole() -> None:
+    packets = [publish(b"holdem/t1/dev/rfid-1/event", b'{"seq":%d}' % i, mid=i + 1) for i in range(5)]
+    data = b"".join(packets)
+    for cut in (1, 2, len(packets[0]) - 1, len(packets[0]) + 3):
+        reader = _ReadAhead(_Chunks([data[:cut], data[cut:]]))
+        taken = []
+        while True:
+            packet = reader.take_publish()
+            if packet is None:
+                if reader.read_more():
+                    continue
+                break
+            taken.append(packet[2])
+        assert taken == [1, 2, 3, 4, 5], cut
+        assert reader.pending() == 0
+        assert not reader.read_more()  # the socket has nothing now
+
+
+def test_the_first_bytes_of_a_publish_are_held_not_pending() -> None:
+    """A reader that went on reading while bytes are pending would spin until the rest came."""
+    packet = publish(b"t", b"payload")
+    reader = _ReadAhead(_Chunks([packet[:3]]))
+    assert reader.take_publish() is None
+    assert reader.read_more()
+    assert reader.take_publish() is None
+    assert reader.holds_incomplete()
+    assert reader.pending() == 0
+    reader.socket.chunks.append(packet[3:])
+    assert reader.read_more()
+    assert reader.take_publish() is not None
+
+
+def test_a_packet_of_another_type_is_not_read_past() -> None:
+    """Only a PUBLISH not yet whole makes the reader read on (a backlog stays in the socket)."""
+    puback = b"\x40\x02\x00\x07"
+    reader = _ReadAhead(_Chunks([puback + publish(b"t", b"x")[:2], b"more"]))
+    assert reader.read_more()
+    assert not reader.read_more()  # the PUBACK is paho's; nothing more is read
+    assert reader.recv(4) == puback
+    closed = _ReadAhead(_Chunks([publish(b"t", b"x")[:2], b""]))
+    assert closed.read_more()
+    assert not closed.read_more()
+    assert closed.closed

@@ -124,3 +124,27 @@ def test_a_report_after_a_checkpoint_is_replayed_from_the_tail_and_not_sent_twic
     assert recovery.pending == []  # its alert is journaled as published: not sent again
     assert recovery.divergences == []
     assert again.engine.public_state() == before
+
+
+def test_reports_and_samples_say_what_was_wrong_with_the_latest_payload(tmp_path: Path) -> None:
+    """Reasons are described only when read (a report, a sample): each still names the place
+    of the payload it belongs to, and a report the latest payload's."""
+    controller = _controller(tmp_path)
+    topic = "holdem/t1/dev/pad/event"
+    controller.receive(topic, b"not json", T0)
+    bad_seq = b'{"v":1,"seq":-5,"ts":"2026-11-30T01:00:00Z","type":"key","key":"ack"}'
+    for i in range(1, 10):
+        controller.receive(topic, bad_seq, T0 + timedelta(milliseconds=i))
+    [(code, status, message)] = _alerts(controller.tick(T0 + timedelta(seconds=1)))
+    assert (code, status) == ("bad_payload", "updated")
+    assert "key.seq" in message
+    controller.close()
+    records = read_journal(tmp_path / "journal.jsonl").records
+    reports = [r.error for r in records if isinstance(r, RejectedRecord)]
+    assert "Invalid JSON" in reports[0]
+    assert "key.seq" in reports[1]
+    samples = [(r.payload, r.error) for r in records if isinstance(r, SampleRecord)]
+    assert samples[0][0] == b"not json"
+    assert "Invalid JSON" in samples[0][1]
+    assert [error for payload, error in samples[1:] if payload == bad_seq]
+    assert all("key.seq" in error for payload, error in samples[1:] if payload == bad_seq)
