@@ -73,10 +73,11 @@ INPUT_KINDS: Final = ("received", "rejected", "time")
 #: The predecessor hash of the very first record.
 GENESIS: Final = "0" * 64
 
-_HASH_OPEN: Final = b',"h":"'
+#: How the hash of a chained line begins.
+HASH_OPEN: Final = b',"h":"'
 #: ``,"h":"`` + 64 hex digits + ``"}``: the end of every chained line.
-_HASH_TAIL: Final = len(_HASH_OPEN) + 64 + 2
-_HASH_DIGITS: Final = len(_HASH_OPEN)
+HASH_TAIL: Final = len(HASH_OPEN) + 64 + 2
+_HASH_DIGITS: Final = len(HASH_OPEN)
 
 
 def time_text(value: datetime) -> str:
@@ -156,16 +157,16 @@ def chain_hash(previous: str, body: bytes) -> str:
 def chained_line(previous: str, body: bytes) -> tuple[str, bytes]:
     """The hash of ``body`` after ``previous``, and the line to write (``h`` last, newline)."""
     digest = chain_hash(previous, body)
-    return digest, body[:-1] + _HASH_OPEN + digest.encode("ascii") + b'"}\n'
+    return digest, body[:-1] + HASH_OPEN + digest.encode("ascii") + b'"}\n'
 
 
 def split_line(line: bytes) -> tuple[bytes, str | None]:
     """A line (without its newline) as the body that was hashed and its ``h`` (None: unchained)."""
     size = len(line)
-    if size > _HASH_TAIL and line.startswith(_HASH_OPEN, size - _HASH_TAIL) and line.endswith(b'"}'):
+    if size > HASH_TAIL and line.startswith(HASH_OPEN, size - HASH_TAIL) and line.endswith(b'"}'):
         # (compared in place: no copy of the line's end for every record read)
-        digest = line[_HASH_DIGITS - _HASH_TAIL : -2]
-        return line[:-_HASH_TAIL] + b"}", digest.decode("ascii", errors="replace")
+        digest = line[_HASH_DIGITS - HASH_TAIL : -2]
+        return line[:-HASH_TAIL] + b"}", digest.decode("ascii", errors="replace")
     return line, None
 
 

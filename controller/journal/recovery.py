@@ -221,12 +221,16 @@ class _Tail:
     def received(self, record: ReceivedRecord, prepared: object) -> None:
         if record.n <= self.covers:
             return
-        self.recovery.received += 1
+        recovery = self.recovery
+        recovery.received += 1
         produced = self.table.replay_received(
             record.n, record.topic, record.payload, record.received, prepared, remember=self.remember
         )
         if produced is not None:
-            self._replayed(produced)
+            if produced:
+                self._replayed(produced)
+            else:  # (most records produce nothing: no call for them)
+                recovery.replayed += 1
 
     def rejected(self, record: RejectedRecord) -> None:
         """A report of malformed input: the engine took it like a message (``bad_payload``)."""

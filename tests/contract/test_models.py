@@ -39,6 +39,29 @@ def test_lower_case_uid_is_normalised() -> None:
 
 
 @pytest.mark.parametrize(
+    ("uid", "detail"),
+    [
+        # upper-cased before the pattern is checked: the error names the pattern itself
+        ("e0040", "tag.uid: String should match pattern '^[0-9A-F]{8,20}$'"),
+        ("e00401506g4cc41c", "tag.uid: String should match pattern '^[0-9A-F]{8,20}$'"),
+        (12, "tag.uid: Input should be a valid string"),
+        (None, "tag.uid: Input should be a valid string"),
+    ],
+)
+def test_a_bad_uid_is_refused_naming_the_field_and_the_pattern(uid: object, detail: str) -> None:
+    payload = json.loads(samples.EVENTS[0].to_json()) | {"uid": uid}
+    with pytest.raises(m.PayloadError) as error:
+        m.parse_event(TOPIC, json.dumps(payload))
+    assert error.value.detail == detail
+
+
+def test_a_uid_is_upper_cased_as_python_does_before_it_is_matched() -> None:
+    # (U+FB00, the ligature ff, upper-cases to "FF": accepted before the UID went native, still)
+    payload = json.loads(samples.EVENTS[0].to_json()) | {"uid": "e0040150\ufb00cc41c"}
+    assert m.parse_event(TOPIC, json.dumps(payload)).uid == "E0040150FFCC41C"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
     ("payload", "fragment"),
     [
         (b"not json", "payload"),
