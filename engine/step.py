@@ -127,16 +127,29 @@ class Engine:
             # snapshot: no concerns, so nothing but this holder refers to it)
             self._base = EngineState(self._machine.snapshot(), self._cache)
             self._since = []
-        machine = self._machine
-        table = machine.table
-        before = table.state_key
+        if not build_state:
+            return self._replayed(received)
         try:
-            outputs = advance(machine, received, self._cache, build_state)  # (positional: a cheaper call)
+            outputs = advance(self._machine, received, self._cache)  # (positional: a cheaper call)
         except BaseException:
             self._back_to_base()
             raise
         self._since.append(received)
-        self.deferred_change = not build_state and table.state_key is not before
+        self.deferred_change = False
+        return outputs
+
+    def _replayed(self, received: Received) -> Outputs:
+        """:meth:`handle` without ``build_state`` (a replay): a changed public state is owed.
+        (Apart, so that the live path reads no state key of its own: it runs on every message.)"""
+        table = self._machine.table
+        before = table.state_key
+        try:
+            outputs = advance(self._machine, received, self._cache, False)
+        except BaseException:
+            self._back_to_base()
+            raise
+        self._since.append(received)
+        self.deferred_change = table.state_key is not before
         if self.deferred_change:
             self._owed_ts = table.ts
         return outputs
