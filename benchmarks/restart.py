@@ -59,16 +59,6 @@ def config_file(directory: Path, port: int) -> Path:
     return path
 
 
-def wire(message: Message) -> tuple[str, bytes]:
-    payload = message.payload
-    data = payload.encode() if isinstance(payload, str) else payload.to_json()
-    if message.kind == "input":
-        return TOPICS.input, data
-    if message.kind == "status":
-        return TOPICS.device_status(message.device or ""), data
-    return TOPICS.device_event(message.device or ""), data
-
-
 def session(seed: int = 1) -> Iterator[Message]:
     """An endless legal session of the virtual dealer on a 9-seat table (reader noise included),
     rendered hand by hand: each device's ``seq`` and the clock run on from hand to hand."""
@@ -101,7 +91,7 @@ def build(config: Path, records: int, unchecked: int = 0) -> tuple[bytes, float]
     assert controller.journal is not None
     for message in session():
         at += timedelta(milliseconds=50)
-        topic, data = wire(message)
+        topic, data = message.wire(TOPICS)
         if controller.journal.progress().submitted >= records - unchecked:
             controller.checkpoint = lambda covers, now: None  # type: ignore[method-assign]
         for out in controller.receive(topic, data, at).outgoing:

@@ -45,7 +45,6 @@ from controller.journal import JournalFiles, JournalOptions, open_journal, read_
 from controller.service.table import TableController
 from link.client import NO_DELAY
 from testing.mosquitto import running_mosquitto
-from testing.script import Message
 from testing.sessions import dealer_session
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,17 +69,7 @@ def config_file(directory: Path, port: int, fsync: bool, name: str = "", fsync_d
 def hands(count: int, seed: int = 7) -> list[tuple[str, bytes]]:
     """(topic, payload) of ``count`` legal hands of the virtual dealer on a 9-seat table."""
     messages, _ = dealer_session(load_registry(REGISTRY), seats=9, hands=count, seed=seed, noise=True)
-    return [wire(m) for m in messages]
-
-
-def wire(message: Message) -> tuple[str, bytes]:
-    payload = message.payload
-    data = payload.encode() if isinstance(payload, str) else payload.to_json()
-    if message.kind == "input":
-        return TOPICS.input, data
-    if message.kind == "status":
-        return TOPICS.device_status(message.device or ""), data
-    return TOPICS.device_event(message.device or ""), data
+    return [m.wire(TOPICS) for m in messages]
 
 
 def bench_replay(directory: Path, messages: list[tuple[str, bytes]]) -> None:

@@ -78,6 +78,7 @@ from contract.models import (
     TagEvent,
     WireModel,
 )
+from contract.topics import Topics
 
 MessageKind: TypeAlias = Literal["event", "status", "input", "raw"]
 READER: Final = "rfid-1"
@@ -116,6 +117,17 @@ class Message:
     def seq(self) -> int:
         """The ``seq`` of an event (0 for any other message)."""
         return getattr(self.payload, "seq", 0) if self.kind == "event" else 0
+
+    def wire(self, topics: Topics, device: str = "") -> tuple[str, bytes]:
+        """(topic, payload) as published at the table of ``topics`` (``device``: the id of a
+        message that names none)."""
+        payload = self.payload
+        data = payload.encode() if isinstance(payload, str) else payload.to_json()
+        if self.kind == "input":
+            return topics.input, data
+        if self.kind == "status":
+            return topics.device_status(self.device or device), data
+        return topics.device_event(self.device or device), data
 
 
 @dataclass

@@ -13,7 +13,6 @@ import pytest
 from config.models import TableConfig
 from contract.topics import Topics
 from controller.service.table import Outgoing, TableController
-from testing.script import Message
 from testing.sessions import dealer_session
 from tests.engine.scenario import REGISTRY_PATH, registry
 
@@ -34,16 +33,6 @@ def _controller(directory: Path) -> TableController:
     return controller
 
 
-def _wire(message: Message) -> tuple[str, bytes]:
-    payload = message.payload
-    data = payload.encode() if isinstance(payload, str) else payload.to_json()
-    if message.kind == "input":
-        return TOPICS.input, data
-    if message.kind == "status":
-        return TOPICS.device_status(message.device or ""), data
-    return TOPICS.device_event(message.device or ""), data
-
-
 def _items(out: list[Outgoing], message: dict[int, int]) -> list[tuple[str, int, bytes]]:
     """What, the index of the message that caused it (records are numbered apart in each
     journal: the checkpoints take numbers too), and the payload."""
@@ -53,7 +42,7 @@ def _items(out: list[Outgoing], message: dict[int, int]) -> list[tuple[str, int,
 @pytest.mark.parametrize("seed", [3, 11, 29])
 def test_a_batch_publishes_the_state_its_last_change_would_have(tmp_path: Path, seed: int) -> None:
     messages, _ = dealer_session(registry(), seats=9, hands=4, seed=seed, noise=True)
-    wired = [_wire(m) for m in messages]
+    wired = [m.wire(TOPICS) for m in messages]
     (tmp_path / "each").mkdir(mode=0o700)
     (tmp_path / "batched").mkdir(mode=0o700)
     each, batched = _controller(tmp_path / "each"), _controller(tmp_path / "batched")

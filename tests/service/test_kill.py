@@ -20,7 +20,6 @@ from pathlib import Path
 
 from config.loader import load_table
 from contract.models import Alert, parse_alert
-from contract.topics import Topics
 from controller.journal import read_journal
 from controller.service.table import TableController
 from simulators.dealer import DRAW, DealerSettings, VirtualDealer
@@ -53,16 +52,6 @@ def _session(seed: int, hands: int) -> list[Message]:
     return initial_statuses() + events
 
 
-def _wire(topics: Topics, message: Message) -> tuple[str, bytes]:
-    payload = message.payload
-    data = payload.encode() if isinstance(payload, str) else payload.to_json()
-    if message.kind == "input":
-        return topics.input, data
-    if message.kind == "status":
-        return topics.device_status(message.device or ""), data
-    return topics.device_event(message.device or ""), data
-
-
 def _uninterrupted(config: Path, messages: list[Message]) -> tuple[list[bytes], bytes, list[int]]:
     """The alert changes and the last state of a run without the network, journal or crash, and
     the indexes of the messages that changed an alert."""
@@ -72,7 +61,7 @@ def _uninterrupted(config: Path, messages: list[Message]) -> tuple[list[bytes], 
     alerting: list[int] = []
     state = b""
     for index, message in enumerate(messages):
-        topic, data = _wire(controller.topics, message)
+        topic, data = message.wire(controller.topics)
         for out in controller.receive(topic, data, controller.engine.state.machine.table.ts).outgoing:
             if out.what == "alert":
                 alerts.append(out.payload)

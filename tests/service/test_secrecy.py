@@ -131,16 +131,6 @@ def _messages(lines: list[str], profile: str) -> Iterator[Message]:
             continue  # a step that makes no sense here (no card to move)
 
 
-def _wire(message: Message) -> tuple[str, bytes]:
-    payload = message.payload
-    data = payload.encode() if isinstance(payload, str) else payload.to_json()
-    if message.kind == "input":
-        return TOPICS.input, data
-    if message.kind == "status":
-        return TOPICS.device_status(message.device or "x"), data
-    return TOPICS.device_event(message.device or "x"), data
-
-
 def _config(profile: str, action_feed: bool) -> TableConfig:
     return TableConfig.model_validate(
         {
@@ -171,7 +161,7 @@ def test_no_output_or_info_log_names_a_hidden_hole_card(
         for message in _messages(lines, profile):
             secrets.see(message)
             now += timedelta(milliseconds=300)
-            topic, payload = _wire(message)
+            topic, payload = message.wire(TOPICS, device="x")
             out = controller.receive(topic, payload, now).outgoing
             out += controller.tick(now + timedelta(seconds=1))
             for sent in out:
