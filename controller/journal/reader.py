@@ -13,7 +13,6 @@ import json
 import mmap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from controller.journal.records import (
     SampleRecord,
     StartRecord,
     TimeRecord,
+    chain_hash,
     decode,
     kind_prefix,
     parse_time,
@@ -292,7 +292,7 @@ class JournalReader:
                                     f"{where}: records {previous_n + 1} to {n - 1} are missing "
                                     f"(record {n} follows record {previous_n})"
                                 )
-                        if sha256(previous_h.encode() + body).hexdigest() != digest:  # (chain_hash)
+                        if chain_hash(previous_h, body) != digest:
                             if not anchored and n > 1:
                                 # The oldest record left after retention: its predecessor is named
                                 # by a retention record (``journal verify`` checks that).
@@ -318,7 +318,7 @@ class JournalReader:
                         # Outages declare lost numbers, starts count sessions: always decoded.
                         if filtered and not text.startswith(_ALWAYS):
                             continue
-                    full = f"{base}:{line_number}" if line_number >= 0 else f"{base}@{line_start}"
+                    full = _place(base, line_number, line_start)
                     if fast is not None:
                         try:
                             received = ReceivedRecord(
