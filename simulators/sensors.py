@@ -312,8 +312,13 @@ class SensorBoardSimulator:
             return 3600.0
         if self._dirty or self._corrupt_next:
             return 0.0
-        if self._keys and (self._sent_upto is None or _after(self._keys[-1].number, self._sent_upto)):
-            return 0.0
+        # A press not yet in any report goes out at once, but only one that fits in a report:
+        # presses queued beyond the report's window wait for the host's ack to make room, the
+        # others are resent every resend_s (not back to back, flooding the host with copies).
+        if self._keys:
+            last_sendable = self._keys[min(len(self._keys), MAX_KEYS_PER_REPORT) - 1].number
+            if self._sent_upto is None or _after(last_sendable, self._sent_upto):
+                return 0.0
         period = self.resend_s if self._keys else self.idle_s
         return max(0.0, self._last_report + period - now)
 

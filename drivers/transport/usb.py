@@ -18,7 +18,7 @@ import contextlib
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import usb.core
 import usb.util
@@ -118,12 +118,20 @@ class UsbLink:
             usb.util.dispose_resources(self.device)
 
 
+#: IN transfers read but not yet taken by the event loop, at most.
+IN_QUEUE_LIMIT: Final = 64
+
+
 class InTransferThread:
     """Issues IN transfers back to back in a thread of its own and hands the data to the loop.
 
     One thread for the life of a connection instead of a worker-thread hop per poll: the event
     loop wakes only when the device sent something. ``poll_ms`` (the transfer timeout) bounds how
     long :meth:`stop` waits.
+
+    At most :data:`IN_QUEUE_LIMIT` transfers wait for the loop: with that many the thread issues
+    no more, so a loop that falls behind leaves the device's data on the device (as a host that
+    does not poll an interrupt endpoint does) instead of piling up stale reports in memory.
     """
 
     def __init__(self, link: UsbLink, timeout_ms: int, name: str) -> None:
@@ -131,12 +139,15 @@ class InTransferThread:
         self._timeout_ms = timeout_ms
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[bytes | DeviceLost] = asyncio.Queue()
+        self._room = threading.Semaphore(IN_QUEUE_LIMIT)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            if not self._room.acquire(timeout=self._timeout_ms / 1000):
+                continue  # the loop is behind: no transfer until it takes one
             try:
                 data = self._link.read(self._timeout_ms)
             except DeviceLost as error:
@@ -145,7 +156,9 @@ class InTransferThread:
             except Exception as error:  # a backend failure is a lost device, not a dead thread
                 self._deliver(DeviceLost(f"USB read failed: {error!r}"))
                 return
-            if data is not None:
+            if data is None:
+                self._room.release()
+            else:
                 self._deliver(data)
 
     def _deliver(self, item: bytes | DeviceLost) -> None:
@@ -157,6 +170,7 @@ class InTransferThread:
         item = await self._queue.get()
         if isinstance(item, DeviceLost):
             raise item
+        self._room.release()
         return item
 
     async def stop(self) -> None:

@@ -137,6 +137,22 @@ def test_more_presses_than_a_report_holds_and_queue_overflow(board: SensorBoardS
         small.press("exposed", 11)
 
 
+def test_presses_beyond_a_report_wait_for_the_ack_not_flood_the_host() -> None:
+    # 20 presses, 8 per report: the 12 that do not fit make no report due; the first 8 are
+    # resent every resend_ms. A board resending at once would bury a slow host in copies.
+    slow = SensorBoardSimulator(VID, PID, resend_ms=1000)
+    dev = find(slow.backend)
+    read_report(dev)
+    for _ in range(20):
+        slow.press("round_complete")
+    first = read_report(dev, 20)
+    assert [k.number for k in first.keys] == list(range(1, 9))
+    with pytest.raises(usb.core.USBTimeoutError):
+        read_report(dev, 100)  # not resent before resend_ms, though 12 presses wait
+    dev.write(0x02, CODEC.encode(1, KeyAck(8)))
+    assert [k.number for k in read_report(dev, 100).keys] == list(range(9, 17))  # room: at once
+
+
 def test_unplug_fails_transfers_and_replug_enumerates_afresh(board: SensorBoardSimulator) -> None:
     dev = find(board.backend)
     dev.write(0x02, CODEC.encode(1, LampReport("red")))
