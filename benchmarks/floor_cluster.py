@@ -96,7 +96,13 @@ import aiomqtt
 import psycopg
 
 from contract.models import Alert, HandResult, PublicState, SeatState, Status
-from controller.deploy.bridge import BRIDGE_QOS, RESTART_BASE_S, RESTART_CAP_S
+from controller.deploy.bridge import (
+    BRIDGE_QOS,
+    RESTART_BASE_S,
+    RESTART_CAP_S,
+    STATE_RESTART_S,
+    state_restart_s,
+)
 from link.aiomqtt_adapter import fail_connect_when_closed
 from testing.postgres import temporary_database
 from tests.floor_cluster.support import running_floor, table_pcs
@@ -325,10 +331,12 @@ class BridgeLink:
         events: list[dict[str, Any]] | None = None,
         *,
         paths: str = "2",
-        state_restart: tuple[float, float] = (RESTART_BASE_S, RESTART_CAP_S),
+        state_restart: tuple[float, float] | None = None,
         fast_copies: bool = True,
     ) -> None:
         table = entry["table"]
+        if state_restart is None:  # as rendered: the table's own constant delay
+            state_restart = (state_restart_s(table), state_restart_s(table))
         #: Whether the state's connections carry a QoS 0 copy of the alerts and hands (as rendered).
         self.fast_copies = fast_copies
         #: The newest retained message of each topic, as the table PC's broker holds it.
@@ -526,7 +534,7 @@ async def publishers(spec: dict[str, Any]) -> None:
             context,
             events,
             paths=spec["state_paths"],
-            state_restart=tuple(spec["state_restart"]),
+            state_restart=tuple(spec["state_restart"]) if spec["state_restart"] else None,
             fast_copies=spec.get("history_paths", "fast") == "fast",
         )
         if entry["tls"]
@@ -1110,11 +1118,12 @@ def main() -> None:
     parser.add_argument(
         "--state-restart",
         type=restart_timeout,
-        default=(RESTART_BASE_S, RESTART_CAP_S),
+        default=None,
         metavar="BASE,CAP",
         help=f"the direct tables' state paths reconnect as with mosquitto's restart_timeout BASE "
-        f"CAP (default {RESTART_BASE_S},{RESTART_CAP_S}, as rendered; a longer one spreads their "
-        "reconnections after a death, the other path carrying the state meanwhile)",
+        f"CAP (default: as rendered, each table its own constant delay of {STATE_RESTART_S[0]}-"
+        f"{STATE_RESTART_S[1]} s; {RESTART_BASE_S},{RESTART_CAP_S} as rendered before, like the "
+        "session's connection)",
     )
     parser.add_argument(
         "--kill",
