@@ -708,12 +708,13 @@ def after_kill(lags: list[tuple[float, float]], killed_at: float, seconds: float
     return "; ".join(windows) or "none"
 
 
-def recovery(lags: list[tuple[float, float]], killed_at: float) -> float | None:
+def recovery(lags: list[tuple[float, float]], killed_at: float, played: float) -> float | None:
     """Seconds after the kill until a whole second's updates meet p50 <= 100 ms, p99 <= 1 s (and
-    every later second does too)."""
+    every later second while the tables play does too: ``played`` s after the kill they stop,
+    and the updates of their closing are not the floor's recovery)."""
     buckets: dict[int, list[float]] = {}
     for received, lag in lags:
-        if received >= killed_at:
+        if killed_at <= received < killed_at + played:
             buckets.setdefault(int(received - killed_at), []).append(lag)
     good_from = None
     for second in sorted(buckets):
@@ -924,7 +925,13 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         await asyncio.sleep(args.kill_at)
         leaders = await asyncio.to_thread(led_by, {n.name: n.monitor_port for n in nodes})
         victim = nodes[0]  # the console's first broker: its live view and its recorder fail over
-        if args.kill != "n1":
+        if args.kill == "plain":  # the node leading the least, never the sessions' stream
+            led_count = Counter(leaders.values())
+            victim = min(
+                (n for n in nodes if n.name != leaders.get(STREAMS["sessions"])),
+                key=lambda n: led_count[n.name],
+            )
+        elif args.kill != "n1":
             victim = next(n for n in nodes if n.name == leaders.get(STREAMS[args.kill], "n1"))
         led = [what for what, node in sorted(leaders.items()) if node == victim.name]
         killed_at = time.time()
@@ -1039,7 +1046,7 @@ async def bench(args: argparse.Namespace, directory: Path, database: str) -> Non
         + "; after the kill, per 5 s (p50, p99): "
         + "; ".join(own)
     )
-    back = recovery(lags, killed_at)
+    back = recovery(lags, killed_at, args.seconds - args.kill_at)
     print(
         "back within p50 <= 100 ms and p99 <= 1 s: "
         + ("never in the run" if back is None else f"{back:.0f} s after the kill")
@@ -1127,10 +1134,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--kill",
-        choices=("n1", *STREAMS),
+        choices=("n1", "plain", *STREAMS),
         default="n1",
-        help="the node to kill: n1, or the leader of that MQTT stream (the run prints what the "
-        "killed node led: what it stalls depends on it)",
+        help="the node to kill: n1, the leader of that MQTT stream, or plain: the node leading "
+        "the least and not the sessions' stream (the run prints what the killed node led: what it "
+        "stalls depends on it)",
     )
     parser.add_argument(
         "--keep",
