@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from itertools import groupby
 
 import pytest
 
@@ -255,12 +256,10 @@ def _two_readers(
     arrival read earlier, on its clock). Returns the stream and how many handfuls were so."""
     out: list[SourcedEvent | SourcedInput] = []
     interleaved = 0
-    index = 0
-    while index < len(items):
-        item = items[index]
-        step = steps[item.step]
-        run = [x for x in items[index:] if x.step == item.step]
-        index += len(run)
+    # A step's items are contiguous in the stream (to_stream emits them step by step).
+    for number, group in groupby(items, key=lambda x: x.step):
+        step = steps[number]
+        run = list(group)
         if isinstance(step, MoveChips) and step.zone.startswith("stack:") and len(step.uids) >= 4:
             arrived = [
                 x for x in run if isinstance(x, SourcedEvent) and x.event.type == "tag" and x.event.present
