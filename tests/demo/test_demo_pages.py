@@ -1,4 +1,4 @@
-"""``tablectl demo`` serves the dealer's display and a floor console for its table; a Ctrl-C stops it cleanly."""
+"""``tablectl demo`` serves the dealer's display and a floor console for its table; Ctrl-C stops it."""
 
 from __future__ import annotations
 

@@ -44,7 +44,13 @@ def demo(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
 
 def interrupted(process: subprocess.Popen[str], seen: str = "") -> tuple[int, str, str]:
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        # Not stopped: it must not play on (its 200 hands) behind the tests that follow.
+        process.kill()
+        process.communicate()
+        raise
     return process.returncode, out, seen + err
 
 
