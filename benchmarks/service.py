@@ -9,9 +9,9 @@ CPU time of the process doing the work (the ratios of the two to the engine core
 2-core machine the wall-clock ratio moves with the load, the CPU one much less). It prints, in
 order:
 
-1. **Engine core**: the engine alone on the hands below (in this process), events/s.
+1. **Engine core**: the engine alone on the hands below (in this process), events/s, best of 3.
 2. **Replay**: the audit's full replay (read, parse, engine) of a journal of those hands,
-   records/s, and its ratio to the engine core.
+   records/s, best of 3 (a fresh controller each), and its ratio to the engine core.
 3. **Ingest**: ``tablectl run`` (fsync on) behind a mosquitto; the hands published in order by
    a publisher of pre-encoded QoS 1 packets (``benchmarks/mqtt_blast.py``: a Python MQTT
    client, some 4,000 messages/s, was slower than the service) until the journal holds the
@@ -129,7 +129,9 @@ def engine_rate(messages: list[tuple[str, bytes]], repeat: int = 3) -> Rate:
     return Rate(len(received) / best, len(received) / best_cpu)
 
 
-def replay_rate(directory: Path, messages: list[tuple[str, bytes]]) -> Rate:
+def replay_rate(directory: Path, messages: list[tuple[str, bytes]], repeat: int = 3) -> Rate:
+    """Records/s of the audit's full replay of a journal of ``messages`` (best of ``repeat``,
+    each through a fresh controller: measured as :func:`engine_rate` measures the core)."""
     config = config_file(directory, 1883, "replay", fsync=False)
     (directory / "replay").mkdir(mode=0o700)
     journal = open_journal(JournalFiles(directory / "replay" / "journal.jsonl"), JournalOptions(fsync=False))
@@ -138,12 +140,15 @@ def replay_rate(directory: Path, messages: list[tuple[str, bytes]]) -> Rate:
         journal.received(topic, payload, at)
     journal.close()
     table_config, registry = load_table(config)
-    controller = TableController(table_config, registry)
-    started, cpu = time.perf_counter(), time.process_time()
-    recovery = controller.replay()
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    assert recovery.replayed == len(messages), recovery
-    return Rate(len(messages) / elapsed, len(messages) / cpu)
+    best, best_cpu = float("inf"), float("inf")
+    for _ in range(repeat):
+        controller = TableController(table_config, registry)
+        started, cpu = time.perf_counter(), time.process_time()
+        recovery = controller.replay()
+        best = min(best, time.perf_counter() - started)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        assert recovery.replayed == len(messages), recovery
+    return Rate(len(messages) / best, len(messages) / best_cpu)
 
 
 async def start_service(config: Path, log: Path) -> asyncio.subprocess.Process:

@@ -22,6 +22,7 @@ from config.loader import load_table
 from contract.models import Alert, EventBase, Status, WireModel, parse_alert, parse_status
 from contract.topics import Topics
 from controller.service.network import Service
+from link.client import NO_DELAY
 from testing.chipset import write_chip_registry
 from testing.script import Message, Table
 from tests.conftest import EXAMPLE_REGISTRY, REPO
@@ -225,7 +226,11 @@ class Probe:
 
     async def __aenter__(self) -> Probe:
         self._client = aiomqtt.Client(
-            "127.0.0.1", self.port, identifier=f"probe-{os.getpid()}-{next(_ids)}", timeout=5
+            "127.0.0.1",
+            self.port,
+            identifier=f"probe-{os.getpid()}-{next(_ids)}",
+            timeout=5,
+            socket_options=NO_DELAY,  # a device's publishes leave at once, as the drivers' do
         )
         await self._client.__aenter__()
         await self._client.subscribe(f"{self.topics.base}/#", qos=1)
