@@ -18,6 +18,7 @@ from playwright.async_api import expect
 
 from controller.demo.pages import DEALER_PORT
 from testing.browser import artefact, browser, new_page
+from tests.support.terminal import AS_FROM_A_TERMINAL
 
 REPO = Path(__file__).resolve().parents[2]
 ADDRESS_RE = re.compile(r"^(dealer display|floor console): +(http://127\.0\.0\.1:\d+/)", re.MULTILINE)
@@ -40,6 +41,7 @@ async def test_the_demo_serves_its_table_then_ctrl_c_stops_everything_cleanly(tm
     with out.open("wb") as sink, err.open("wb") as log:
         demo = subprocess.Popen(  # noqa: ASYNC220 - one process, waited for in a thread
             [
+                *AS_FROM_A_TERMINAL,
                 sys.executable,
                 "-m",
                 "controller.cli",

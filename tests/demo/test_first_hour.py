@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.terminal import AS_FROM_A_TERMINAL
+
 TABLECTL = Path(sys.executable).parent / "tablectl"
 #: What a clean stop never prints (what a Ctrl-C during start-up printed before).
 NOISE = ("Traceback", "Task was destroyed", "Event loop is closed", "Exception ignored")
@@ -34,7 +36,7 @@ PHASES = (
 
 def demo(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [str(TABLECTL), "demo", "--no-view", "--speed", "0", *args],
+        [*AS_FROM_A_TERMINAL, str(TABLECTL), "demo", "--no-view", "--speed", "0", *args],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
