@@ -368,6 +368,9 @@ class VirtualDealer:
         steps: list[Step] = [Marker(kind="hand_start", hand=self.hand_number)]
         if self.button is None:
             steps += self._open_table()
+            # The first hand's mistake may need its seats too (chips on a vacant seat: a full
+            # table seated at the opening had no vacant seat for them).
+            mistake.seat_changes(self, steps)
         else:
             if self.hands_left == 0 and mistake.code != "hand_after_last":
                 self._end_game(steps)

@@ -196,6 +196,18 @@ def test_each_chip_mistake_is_tagged(structure: Structure) -> None:
             dealer.next_hand(mistake=None)
 
 
+@pytest.mark.parametrize("code", CHIP_CODES)
+def test_a_chip_mistake_on_the_first_hand_gets_the_seats_it_needs(code: str) -> None:
+    # A full table at the opening left chips_on_vacant_seat no vacant seat: the demo crashed
+    # (seed 401, mistake rate 0.5); the first hand's mistake now makes its seat changes too.
+    for seed in range(12):  # some open the table full
+        dealer = _dealer("no_limit", seed, seats=6, min_players=5, max_players=6)
+        if MISTAKES[code].infeasible(dealer) is not None:
+            continue
+        script = dealer.next_hand(mistake=code)
+        assert set(script.mistakes) <= {code}, (code, seed)
+
+
 def test_a_chip_session_draws_every_code() -> None:
     """A cash game with the house's maximum rebuy and longest absence draws every code but the
     tournament's; a tournament draws that one instead of ``blind_wrong_amount``."""

@@ -14,9 +14,12 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.support.terminal import AS_FROM_A_TERMINAL
 
 TABLECTL = Path(sys.executable).parent / "tablectl"
 #: What a clean stop never prints (what a Ctrl-C during start-up printed before).
@@ -33,7 +36,7 @@ PHASES = (
 
 def demo(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [str(TABLECTL), "demo", "--no-view", "--speed", "0", *args],
+        [*AS_FROM_A_TERMINAL, str(TABLECTL), "demo", "--no-view", "--speed", "0", *args],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -43,7 +46,13 @@ def demo(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
 
 def interrupted(process: subprocess.Popen[str], seen: str = "") -> tuple[int, str, str]:
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        # Not stopped: it must not play on (its 200 hands) behind the tests that follow.
+        process.kill()
+        process.communicate()
+        raise
     return process.returncode, out, seen + err
 
 
@@ -80,16 +89,57 @@ def test_ctrl_c_at_each_phase_of_the_start_up_prints_no_traceback(tmp_path: Path
     assert not [word for word in NOISE if word in err], err[-3000:]
 
 
-def test_a_click_py_in_the_current_folder_is_not_imported_by_the_children(tmp_path: Path) -> None:
-    marker = tmp_path / "imported"
-    (tmp_path / "click.py").write_text(
+@dataclass(frozen=True)
+class FirstRun:
+    """A new user's first session, shared by the three tests below: a demo at a multiple of a
+    real dealer's pace, started from a folder holding a ``click.py``, keeping its journal."""
+
+    returncode: int
+    out: str
+    err: str
+    seconds: float
+    folder: Path  # the journal's folder (--journal)
+    marker: Path  # made by the folder's click.py if it were imported
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> FirstRun:
+    """``--speed 40``: a real dealer's pauses divided by 40 (a hand takes about a second)."""
+    cwd = tmp_path_factory.mktemp("first-run")
+    marker = cwd / "imported"
+    (cwd / "click.py").write_text(
         f"open({str(marker)!r}, 'w').close()\nraise ImportError('the click.py of the current folder')\n"
     )
-    process = demo("--hands", "2", "--seed", "3", "--json", "--journal", str(tmp_path / "j"), cwd=tmp_path)
+    folder = cwd / "demo-journal"
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [
+            *(str(TABLECTL), "demo", "--no-view", "--speed", "40", "--seats", "4", "--hands", "2"),
+            *("--seed", "9", "--json", "--journal", str(folder)),
+        ],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err[-3000:]
-    assert not marker.exists()
-    assert json.loads(out.strip().splitlines()[-1])["hands"] == 2
+    return FirstRun(process.returncode, out, err, time.monotonic() - started, folder, marker)
+
+
+def test_a_click_py_in_the_current_folder_is_not_imported_by_the_children(first_run: FirstRun) -> None:
+    assert first_run.returncode == 0, first_run.err[-3000:]
+    assert not first_run.marker.exists()
+    assert json.loads(first_run.out.strip().splitlines()[-1])["hands"] == 2
+
+
+def test_paced_demo_plays_at_a_multiple_of_a_real_dealers_pace(first_run: FirstRun) -> None:
+    assert first_run.returncode == 0, first_run.err[-3000:]
+    assert "Traceback" not in first_run.err, first_run.err[-3000:]
+    summary = json.loads(first_run.out.strip().splitlines()[-1])
+    assert summary["hands"] == 2
+    assert summary["precision"] in (1.0, None)
+    assert summary["recall"] in (1.0, None)
+    assert first_run.seconds > 1.0  # the pauses were taken
 
 
 def test_the_demo_fails_when_a_child_process_dies(tmp_path: Path) -> None:
@@ -116,16 +166,14 @@ def test_the_demo_fails_when_a_child_process_dies(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
-def test_the_journal_is_kept_where_tablectl_history_finds_it(tmp_path: Path) -> None:
-    folder = tmp_path / "demo-journal"
-    process = demo("--hands", "3", "--seed", "4", "--json", "--journal", str(folder))
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err[-3000:]
-    lines = out.strip().splitlines()
+def test_the_journal_is_kept_where_tablectl_history_finds_it(first_run: FirstRun) -> None:
+    folder = first_run.folder
+    assert first_run.returncode == 0, first_run.err[-3000:]
+    lines = first_run.out.strip().splitlines()
     summary = json.loads(lines[-1])
     assert summary["journal"] == str(folder)
     config = folder / "table.toml"
-    assert f"journal kept in {folder}; its hands: tablectl history --config {config}" in out
+    assert f"journal kept in {folder}; its hands: tablectl history --config {config}" in first_run.out
     listed = subprocess.run(
         [str(TABLECTL), "history", "--config", str(config)],
         capture_output=True,
@@ -134,7 +182,7 @@ def test_the_journal_is_kept_where_tablectl_history_finds_it(tmp_path: Path) -> 
         check=False,
     )
     assert listed.returncode == 0, listed.stderr
-    assert [line.split()[0] for line in listed.stdout.splitlines()] == ["#1", "#2", "#3"]
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == ["#1", "#2"]
     verified = subprocess.run(
         [str(TABLECTL), "journal", "verify", "--config", str(config)],
         capture_output=True,
