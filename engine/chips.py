@@ -169,11 +169,23 @@ class Chips:
             _, oldest = next(iter(lifted.values()))
             if (oldest >= before) if before is not None else (oldest > read_ts - LIFT_S):
                 return
+        # (oldest first, as above: the scan stops at the first chip lifted too recently, where
+        # it went through every chip lifted, tens of them, to find the few due)
+        gone: list[tuple[str, str]] = []
         if before is not None:
-            gone = [(u, z) for u, (z, at) in lifted.items() if at < before and (zone is None or z == zone)]
+            for u, (z, at) in lifted.items():
+                if at >= before:
+                    break
+                if zone is None or z == zone:
+                    gone.append((u, z))
+        elif everything:
+            gone = [(u, z) for u, (z, _) in lifted.items()]
         else:
             limit = read_ts - LIFT_S
-            gone = [(u, z) for u, (z, at) in lifted.items() if everything or at <= limit]
+            for u, (z, at) in lifted.items():
+                if at > limit:
+                    break
+                gone.append((u, z))
         if not gone:
             return
         for uid, _ in gone:

@@ -243,10 +243,12 @@ class Machine:
 
     def _apply_tag(self, device: str, event: TagEvent, session: int | None, received: Received) -> None:
         """:meth:`_apply` of a tag read (nearly every message: one path, the chip looked up
-        once); ``session``: the event's."""
+        once); ``session``: the event's. (Each field of the event is read once: a model's field
+        is a slow attribute, about 440 instructions a read; callgrind.)"""
         table = self.table
         chips = table.settings.chips
-        value = chips.value(event.uid) if chips is not None else None
+        uid = event.uid
+        value = chips.value(uid) if chips is not None else None
         if value is None and self.chip_state.lifted:
             # a card follows the chips lifted before it: they have gone
             self.chips.settle_lifted(everything=True)
@@ -263,9 +265,9 @@ class Machine:
             if value is not None and device in self.device_state.readers:
                 if ts > table.read_ts:  # noqa: PLR1730 - (as above)
                     table.read_ts = ts
-                self.chips.tag(event.uid, event.zone, event.present, value)
+                self.chips.tag(uid, event.zone, event.present, value)
             else:
-                self._tag(device, event)
+                self._tag(device, event, uid, ts)
         self._after_apply()
 
     def _hold(self, received: Received) -> None:
@@ -394,7 +396,7 @@ class Machine:
     def _device_event(self, device: str, event: DeviceEvent) -> None:
         table = self.table
         if isinstance(event, TagEvent):  # most events: tag reads
-            self._tag(device, event)
+            self._tag(device, event, event.uid, event.ts)
             return
         if not isinstance(event, FaultEvent):
             self.devices.other_from(device)
@@ -527,20 +529,23 @@ class Machine:
         elif key == "last_hands":
             self.session_out(self.session.on_last_hands(table.ts))
 
-    def _tag(self, device: str, event: TagEvent) -> None:
+    def _tag(self, device: str, event: TagEvent, uid: str, ts: datetime) -> None:
+        """A tag read that is not a chip's move (``uid`` and ``ts``: the event's, read already;
+        each field is read once, as in :meth:`_apply_tag`)."""
         table = self.table
         if device not in self.device_state.readers:
             self.devices.tag_from(device)
-        if event.ts > table.read_ts:  # noqa: PLR1730 - max() is a call, on the path of most reads
-            table.read_ts = event.ts
-        if (table.settings.chips is not None or is_chip_zone(event.zone)) and self.chips.chip_or_unknown(
-            event.uid, event.zone, event.present
+        if ts > table.read_ts:  # noqa: PLR1730 - max() is a call, on the path of most reads
+            table.read_ts = ts
+        zone, present = event.zone, event.present
+        if (table.settings.chips is not None or is_chip_zone(zone)) and self.chips.chip_or_unknown(
+            uid, zone, present
         ):
             return
-        if event.present:
-            self.cards.seen(event.uid, event.zone, event.face == "up")
+        if present:
+            self.cards.seen(uid, zone, event.face == "up")
         else:
-            self.cards.unseen(event.uid, event.zone)
+            self.cards.unseen(uid, zone)
 
     def _river_actions_done(self) -> None:
         """With action inputs, the river's last action ends the betting: showdown."""

@@ -35,7 +35,7 @@ arrived (a resent event carries its old ``ts``); the engine reads no clock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeAlias
 
@@ -83,7 +83,8 @@ Finding: TypeAlias = Lost | FarIgnored
 class SequenceState:
     """Where each device's events stand, and the gap fill's hold.
 
-    Invariants: ``tracks`` and ``taken`` are updated in place (a copy copies them); ``previous``,
+    Invariants: ``tracks`` (and the tracks in it: engine.seqtrack.SeqTrack) and ``taken`` are
+    updated in place (a copy copies them); ``previous``,
     ``sessions`` and ``hold_next`` are replaced, never updated, when they change (a copy shares
     them); ``held`` is empty exactly when no gap is open and nothing waits for a device.
     """
@@ -109,7 +110,7 @@ class SequenceState:
     def copy(self) -> SequenceState:
         """A copy for the next step (the dicts updated in place are copied)."""
         return SequenceState(
-            self.tracks.copy(),
+            {device: track.copy() for device, track in self.tracks.items()},
             self.previous,
             self.taken.copy(),
             self.sessions,
@@ -150,19 +151,16 @@ class Sequences:
         caller holds it). An event taken is counted (``taken``: exactly-once checks count them)."""
         state = self.state
         track = state.tracks.get(device)
-        if track is not None:
-            # (unpacked: a named tuple's fields are not looked up at once by CPython 3.11)
-            high, seen, run, _, far, track_session, _ = track
-            if seq == high + 1 and session == track_session and not run:
-                # the next one of the session followed (nearly every event)
-                # (_make: the named tuple's own constructor, without the call into its __new__
-                # through the type, on the path of every event)
-                state.tracks[device] = SeqTrack._make(
-                    (seq, ((seen << 1) | 1) & SEQ_MASK, 0, 0, far, session, None)
-                )
-                taken = state.taken
-                taken[device] = taken.get(device, 0) + 1
-                return True
+        if track is not None and seq == track.high + 1 and session == track.session and not track.run:
+            # the next one of the session followed (nearly every event): the track is this
+            # state's own (SequenceState.copy), moved on in place
+            track.high = seq
+            track.seen = ((track.seen << 1) | 1) & SEQ_MASK
+            track.run_last = 0
+            track.run_session = None
+            taken = state.taken
+            taken[device] = taken.get(device, 0) + 1
+            return True
         found = self._take(device, track, seq, session, now)
         if found:
             taken = state.taken
@@ -193,7 +191,7 @@ class Sequences:
         elif session < current:
             return self._previous_session(device, seq, session)
         elif track.session is None:
-            track = track._replace(session=session)
+            track = replace(track, session=session)
         return self._window(device, track, seq, session, now)
 
     def status(self, device: str, status: Status) -> None:
@@ -227,8 +225,8 @@ class Sequences:
                     self._open_gap(device, session, high + 1, seq - 1, seq, now)
                     return None
                 self.findings.append(Lost(device, f"skipped events {high + 1} to {seq - 1}"))
-            self.state.tracks[device] = track._replace(
-                high=seq, seen=((track.seen << (seq - high)) | 1) & SEQ_MASK, run=0
+            self.state.tracks[device] = replace(
+                track, high=seq, seen=((track.seen << (seq - high)) | 1) & SEQ_MASK, run=0
             )
             return True
         return self._behind(device, track, seq, session, current=True)
@@ -249,7 +247,7 @@ class Sequences:
         bit = 1 << age
         if track.seen & bit:
             return False  # a repeat
-        updated = track._replace(seen=track.seen | bit)
+        updated = replace(track, seen=track.seen | bit)
         if current:
             self.state.tracks[device] = updated
         else:
@@ -270,7 +268,7 @@ class Sequences:
                 what = f"skipped events {prev.high + 1} to {seq - 1} of session {session}"
                 self.findings.append(Lost(device, what))
             seen = ((prev.seen << (seq - prev.high)) | 1) & SEQ_MASK
-            self.state.previous = {**self.state.previous, device: prev._replace(high=seq, seen=seen)}
+            self.state.previous = {**self.state.previous, device: replace(prev, high=seq, seen=seen)}
             return True
         return self._behind(device, prev, seq, session, current=False)
 
@@ -286,8 +284,8 @@ class Sequences:
                 return self._far(device, track, seq, None)
             if seq > high + 1:
                 self.findings.append(Lost(device, f"skipped events {high + 1} to {seq - 1}"))
-            tracks[device] = track._replace(
-                high=seq, seen=((track.seen << (seq - high)) | 1) & SEQ_MASK, run=0
+            tracks[device] = replace(
+                track, high=seq, seen=((track.seen << (seq - high)) | 1) & SEQ_MASK, run=0
             )
             return True
         if seq == 1 and high > 1:
@@ -308,14 +306,14 @@ class Sequences:
                 self.state.previous = {**self.state.previous, device: track}
             self.state.tracks[device] = SeqTrack(seq, 1, far=far, session=session)
             return True
-        self.state.tracks[device] = track._replace(run=run, run_last=seq, far=far, run_session=session)
+        self.state.tracks[device] = replace(track, run=run, run_last=seq, far=far, run_session=session)
         self.findings.append(FarIgnored(device, track.high, far))
         return False
 
     def _far_ignored(self, device: str) -> None:
         """An event of an old session, or far behind the previous one: ignored, reported."""
         track = self.state.tracks[device]
-        self.state.tracks[device] = track._replace(far=track.far + 1)
+        self.state.tracks[device] = replace(track, far=track.far + 1)
         self.findings.append(FarIgnored(device, track.high, track.far + 1))
 
     # ------------------------------------------------------------------ the gap fill

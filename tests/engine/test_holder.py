@@ -84,7 +84,7 @@ def test_a_state_handed_out_never_changes() -> None:
             public_state(handed).model_dump_json(),
             dict(machine.chip_state.at),
             dict(machine.card_state.seat_cards),
-            dict(machine.device_seqs.tracks),
+            {device: track.copy() for device, track in machine.device_seqs.tracks.items()},  # (by value)
             machine.result_state.money,
             dict(machine.table.book.active),
         )
