@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,19 @@ MAX_DWELL_SPEEDUP: Final = 4.0
 _LAG_S: Final = 0.003
 _YIELD_S: Final = 0.0005
 _ORIENTATION = {None: Orientation.UNKNOWN, "up": Orientation.UP, "down": Orientation.DOWN}
+
+
+@dataclass(frozen=True)
+class SentPage:
+    """A page as the simulator sent it: when it was due (its last tag identified, or the dwell's
+    end) and when it left, both on the event loop's clock."""
+
+    antenna: int
+    round: int
+    page: int
+    last: bool
+    due: float
+    sent: float
 
 
 @dataclass(frozen=True)
@@ -165,6 +179,9 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         self.frames_sent = 0
         self.frames_corrupted = 0
         self.pages_sent = 0
+        #: The latest pages sent, with when each was due: the anti-collision's pace, which a
+        #: host's read times only blur (a busy event loop delivers late pages together).
+        self.recent_pages: deque[SentPage] = deque(maxlen=64)
         self.sweeps = 0
         #: Completed dwells per antenna (tests wait for these instead of sleeping).
         self.dwells: dict[int, int] = {}
@@ -309,8 +326,9 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         while len(found) - buffered > size:
             chunk = found[buffered : buffered + size]
             buffered += size
-            await _sleep_until(loop, start + run.found[buffered - 1][0] / self.speed)
-            page = self._send_page(antenna, page, False, self._reads(chunk, antenna, heard))
+            due = start + run.found[buffered - 1][0] / self.speed
+            await _sleep_until(loop, due)
+            page = self._send_page(antenna, page, False, self._reads(chunk, antenna, heard), due)
         end = start + max(dwell_s, run.duration_s / self.speed)
         self._dwell_clock = end
         await _sleep_until(loop, end)
@@ -318,7 +336,7 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         if page == 0 and len(reads) <= MAX_READS_PER_FRAME:
             self._send(Inventory(antenna, self._round, tuple(reads)))
         else:
-            self._send_page(antenna, page, True, reads)
+            self._send_page(antenna, page, True, reads, end)
         self.dwells[antenna] = self.dwells.get(antenna, 0) + 1
 
     @property
@@ -327,13 +345,17 @@ class RfidReaderSimulator(SerialDeviceSimulator):
         :data:`MAX_DWELL_SPEEDUP` times)."""
         return self.dwell_ms / 1000 / min(self.speed, MAX_DWELL_SPEEDUP)
 
-    def _send_page(self, antenna: int, page: int, last: bool, reads: list[TagRead]) -> int:
-        """Send reads as pages from number ``page``; returns the number of the next page."""
+    def _send_page(self, antenna: int, page: int, last: bool, reads: list[TagRead], due: float) -> int:
+        """Send reads as pages from number ``page``, due at ``due``; returns the number of the
+        next page."""
         # Duplicated reads can overfill a frame: the overflow follows in the next page.
         while True:
             part, reads = reads[:MAX_READS_PER_FRAME], reads[MAX_READS_PER_FRAME:]
-            self._send(InventoryPage(antenna, self._round, page, last and not reads, tuple(part)))
+            closes = last and not reads
+            self._send(InventoryPage(antenna, self._round, page, closes, tuple(part)))
             self.pages_sent += 1
+            sent = asyncio.get_running_loop().time()
+            self.recent_pages.append(SentPage(antenna, self._round, page, closes, due, sent))
             page += 1
             if not reads:
                 return page
