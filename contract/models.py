@@ -687,8 +687,18 @@ class ResendCommand(CommandBase):
         return self
 
 
+class StatusCommand(CommandBase):
+    """Any driver: publish the status again, naming the seq of its last event so far (after the
+    events given to publish before it). The controller asks after the broker was away: a broker
+    restarted without its sessions drops what drivers publish before the controller is
+    subscribed again, and the retained status it hands over then names the seq of the last
+    event before that moment only."""
+
+    cmd: Literal["status"] = "status"
+
+
 DeviceCommand: TypeAlias = Annotated[
-    ShuffleCommand | LampCommand | BuzzerCommand | SweepCommand | ResendCommand,
+    ShuffleCommand | LampCommand | BuzzerCommand | SweepCommand | ResendCommand | StatusCommand,
     Field(discriminator="cmd"),
 ]
 
