@@ -271,6 +271,7 @@ async def ingest_rate(
     name: str = "ingest",
     profile: Path | None = None,
     callgrind: Path | None = None,
+    broker: int | None = None,
 ) -> tuple[Rate, float]:
     """(events/s end to end and per CPU second of the service, messages/s the broker took from
     the publisher)."""
@@ -284,12 +285,14 @@ async def ingest_rate(
                 await instrument(service, True)
             started, cpu = time.perf_counter(), cpu_s(service.pid)
             threads = thread_cpu_s(service.pid)
+            broker_cpu = cpu_s(broker) if broker is not None else 0.0
             published, done = await asyncio.gather(
                 blast(port, messages, name),
                 journaled(directory / name / "journal.jsonl", len(messages), 600),
             )
             elapsed, cpu = time.perf_counter() - started, cpu_s(service.pid) - cpu
             per_thread = thread_cpu_s(service.pid)
+            broker_cpu = cpu_s(broker) - broker_cpu if broker is not None else 0.0
             if callgrind is not None:
                 await instrument(service, False)
         assert done, "the journal never held every message"
@@ -304,6 +307,7 @@ async def ingest_rate(
                 for name, (user, system) in sorted(spent.items(), key=lambda item: -sum(item[1]))
                 if user + system > 0
             )
+            + (f"; the broker {broker_cpu / len(messages) * 1e6:.1f}" if broker is not None else "")
         )
         return Rate(len(messages) / elapsed, len(messages) / cpu), published
     finally:
@@ -564,6 +568,7 @@ async def run(args: argparse.Namespace) -> None:
                     f"ingest-{index}",
                     args.profile if first else None,
                     args.callgrind if first else None,
+                    broker.process.pid if broker.process is not None else None,
                 )
                 print(
                     f"ingest (fsync):   {ingest.wall:,.0f} events/s = {ingest.versus(core)} (>= 0.2); "
