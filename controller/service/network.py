@@ -569,13 +569,17 @@ class Service:
             # before it would move the engine's deadlines back).
             left = [item[0] for item in taken]
             taken.clear()
+            now = utc_now()
             for message in left:
-                self._classify(message)
+                self._classify(message, now)
         while True:
             if not taken:
-                self._classify(await intake.get())
+                first = await intake.get()
+                # The messages waiting were all received by now: one time for the pass.
+                now = utc_now()
+                self._classify(first, now)
                 while len(taken) < CLASSIFY_BATCH and (more := intake.get_nowait()) is not None:
-                    self._classify(more)
+                    self._classify(more, now)
             message, topic, data, received, classified = taken.popleft()
             if self.listeners:
                 self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
@@ -601,14 +605,14 @@ class Service:
                 self._time_moved.set()
                 await asyncio.sleep(0)
 
-    def _classify(self, message: aiomqtt.Message) -> None:
-        """Take ``message`` into the batch to process, classified (its time: now)."""
+    def _classify(self, message: aiomqtt.Message, received: datetime) -> None:
+        """Take ``message``, received by ``received``, into the batch to process, classified."""
         payload = message.payload
         if isinstance(payload, str):
             payload = payload.encode()
         elif not isinstance(payload, bytes | bytearray):
             payload = b"" if payload is None else str(payload).encode()
-        topic, data, received = str(message.topic), bytes(payload), utc_now()
+        topic, data = str(message.topic), bytes(payload)
         classified = self.controller.inbox.classify(topic, data, received)
         self._classified.append((message, topic, data, received, classified))
 

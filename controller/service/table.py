@@ -415,14 +415,15 @@ class TableController:
         self._before = (now_hand, now_phase)
         # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
         ended = phase not in _BETWEEN_HANDS and (now_phase in _BETWEEN_HANDS or now_hand != hand)
+        due = self._since_checkpoint >= self.config.journal.checkpoint_every
+        if not (ended or due):
+            return  # (most messages: no time arithmetic for them)
         # At most one hand-end checkpoint a second: live, hands end far apart; while a backlog
         # drains they end every few milliseconds, and a checkpoint costs many engine steps.
         since = None if self._checkpointed is None else now - self._checkpointed
         recent = since is not None and since < max(HAND_CHECKPOINT_GAP, self._checkpoint_gap)
         costly = since is not None and since < self._checkpoint_gap
-        if (ended and not recent) or (
-            self._since_checkpoint >= self.config.journal.checkpoint_every and not costly
-        ):
+        if (ended and not recent) or (due and not costly):
             self.checkpoint(cause, now)
 
     def tick(self, now: datetime) -> list[Outgoing]:
