@@ -307,7 +307,8 @@ class JournalReader:
                         previous_h = digest
                         anchored = True
                         previous_n = n
-                    scan.last_n = max(scan.last_n, n)
+                    if n > scan.last_n:  # (not max(): a call for every record)
+                        scan.last_n = n
                     scan.last_h = previous_h
                     if taken:
                         filtered = False  # (a kind wanted: see ``usual``)
@@ -318,7 +319,8 @@ class JournalReader:
                         # Outages declare lost numbers, starts count sessions: always decoded.
                         if filtered and not text.startswith(_ALWAYS):
                             continue
-                    full = _place(base, line_number, line_start)
+                    # (_place, inline: for every record)
+                    full = f"{base}:{line_number}" if line_number >= 0 else f"{base}@{line_start}"
                     if fast is not None:
                         try:
                             received = ReceivedRecord(

@@ -231,7 +231,9 @@ class TableController:
         # table's bound: not given to the engine, as it would not be now.
         if type(prepared) is not Classified:
             return None
-        if not self.admit(prepared):
+        device = prepared.device
+        # (a device already followed, as for nearly every record, is admitted without a call)
+        if device is not None and device not in self._devices and not self.admit(prepared):
             return None
         # (what _handle does for a replay, without its live-only steps: this runs for every
         # record of a replay, and each call and test cost a few per cent of the engine's step)
