@@ -307,8 +307,7 @@ class JournalReader:
                         previous_h = digest
                         anchored = True
                         previous_n = n
-                    if n > scan.last_n:  # (not max(): a call for every record)
-                        scan.last_n = n
+                    scan.last_n = max(scan.last_n, n)
                     scan.last_h = previous_h
                     if taken:
                         filtered = False  # (a kind wanted: see ``usual``)
