@@ -149,6 +149,11 @@ class Service:
         self._publish_wanted = asyncio.Event()
         #: The status must be said again (a new connection).
         self._status_due = True
+        #: The status may be said on this connection: the subscriptions are in place (a new
+        #: session's SUBACK came, or the broker kept them with the session). Before that a
+        #: status, ``fault`` as much as ``online``, would tell the drivers to publish into
+        #: subscriptions not made yet: their events lost.
+        self._may_announce = False
         #: Set when messages moved the engine's time on (its next deadline may have changed).
         self._time_moved = asyncio.Event()
 
@@ -413,6 +418,7 @@ class Service:
         """
         self._client = client
         self._status_due = True
+        self._may_announce = False
         # Time without a connection is not counted: the broker may hold the messages of that time.
         self.controller.anchor_time(utc_now())
         receiver = asyncio.create_task(self._receive(client), name="receive")
@@ -490,6 +496,7 @@ class Service:
                 await subscribing
             self._emit(self.controller.on_connect(utc_now()))
             self._status_due = True
+            self._may_announce = True
             self._wake()
             granted = await subscribing
         finally:
@@ -661,6 +668,8 @@ class Service:
         return True
 
     def _status_owed(self) -> bool:
+        if not self._may_announce:
+            return False
         return self._status_due or self.controller.journal_error != self._reported_error
 
     def _take_off(self, client: aiomqtt.Client) -> None:

@@ -92,7 +92,9 @@ async def test_a_journal_that_cannot_be_opened_does_not_stop_the_table(
         assert fault.detail == f"journal {tmp_path / 'blocker' / 'j.jsonl'}: cannot open: Not a directory"
         alert = await p.alert("journal_fault")
         assert "cannot be written (cannot open: Not a directory)" in alert.message
-        # The table goes on from memory.
+        # The table goes on from memory. (The status, ``fault`` too, says the service is
+        # subscribed: an event published at once is taken. One said before a new session's
+        # SUBACK lost it, one run in four.)
         await p.event("shoe-1", FaultEvent, code="jam", text="jam")
         await p.alert("device_fault")
     assert service.running()
