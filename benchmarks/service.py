@@ -1,8 +1,12 @@
 """Every figure of the service around the engine, with the engine core's rate beside them.
 
 Usage: ``.venv/bin/python benchmarks/service.py [--hands 300] [--backlogs 6000 60000]
-[--floods 20000 100000] [--latency 500]`` (``--backlogs 6000 60000 1000000`` for the big
-restart: generating the million messages and handing them to the broker take a few minutes).
+[--floods 20000 100000] [--latency 500] [--only PART ...] [--ingest-runs N] [--profile FILE]``
+(``--backlogs 6000 60000 1000000`` for the big restart: generating the million messages and
+handing them to the broker take a few minutes; ``--only ingest --ingest-runs 3``: the ingest
+alone, three times, each with a fresh service; ``--profile FILE``: the first ingest's service
+under cProfile, for ``python -m pstats FILE``; ``--callgrind FILE``: under valgrind's callgrind
+while it ingests, ``callgrind_annotate FILE`` or the total instructions divided by the events).
 
 One run, one machine, one load. Rates are given per second of wall-clock time and per second of
 CPU time of the process doing the work (the ratios of the two to the engine core's: on a shared
@@ -151,11 +155,20 @@ def replay_rate(directory: Path, messages: list[tuple[str, bytes]], repeat: int 
     return Rate(len(messages) / best, len(messages) / best_cpu)
 
 
-async def start_service(config: Path, log: Path) -> asyncio.subprocess.Process:
+async def start_service(
+    config: Path, log: Path, *, profile: Path | None = None, callgrind: Path | None = None
+) -> asyncio.subprocess.Process:
+    """``tablectl run`` of this tree; with ``profile``, under cProfile (its event loop's thread:
+    the journal's threads are not in it), the statistics written there when it stops; with
+    ``callgrind``, under valgrind's callgrind, instrumented only once told (:func:`instrument`)."""
     handle = log.open("ab")
+    run = RUN if profile is None else [sys.executable, "-m", "cProfile", "-o", str(profile), *RUN[1:]]
+    if callgrind is not None:
+        valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={callgrind}"]
+        run = [*valgrind, *run]
     try:
         return await asyncio.create_subprocess_exec(
-            *RUN,
+            *run,
             "--config",
             str(config),
             stdout=handle,
@@ -165,6 +178,14 @@ async def start_service(config: Path, log: Path) -> asyncio.subprocess.Process:
         )
     finally:
         handle.close()
+
+
+async def instrument(service: asyncio.subprocess.Process, on: bool) -> None:
+    """Callgrind's instrumentation of ``service`` on or off (``callgrind_control``)."""
+    control = await asyncio.create_subprocess_exec(
+        "callgrind_control", "-i", "on" if on else "off", str(service.pid), stdout=asyncio.subprocess.DEVNULL
+    )
+    await control.wait()
 
 
 async def stop_service(service: asyncio.subprocess.Process) -> None:
@@ -243,22 +264,51 @@ def client(port: int, name: str) -> aiomqtt.Client:
     return made
 
 
-async def ingest_rate(directory: Path, port: int, messages: list[tuple[str, bytes]]) -> tuple[Rate, float]:
+async def ingest_rate(
+    directory: Path,
+    port: int,
+    messages: list[tuple[str, bytes]],
+    name: str = "ingest",
+    profile: Path | None = None,
+    callgrind: Path | None = None,
+    broker: int | None = None,
+) -> tuple[Rate, float]:
     """(events/s end to end and per CPU second of the service, messages/s the broker took from
     the publisher)."""
-    config = config_file(directory, port, "ingest")
-    service = await start_service(config, directory / "ingest.log")
+    config = config_file(directory, port, name)
+    service = await start_service(config, directory / f"{name}.log", profile=profile, callgrind=callgrind)
     try:
         async with client(port, "bench-ingest") as observer:
             await observer.subscribe(TOPICS.controller_status, qos=1)
-            await asyncio.wait_for(wait_status(observer), 30)
+            await asyncio.wait_for(wait_status(observer), 30 if callgrind is None else 300)
+            if callgrind is not None:
+                await instrument(service, True)
             started, cpu = time.perf_counter(), cpu_s(service.pid)
+            threads = thread_cpu_s(service.pid)
+            broker_cpu = cpu_s(broker) if broker is not None else 0.0
             published, done = await asyncio.gather(
-                blast(port, messages, "ingest"),
-                journaled(directory / "ingest" / "journal.jsonl", len(messages), 600),
+                blast(port, messages, name),
+                journaled(directory / name / "journal.jsonl", len(messages), 600),
             )
             elapsed, cpu = time.perf_counter() - started, cpu_s(service.pid) - cpu
+            per_thread = thread_cpu_s(service.pid)
+            broker_cpu = cpu_s(broker) - broker_cpu if broker is not None else 0.0
+            if callgrind is not None:
+                await instrument(service, False)
         assert done, "the journal never held every message"
+        spent = {
+            name: (user - threads.get(name, (0.0, 0.0))[0], system - threads.get(name, (0.0, 0.0))[1])
+            for name, (user, system) in per_thread.items()
+        }
+        print(
+            "  the service's threads, us of CPU a message (user + system): "
+            + ", ".join(
+                f"{name} {user / len(messages) * 1e6:.1f} + {system / len(messages) * 1e6:.1f}"
+                for name, (user, system) in sorted(spent.items(), key=lambda item: -sum(item[1]))
+                if user + system > 0
+            )
+            + (f"; the broker {broker_cpu / len(messages) * 1e6:.1f}" if broker is not None else "")
+        )
         return Rate(len(messages) / elapsed, len(messages) / cpu), published
     finally:
         await stop_service(service)
@@ -344,6 +394,21 @@ def reject_cost(directory: Path, count: int = 20_000) -> float:
 def cpu_s(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu_s(pid: int) -> dict[str, tuple[float, float]]:
+    """Each thread's (user, system) CPU seconds so far: ``main`` (the event loop's) and the
+    others by thread id (Python does not name its threads for the system)."""
+    out: dict[str, tuple[float, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue  # (ended meanwhile)
+        name = "main" if task.name == str(pid) else f"thread {task.name}"
+        out[name] = (int(fields[11]) / tick, int(fields[12]) / tick)
+    return out
 
 
 def rss_mib(pid: int) -> float:
@@ -459,7 +524,12 @@ def backlog_messages(count: int, seed: int) -> list[tuple[str, bytes]]:
     return out[:count]
 
 
+#: The parts of the benchmark, in the order they run (``--only`` picks some).
+PARTS = ("reject", "replay", "ingest", "backlogs", "floods", "latency")
+
+
 async def run(args: argparse.Namespace) -> None:
+    parts = set(args.only or PARTS)
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2-core machine shared)")
     messages = hands(args.hands)
     core = engine_rate(messages)
@@ -470,14 +540,18 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="tablectl-service-bench-") as name:
         directory = Path(name)
         os.chmod(directory, 0o700)
-        rejected = reject_cost(directory)
-        print(
-            f"reject in the controller: {rejected:.1f} us CPU per malformed payload "
-            f"({1e6 / rejected:,.0f}/s; target <= 20 us, >= 50,000/s); an engine event: "
-            f"{1e6 / core.cpu:.1f} us CPU"
-        )
-        replay = replay_rate(directory, messages)
-        print(f"replay:           {replay.wall:,.0f} records/s = {replay.versus(core)} (>= 0.5)")
+        if "reject" in parts:
+            rejected = reject_cost(directory)
+            print(
+                f"reject in the controller: {rejected:.1f} us CPU per malformed payload "
+                f"({1e6 / rejected:,.0f}/s; target <= 20 us, >= 50,000/s); an engine event: "
+                f"{1e6 / core.cpu:.1f} us CPU"
+            )
+        if "replay" in parts:
+            replay = replay_rate(directory, messages)
+            print(f"replay:           {replay.wall:,.0f} records/s = {replay.versus(core)} (>= 0.5)")
+        if not parts & {"ingest", "backlogs", "floods", "latency"}:
+            return
         port = free_port()
         broker_dir = directory / "broker"
         broker_dir.mkdir()
@@ -485,13 +559,24 @@ async def run(args: argparse.Namespace) -> None:
         broker = Mosquitto(port, broker_dir, extra_conf=extra)
         broker.start()
         try:
-            ingest, publisher = await ingest_rate(directory, port, messages)
-            print(
-                f"ingest (fsync):   {ingest.wall:,.0f} events/s = {ingest.versus(core)} (>= 0.2); "
-                f"the broker took them at {publisher:,.0f}/s"
-            )
+            for index in range(args.ingest_runs if "ingest" in parts else 0):
+                first = index == 0
+                ingest, publisher = await ingest_rate(
+                    directory,
+                    port,
+                    messages,
+                    f"ingest-{index}",
+                    args.profile if first else None,
+                    args.callgrind if first else None,
+                    broker.process.pid if broker.process is not None else None,
+                )
+                print(
+                    f"ingest (fsync):   {ingest.wall:,.0f} events/s = {ingest.versus(core)} (>= 0.2); "
+                    f"the broker took them at {publisher:,.0f}/s; load {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
             restarts: dict[int, float] = {}
-            for size in args.backlogs:
+            for size in args.backlogs if "backlogs" in parts else []:
                 backlog = backlog_messages(size, seed=size)
                 online, drained, rate = await restart_behind(directory, port, backlog, f"backlog-{size}")
                 restarts[size] = online
@@ -505,7 +590,7 @@ async def run(args: argparse.Namespace) -> None:
                     f"restart ratio {high:,} / {low:,} queued: {restarts[high] / restarts[low]:.2f} "
                     "(target <= 1.5 at 60,000 / 6,000)"
                 )
-            for count in args.floods:
+            for count in args.floods if "floods" in parts else []:
                 figures = await behind_flood(directory, port, count)
                 print(
                     f"behind {count:,} malformed: alert {figures['late_s']:.2f} s late; "
@@ -515,7 +600,7 @@ async def run(args: argparse.Namespace) -> None:
                     f"RSS {figures['rss_before']:.0f} -> peak {figures['rss_peak']:.0f} -> "
                     f"{figures['rss_after']:.0f} MiB 2 s later"
                 )
-            if not args.latency:
+            if not args.latency or "latency" not in parts:
                 return
             alerts = await alert_latency(directory, port, args.latency)
             floor = await echo_floor(port, args.latency)
@@ -537,6 +622,18 @@ def main() -> None:
     parser.add_argument("--backlogs", type=int, nargs="*", default=[6_000, 60_000])
     parser.add_argument("--floods", type=int, nargs="*", default=[20_000, 100_000])
     parser.add_argument("--latency", type=int, default=500)
+    parser.add_argument("--only", nargs="+", choices=PARTS, help="only these parts (the engine core always)")
+    parser.add_argument(
+        "--ingest-runs", type=int, default=1, help="ingest this many times, a fresh service each"
+    )
+    parser.add_argument(
+        "--profile", type=Path, help="the (first) ingest's service under cProfile, its output here"
+    )
+    parser.add_argument(
+        "--callgrind",
+        type=Path,
+        help="the (first) ingest's service under callgrind, instrumented while it ingests, its output here",
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from config.loader import table_chips
 from config.models import JournalSection, SensorBoardDevice, TableConfig
@@ -125,6 +125,10 @@ class TableController:
         self.health = JournalHealth(config.table.profile)
         #: Alerts and commands produced and not yet journaled as published (for checkpoints).
         self._unpublished: dict[int, Outgoing] = {}
+        #: Those a checkpoint turned into plain data, with their data (``checkpoint.output_data``:
+        #: the next checkpoint reuses it; the output is kept beside it, so that a key reused by
+        #: another object is never taken for it).
+        self._unpublished_data: dict[int, tuple[Outgoing, Any]] = {}
         self._since_checkpoint = 0
         #: When the last checkpoint was taken (hand ends closer than a second share one).
         self._checkpointed: datetime | None = None
@@ -282,7 +286,8 @@ class TableController:
             journal_alert=self.health.alert,
             devices=frozenset(self._devices),
         )
-        self.journal.checkpoint(covers, checkpoint.dump(snapshot), self.session, now)
+        outputs = [self._output_data(key, out) for key, out in self._unpublished.items()]
+        self.journal.checkpoint(covers, checkpoint.dump(snapshot, outputs), self.session, now)
         self._since_checkpoint = 0
         self._checkpointed = now
         self._checkpoint_gap = timedelta(seconds=CHECKPOINT_COST_SHARE * (time.perf_counter() - started))
@@ -418,14 +423,15 @@ class TableController:
         self._before = (now_hand, now_phase)
         # A hand ends back at idle, or (a misdeal) when the next one starts without passing there.
         ended = phase not in _BETWEEN_HANDS and (now_phase in _BETWEEN_HANDS or now_hand != hand)
+        due = self._since_checkpoint >= self.config.journal.checkpoint_every
+        if not (ended or due):
+            return  # (most messages: no time arithmetic for them)
         # At most one hand-end checkpoint a second: live, hands end far apart; while a backlog
         # drains they end every few milliseconds, and a checkpoint costs many engine steps.
         since = None if self._checkpointed is None else now - self._checkpointed
         recent = since is not None and since < max(HAND_CHECKPOINT_GAP, self._checkpoint_gap)
         costly = since is not None and since < self._checkpoint_gap
-        if (ended and not recent) or (
-            self._since_checkpoint >= self.config.journal.checkpoint_every and not costly
-        ):
+        if (ended and not recent) or (due and not costly):
             self.checkpoint(cause, now)
 
     def tick(self, now: datetime) -> list[Outgoing]:
@@ -520,9 +526,19 @@ class TableController:
         summary = f"{report.count} malformed message(s) on {report.topic}; the latest: {report.reason}"
         return self._input(cause, Classified(rejected, note=summary), now)
 
+    def _output_data(self, key: int, out: Outgoing) -> Any:
+        """``checkpoint.output_data(out)``, kept while ``out`` is owed."""
+        kept = self._unpublished_data.get(key)
+        if kept is not None and kept[0] is out:
+            return kept[1]
+        data = checkpoint.output_data(out)
+        self._unpublished_data[key] = (out, data)
+        return data
+
     def published(self, out: Outgoing, when: datetime) -> None:
         """Record that the broker accepted ``out``."""
         self._unpublished.pop(id(out), None)
+        self._unpublished_data.pop(id(out), None)
         if self.journal is not None:
             self.journal.published(out.what, out.cause, out.topic, out.payload, retain=out.retain, when=when)
 
