@@ -42,7 +42,7 @@ def dealt_then_end_lost(*, sessions: bool) -> tuple[Engine, Status, int]:
     for message in table.run_all([*SETUP, "new_hand", "deal all"]):
         received = to_received(message)
         if sessions and isinstance(received, DeviceEventReceived):
-            received = replace(received, event=received.event.model_copy(update={"session": 1}))
+            received = received._replace(event=received.event.model_copy(update={"session": 1}))
         engine.handle(received)
     high = table.seq["rfid-1"]
     told = Status(state="online", ts=now(table) + timedelta(milliseconds=10), session=1, seq=high + 3)
@@ -116,7 +116,7 @@ def dealt_two(table: Table, engine: Engine) -> None:
     for message in table.run_all([*SETUP, "new_hand", "deal 2 3"]):
         received = to_received(message)
         if isinstance(received, DeviceEventReceived):
-            received = replace(received, event=received.event.model_copy(update={"session": 1}))
+            received = received._replace(event=received.event.model_copy(update={"session": 1}))
         engine.handle(received)
 
 
@@ -125,7 +125,7 @@ def sessioned(messages: list[Message]) -> list[Received]:
     for message in messages:
         received = to_received(message)
         assert isinstance(received, DeviceEventReceived)
-        out.append(replace(received, event=received.event.model_copy(update={"session": 1})))
+        out.append(received._replace(event=received.event.model_copy(update={"session": 1})))
     return out
 
 
@@ -291,7 +291,7 @@ def test_a_lost_end_sent_again_with_the_statuss_own_time_closes_its_gap(sessions
     def received(lines: list[str]) -> list[Received]:
         out = [to_received(m) for m in table.run_all(lines)]
         return [
-            replace(r, event=r.event.model_copy(update={"session": 1}))
+            r._replace(event=r.event.model_copy(update={"session": 1}))
             if sessions and isinstance(r, DeviceEventReceived) and r.device == "rfid-1"
             else r
             for r in out
