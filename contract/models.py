@@ -282,6 +282,15 @@ class Status(WireModel):
         "status was published (0: none yet); every event up to it was published before it, so "
         "that events lost on the way show at once, also at the end of a session.",
     )
+    # Only on the wire when given (a driver's status).
+    answers: tuple[Literal["resend", "status"], ...] | None = Field(
+        default=None,
+        description="Extension (device status): the commands this driver answers whatever its "
+        "device's state. With `status` in it, the controller asks the driver to say its status "
+        "again after the broker was away, and holds what comes meanwhile until it has (at most "
+        "[table] gap_wait_s); a publisher that does not say so is not waited for.",
+        exclude_if=_absent,
+    )
     # Only on the wire when given (the controller's status of a table configured with one).
     area: Annotated[str, Field(min_length=1, max_length=MAX_AREA)] | None = Field(
         default=None,

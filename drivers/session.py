@@ -61,6 +61,11 @@ class DriverLink(Protocol):
     async def run(self) -> None: ...
 
 
+#: The commands a driver answers whatever its device's state (its status says so: the controller
+#: waits for a ``status`` answer only from a driver that says it gives one).
+ANSWERS: Final = ("resend", "status")
+
+
 class DeviceSession:
     """The sessions of one device: numbers, events, the resend ring, faults, the status."""
 
@@ -160,7 +165,7 @@ class DeviceSession:
         if key == self._published:
             return
         self._published = key
-        self._say(Status(state=state, ts=utc_now(), session=self.number, detail=detail))
+        self._say(Status(state=state, ts=utc_now(), session=self.number, detail=detail, answers=ANSWERS))
 
     def _say(self, status: Status) -> None:
         self._said = status

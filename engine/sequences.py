@@ -113,6 +113,10 @@ class SequenceState:
     asking: frozenset[str] = frozenset()
     heard: frozenset[str] = frozenset()
     asked: datetime = EPOCH
+    #: The devices whose last status said they answer a ``status`` command (``Status.answers``):
+    #: only they are asked and waited for (a publisher that does not know the command would
+    #: hold the table for ``gap_wait_s`` at every reconnection).
+    answering: frozenset[str] = frozenset()
 
     def copy(self) -> SequenceState:
         """A copy for the next step (the dicts updated in place are copied)."""
@@ -129,6 +133,7 @@ class SequenceState:
             self.asking,
             self.heard,
             self.asked,
+            self.answering,
         )
 
 
@@ -207,6 +212,7 @@ class Sequences:
     def status(self, device: str, status: Status) -> None:
         """A status (not held): a new session restarts the device's count."""
         state = self.state
+        self.answers(device, status)
         previous = state.sessions.get(device)
         track = state.tracks.get(device)
         if track is not None and track.session is not None:
@@ -328,6 +334,13 @@ class Sequences:
 
     # ------------------------------------------------------------------ the gap fill
 
+    def answers(self, device: str, status: Status) -> None:
+        """Note whether ``device`` answers a ``status`` command, as its status says."""
+        state = self.state
+        says = status.answers is not None and "status" in status.answers
+        if says != (device in state.answering):
+            state.answering = state.answering | {device} if says else state.answering - {device}
+
     def wait(self, received: Received) -> None:
         """Hold ``received``: it shows a gap (or announces events) being waited for."""
         self.state.held = (*self.state.held, received)
@@ -340,6 +353,7 @@ class Sequences:
         device's state before it): the broker was away, and what waited in every driver is
         coming, each driver's as a block. The caller holds the status, and what follows waits
         until every device was heard from (or ``SETTLE``), to be applied in its order."""
+        self.answers(device, status)
         track = self.state.tracks.get(device)
         if not newer or status.seq is None or track is None or track.session != status.session:
             return False
@@ -485,7 +499,9 @@ class Sequences:
         if state.asked >= state.hold_since:  # asked in this hold already
             self._heard(device, now)
             return
-        following = frozenset(d for d, track in state.tracks.items() if track.session is not None)
+        following = frozenset(
+            d for d, track in state.tracks.items() if track.session is not None and d in state.answering
+        )
         state.asking = following
         state.heard = following & {device}
         self._ask_status_again(now)
@@ -537,6 +553,7 @@ class Sequences:
             state.checked_in |= {received.device}
         limit = MAX_RESEND
         if isinstance(received, DeviceStatusReceived):
+            self.answers(received.device, received.status)
             self._ask_status(received.device, now)
         if isinstance(received, DeviceStatusReceived) and received.status.seq is not None:
             # every event up to its seq was published: what is not here is on its way

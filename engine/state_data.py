@@ -52,7 +52,7 @@ from engine.table import Table
 #: ResultState.awaiting, chip corrections judged once their evidence could have come; version
 #: 6 data is migrated, :func:`_from_version_6`. 8: SequenceState.asking, heard and asked, the
 #: devices asked to say their status after the broker was away; version 7 data is migrated,
-#: :func:`_from_version_7`.)
+#: :func:`_from_version_7`; SequenceState.answering, the devices that answer that ask.)
 STATE_VERSION: Final = 8
 
 #: Table fields that come from the settings (given again at load), not from the data.
@@ -355,7 +355,12 @@ def _from_version_7(data: dict[str, Any]) -> dict[str, Any]:
     fields = part.get("f") if isinstance(part, dict) else None
     if not isinstance(part, dict) or not isinstance(fields, dict) or "asking" in fields:
         raise StateDataError("machine.device_seqs: not version 7 data (no fields, or asking already)")
-    added = {"asking": {"F": []}, "heard": {"F": []}, "asked": {"T": EPOCH.isoformat()}}
+    added = {
+        "asking": {"F": []},
+        "heard": {"F": []},
+        "asked": {"T": EPOCH.isoformat()},
+        "answering": {"F": []},
+    }
     return {**data, "version": 8, "machine": {**machine, "device_seqs": {**part, "f": {**fields, **added}}}}
 
 

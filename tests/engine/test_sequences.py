@@ -133,6 +133,17 @@ def last_seqs(items: Sequence[Received]) -> dict[str, int]:
     return last
 
 
+#: What our drivers say they answer (drivers.session.ANSWERS).
+ANSWERS = ("resend", "status")
+
+
+def answering(item: Received) -> Received:
+    """``item``, a status saying that its driver answers ``resend`` and ``status``."""
+    if isinstance(item, DeviceStatusReceived):
+        return item._replace(status=item.status.model_copy(update={"answers": ANSWERS}))
+    return item
+
+
 def reconnected(items: list[Received], end: int, said: int | None = None) -> list[Received]:
     """What the controller gets first when the broker is back: each driver's status said again,
     naming the seq of its last event before ``said`` (``end`` by default: the driver said it
@@ -140,7 +151,9 @@ def reconnected(items: list[Received], end: int, said: int | None = None) -> lis
     controller, retained, while what the drivers published after it was dropped)."""
     ts = ts_of(items[end])
     return [
-        DeviceStatusReceived(device, Status(state="online", ts=ts, session=1, seq=seq), RECEIVED_AT)
+        DeviceStatusReceived(
+            device, Status(state="online", ts=ts, session=1, seq=seq, answers=ANSWERS), RECEIVED_AT
+        )
         for device, seq in sorted(last_seqs(items[: end if said is None else said]).items())
     ]
 
@@ -159,6 +172,7 @@ def crash(
     the next ``delays`` messages (in turn; within two seconds of event time at most), with the
     events asked for that it published, in a shuffled order and one of them twice, and a
     ``status`` command the same way, with its status naming the seq of its last event so far."""
+    items = [answering(item) for item in items]  # our drivers' statuses say they answer
     lost = items[start:end]
     rest = items[end:]
     pending = items[:start] + reconnected(items, end, said) + rest
@@ -184,7 +198,7 @@ def crash(
                 if isinstance(command, StatusCommand):
                     published = items[: end + len(rest) - sum(1 for it in pending if it in rest)]
                     seq = last_seqs(published).get(device, 0)
-                    status = Status(state="online", ts=clock, session=1, seq=seq)
+                    status = Status(state="online", ts=clock, session=1, seq=seq, answers=ANSWERS)
                     answer = [DeviceStatusReceived(device, status, RECEIVED_AT)]
                 else:
                     assert isinstance(command, ResendCommand)

@@ -25,10 +25,13 @@ from tests.engine.test_session import LEVELS, STACKS, hand
 from tests.engine.test_session import settings as session_settings
 
 GAP_WAIT_S = 3.0
+#: What our drivers say they answer (drivers.session.ANSWERS).
+ANSWERS = ("resend", "status")
 
 
-def online(table: Table) -> Status:
-    return Status(state="online", ts=now(table), session=1)
+def online(table: Table, *, answers: bool = True) -> Status:
+    """A driver's status; ``answers``: it says it answers a ``status`` command (as ours do)."""
+    return Status(state="online", ts=now(table), session=1, answers=ANSWERS if answers else None)
 
 
 def dealt_then_end_lost(*, sessions: bool) -> tuple[Engine, Status, int]:
@@ -108,11 +111,11 @@ def test_time_before_anything_is_due_asks_nothing_and_keeps_holding() -> None:
 FOLLOWED = ("rfid-1", "sensors", "shuffler")
 
 
-def dealt_two(table: Table, engine: Engine) -> None:
+def dealt_two(table: Table, engine: Engine, *, answers: bool = True) -> None:
     """The reader, the sensor board and the shuffler online, followed by their sessions; two
     seats dealt."""
     for device in FOLLOWED:
-        engine.handle(DeviceStatusReceived(device, online(table), RECEIVED_AT))
+        engine.handle(DeviceStatusReceived(device, online(table, answers=answers), RECEIVED_AT))
     for message in table.run_all([*SETUP, "new_hand", "deal 2 3"]):
         received = to_received(message)
         if isinstance(received, DeviceEventReceived):
@@ -151,12 +154,18 @@ def test_a_filled_gap_is_released_after_the_settling_time_by_time_alone() -> Non
     assert not [a for _, out in steps for a in out.alerts]
 
 
-def reconnection(table: Table, engine: Engine) -> tuple[Outputs, list[Received]]:
+def reconnection(table: Table, engine: Engine, *, answers: bool = True) -> tuple[Outputs, list[Received]]:
     """The reader says its status again (the broker was back), naming two events that then
     come; what the engine answered, and those events."""
     high = table.seq["rfid-1"]
     waited = sessioned(table.run_all(["deal 4 1"]))
-    told = Status(state="online", ts=now(table) + timedelta(milliseconds=10), session=1, seq=high + 2)
+    told = Status(
+        state="online",
+        ts=now(table) + timedelta(milliseconds=10),
+        session=1,
+        seq=high + 2,
+        answers=ANSWERS if answers else None,
+    )
     out = engine.handle(DeviceStatusReceived("rfid-1", told, RECEIVED_AT))
     for item in waited:
         engine.handle(item)
@@ -213,6 +222,26 @@ def test_devices_that_do_not_answer_are_asked_again_then_waited_for_no_longer() 
     assert engine.state.machine.device_seqs.held == ()
     assert [seat.cards for seat in engine.public_state().seats[:4]] == [1, 1, 1, 1]
     assert engine.public_state().tracking
+
+
+def test_publishers_that_do_not_say_they_answer_are_neither_asked_nor_waited_for() -> None:
+    """Publishers whose statuses do not list ``status`` among the commands they answer (another
+    make of driver, a test's own publisher): a reconnection holds what comes only until it
+    settles, as before the ask existed, never ``gap_wait_s`` for answers that cannot come."""
+    table = Table(registry())
+    engine = Engine(replace(settings(), gap_wait_s=GAP_WAIT_S))
+    dealt_two(table, engine, answers=False)
+    out, _ = reconnection(table, engine, answers=False)
+    assert [(device, type(c)) for device, c in out.commands] == [("rfid-1", ResendCommand)]
+    seqs = engine.state.machine.device_seqs
+    assert seqs.held
+    assert seqs.asking == set()
+    hold_since = seqs.hold_since
+    steps = until_nothing_due(engine)
+    assert [time.now - hold_since for time, _ in steps] == [SETTLE]
+    assert not [c for _, o in steps for _, c in o.commands]
+    assert engine.state.machine.device_seqs.held == ()
+    assert [seat.cards for seat in engine.public_state().seats[:4]] == [1, 1, 1, 1]
 
 
 def test_a_state_restored_from_data_is_due_at_the_same_time_and_does_the_same() -> None:
