@@ -56,7 +56,7 @@ _CHANNELS = (
         "deviceCommand",
         "{root}/{table}/dev/{device}/cmd",
         "A command to a device, discriminated on `cmd`.",
-        (m.ShuffleCommand, m.LampCommand, m.BuzzerCommand, m.SweepCommand, m.ResendCommand),
+        (m.ShuffleCommand, m.LampCommand, m.BuzzerCommand, m.SweepCommand, m.ResendCommand, m.StatusCommand),
         "send",
         False,
         "controller",

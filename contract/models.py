@@ -282,6 +282,15 @@ class Status(WireModel):
         "status was published (0: none yet); every event up to it was published before it, so "
         "that events lost on the way show at once, also at the end of a session.",
     )
+    # Only on the wire when given (a driver's status).
+    answers: tuple[Literal["resend", "status"], ...] | None = Field(
+        default=None,
+        description="Extension (device status): the commands this driver answers whatever its "
+        "device's state. With `status` in it, the controller asks the driver to say its status "
+        "again after the broker was away, and holds what comes meanwhile until it has (at most "
+        "[table] gap_wait_s); a publisher that does not say so is not waited for.",
+        exclude_if=_absent,
+    )
     # Only on the wire when given (the controller's status of a table configured with one).
     area: Annotated[str, Field(min_length=1, max_length=MAX_AREA)] | None = Field(
         default=None,
@@ -687,8 +696,18 @@ class ResendCommand(CommandBase):
         return self
 
 
+class StatusCommand(CommandBase):
+    """Any driver: publish the status again, naming the seq of its last event so far (after the
+    events given to publish before it). The controller asks after the broker was away: a broker
+    restarted without its sessions drops what drivers publish before the controller is
+    subscribed again, and the retained status it hands over then names the seq of the last
+    event before that moment only."""
+
+    cmd: Literal["status"] = "status"
+
+
 DeviceCommand: TypeAlias = Annotated[
-    ShuffleCommand | LampCommand | BuzzerCommand | SweepCommand | ResendCommand,
+    ShuffleCommand | LampCommand | BuzzerCommand | SweepCommand | ResendCommand | StatusCommand,
     Field(discriminator="cmd"),
 ]
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from config.models import DriverConfig, MqttSection, RfidReaderDevice
-from contract.models import DeviceCommand, ResendCommand
+from contract.models import DeviceCommand, ResendCommand, StatusCommand
 from contract.topics import Topics
 from drivers.errors import CommandRejected, DeviceLost, DeviceUnavailable
 from drivers.session import RESEND_BUFFER, DeviceSession, DriverLink
@@ -284,6 +284,9 @@ class Driver(Generic[DeviceT_co]):
             topic, command = received.topic, received.command
             if isinstance(command, ResendCommand):
                 self.session.resend(topic, command)  # from the ring buffer: the device is not needed
+                continue
+            if isinstance(command, StatusCommand):
+                self.session.say_status()  # how far its events went, whether or not the device is connected
                 continue
             if not self.session.online:
                 self.log.error(

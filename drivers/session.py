@@ -61,6 +61,11 @@ class DriverLink(Protocol):
     async def run(self) -> None: ...
 
 
+#: The commands a driver answers whatever its device's state (its status says so: the controller
+#: waits for a ``status`` answer only from a driver that says it gives one).
+ANSWERS: Final = ("resend", "status")
+
+
 class DeviceSession:
     """The sessions of one device: numbers, events, the resend ring, faults, the status."""
 
@@ -92,6 +97,8 @@ class DeviceSession:
         self._open = False
         self._faults = Faults(ErrorBurst(fault_errors, fault_window_s, clock))
         self._published: tuple[StatusState, int, str | None] | None = None
+        #: The status said last (said again on a ``status`` command).
+        self._said: Status | None = None
 
     @property
     def online(self) -> bool:
@@ -158,7 +165,23 @@ class DeviceSession:
         if key == self._published:
             return
         self._published = key
-        self.link.set_status(Status(state=state, ts=utc_now(), session=self.number, detail=detail))
+        self._say(Status(state=state, ts=utc_now(), session=self.number, detail=detail, answers=ANSWERS))
+
+    def _say(self, status: Status) -> None:
+        self._said = status
+        self.link.set_status(status)
+
+    def say_status(self) -> None:
+        """Publish the status again (a ``status`` command), even if unchanged: it names the seq
+        of the last event given to publish, and goes out after them. The controller asks after
+        the broker was away, to learn how far this driver's events went (the retained status a
+        restarted broker hands over may be older than events it dropped)."""
+        said = self._said
+        if said is None:
+            self.publish_status()
+        else:
+            # (its seq filled again by the link: the last event's now)
+            self._say(said.model_copy(update={"ts": utc_now(), "seq": None}))
 
     # ------------------------------------------------------------------ what the device reports
 

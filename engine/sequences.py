@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeAlias
 
-from contract.models import MAX_RESEND, DeviceCommand, ResendCommand, Status
+from contract.models import MAX_RESEND, DeviceCommand, ResendCommand, Status, StatusCommand
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Received
 from engine.seqtrack import (
     EPOCH,
@@ -106,6 +106,17 @@ class SequenceState:
     #: When the hold began (event time), and the devices heard from since.
     hold_since: datetime = EPOCH
     checked_in: frozenset[str] = frozenset()
+    #: While holding after a device said its status again (the broker was away): the devices
+    #: asked to say how far their events went that have not answered yet, those of them whose
+    #: one status since the ask may be the one the broker kept (retained, older than what it
+    #: dropped), and when they were asked or answered last (before hold_since: not in this hold).
+    asking: frozenset[str] = frozenset()
+    heard: frozenset[str] = frozenset()
+    asked: datetime = EPOCH
+    #: The devices whose last status said they answer a ``status`` command (``Status.answers``):
+    #: only they are asked and waited for (a publisher that does not know the command would
+    #: hold the table for ``gap_wait_s`` at every reconnection).
+    answering: frozenset[str] = frozenset()
 
     def copy(self) -> SequenceState:
         """A copy for the next step (the dicts updated in place are copied)."""
@@ -119,6 +130,10 @@ class SequenceState:
             self.hold_next,
             self.hold_since,
             self.checked_in,
+            self.asking,
+            self.heard,
+            self.asked,
+            self.answering,
         )
 
 
@@ -197,6 +212,7 @@ class Sequences:
     def status(self, device: str, status: Status) -> None:
         """A status (not held): a new session restarts the device's count."""
         state = self.state
+        self.answers(device, status)
         previous = state.sessions.get(device)
         track = state.tracks.get(device)
         if track is not None and track.session is not None:
@@ -318,6 +334,13 @@ class Sequences:
 
     # ------------------------------------------------------------------ the gap fill
 
+    def answers(self, device: str, status: Status) -> None:
+        """Note whether ``device`` answers a ``status`` command, as its status says."""
+        state = self.state
+        says = status.answers is not None and "status" in status.answers
+        if says != (device in state.answering):
+            state.answering = state.answering | {device} if says else state.answering - {device}
+
     def wait(self, received: Received) -> None:
         """Hold ``received``: it shows a gap (or announces events) being waited for."""
         self.state.held = (*self.state.held, received)
@@ -330,12 +353,15 @@ class Sequences:
         device's state before it): the broker was away, and what waited in every driver is
         coming, each driver's as a block. The caller holds the status, and what follows waits
         until every device was heard from (or ``SETTLE``), to be applied in its order."""
+        self.answers(device, status)
         track = self.state.tracks.get(device)
         if not newer or status.seq is None or track is None or track.session != status.session:
             return False
-        if state_was != status.state:
+        if state_was != status.state or now - self.state.asked < SETTLE:
+            # (a status said on the engine's own recent ask is no news of the broker)
             return False
         self._start_hold(device, now)
+        self._ask_status(device, now)
         return True
 
     def status_gap(self, device: str, status: Status, now: datetime) -> bool:
@@ -366,6 +392,7 @@ class Sequences:
         # way, unless the broker lost them. Asked for at once all the same (a quiet table
         # brings no event time to wait on); what comes twice is a repeat.
         self._open_gap(device, session, high + 1, seq, seq, now)
+        self._ask_status(device, now)
         return True
 
     def hold(self, received: Received, now: datetime) -> list[Received]:
@@ -385,6 +412,13 @@ class Sequences:
         state = self.state
         open_gaps = []
         gave_up = False
+        if state.asking:
+            if now - state.hold_since >= self.gap_wait or len(state.held) >= HOLD_LIMIT:
+                # no answer (a driver gone, or one that does not know the command): what it
+                # sent, if the broker lost any, shows as a gap at its next event or status
+                state.asking = frozenset()
+            elif now - state.asked >= RESEND_EVERY:
+                self._ask_status_again(now)
         for gap in state.gaps:
             if len(gap.got) == gap.high - gap.low + 1:
                 continue  # filled
@@ -402,10 +436,15 @@ class Sequences:
                 self._ask(gap.device, gap.session, missing[0], missing[-1], now)
                 open_gaps.append(gap._replace(asked=now, got_when_asked=len(gap.got)))
         state.gaps = tuple(open_gaps)
-        if not state.gaps and (gave_up or len(state.held) >= HOLD_LIMIT or self._settled(now)):
+        if (
+            not state.gaps
+            and not state.asking
+            and (gave_up or len(state.held) >= HOLD_LIMIT or self._settled(now))
+        ):
             items = release_order(state.held)
             state.held = ()
             state.hold_next = {}
+            state.heard = frozenset()
             return items
         return []
 
@@ -417,13 +456,15 @@ class Sequences:
         if not state.held:
             return None
         due: datetime | None = None
+        if state.asking:
+            due = min(state.asked + RESEND_EVERY, state.hold_since + self.gap_wait)
         for gap in state.gaps:
             if len(gap.got) == gap.high - gap.low + 1:
                 continue  # filled: closed at the next review, with whatever comes due first
             at = min(gap.opened + self.gap_wait, gap.asked + RESEND_EVERY)
             due = at if due is None else min(due, at)
         if due is None:
-            due = state.hold_since + SETTLE  # every gap filled: released once settled
+            due = state.hold_since + SETTLE  # every gap filled, every answer in: released once settled
         return due
 
     def hold_back(self, rest: list[Received], now: datetime) -> None:
@@ -445,6 +486,47 @@ class Sequences:
         if not self.state.held:
             self.state.hold_since = now
             self.state.checked_in = frozenset({device})
+
+    def _ask_status(self, device: str, now: datetime) -> None:
+        """A device said its status again while messages are held: the broker was away (a
+        driver says it at every connection). A broker restarted without its sessions dropped
+        what the drivers published before the controller was subscribed again, and the status
+        it hands over (retained) names their seq before that: every device followed is asked to
+        say how far its events went (a ``status`` command), once per hold, and what is held
+        waits for each answer, so that what they lost is asked for and applied in its place
+        before anything after it. ``device``'s status is noted as heard."""
+        state = self.state
+        if state.asked >= state.hold_since:  # asked in this hold already
+            self._heard(device, now)
+            return
+        following = frozenset(
+            d for d, track in state.tracks.items() if track.session is not None and d in state.answering
+        )
+        state.asking = following
+        state.heard = following & {device}
+        self._ask_status_again(now)
+
+    def _ask_status_again(self, now: datetime) -> None:
+        state = self.state
+        state.asked = now
+        for device in sorted(state.asking):
+            self.commands.append((device, StatusCommand(ts=now)))
+
+    def _heard(self, device: str, now: datetime) -> None:
+        """A status of ``device`` while the devices are asked to say theirs: its first may be
+        the one the broker kept; the next one (said live, the controller being subscribed) is
+        its answer, and whatever it published after it reaches the controller. An answer gives
+        the others another while before they are asked again (the answers bring their own
+        time: asked late, behind a busy controller, they all come at once a second later)."""
+        state = self.state
+        if device not in state.asking:
+            return
+        if device in state.heard:
+            state.asking -= {device}
+            state.checked_in |= {device}  # (whatever its clock says)
+            state.asked = now
+        else:
+            state.heard |= {device}
 
     def _ask(self, device: str, session: int, low: int, high: int, now: datetime) -> None:
         # a driver keeps its last MAX_RESEND events: the older ones cannot come again
@@ -470,6 +552,9 @@ class Sequences:
         if fresh and isinstance(received, DeviceEventReceived | DeviceStatusReceived):
             state.checked_in |= {received.device}
         limit = MAX_RESEND
+        if isinstance(received, DeviceStatusReceived):
+            self.answers(received.device, received.status)
+            self._ask_status(received.device, now)
         if isinstance(received, DeviceStatusReceived) and received.status.seq is not None:
             # every event up to its seq was published: what is not here is on its way
             device, seq, session = received.device, received.status.seq, received.status.session

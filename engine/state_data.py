@@ -36,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 from engine.alerts import AlertBook
 from engine.api import EngineSettings
 from engine.dispatcher import Machine
+from engine.seqtrack import EPOCH
 from engine.state import EngineState, PublicCache, new_state
 from engine.table import Table
 
@@ -49,8 +50,10 @@ from engine.table import Table
 #: who wagered each chip in the pot; version 5 data is refused. 7: the foreign tags reported this
 #: hand, fouled_seen, held by the cards' part (CardState) instead of the shared table, and
 #: ResultState.awaiting, chip corrections judged once their evidence could have come; version
-#: 6 data is migrated, :func:`_from_version_6`.)
-STATE_VERSION: Final = 7
+#: 6 data is migrated, :func:`_from_version_6`. 8: SequenceState.asking, heard and asked, the
+#: devices asked to say their status after the broker was away; version 7 data is migrated,
+#: :func:`_from_version_7`; SequenceState.answering, the devices that answer that ask.)
+STATE_VERSION: Final = 8
 
 #: Table fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})
@@ -284,6 +287,9 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
     if version == 6:
         data = _from_version_6(data)
         version = data["version"]
+    if version == 7:
+        data = _from_version_7(data)
+        version = data["version"]
     if version != STATE_VERSION:
         raise StateDataError(
             f"state: written by engine state version {version!r}; this engine reads version "
@@ -339,6 +345,23 @@ def _from_version_6(data: dict[str, Any]) -> dict[str, Any]:
             raise StateDataError(f"machine.{part}: not version 6 data (no fields, or {name} already)")
         moved[part] = {**machine[part], "f": {**fields, name: value}}
     return {**data, "version": 7, "machine": moved}
+
+
+def _from_version_7(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 7 data as version 8's (a new dict): no device asked to say its status (version 7
+    asked none)."""
+    machine = data["machine"]
+    part = machine.get("device_seqs") if isinstance(machine, dict) else None
+    fields = part.get("f") if isinstance(part, dict) else None
+    if not isinstance(part, dict) or not isinstance(fields, dict) or "asking" in fields:
+        raise StateDataError("machine.device_seqs: not version 7 data (no fields, or asking already)")
+    added = {
+        "asking": {"F": []},
+        "heard": {"F": []},
+        "asked": {"T": EPOCH.isoformat()},
+        "answering": {"F": []},
+    }
+    return {**data, "version": 8, "machine": {**machine, "device_seqs": {**part, "f": {**fields, **added}}}}
 
 
 def _check_kind(where: str, value: object, fresh: object) -> None:

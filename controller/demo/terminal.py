@@ -6,11 +6,16 @@ the start of a tournament's clock (``level_start``) are inputs on ``{root}/{tabl
 ``LevelStart`` steps are carried out here, as that terminal would: each input is published with
 QoS 1 on a connection of its own (they are rare: a badge per relief, one clock start), numbered
 from 1 under its own ``source``, and sent again after a lost connection (a broker restarted).
+Each is published once the controller says it is there (its retained status ``online`` or
+``fault``, said once it is subscribed): a broker restarted without its sessions drops what is
+published before the controller is subscribed again, and an input, unlike a device's event,
+cannot be asked for again (its loss is only told, as ``device_fault``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from typing import Final
@@ -18,7 +23,7 @@ from typing import Final
 import aiomqtt
 
 from config.models import MqttSection
-from contract.models import DealerBadgeInput, DealerInput, LevelStartInput
+from contract.models import DealerBadgeInput, DealerInput, LevelStartInput, PayloadError, parse_status
 from contract.timestamps import utc_now
 from contract.topics import Topics
 from link.backoff import Backoff
@@ -28,6 +33,8 @@ from link.client import make_client
 SOURCE: Final = "demo-terminal"
 #: How long an input is tried again while the broker is away.
 SEND_FOR_S: Final = 10.0
+#: How long an input waits for the controller to say it is there (then it is sent anyway).
+CONTROLLER_WAIT_S: Final = 5.0
 
 
 class InputTerminal:
@@ -63,9 +70,25 @@ class InputTerminal:
         while True:
             try:
                 async with make_client(self.mqtt, identifier) as client:
+                    await self._controller_there(client)
                     await client.publish(self.topics.input, item.to_json(), qos=1)
                 return
             except aiomqtt.MqttError:
                 if time.monotonic() > deadline:
                     raise
             await asyncio.sleep(backoff.next())
+
+    async def _controller_there(self, client: aiomqtt.Client) -> None:
+        """Until the controller's retained status says ``online`` or ``fault`` (at most
+        :data:`CONTROLLER_WAIT_S`: a controller that says nothing is not waited for longer)."""
+        topic = self.topics.controller_status
+        await client.subscribe(topic, qos=1)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CONTROLLER_WAIT_S):
+                async for message in client.messages:
+                    payload = message.payload
+                    if str(message.topic) != topic or not isinstance(payload, bytes | str):
+                        continue
+                    with contextlib.suppress(PayloadError):
+                        if parse_status(topic, payload).state in ("online", "fault"):
+                            return

@@ -6,12 +6,23 @@ reported on the broker, so an observer that stopped listening would leave most s
 and the demo crawling at one step per timeout. A real process tree: the demo as a user starts
 it, a private mosquitto (no persistence: a restarted broker knows no session), killed with
 SIGKILL between hands.
+
+The controller is held up (SIGSTOP) across each crash until a while after the broker is back,
+as a loaded machine holds it: the drivers reconnect first and go on publishing, and what they
+publish before the controller is subscribed again the broker drops, while the statuses it
+hands over (retained) name only the events before. The table must still be followed exactly
+(engine/sequences.py asks every device to say its status again). Without that, each device's
+unannounced loss showed at its next event only, applied after others' later events: false
+misdeals, button_misplaced and remedy_not_followed (precision 0.64 with this test's seed, 0.45
+with seed 1179 and kills at hands 1 to 5, as once seen at load 10 without any stop).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -33,6 +44,24 @@ HANDS = 30
 TABLE = "crash"
 #: Hands played between two kills (seen on the table's state: play went on after the restart).
 HANDS_BETWEEN = 2
+#: How long the controller stays stopped after the broker is back (the drivers reconnect
+#: within a second, the dealer plays on meanwhile).
+HELD_UP_S = 1.5
+
+
+def controller_of(demo: subprocess.Popen[str]) -> int:
+    """The pid of the demo's controller (its engine service child process)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue  # (gone meanwhile)
+        if ppid == demo.pid and b"controller.demo.service_process" in args and b"service" in args:
+            return int(entry.name)
+    raise AssertionError("the demo's controller process was not found")
 
 
 class HandWatcher:
@@ -104,9 +133,15 @@ def test_the_demo_observer_resubscribes_after_every_broker_crash(
         for kill in range(KILLS):
             # a positive signal before each kill: hands are being played (after the restart)
             watcher.wait_for_hand(HANDS_BETWEEN * (kill + 1), timeout=90)
-            mosquitto.kill()
-            time.sleep(0.3)
-            mosquitto.start()
+            controller = controller_of(demo)
+            os.kill(controller, signal.SIGSTOP)
+            try:
+                mosquitto.kill()
+                time.sleep(0.3)
+                mosquitto.start()
+                time.sleep(HELD_UP_S)
+            finally:
+                os.kill(controller, signal.SIGCONT)
         demo.wait(timeout=300)
     finally:
         if demo.poll() is None:

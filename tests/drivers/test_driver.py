@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from config.models import MqttSection
-from contract.models import DeviceCommand, FaultEvent, LampCommand, ResendCommand, ShuffleCommand, Status
+from contract.models import (
+    DeviceCommand,
+    FaultEvent,
+    LampCommand,
+    ResendCommand,
+    ShuffleCommand,
+    Status,
+    StatusCommand,
+)
 from contract.timestamps import utc_now
 from contract.topics import Topics
 from drivers.driver import Driver, DriverOptions, stop_task
@@ -264,6 +272,14 @@ async def test_events_name_their_session_and_a_resend_publishes_them_again_uncha
         assert link.events[7] == first[1]
         assert f"resend of session {session} events 1 to 2: 1 no longer held" in caplog.text
         assert driver.emitted == 5
+        # Asked to say its status (the controller after the broker was away): said again,
+        # unchanged but for its time, with the device gone too.
+        said = len(link.statuses)
+        link.command(StatusCommand(ts=utc_now()))
+        await link.wait_for(lambda: len(link.statuses) == said + 1)
+        again, before = link.statuses[-1], link.statuses[-2]
+        assert (again.state, again.session, again.detail) == (before.state, session, before.detail)
+        assert again.ts > before.ts
     finally:
         await stop_task(task)
 

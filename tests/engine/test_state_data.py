@@ -216,6 +216,18 @@ def test_version_6_data_without_the_tables_foreign_tags_is_refused() -> None:
         state_from_data({**older, "machine": twice}, settings())
 
 
+def test_a_state_of_version_7_is_migrated_asking_no_device() -> None:
+    """Version 8 added the devices asked to say their status after the broker was away
+    (engine.sequences); version 7 asked none: its data comes back as a fresh ask would find it."""
+    data = state_to_data(_engine_after(1).state)
+    seqs = data["machine"]["device_seqs"]
+    fields = {k: v for k, v in seqs["f"].items() if k not in ("asking", "heard", "asked")}
+    older = {**data, "version": 7, "machine": {**data["machine"], "device_seqs": {**seqs, "f": fields}}}
+    assert state_to_data(state_from_data(older, settings())) == data
+    with pytest.raises(StateDataError, match="not version 7 data"):
+        state_from_data({**data, "version": 7}, settings())
+
+
 def test_a_state_with_a_chip_correction_awaiting_its_evidence_comes_back_exactly() -> None:
     """Saved between a street and the time its chip corrections are judged (engine.results,
     ``Awaiting``, the betting core as it was before the street inside): the restored engine

@@ -10,12 +10,12 @@ from datetime import timedelta
 
 import pytest
 
-from contract.models import Alert, Profile, ResendCommand, Status
+from contract.models import Alert, Profile, ResendCommand, Status, StatusCommand
 from engine.api import DeviceEventReceived, DeviceStatusReceived, Outputs, Received, TimeReached
 from engine.seqtrack import RESEND_EVERY, SETTLE
 from engine.state_data import state_from_data, state_to_data
 from engine.step import NOTHING, Engine, next_due
-from testing.script import Table
+from testing.script import Message, Table
 from tests.engine.game import game_settings, play
 from tests.engine.runner import RECEIVED_AT, settings, to_received
 from tests.engine.scenario import registry
@@ -25,10 +25,13 @@ from tests.engine.test_session import LEVELS, STACKS, hand
 from tests.engine.test_session import settings as session_settings
 
 GAP_WAIT_S = 3.0
+#: What our drivers say they answer (drivers.session.ANSWERS).
+ANSWERS = ("resend", "status")
 
 
-def online(table: Table) -> Status:
-    return Status(state="online", ts=now(table), session=1)
+def online(table: Table, *, answers: bool = True) -> Status:
+    """A driver's status; ``answers``: it says it answers a ``status`` command (as ours do)."""
+    return Status(state="online", ts=now(table), session=1, answers=ANSWERS if answers else None)
 
 
 def dealt_then_end_lost(*, sessions: bool) -> tuple[Engine, Status, int]:
@@ -105,31 +108,41 @@ def test_time_before_anything_is_due_asks_nothing_and_keeps_holding() -> None:
     assert engine.state.machine.device_seqs.held
 
 
-def test_a_filled_gap_is_released_after_the_settling_time_by_time_alone() -> None:
-    """The status names events that then come (a reconnection): the held messages wait for the
-    other devices to be heard from, or ``SETTLE``; on a quiet table time releases them."""
-    table = Table(registry())
-    engine = Engine(settings())
-    engine.handle(
-        DeviceStatusReceived("rfid-1", Status(state="online", ts=now(table), session=1), RECEIVED_AT)
-    )
+FOLLOWED = ("rfid-1", "sensors", "shuffler")
+
+
+def dealt_two(table: Table, engine: Engine, *, answers: bool = True) -> None:
+    """The reader, the sensor board and the shuffler online, followed by their sessions; two
+    seats dealt."""
+    for device in FOLLOWED:
+        engine.handle(DeviceStatusReceived(device, online(table, answers=answers), RECEIVED_AT))
     for message in table.run_all([*SETUP, "new_hand", "deal 2 3"]):
         received = to_received(message)
         if isinstance(received, DeviceEventReceived):
             received = received._replace(event=received.event.model_copy(update={"session": 1}))
         engine.handle(received)
-    # another device followed by its session: the hold waits for it to be heard from
-    engine.handle(
-        DeviceStatusReceived("spare", Status(state="online", ts=now(table), session=1), RECEIVED_AT)
-    )
-    high = table.seq["rfid-1"]
-    waited = table.run_all(["deal 4 1"])
-    told = Status(state="online", ts=now(table) + timedelta(milliseconds=10), session=1, seq=high + 2)
-    engine.handle(DeviceStatusReceived("rfid-1", told, RECEIVED_AT))
-    for message in waited:
+
+
+def sessioned(messages: list[Message]) -> list[Received]:
+    out: list[Received] = []
+    for message in messages:
         received = to_received(message)
         assert isinstance(received, DeviceEventReceived)
-        engine.handle(received._replace(event=received.event.model_copy(update={"session": 1})))
+        out.append(received._replace(event=received.event.model_copy(update={"session": 1})))
+    return out
+
+
+def test_a_filled_gap_is_released_after_the_settling_time_by_time_alone() -> None:
+    """A reader's event skips one: asked for, it comes; the held messages wait for the other
+    devices to be heard from, or ``SETTLE``; on a quiet table time releases them."""
+    table = Table(registry())
+    engine = Engine(settings())
+    dealt_two(table, engine)
+    first, *rest = sessioned(table.run_all(["deal 4 1"]))
+    for item in rest:
+        engine.handle(item)
+    out = engine.handle(first)  # sent again
+    assert out.alerts == ()
     machine = engine.state.machine
     if not machine.device_seqs.held:
         pytest.fail("the filled gap should wait for the other devices (or SETTLE)")
@@ -139,6 +152,96 @@ def test_a_filled_gap_is_released_after_the_settling_time_by_time_alone() -> Non
     assert [seat.cards for seat in engine.public_state().seats[:4]] == [1, 1, 1, 1]
     assert engine.public_state().tracking
     assert not [a for _, out in steps for a in out.alerts]
+
+
+def reconnection(table: Table, engine: Engine, *, answers: bool = True) -> tuple[Outputs, list[Received]]:
+    """The reader says its status again (the broker was back), naming two events that then
+    come; what the engine answered, and those events."""
+    high = table.seq["rfid-1"]
+    waited = sessioned(table.run_all(["deal 4 1"]))
+    told = Status(
+        state="online",
+        ts=now(table) + timedelta(milliseconds=10),
+        session=1,
+        seq=high + 2,
+        answers=ANSWERS if answers else None,
+    )
+    out = engine.handle(DeviceStatusReceived("rfid-1", told, RECEIVED_AT))
+    for item in waited:
+        engine.handle(item)
+    return out, waited
+
+
+def test_after_a_reconnection_every_device_is_asked_how_far_its_events_went() -> None:
+    """A status said again: the broker was away, and one restarted without its sessions hands
+    over the statuses it kept, older than what it dropped since. Every device followed is asked
+    to say its status; what is held waits for each one's answer (its second status: the first
+    may be the kept one), then is applied at once."""
+    table = Table(registry())
+    engine = Engine(settings())
+    dealt_two(table, engine)
+    out, _ = reconnection(table, engine)
+    assert [(device, type(c)) for device, c in out.commands] == [
+        ("rfid-1", ResendCommand),  # the two events it names (they come)
+        ("rfid-1", StatusCommand),
+        ("sensors", StatusCommand),
+        ("shuffler", StatusCommand),
+    ]
+    seqs = engine.state.machine.device_seqs
+    assert seqs.held
+    assert seqs.asking == set(FOLLOWED)
+    answered = engine.handle(DeviceStatusReceived("rfid-1", online(table), RECEIVED_AT))
+    assert answered.commands == ()
+    assert engine.state.machine.device_seqs.asking == {"sensors", "shuffler"}
+    # the others' first status since the ask may be the one the broker kept
+    for device in ("sensors", "shuffler"):
+        engine.handle(DeviceStatusReceived(device, online(table), RECEIVED_AT))
+    assert engine.state.machine.device_seqs.held
+    engine.handle(DeviceStatusReceived("sensors", online(table), RECEIVED_AT))
+    assert engine.state.machine.device_seqs.held
+    engine.handle(DeviceStatusReceived("shuffler", online(table), RECEIVED_AT))
+    assert engine.state.machine.device_seqs.held == ()
+    assert [seat.cards for seat in engine.public_state().seats[:4]] == [1, 1, 1, 1]
+    assert engine.next_due() is None
+
+
+def test_devices_that_do_not_answer_are_asked_again_then_waited_for_no_longer() -> None:
+    """No answer (a driver gone, or one that does not know the command): asked again every
+    second of event time, and after ``gap_wait_s`` what is held is applied, nothing told lost
+    (nothing is known lost)."""
+    table = Table(registry())
+    engine = Engine(replace(settings(), gap_wait_s=GAP_WAIT_S))
+    dealt_two(table, engine)
+    reconnection(table, engine)
+    hold_since = engine.state.machine.device_seqs.hold_since
+    steps = until_nothing_due(engine)
+    assert [time.now - hold_since for time, _ in steps] == [timedelta(seconds=s) for s in (1, 2, 3)]
+    asked = [[device for device, c in o.commands if isinstance(c, StatusCommand)] for _, o in steps]
+    assert asked == [list(FOLLOWED), list(FOLLOWED), []]
+    assert not [a for _, o in steps for a in o.alerts]
+    assert engine.state.machine.device_seqs.held == ()
+    assert [seat.cards for seat in engine.public_state().seats[:4]] == [1, 1, 1, 1]
+    assert engine.public_state().tracking
+
+
+def test_publishers_that_do_not_say_they_answer_are_neither_asked_nor_waited_for() -> None:
+    """Publishers whose statuses do not list ``status`` among the commands they answer (another
+    make of driver, a test's own publisher): a reconnection holds what comes only until it
+    settles, as before the ask existed, never ``gap_wait_s`` for answers that cannot come."""
+    table = Table(registry())
+    engine = Engine(replace(settings(), gap_wait_s=GAP_WAIT_S))
+    dealt_two(table, engine, answers=False)
+    out, _ = reconnection(table, engine, answers=False)
+    assert [(device, type(c)) for device, c in out.commands] == [("rfid-1", ResendCommand)]
+    seqs = engine.state.machine.device_seqs
+    assert seqs.held
+    assert seqs.asking == set()
+    hold_since = seqs.hold_since
+    steps = until_nothing_due(engine)
+    assert [time.now - hold_since for time, _ in steps] == [SETTLE]
+    assert not [c for _, o in steps for _, c in o.commands]
+    assert engine.state.machine.device_seqs.held == ()
+    assert [seat.cards for seat in engine.public_state().seats[:4]] == [1, 1, 1, 1]
 
 
 def test_a_state_restored_from_data_is_due_at_the_same_time_and_does_the_same() -> None:
@@ -235,6 +338,11 @@ def test_a_lost_end_sent_again_with_the_statuss_own_time_closes_its_gap(sessions
     ]
     filled = engine.handle(burn)
     assert filled.commands == ()
+    if sessions:
+        # followed by its session, the reader was asked to say how far its events went (the
+        # broker may have dropped some after this status): it answers
+        assert [c.cmd for _, c in asked.commands] == ["resend", "status"]
+        engine.handle(DeviceStatusReceived("rfid-1", told, RECEIVED_AT))
     seqs = engine.state.machine.device_seqs
     assert (seqs.gaps, seqs.held) == ((), ())
     assert seqs.tracks["rfid-1"].high == burn.event.seq
