@@ -115,8 +115,11 @@ def _session_rules(config: TableConfig) -> SessionRules:
     )
 
 
-@dataclass(frozen=True)
-class DeviceEventReceived:
+# The three messages the shell makes for every record it ingests or replays are named tuples, not
+# frozen dataclasses: a frozen dataclass is set up field by field through object.__setattr__,
+# 6,100 instructions against 2,000 (the audit's replay 1.8 % fewer a record by callgrind,
+# benchmarks/replay_instructions.py; the engine core reads their fields 0.6 % slower).
+class DeviceEventReceived(NamedTuple):
     """A device event parsed from ``{root}/{table}/dev/{device}/event``."""
 
     device: str
@@ -124,8 +127,7 @@ class DeviceEventReceived:
     received: datetime
 
 
-@dataclass(frozen=True)
-class DeviceStatusReceived:
+class DeviceStatusReceived(NamedTuple):
     """A device status parsed from ``{root}/{table}/dev/{device}/status``."""
 
     device: str
@@ -133,8 +135,7 @@ class DeviceStatusReceived:
     received: datetime
 
 
-@dataclass(frozen=True)
-class InputReceived:
+class InputReceived(NamedTuple):
     """A dealer input (key or betting action) parsed from ``{root}/{table}/input``."""
 
     input: DealerInput

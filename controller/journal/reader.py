@@ -318,7 +318,8 @@ class JournalReader:
                         # Outages declare lost numbers, starts count sessions: always decoded.
                         if filtered and not text.startswith(_ALWAYS):
                             continue
-                    full = _place(base, line_number, line_start)
+                    # (_place, inline: for every record)
+                    full = f"{base}:{line_number}" if line_number >= 0 else f"{base}@{line_start}"
                     if fast is not None:
                         try:
                             received = ReceivedRecord(

@@ -139,6 +139,17 @@ class Inbox:
 
     def classify(self, topic: str, payload: bytes, received: datetime) -> Classified | Malformed | None:
         """What the engine should get for a message on ``topic`` (see :func:`classify`)."""
+        item = self.engine_input(topic, payload, received)
+        if item is None or isinstance(item, Malformed):
+            return item
+        return Classified(item, None if isinstance(item, InputReceived) else item.device)
+
+    def engine_input(
+        self, topic: str, payload: bytes, received: datetime
+    ) -> DeviceEventReceived | DeviceStatusReceived | InputReceived | Malformed | None:
+        """:meth:`classify` without the :class:`Classified` around what the engine takes: the
+        audit's replay, which needs neither its log line nor its device apart, prepares every
+        record with it (the named tuple cost some 2 % of the replay)."""
         try:
             route = self._routes[topic]
         except KeyError:
@@ -160,7 +171,7 @@ class Inbox:
         # error is described when a report or a sample reads it (:class:`Malformed`).
         try:
             if device is None:
-                return Classified(InputReceived(input=_INPUT(payload), received=received))
+                return InputReceived(input=_INPUT(payload), received=received)
             if kind == "event":
                 event: DeviceEvent = _EVENT(payload)
                 if self.kinds is not None:
@@ -168,8 +179,8 @@ class Inbox:
                     if driver is not None and event.type not in DRIVER_EVENTS[driver]:
                         why = f"a {driver} device does not send {event.type} events"
                         return Malformed(topic, device, why)
-                return Classified(DeviceEventReceived(device, event, received), device)
-            return Classified(DeviceStatusReceived(device, _STATUS(payload), received), device)
+                return DeviceEventReceived(device, event, received)
+            return DeviceStatusReceived(device, _STATUS(payload), received)
         except ValidationError as error:
             return Malformed(topic, device, error)
 

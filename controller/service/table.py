@@ -42,6 +42,7 @@ from engine.api import (
     DeviceEventReceived,
     DeviceStatusReceived,
     EngineSettings,
+    InputReceived,
     Outputs,
     PayloadRejected,
     TimeReached,
@@ -113,6 +114,10 @@ class TableController:
         #: Device id -> kind, when ``[[devices]]`` names them (None: any device, any event).
         self.kinds = config.device_kinds() or None
         self.inbox = Inbox(self.topics, self.kinds)
+        #: A journaled message as the engine would take it now (what the engine is given;
+        #: anything else: it would not); changes nothing. (``Replayable.prepare``: the inbox's own
+        #: method, called for every record of a replay, rather than a method that calls it.)
+        self.prepare = self.inbox.engine_input
         self.tally = MalformedTally()
         self._devices: set[str] = set(config.device_kinds())
         self.session = 1
@@ -212,11 +217,6 @@ class TableController:
     def engine_state(self) -> EngineState:
         return self.engine.state
 
-    def prepare(self, topic: str, payload: bytes, received: datetime) -> Classified | Malformed | None:
-        """A journaled message as the engine would take it now (a :class:`Classified`; anything
-        else: it would not); changes nothing."""
-        return self.inbox.classify(topic, payload, received)
-
     def replay_received(
         self,
         n: int,
@@ -233,16 +233,19 @@ class TableController:
             self.recent.add(topic, payload, n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
         # table's bound: not given to the engine, as it would not be now.
-        if type(prepared) is not Classified:
-            return None
-        if not self.admit(prepared):
+        if type(prepared) is DeviceEventReceived or type(prepared) is DeviceStatusReceived:
+            device = prepared.device
+            # (a device already followed, as for nearly every record, is admitted without a call)
+            if device not in self._devices and not self.admit(Classified(prepared, device)):
+                return None
+        elif type(prepared) is not InputReceived:
             return None
         # (what _handle does for a replay, without its live-only steps: this runs for every
         # record of a replay, and each call and test cost a few per cent of the engine's step)
         try:
-            outputs = self.engine.handle(prepared.received, build_state=False)
+            outputs = self.engine.handle(prepared, build_state=False)
         except Exception:
-            log.exception("engine failed on journal record %d (%s)", n, prepared.summary)
+            log.exception("engine failed on journal record %d (%s)", n, Classified(prepared).summary)
             return []
         if outputs.alerts or outputs.commands or outputs.hands or self.signal_device is not None:
             return self._outgoing(n, outputs, received, replay=True)

@@ -118,7 +118,7 @@ def test_refused_events_are_counted_on_one_alert_updated_at_most_once_a_second()
     engine, table, _ = start(["new_hand"])
     outputs = [engine.handle(forged_tag(table, "sensors", 100 + n)) for n in range(5)]
     assert [(a.code, a.status) for a in alerts(outputs)] == [("bad_payload", "raised")]
-    later = replace(forged_tag(table, "sensors", 200), received=RECEIVED_AT + timedelta(seconds=2))
+    later = forged_tag(table, "sensors", 200)._replace(received=RECEIVED_AT + timedelta(seconds=2))
     out = engine.handle(later)
     assert [(a.code, a.status) for a in out.alerts] == [("bad_payload", "updated")]
     assert "6 were ignored" in out.alerts[0].message
@@ -131,7 +131,7 @@ def test_an_undeclared_device_learns_its_kind_again_in_a_new_session() -> None:
     assert [a.code for a in engine.handle(forged_tag(table, "spare", 2)).alerts] == ["bad_payload"]
     # A new session (the device restarted, maybe as something else): its first event says.
     tag = forged_tag(table, "spare", 1, zone="muck")
-    tag = replace(tag, event=tag.event.model_copy(update={"session": 2}))
+    tag = tag._replace(event=tag.event.model_copy(update={"session": 2}))
     assert [a.code for a in engine.handle(tag).alerts] == []
 
 
@@ -142,7 +142,7 @@ def test_a_reader_that_shows_another_kind_in_a_new_session_has_its_tags_refused_
 
     def tag(seq: int, session: int | None) -> DeviceEventReceived:
         read = forged_tag(table, "spare", seq, zone="muck")
-        return replace(read, event=read.event.model_copy(update={"session": session}))
+        return read._replace(event=read.event.model_copy(update={"session": session}))
 
     assert engine.handle(tag(1, None)).alerts == ()  # its first event: a reader
     assert engine.handle(tag(2, None)).alerts == ()  # (admitted at a look)
@@ -228,7 +228,7 @@ def test_a_session_stream_whose_end_is_lost_is_told_once_and_the_result_marked()
     for message in table.run_all([*SETUP, "new_hand", "deal all"]):
         received = to_received(message)
         if isinstance(received, DeviceEventReceived):
-            received = replace(received, event=received.event.model_copy(update={"session": 1}))
+            received = received._replace(event=received.event.model_copy(update={"session": 1}))
         engine.handle(received)
     high = table.seq["rfid-1"]
     told = Status(state="online", ts=now(table) + timedelta(milliseconds=10), session=1, seq=high + 2)

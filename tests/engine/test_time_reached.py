@@ -42,7 +42,7 @@ def dealt_then_end_lost(*, sessions: bool) -> tuple[Engine, Status, int]:
     for message in table.run_all([*SETUP, "new_hand", "deal all"]):
         received = to_received(message)
         if sessions and isinstance(received, DeviceEventReceived):
-            received = replace(received, event=received.event.model_copy(update={"session": 1}))
+            received = received._replace(event=received.event.model_copy(update={"session": 1}))
         engine.handle(received)
     high = table.seq["rfid-1"]
     told = Status(state="online", ts=now(table) + timedelta(milliseconds=10), session=1, seq=high + 3)
@@ -116,7 +116,7 @@ def test_a_filled_gap_is_released_after_the_settling_time_by_time_alone() -> Non
     for message in table.run_all([*SETUP, "new_hand", "deal 2 3"]):
         received = to_received(message)
         if isinstance(received, DeviceEventReceived):
-            received = replace(received, event=received.event.model_copy(update={"session": 1}))
+            received = received._replace(event=received.event.model_copy(update={"session": 1}))
         engine.handle(received)
     # another device followed by its session: the hold waits for it to be heard from
     engine.handle(
@@ -129,7 +129,7 @@ def test_a_filled_gap_is_released_after_the_settling_time_by_time_alone() -> Non
     for message in waited:
         received = to_received(message)
         assert isinstance(received, DeviceEventReceived)
-        engine.handle(replace(received, event=received.event.model_copy(update={"session": 1})))
+        engine.handle(received._replace(event=received.event.model_copy(update={"session": 1})))
     machine = engine.state.machine
     if not machine.device_seqs.held:
         pytest.fail("the filled gap should wait for the other devices (or SETTLE)")
@@ -217,7 +217,7 @@ def test_a_lost_end_sent_again_with_the_statuss_own_time_closes_its_gap(sessions
     def received(lines: list[str]) -> list[Received]:
         out = [to_received(m) for m in table.run_all(lines)]
         return [
-            replace(r, event=r.event.model_copy(update={"session": 1}))
+            r._replace(event=r.event.model_copy(update={"session": 1}))
             if sessions and isinstance(r, DeviceEventReceived) and r.device == "rfid-1"
             else r
             for r in out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from controller.journal.records import (
     chained_line,
     decode,
     encode_body,
+    parse_time,
     payload_fields,
     received_body,
     record_time,
@@ -247,3 +248,28 @@ def test_the_quick_path_of_received_lines_reads_what_the_generic_one_does(
     assert contents.records == expected
     assert contents.problems == problems
     assert contents.scan.chain == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-11-30T01:02:03.456789Z", datetime(2026, 11, 30, 1, 2, 3, 456789, tzinfo=UTC)),
+        ("2026-11-30T01:02:03Z", datetime(2026, 11, 30, 1, 2, 3, tzinfo=UTC)),
+        ("2026-11-30T02:02:03+01:00", datetime(2026, 11, 30, 1, 2, 3, tzinfo=UTC)),
+        ("2026-11-30T01:02:03", datetime(2026, 11, 30, 1, 2, 3, tzinfo=UTC)),  # naive: UTC
+    ],
+)
+def test_a_journal_time_reads_as_before(text: str, expected: datetime) -> None:
+    """``parse_time`` lets ``datetime.fromisoformat`` read the ``Z`` itself now: the same time
+    and offset as when the ``Z`` was replaced by ``+00:00`` first; a bad text is still refused."""
+    before = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    before = before if before.tzinfo is not None else before.replace(tzinfo=UTC)
+    parsed = parse_time(text)
+    assert parsed == expected == before
+    assert parsed.utcoffset() == before.utcoffset()
+    bad = text + "!"
+    with pytest.raises(ValueError, match="Invalid isoformat string") as refused:
+        parse_time(bad)
+    with pytest.raises(ValueError, match="Invalid isoformat string") as refused_before:
+        datetime.fromisoformat(bad.replace("Z", "+00:00"))
+    assert str(refused.value) == str(refused_before.value)

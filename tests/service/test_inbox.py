@@ -10,7 +10,7 @@ import pytest
 
 from contract.models import KeyInput, PayloadError, Status, TagEvent, parse_event, parse_input, parse_status
 from contract.topics import Topics
-from controller.service.inbox import MAX_PAYLOAD_BYTES, Classified, Malformed, classify
+from controller.service.inbox import MAX_PAYLOAD_BYTES, Classified, Inbox, Malformed, classify
 from engine.api import DeviceEventReceived, DeviceStatusReceived, InputReceived
 
 T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
@@ -133,3 +133,33 @@ def test_a_refused_payload_is_described_as_the_contract_describes_it() -> None:
             parse(topic, data)
         assert got.reason == refused.value.detail
         assert got.reason  # names the place: a field, or the payload as a whole
+
+
+def test_engine_input_is_what_classify_wraps() -> None:
+    """The replay prepares records with ``engine_input``: the same engine input as the live
+    path's ``classify``, the same refusals, for every kind of message."""
+    inbox = Inbox(TOPICS, {"shoe-1": "shuffler"})
+    tag = TagEvent(seq=1, ts=T0, antenna=3, zone="seat:3", uid=UID, present=True)
+    messages = [
+        ("holdem/t1/dev/rfid-1/event", tag.to_json()),
+        ("holdem/t1/dev/rfid-1/status", Status(state="online", ts=T0, session=1).to_json()),
+        ("holdem/t1/input", KeyInput(ts=T0, key="ack", seat=4).to_json()),
+        ("holdem/t1/dev/shoe-1/event", tag.to_json()),  # not the shuffler's kind of event
+        ("holdem/t1/dev/rfid-1/event", b"not json"),
+        ("holdem/t1/dev/rfid-1/cmd", b"{}"),  # not an engine topic
+    ]
+    for topic, payload in messages:
+        classified = inbox.classify(topic, payload, T0)
+        item = inbox.engine_input(topic, payload, T0)
+        if isinstance(classified, Classified):
+            assert item == classified.received
+            assert classified.device == getattr(item, "device", None)
+        elif isinstance(classified, Malformed):
+            assert isinstance(item, Malformed)
+            assert (item.topic, item.device, item.reason) == (
+                classified.topic,
+                classified.device,
+                classified.reason,
+            )
+        else:
+            assert item is None
