@@ -90,6 +90,8 @@ class Journal:
     def __init__(self, files: JournalFiles, options: JournalOptions | None = None) -> None:
         self.files = files
         self.options = options or JournalOptions()
+        #: The last record time formatted, and its text (:meth:`_time_text`).
+        self._last_time: tuple[datetime | None, str] = (None, "")
         self._positions = Positions()
         self._queue = Submissions()
         self._segment = ActiveSegment(files)
@@ -259,7 +261,18 @@ class Journal:
 
     def received(self, topic: str, payload: bytes, when: datetime) -> int:
         """Queue a received message; its number is the ``cause`` of what it produces."""
-        return self._queue.submit_body(lambda n: received_body(n, topic, payload, when))
+        text = self._time_text(when)
+        return self._queue.submit_body(lambda n: received_body(n, topic, payload, text))
+
+    def _time_text(self, when: datetime) -> str:
+        """``time_text(when)``, made once for a run of records of the same time: the service
+        takes one receive time for all the messages a pass of its intake classifies (about 40
+        while a backlog drains), and formatting it was half of the received record's encoding
+        on the event loop (1.4 of 2.6 us)."""
+        last = self._last_time
+        if last[0] is not when:
+            last = self._last_time = (when, time_text(when))
+        return last[1]
 
     def rejected(self, topic: str, device: str | None, count: int, error: str, when: datetime) -> int:
         """Queue a report of malformed input (an input of the engine, like a received message)."""
@@ -308,7 +321,7 @@ class Journal:
                 "topic": topic,
                 **payload_fields(payload),
                 "retain": retain,
-                "ts": time_text(when),
+                "ts": self._time_text(when),
             },
         )
 

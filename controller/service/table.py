@@ -36,7 +36,7 @@ from controller.service.inbox import Classified, Inbox, Malformed
 from controller.service.journal_health import JournalHealth
 from controller.service.malformed import SAMPLE_BYTES, MalformedTally, Report
 from controller.service.outgoing import Outgoing
-from controller.service.repeats import RecentMessages, digest
+from controller.service.repeats import RecentMessages
 from controller.service.signals import DealerSignals
 from engine.api import (
     DeviceEventReceived,
@@ -230,7 +230,7 @@ class TableController:
         """Received record ``n`` (:meth:`prepare` gave ``prepared``) through the engine again;
         None when it would not take it now."""
         if remember:
-            self.recent.add(digest(topic, payload), n)
+            self.recent.add(topic, payload, n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
         # table's bound: not given to the engine, as it would not be now.
         if type(prepared) is DeviceEventReceived or type(prepared) is DeviceStatusReceived:
@@ -388,13 +388,12 @@ class TableController:
     def _journal_and_run(
         self, topic: str, payload: bytes, classified: Classified, received: datetime
     ) -> Handled:
-        key = digest(topic, payload)
-        earlier = self.recent.find(key)
+        earlier = self.recent.find(topic, payload)
         if earlier is not None:
             log.info("%s: delivered again (record %d), not applied twice", classified.summary, earlier)
             return Handled(earlier, [], repeat=True)
         cause = self.journal.received(topic, payload, received) if self.journal is not None else 0
-        self.recent.add(key, cause)
+        self.recent.add(topic, payload, cause)
         return Handled(cause, self._input(cause, classified, received))
 
     def _rejected(self, item: Malformed, payload: bytes, received: datetime) -> Handled:

@@ -211,7 +211,7 @@ def test_a_received_record_is_the_generic_encoding_byte_for_byte(payload: bytes)
     generic = encode_body(
         "received", 41, {"topic": topic, **payload_fields(payload), "received": time_text(T0)}
     )
-    assert received_body(41, topic, payload, T0) == generic
+    assert received_body(41, topic, payload, time_text(T0)) == generic
     assert json.loads(generic)["n"] == 41
 
 

@@ -20,6 +20,7 @@ from contract.models import parse_alert, parse_command, parse_state
 from controller.journal import checkpoint, read_journal
 from controller.journal.checkpoint import Snapshot
 from controller.journal.recovery import Recovery
+from controller.service.repeats import RecentMessages, digest
 from controller.service.table import CHECKPOINT_COST_SHARE, Outgoing, TableController
 from testing.script import Message
 from testing.sessions import dealer_session
@@ -326,6 +327,55 @@ def test_a_message_delivered_again_is_not_applied_twice(tmp_path: Path) -> None:
     assert not first.repeat
     assert (again.record, again.outgoing, again.repeat) == (first.record, [], True)
     assert read_journal(tmp_path / "journal.jsonl").received_count == 1
+
+
+def test_a_message_delivered_again_after_a_restart_from_a_checkpoint_is_not_applied_twice(
+    tmp_path: Path,
+) -> None:
+    """The checkpoint keeps the digests of the newest messages: a message journaled before it,
+    delivered again to the restarted controller (its acknowledgement lost in the crash), is
+    recognised, short or long; a message after the checkpoint (replayed from the tail) too."""
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", fsync=False)
+    first = _controller(config)
+    first.recover(T0)
+    topic = first.topics.input
+    short = b'{"v":1,"ts":"2026-11-30T01:00:00Z","type":"action","seat":2,"action":"fold"}'
+    long = b'{"v":1,"ts":"2026-11-30T01:00:01Z","type":"action","seat":3,"action":"fold"}' + b" " * 600
+    tail = b'{"v":1,"ts":"2026-11-30T01:00:02Z","type":"action","seat":4,"action":"fold"}'
+    records = [first.receive(topic, payload, T0).record for payload in (short, long)]
+    first.checkpoint(first.last_record, T0)
+    records.append(first.receive(topic, tail, T0).record)
+    assert first.journal is not None
+    first.journal.flush()
+    first.close()
+    second = _controller(config)
+    recovery = second.recover(T0)
+    assert recovery.checkpoint is not None
+    assert recovery.replayed == 1
+    again = [second.receive(topic, payload, T0) for payload in (short, long, tail)]
+    new = second.receive(topic, short.replace(b"01:00:00", b"01:00:03"), T0)
+    second.close()
+    assert [(h.record, h.repeat) for h in again] == [(n, True) for n in records]
+    assert not new.repeat
+    assert new.record > records[-1]
+
+
+def test_recent_messages_keep_their_capacity_and_the_checkpoints_digests() -> None:
+    recent = RecentMessages(capacity=3)
+    for n in range(1, 5):
+        recent.add("t", b"m%d" % n, n)
+    assert [recent.find("t", b"m%d" % n) for n in range(1, 5)] == [None, 2, 3, 4]
+    digests, numbers = recent.export(2)
+    assert (digests, numbers) == (digest("t", b"m3") + digest("t", b"m4"), (3, 4))
+    loaded = RecentMessages(capacity=3)
+    loaded.load((digests, numbers))
+    assert (loaded.find("t", b"m3"), loaded.find("t", b"m4"), loaded.find("u", b"m4")) == (3, 4, None)
+    loaded.add("t", b"m5", 5)
+    loaded.add("t", b"m6", 6)  # the oldest, a checkpoint's digest, goes first
+    assert [loaded.find("t", b"m%d" % n) for n in range(3, 7)] == [None, 4, 5, 6]
+    assert loaded.export() == (digest("t", b"m4") + digest("t", b"m5") + digest("t", b"m6"), (4, 5, 6))
+    loaded.forget(((4, 5),))
+    assert [loaded.find("t", b"m%d" % n) for n in range(3, 7)] == [None, None, None, 6]
 
 
 def test_a_journal_fault_is_an_alert_in_the_state_and_on_the_lamp(tmp_path: Path) -> None:
