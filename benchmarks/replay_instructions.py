@@ -32,9 +32,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from contract.models import parse_event, parse_input, parse_status
-from contract.topics import Topics
-from engine.api import DeviceEventReceived, DeviceStatusReceived, InputReceived, Received
 
 STAGES = ("core", "replay", "read")
 
@@ -49,31 +46,13 @@ def _counted(work: Callable[[], object]) -> None:
     functools.reduce(once, (0,), None)  # (once: the initial value and the one item)
 
 
-def _events(topics: Topics, messages: list[tuple[str, bytes]]) -> list[Received]:
-    """What the engine core is given for ``messages``, as ``benchmarks/service.py`` parses them
-    (outside its measured time)."""
-    at = datetime(2026, 11, 30, tzinfo=UTC)
-    received: list[Received] = []
-    for topic, payload in messages:
-        if topic == topics.input:
-            received.append(InputReceived(parse_input(topic, payload), at))
-            continue
-        parsed = topics.parse_device_topic(topic)
-        assert parsed is not None
-        if parsed.kind == "event":
-            received.append(DeviceEventReceived(parsed.device, parse_event(topic, payload), at))
-        else:
-            received.append(DeviceStatusReceived(parsed.device, parse_status(topic, payload), at))
-    return received
-
-
 def _load(corpus: Path) -> list[tuple[str, bytes]]:
     return [(t, base64.b64decode(p)) for t, p in json.loads(corpus.read_text(encoding="utf-8"))]
 
 
 def run_stage(stage: str, corpus: Path) -> int:
     """Run one stage (inside callgrind); returns the records or events it handles."""
-    from benchmarks.service import REGISTRY, TOPICS, config_file
+    from benchmarks.service import REGISTRY, TOPICS, config_file, engine_inputs
     from config.loader import load_table
     from config.registry import load_registry
     from controller.journal import JournalFiles, JournalOptions, open_journal
@@ -84,7 +63,7 @@ def run_stage(stage: str, corpus: Path) -> int:
 
     messages = _load(corpus)
     if stage == "core":
-        received = _events(TOPICS, messages)
+        received = engine_inputs(TOPICS, messages)
         settings = EngineSettings(seats=9, profile="roberts", registry=load_registry(REGISTRY))
 
         def core() -> None:

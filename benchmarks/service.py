@@ -104,23 +104,29 @@ class Rate:
         return f"{self.wall / core.wall:.2f} x engine core (in CPU time {self.cpu / core.cpu:.2f} x)"
 
 
-def engine_rate(messages: list[tuple[str, bytes]], repeat: int = 3) -> Rate:
-    """Events/s of the engine core alone on ``messages`` (best of ``repeat``, wall clock and CPU
-    time)."""
+def engine_inputs(topics: Topics, messages: list[tuple[str, bytes]]) -> list[Received]:
+    """What the engine core is given for ``messages`` (parsed outside any measured time)."""
     from contract.models import parse_event, parse_input, parse_status
 
     at = datetime(2026, 11, 30, tzinfo=UTC)
     received: list[Received] = []
     for topic, payload in messages:
-        if topic == TOPICS.input:
+        if topic == topics.input:
             received.append(InputReceived(parse_input(topic, payload), at))
             continue
-        parsed = TOPICS.parse_device_topic(topic)
+        parsed = topics.parse_device_topic(topic)
         assert parsed is not None
         if parsed.kind == "event":
             received.append(DeviceEventReceived(parsed.device, parse_event(topic, payload), at))
         else:
             received.append(DeviceStatusReceived(parsed.device, parse_status(topic, payload), at))
+    return received
+
+
+def engine_rate(messages: list[tuple[str, bytes]], repeat: int = 3) -> Rate:
+    """Events/s of the engine core alone on ``messages`` (best of ``repeat``, wall clock and CPU
+    time)."""
+    received = engine_inputs(TOPICS, messages)
     settings = EngineSettings(seats=9, profile="roberts", registry=load_registry(REGISTRY))
     best, best_cpu = float("inf"), float("inf")
     for _ in range(repeat):

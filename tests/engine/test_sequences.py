@@ -241,6 +241,33 @@ def test_a_device_that_lost_events_is_followed_as_if_nothing_was_lost(seed: int,
     assert resends(outputs)[0][0] == device
 
 
+def assume_events_of_known_devices(items: list[Received], start: int, end: int) -> None:
+    """Only device events lost, each of a device seen before the crash (its baseline)."""
+    lost = items[start:end]
+    assume(all(isinstance(it, DeviceEventReceived) for it in lost))
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        if isinstance(item, DeviceEventReceived):
+            first_seen.setdefault(item.device, index)
+    assume(all(first_seen[it.device] < start for it in lost if isinstance(it, DeviceEventReceived)))
+
+
+def assert_followed_as_without_the_crash(
+    engine: Engine,
+    outputs: list[Outputs],
+    items: list[Received],
+    expected_alerts: list[Alert],
+    expected_state: PublicState,
+) -> None:
+    """The outputs and the state are those of the run without the crash, every event taken
+    once, nothing held."""
+    assert alerts_of(outputs) == expected_alerts
+    state = engine.public_state()
+    assert state.model_dump(exclude={"ts"}) == expected_state.model_dump(exclude={"ts"})
+    assert engine.state.machine.device_seqs.taken == reference_taken(items)
+    assert engine.state.machine.device_seqs.held == ()
+
+
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1), cut=st.data())
 def test_after_a_broker_crash_the_table_is_followed_as_if_nothing_was_lost(
@@ -253,20 +280,10 @@ def test_after_a_broker_crash_the_table_is_followed_as_if_nothing_was_lost(
     expected_alerts, expected_state = reference(items)
     start = cut.draw(st.integers(min_value=1, max_value=len(items) - 2), label="start")
     end = cut.draw(st.integers(min_value=start + 1, max_value=min(len(items) - 1, start + 40)), label="end")
-    lost = items[start:end]
-    assume(all(isinstance(it, DeviceEventReceived) for it in lost))
-    first_seen: dict[str, int] = {}
-    for index, item in enumerate(items):
-        if isinstance(item, DeviceEventReceived):
-            first_seen.setdefault(item.device, index)
-    assume(all(first_seen[it.device] < start for it in lost if isinstance(it, DeviceEventReceived)))
+    assume_events_of_known_devices(items, start, end)
     delays = cut.draw(st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=3), label="delays")
     engine, outputs = crash(items, start, end, delays, random.Random(seed))
-    assert alerts_of(outputs) == expected_alerts
-    state = engine.public_state()
-    assert state.model_dump(exclude={"ts"}) == expected_state.model_dump(exclude={"ts"})
-    assert engine.state.machine.device_seqs.taken == reference_taken(items)
-    assert engine.state.machine.device_seqs.held == ()
+    assert_followed_as_without_the_crash(engine, outputs, items, expected_alerts, expected_state)
 
 
 @settings(max_examples=150, deadline=None)
@@ -293,20 +310,10 @@ def test_after_a_broker_that_lost_its_sessions_what_it_dropped_unannounced_is_as
     start = cut.draw(st.integers(min_value=len(online) + 1, max_value=len(items) - 3), label="start")
     said = cut.draw(st.integers(min_value=start, max_value=min(len(items) - 2, start + 20)), label="said")
     end = cut.draw(st.integers(min_value=said + 1, max_value=min(len(items) - 1, said + 30)), label="end")
-    lost = items[start:end]
-    assume(all(isinstance(it, DeviceEventReceived) for it in lost))
-    first_seen: dict[str, int] = {}
-    for index, item in enumerate(items):
-        if isinstance(item, DeviceEventReceived):
-            first_seen.setdefault(item.device, index)
-    assume(all(first_seen[it.device] < start for it in lost if isinstance(it, DeviceEventReceived)))
+    assume_events_of_known_devices(items, start, end)
     delays = cut.draw(st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=3), label="delays")
     engine, outputs = crash(items, start, end, delays, random.Random(seed), said=said)
-    assert alerts_of(outputs) == expected_alerts
-    state = engine.public_state()
-    assert state.model_dump(exclude={"ts"}) == expected_state.model_dump(exclude={"ts"})
-    assert engine.state.machine.device_seqs.taken == reference_taken(items)
-    assert engine.state.machine.device_seqs.held == ()
+    assert_followed_as_without_the_crash(engine, outputs, items, expected_alerts, expected_state)
 
 
 def test_what_the_driver_no_longer_has_is_lost_reported_and_never_applied_late() -> None:

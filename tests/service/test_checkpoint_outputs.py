@@ -4,32 +4,16 @@ published (``TableController._output_data``): no more is kept than is owed."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
-from config.models import TableConfig
-from contract.topics import Topics
 from controller.journal import checkpoint
 from controller.journal.state import CHECKPOINT_MAGIC
 from controller.service.table import Outgoing, TableController
 from testing.sessions import dealer_session
-from tests.engine.scenario import REGISTRY_PATH, registry
-
-T0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
-TOPICS = Topics("holdem", "t1")
-
-
-def _controller(directory: Path) -> TableController:
-    config = TableConfig.model_validate(
-        {
-            "table": {"id": "t1", "seats": 9},
-            "decks": {"registry": str(REGISTRY_PATH)},
-            "journal": {"path": str(directory / "journal.jsonl"), "fsync": False},
-        }
-    )
-    controller = TableController(config, registry())
-    controller.recover(T0)
-    return controller
+from tests.engine.scenario import registry
+from tests.service.test_batched_state import T0, TOPICS
+from tests.service.test_batched_state import _controller as journaled_controller
 
 
 def _newest_checkpoint(controller: TableController) -> list[Outgoing]:
@@ -46,7 +30,7 @@ def _newest_checkpoint(controller: TableController) -> list[Outgoing]:
 
 def test_each_checkpoint_holds_the_outputs_owed_then(tmp_path: Path) -> None:
     messages, _ = dealer_session(registry(), seats=9, hands=6, seed=5, noise=True)
-    controller = _controller(tmp_path)
+    controller = journaled_controller(tmp_path)
     owed: list[Outgoing] = []
     checked = 0
     for i, message in enumerate(messages):
