@@ -161,22 +161,23 @@ _SHA256: Final = hashlib.sha256()
 
 
 def chain_hash(previous: str, body: bytes) -> str:
-    return hashlib.sha256(previous.encode("ascii") + body).hexdigest()
+    """The hash of ``body`` after ``previous`` (the hash chain's one definition)."""
+    # A copy of an empty hasher, not ``hashlib.sha256()``: with OpenSSL 3 each new one looks the
+    # algorithm up by name (callgrind: 3,600 instructions a record, a copy about a third of it);
+    # two updates, not one of a joined copy of the body.
+    hasher = _SHA256.copy()
+    hasher.update(previous.encode("ascii"))
+    hasher.update(body)
+    return hasher.hexdigest()
 
 
 def chained_line(previous: str, body: bytes) -> tuple[str, bytes]:
     """The hash of ``body`` after ``previous``, and the line to write (``h`` last, newline).
 
-    (What :func:`chain_hash` computes, without copying the body into a joined input, and the
-    line made in one format instead of three concatenations, each a copy: the journal's writer
-    thread makes one for every record, holding the interpreter's lock, 4.0 -> 3.3 us.)
+    (The line made in one format instead of three concatenations, each a copy: the journal's
+    writer thread makes one for every record, holding the interpreter's lock.)
     """
-    # A copy of an empty hasher, not ``hashlib.sha256()``: with OpenSSL 3 each new one looks the
-    # algorithm up by name (callgrind: 3,600 instructions a record, a copy about a third of it).
-    hasher = _SHA256.copy()
-    hasher.update(previous.encode("ascii"))
-    hasher.update(body)
-    digest = hasher.hexdigest()
+    digest = chain_hash(previous, body)
     return digest, b'%b%b%b"}\n' % (body[:-1], HASH_OPEN, digest.encode("ascii"))
 
 
