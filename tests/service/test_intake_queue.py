@@ -1,4 +1,4 @@
-"""The intake's queue (``link.aiomqtt_adapter.Intake``): messages straight onto its deque, in
+"""The intake's queue (``link.aiomqtt_adapter.Intake``): messages queued in
 order, tagged with their connection; a consumer waiting in ``get`` (aiomqtt's own iterator) is
 still served; one aiomqtt ``Topic`` per topic, bounded."""
 
