@@ -21,19 +21,10 @@ def construct_valid(cls: type[_M], values: dict[str, Any]) -> _M:
     """A model from ``values`` known to be valid, every field given, without validation."""
     model = _new(cls)  # (``cls.__new__`` is looked up through the model's metaclass)
     _set(model, "__dict__", values)
-    # every field given: the set of the model's field names, copied from one built once per
-    # model (where a set of the dict's keys inserts each name again: the public state has 21)
-    names = _names.get(cls)
-    if names is None:
-        names = _names[cls] = frozenset(cls.model_fields)
-    _set(model, "__pydantic_fields_set__", set(names if len(names) == len(values) else values))
+    _set(model, "__pydantic_fields_set__", set(values))  # (every field given)
     _set(model, "__pydantic_extra__", None)
     _set(model, "__pydantic_private__", None)
     return model
-
-
-#: Each model's field names (see construct_valid).
-_names: dict[type[BaseModel], frozenset[str]] = {}
 
 
 _new = object.__new__
