@@ -246,7 +246,7 @@ class Results:
                 if value is None:
                     continue
                 state.chips_read = True
-                money, found = money.move(value, None, zone)
+                money, found = money.move(value, None, zone, machine.answers)
                 verdicts.extend(found)
             for uid, seat in sorted(state.gathered.items()):
                 value = chips.value(uid)
@@ -255,7 +255,7 @@ class Results:
                 # an ante gathered before the deal: put in by its seat, then into the pot
                 state.chips_read = True
                 for src, dst in ((None, f"bet:{seat}"), (f"bet:{seat}", "pot")):
-                    money, found = money.move(value, src, dst)
+                    money, found = money.move(value, src, dst, machine.answers)
                     verdicts.extend(found)
             state.gathered = {}
         state.money = money
@@ -407,7 +407,7 @@ class Results:
             for uid, left in gone:
                 value = chips.value(uid) if chips is not None else None
                 if value is not None:
-                    money, verdicts = money.move(value, left, None)
+                    money, verdicts = money.move(value, left, None, self.machine.answers)
                     cleared.update(v.key for v in verdicts if isinstance(v, Clear))
             corrected += [f[0] for f in waiting.found if f[0] in cleared and f[0] not in waiting.cleared]
             updated.append(replace(waiting, money=money, cleared=frozenset(cleared)))
@@ -608,7 +608,7 @@ class Results:
         if money is None:
             return
         state.chips_read = True
-        money, verdicts = money.move(value, src, dst)
+        money, verdicts = money.move(value, src, dst, self.machine.answers)
         state.money = money
         if verdicts:  # (most chip moves find nothing: a call saved)
             self._verdicts(verdicts)
@@ -805,7 +805,7 @@ class Results:
         money = state.money
         if money is not None and not state.done and hand.phase != "misdeal":
             machine.chips.settle_lifted(everything=True)
-            money, verdicts, outcome = money.finish(self._card_codes(machine.board.live()))
+            money, verdicts, outcome = money.finish(self._card_codes(machine.board.live()), machine.answers)
             state.money = money
             self._verdicts(verdicts)
             fields["result"] = "showdown" if state.showdown_reached else outcome.result

@@ -141,7 +141,7 @@ def state_key(m: Machine, cache: PublicCache) -> tuple[object, ...]:
         showdown = hand.phase == "showdown"
         last_money, last_showdown, money_view = cache.view
         if money is not last_money or showdown is not last_showdown:
-            money_view = money.table_view(showdown)
+            money_view = money.table_view(showdown, m.answers)
             cache.view = (money, showdown, money_view)
     return (
         m.table.hand,
