@@ -20,12 +20,18 @@ _M = TypeVar("_M", bound=BaseModel)
 def construct_valid(cls: type[_M], values: dict[str, Any]) -> _M:
     """A model from ``values`` known to be valid, every field given, without validation."""
     model = _new(cls)  # (``cls.__new__`` is looked up through the model's metaclass)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", set(values))  # (every field given)
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, values)
+    _set_fields_set(model, set(values))  # (every field given)
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 
 _new = object.__new__
-_set = object.__setattr__
+# The four slots of every model (BaseModel.__slots__) set through their own descriptors: what
+# ``object.__setattr__`` finds after a lookup of the name, without the lookup (a model built
+# 5,400 instructions against 7,300, callgrind; 22,000 of them in 100 hands with chips: -1.4 %).
+_set_dict = vars(BaseModel)["__dict__"].__set__
+_set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private = vars(BaseModel)["__pydantic_private__"].__set__
