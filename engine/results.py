@@ -123,7 +123,7 @@ class LeftOpen:
 @dataclass(slots=True)
 class ResultState:
     """The hand's money and result. Every value is immutable or replaced when it changes (a
-    copy shares them)."""
+    copy shares them), but ``owners``, updated in place (a copy copies it)."""
 
     #: The betting core (engine.betting), once the deal is complete; its result is out (done),
     #: the last street it was told of.
@@ -150,7 +150,8 @@ class ResultState:
     award_chips: frozenset[str] = frozenset()
     gathered: dict[str, int] = field(default_factory=dict)
     #: This hand's chips swept from a betting area into the pot: chip -> the seat that wagered
-    #: it (a fouled deck's chips go back to them).
+    #: it (a fouled deck's chips go back to them). Updated in place: a chip of every sweep adds
+    #: one, and a new dict each time copied the hand's tens of them.
     owners: dict[str, int] = field(default_factory=dict)
     #: Corrections judged once their evidence could have come (:class:`Awaiting`), oldest first.
     awaiting: tuple[Awaiting, ...] = ()
@@ -173,7 +174,7 @@ class ResultState:
             self.showdown_reached,
             self.award_chips,
             self.gathered,
-            self.owners,
+            self.owners.copy(),
             self.awaiting,
         )
 
@@ -542,7 +543,7 @@ class Results:
         if dst == "pot" and src is not None and uid not in state.owners:
             owner = zone_bet_seat(src)
             if owner is not None:
-                state.owners = {**state.owners, uid: owner}
+                state.owners[uid] = owner
         hand = machine.hand_part
         if hand.phase == "misdeal" and dst is not None:
             self._void_chip(uid, src, dst)
