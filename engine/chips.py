@@ -137,20 +137,18 @@ class Chips:
             return
         if zone not in seen:
             return
-        if len(seen) == 1:  # (most chips: read in one zone at a time, read nowhere now)
-            del state.seen[uid]
-            if state.at.get(uid) != zone:
-                return  # a crosstalk read ended: the chip never left
-        else:
-            rest = tuple(z for z in seen if z != zone)
+        rest = tuple(z for z in seen if z != zone)
+        if rest:
             state.seen[uid] = rest
-            if state.at.get(uid) != zone:
-                return  # a crosstalk read ended: the chip never left
-            places = [z for z in rest if is_chip_zone(z)]
-            if places:
-                state.at[uid] = places[-1]
-                machine.results.chip_move(uid, value, zone, places[-1])
-                return
+        else:
+            del state.seen[uid]
+        if state.at.get(uid) != zone:
+            return  # a crosstalk read ended: the chip never left
+        places = [z for z in rest if is_chip_zone(z)]
+        if places:
+            state.at[uid] = places[-1]
+            machine.results.chip_move(uid, value, zone, places[-1])
+            return
         del state.at[uid]
         state.lifted[uid] = (zone, table.read_ts)
 
