@@ -17,11 +17,14 @@ from pydantic import BaseModel
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def construct_valid(cls: type[_M], values: dict[str, Any]) -> _M:
-    """A model from ``values`` known to be valid, every field given, without validation."""
+def construct_valid(cls: type[_M], values: dict[str, Any], names: frozenset[str] | None = None) -> _M:
+    """A model from ``values`` known to be valid, every field given, without validation;
+    ``names``: the model's field names, if the caller made them once (a copy of a frozenset is
+    half the instructions of a set of the dict's keys: the public state's 21 are -0.8 % with
+    chips, callgrind)."""
     model = _new(cls)  # (``cls.__new__`` is looked up through the model's metaclass)
     _set_dict(model, values)
-    _set_fields_set(model, set(values))  # (every field given)
+    _set_fields_set(model, set(values if names is None else names))  # (every field given)
     _set_extra(model, None)
     _set_private(model, None)
     return model
