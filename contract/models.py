@@ -291,6 +291,15 @@ class Status(WireModel):
         "[table] gap_wait_s); a publisher that does not say so is not waited for.",
         exclude_if=_absent,
     )
+    # Only on the wire when given (a driver's answer to a `status` command).
+    asked: Timestamp | None = Field(
+        default=None,
+        description="Extension (device status): the `ts` of the controller's `status` command "
+        "this status answers; a status said for any other reason (a connection to the broker, a "
+        "change) has none, so that a driver's status said again after the broker was away is "
+        "never taken for an answer.",
+        exclude_if=_absent,
+    )
     # Only on the wire when given (the controller's status of a table configured with one).
     area: Annotated[str, Field(min_length=1, max_length=MAX_AREA)] | None = Field(
         default=None,

@@ -286,7 +286,7 @@ class Driver(Generic[DeviceT_co]):
                 self.session.resend(topic, command)  # from the ring buffer: the device is not needed
                 continue
             if isinstance(command, StatusCommand):
-                self.session.say_status()  # how far its events went, whether or not the device is connected
+                self.session.say_status(command.ts)  # how far its events went, device connected or not
                 continue
             if not self.session.online:
                 self.log.error(

@@ -151,9 +151,10 @@ class DeviceSession:
         """The device is gone: the session is closed (say why with :meth:`publish_status`)."""
         self._open = False
 
-    def publish_status(self, detail: str | None = None) -> None:
+    def publish_status(self, detail: str | None = None, *, asked: datetime | None = None) -> None:
         """Publish the status (``offline`` with ``detail``, ``fault`` naming the faults, or
-        ``online``) unless it is the one published last."""
+        ``online``) unless it is the one published last and answers no ask (``asked``: the
+        ``ts`` of the ``status`` command it answers)."""
         state: StatusState
         if not self._open:
             state = "offline"
@@ -162,26 +163,28 @@ class DeviceSession:
         else:
             state = "online"
         key = (state, self.number, None if state == "offline" else detail)
-        if key == self._published:
+        if key == self._published and asked is None:
             return
         self._published = key
-        self._say(Status(state=state, ts=utc_now(), session=self.number, detail=detail, answers=ANSWERS))
+        status = Status(state=state, ts=utc_now(), session=self.number, detail=detail, answers=ANSWERS)
+        self._say(status if asked is None else status.model_copy(update={"asked": asked}))
 
     def _say(self, status: Status) -> None:
         self._said = status
         self.link.set_status(status)
 
-    def say_status(self) -> None:
-        """Publish the status again (a ``status`` command), even if unchanged: it names the seq
-        of the last event given to publish, and goes out after them. The controller asks after
-        the broker was away, to learn how far this driver's events went (the retained status a
-        restarted broker hands over may be older than events it dropped)."""
+    def say_status(self, asked: datetime) -> None:
+        """Publish the status again (a ``status`` command of ``ts`` ``asked``), even if
+        unchanged: it names the seq of the last event given to publish, and goes out after them,
+        and the ask it answers. The controller asks after the broker was away, to learn how far
+        this driver's events went (the retained status a restarted broker hands over may be
+        older than events it dropped)."""
         said = self._said
         if said is None:
-            self.publish_status()
+            self.publish_status(asked=asked)
         else:
             # (its seq filled again by the link: the last event's now)
-            self._say(said.model_copy(update={"ts": utc_now(), "seq": None}))
+            self._say(said.model_copy(update={"ts": utc_now(), "seq": None, "asked": asked}))
 
     # ------------------------------------------------------------------ what the device reports
 

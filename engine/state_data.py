@@ -52,8 +52,10 @@ from engine.table import Table
 #: ResultState.awaiting, chip corrections judged once their evidence could have come; version
 #: 6 data is migrated, :func:`_from_version_6`. 8: SequenceState.asking, heard and asked, the
 #: devices asked to say their status after the broker was away; version 7 data is migrated,
-#: :func:`_from_version_7`; SequenceState.answering, the devices that answer that ask.)
-STATE_VERSION: Final = 8
+#: :func:`_from_version_7`; SequenceState.answering, the devices that answer that ask. 9:
+#: SequenceState.echoing, the devices whose answers name the ask; version 8 data is migrated,
+#: :func:`_from_version_8`.)
+STATE_VERSION: Final = 9
 
 #: Table fields that come from the settings (given again at load), not from the data.
 _FROM_SETTINGS: Final = frozenset({"settings", "profile", "reaction", "gap_wait"})
@@ -290,6 +292,9 @@ def state_from_data(data: Any, settings: EngineSettings, codec: Codec | None = N
     if version == 7:
         data = _from_version_7(data)
         version = data["version"]
+    if version == 8:
+        data = _from_version_8(data)
+        version = data["version"]
     if version != STATE_VERSION:
         raise StateDataError(
             f"state: written by engine state version {version!r}; this engine reads version "
@@ -362,6 +367,18 @@ def _from_version_7(data: dict[str, Any]) -> dict[str, Any]:
         "answering": {"F": []},
     }
     return {**data, "version": 8, "machine": {**machine, "device_seqs": {**part, "f": {**fields, **added}}}}
+
+
+def _from_version_8(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 8 data as version 9's (a new dict): no device known to name the ask it answers
+    (version 8 drivers did not)."""
+    machine = data["machine"]
+    part = machine.get("device_seqs") if isinstance(machine, dict) else None
+    fields = part.get("f") if isinstance(part, dict) else None
+    if not isinstance(part, dict) or not isinstance(fields, dict) or "echoing" in fields:
+        raise StateDataError("machine.device_seqs: not version 8 data (no fields, or echoing already)")
+    added: dict[str, Any] = {"echoing": {"F": []}}
+    return {**data, "version": 9, "machine": {**machine, "device_seqs": {**part, "f": {**fields, **added}}}}
 
 
 def _check_kind(where: str, value: object, fresh: object) -> None:

@@ -210,7 +210,8 @@ class DeviceLink:
             # First: it tells the controller how far this driver's events go before the ones
             # that waited for the broker arrive (it holds what comes until every driver said so,
             # and puts what waited in its order: engine.sequences).
-            status = self._status.model_copy(update={"ts": utc_now(), "seq": None})
+            # (said again on a connection: an answer's ask is not answered again)
+            status = self._status.model_copy(update={"ts": utc_now(), "seq": None, "asked": None})
             self.set_status(status, first=True)
 
     async def _read_previous(self, client: aiomqtt.Client) -> None:

@@ -273,13 +273,15 @@ async def test_events_name_their_session_and_a_resend_publishes_them_again_uncha
         assert f"resend of session {session} events 1 to 2: 1 no longer held" in caplog.text
         assert driver.emitted == 5
         # Asked to say its status (the controller after the broker was away): said again,
-        # unchanged but for its time, with the device gone too.
+        # unchanged but for its time and the ask it answers, with the device gone too.
         said = len(link.statuses)
-        link.command(StatusCommand(ts=utc_now()))
+        ask = StatusCommand(ts=utc_now())
+        link.command(ask)
         await link.wait_for(lambda: len(link.statuses) == said + 1)
         again, before = link.statuses[-1], link.statuses[-2]
         assert (again.state, again.session, again.detail) == (before.state, session, before.detail)
         assert again.ts > before.ts
+        assert (before.asked, again.asked) == (None, ask.ts)
     finally:
         await stop_task(task)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from config.models import MqttSection
-from contract.models import LampCommand
+from contract.models import LampCommand, StatusCommand
 from contract.timestamps import utc_now
 from contract.topics import Topics
 from drivers.driver import Driver, DriverOptions, stop_task
@@ -70,6 +70,12 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
     task = asyncio.create_task(driver.run())
     try:
         await until_ready(driver)
+        # Asked to say its status before the broker goes: its answer names the ask.
+        async with subscribed(mosquitto.port, topics.device_status("dev")) as got:
+            ask = StatusCommand(ts=utc_now())
+            await publish(mosquitto.port, cmd, ask.to_json())
+            said = topics.device_status("dev")
+            await got.wait_for(lambda: any(s.asked == ask.ts for s in got.statuses(said)))
         await asyncio.to_thread(mosquitto.stop)
         driver.device.presses.put_nowait("new_hand")
         driver.device.presses.put_nowait("ack")
@@ -86,9 +92,11 @@ async def test_broker_restart_queues_events_and_resubscribes(mosquitto: Mosquitt
             assert [e.seq for e in got.events(events)] == [1, 2]
             await until_ready(driver)
         async with subscribed(mosquitto.port, topics.device_status("dev")) as got:
-            # The status said again after the reconnection names the last event before it.
+            # The status said again after the reconnection names the last event before it, and
+            # no ask: it is news of the broker, not an answer (engine.sequences).
             await got.wait_for(lambda: bool(got.statuses(topics.device_status("dev"))))
             assert got.statuses(topics.device_status("dev"))[-1].seq == 2
+            assert got.statuses(topics.device_status("dev"))[-1].asked is None
             await publish(mosquitto.port, cmd, LampCommand(ts=utc_now(), colour="red").to_json())
             for _ in range(100):
                 if driver.device.executed:

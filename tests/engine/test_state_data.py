@@ -221,11 +221,25 @@ def test_a_state_of_version_7_is_migrated_asking_no_device() -> None:
     (engine.sequences); version 7 asked none: its data comes back as a fresh ask would find it."""
     data = state_to_data(_engine_after(1).state)
     seqs = data["machine"]["device_seqs"]
-    fields = {k: v for k, v in seqs["f"].items() if k not in ("asking", "heard", "asked")}
+    added = ("asking", "heard", "asked", "answering", "echoing")  # (echoing: version 9)
+    fields = {k: v for k, v in seqs["f"].items() if k not in added}
     older = {**data, "version": 7, "machine": {**data["machine"], "device_seqs": {**seqs, "f": fields}}}
     assert state_to_data(state_from_data(older, settings())) == data
     with pytest.raises(StateDataError, match="not version 7 data"):
         state_from_data({**data, "version": 7}, settings())
+
+
+def test_a_state_of_version_8_is_migrated_knowing_no_device_that_names_the_ask() -> None:
+    """Version 9 added the devices whose answers name the engine's ask (``Status.asked``);
+    version 8 knew none: its data comes back as a fresh engine would know them."""
+    data = state_to_data(_engine_after(1).state)
+    seqs = data["machine"]["device_seqs"]
+    assert seqs["f"]["echoing"] == {"F": []}
+    fields = {k: v for k, v in seqs["f"].items() if k != "echoing"}
+    older = {**data, "version": 8, "machine": {**data["machine"], "device_seqs": {**seqs, "f": fields}}}
+    assert state_to_data(state_from_data(older, settings())) == data
+    with pytest.raises(StateDataError, match="not version 8 data"):
+        state_from_data({**data, "version": 8}, settings())
 
 
 def test_a_state_with_a_chip_correction_awaiting_its_evidence_comes_back_exactly() -> None:
