@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from config.models import DriverConfig, MqttSection, RfidReaderDevice
-from contract.models import DeviceCommand, ResendCommand, StatusCommand
+from contract.models import DeviceCommand, LampCommand, ResendCommand, StatusCommand
 from contract.topics import Topics
 from drivers.errors import CommandRejected, DeviceLost, DeviceUnavailable
 from drivers.session import RESEND_BUFFER, DeviceSession, DriverLink
 from link.backoff import Backoff
 from link.client import client_id
+from link.commands import ReceivedCommand
 from link.device import DeviceLink
 
 #: How long the device loop waits for the broker before numbering sessions without it.
@@ -45,6 +46,13 @@ FIRST_BACKOFF_S: Final = 0.1
 #: first delay again. A device that fails sooner (answers the handshake, then breaks at once)
 #: is retried with growing delays instead of being reopened in a tight loop.
 STABLE_SESSION_S: Final = 5.0
+
+
+#: Commands that set something the device keeps (the alert lamp), not something it does once: the
+#: latest is set again whenever the device (re)connects, so that one sent while it was away (the
+#: controller sets the lamp at every start, maybe before the board answers) or undone by a replug
+#: (the board starts dark) still shows. A buzz or a shuffle asked while it is away is refused.
+LASTING: Final = (LampCommand,)
 
 
 @dataclass(frozen=True)
@@ -152,6 +160,8 @@ class Driver(Generic[DeviceT_co]):
             clock=clock,
         )
         self._device = device(self.session)
+        #: The latest of each lasting command (``LASTING``), set again at every connection.
+        self._lasting: dict[str, ReceivedCommand] = {}
         #: Connections tried so far (diagnostics: a device that keeps failing shows here).
         self.connect_attempts = 0
 
@@ -262,6 +272,8 @@ class Driver(Generic[DeviceT_co]):
                 session.begin()
                 device.session_started()
                 session.publish_status()
+                for setting in self._lasting.values():
+                    self.link.commands.again(setting)  # (through the worker: one command at a time)
                 await device.serve()
             except (OSError, DeviceLost) as error:
                 self.log.warning("%s: device lost: %s", self.device_id, error)
@@ -288,10 +300,16 @@ class Driver(Generic[DeviceT_co]):
             if isinstance(command, StatusCommand):
                 self.session.say_status(command.ts)  # how far its events went, device connected or not
                 continue
+            if isinstance(command, LASTING):
+                self._lasting[command.cmd] = received
             if not self.session.online:
-                self.log.error(
-                    "%s: %s: cannot execute %r: device offline", self.device_id, topic, command.cmd
-                )
+                if isinstance(command, LASTING):
+                    kept = "%s: %s: %r kept until the device is back"
+                    self.log.info(kept, self.device_id, topic, command.cmd)
+                else:
+                    self.log.error(
+                        "%s: %s: cannot execute %r: device offline", self.device_id, topic, command.cmd
+                    )
                 continue
             try:
                 await self._device.execute(command)

@@ -7,7 +7,8 @@ reached the way that issue describes; :func:`acknowledge_all` queues the PUBACKs
 as one write of paho's. Nothing else in tablectl touches aiomqtt's internals.
 
 A message id is valid only on the connection it arrived on, so messages are also tagged with the
-connection they came from (a public attribute set on aiomqtt's own message objects).
+connection they came from: the intake's :class:`Received` carries it, and
+:func:`connection_tagged_queue` sets it as a public attribute on aiomqtt's own message objects.
 
 :func:`socket_of` gives a connected client's socket (paho's public ``socket()``, behind aiomqtt),
 for diagnostics and the tests that check its options (TCP_NODELAY).
@@ -29,8 +30,9 @@ import logging
 import socket
 import struct
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import aiomqtt
 from paho.mqtt import client as paho_client
@@ -44,7 +46,17 @@ def enable_manual_acks(client: aiomqtt.Client) -> None:
     client._client.manual_ack_set(True)
 
 
-def acknowledge(client: aiomqtt.Client, message: aiomqtt.Message) -> None:
+class Acknowledgeable(Protocol):
+    """A received message as far as its acknowledgement goes (aiomqtt's, or :class:`Received`)."""
+
+    @property
+    def mid(self) -> int: ...
+
+    @property
+    def qos(self) -> int: ...
+
+
+def acknowledge(client: aiomqtt.Client, message: Acknowledgeable) -> None:
     """Acknowledge a QoS 1 message (a no-op for QoS 0) on the current connection."""
     if message.qos > 0:
         client._client.ack(message.mid, message.qos)
@@ -54,11 +66,9 @@ def acknowledge(client: aiomqtt.Client, message: aiomqtt.Message) -> None:
 _PUBACK = 0x40
 #: MQTT's PUBLISH packet type (the high 4 bits of its first byte).
 _PUBLISH = 0x30
-#: Topics whose aiomqtt ``Topic`` the intake keeps (a table has a handful).
-MAX_TOPICS = 256
 
 
-def acknowledge_all(client: aiomqtt.Client, messages: Sequence[aiomqtt.Message]) -> None:
+def acknowledge_all(client: aiomqtt.Client, messages: Sequence[Acknowledgeable]) -> None:
     """Acknowledge messages in order with one write (:func:`acknowledge` for each, in effect).
 
     paho queues every PUBACK as a packet of its own and writes each with a system call of its
@@ -289,6 +299,17 @@ class _ReadAhead:
         return getattr(self.socket, name)
 
 
+class Received(NamedTuple):
+    """A message as the intake hands it out: what the service reads of it, and the connection it
+    arrived on (its ``mid`` is valid only there)."""
+
+    topic: str
+    payload: bytes
+    qos: int
+    mid: int
+    connection: int
+
+
 class Intake:
     """A client's received messages, bounded: beyond ``high`` waiting, the socket is not read.
 
@@ -300,10 +321,17 @@ class Intake:
     paused (it would wait for a PUBACK that is not read): the service publishes from a task of
     its own.
 
-    Also: messages are tagged with the connection they arrived on (:func:`arrived_on`), the
-    CONNACK's *session present* flag is kept (:attr:`session_present`), :meth:`get` takes
-    a waiting message without the task and ``asyncio.wait`` that aiomqtt's iterator spends on
-    each one, and paho hands each message straight to aiomqtt's callback (see :meth:`bind`).
+    The intake holds the messages itself, in order, as :class:`Received` tuples (topic text,
+    payload bytes, QoS, message id, connection): the PUBLISH packets read ahead are taken into it
+    directly (see :meth:`bind`), and the messages paho reads itself come through aiomqtt's
+    callback into the queue of :meth:`queue_type`, which hands them over to the intake at once.
+    (An aiomqtt ``Message``, its ``Topic``, the connection set as an attribute and an
+    ``asyncio.Queue``'s bookkeeping cost about 1.3 us a message, and the service read them back.)
+    aiomqtt's own message iterator is not served: the consumer calls :meth:`get`.
+
+    Also: the CONNACK's *session present* flag is kept (:attr:`session_present`), :meth:`get`
+    takes a waiting message without the task and ``asyncio.wait`` that aiomqtt's iterator spends
+    on each one, and paho hands each message straight to aiomqtt's callback (see :meth:`bind`).
     """
 
     def __init__(self, connection: Callable[[], int], *, high: int = 1_000, low: int = 250) -> None:
@@ -318,33 +346,30 @@ class Intake:
         self._paused_fd: int | None = None
         #: The consumer waiting in :meth:`get` for a message (done when one is queued).
         self._waiter: asyncio.Future[None] | None = None
-        #: aiomqtt's topics of the topics seen (:meth:`_topic`).
-        self._topics: dict[str, aiomqtt.Topic] = {}
+        #: The messages received and not yet taken, in order.
+        self._messages: deque[Received] = deque()
 
     def queue_type(self) -> type[asyncio.Queue[aiomqtt.Message]]:
-        """The queue class to build the client with (``make_client(queue_type=...)``)."""
+        """The queue class to build the client with (``make_client(queue_type=...)``): what
+        aiomqtt puts into it goes into the intake."""
         intake = self
 
         class IntakeQueue(asyncio.Queue[aiomqtt.Message]):
             def put_nowait(self, item: aiomqtt.Message) -> None:
-                item.connection = intake.connection()  # type: ignore[attr-defined]
-                super().put_nowait(item)
-                intake._arrived(self.qsize())
-
-            def get_nowait(self) -> aiomqtt.Message:
-                item = super().get_nowait()
-                if intake._paused_fd is not None and self.qsize() <= intake.low:
-                    intake._resume()
-                return item
+                # (aiomqtt's payload is paho's bytes: ``bytes()`` makes no copy of them)
+                payload = bytes(item.payload)
+                intake.put(Received(str(item.topic), payload, item.qos, item.mid, intake.connection()))
 
         return IntakeQueue
 
-    def _arrived(self, waiting: int) -> None:
-        """A message was queued (``waiting`` now): wake the consumer, pause reading at ``high``."""
+    def put(self, message: Received) -> None:
+        """Queue a message: wake the consumer, pause reading at ``high``."""
+        messages = self._messages
+        messages.append(message)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
-        if waiting >= self.high:
+        if len(messages) >= self.high:
             self._pause()
 
     def bind(self, client: aiomqtt.Client) -> None:
@@ -367,8 +392,8 @@ class Intake:
         # paho reads a packet through a dozen dictionary updates, three reads of the socket (its
         # first byte, its length, the rest), a generic decoder and two lock round trips: about as
         # much as the engine spends on the message. The PUBLISH packets already read ahead are
-        # taken here, all of them at once, into the same messages paho would make; anything else
-        # (another packet type, QoS 2, a packet not yet whole, MQTT 5) is left to paho.
+        # taken here, all of them at once, straight into the intake; anything else (another
+        # packet type, QoS 2, a packet not yet whole, MQTT 5) is left to paho.
         packet_read = paho._packet_read
         v5 = paho._protocol == paho_client.MQTTv5
 
@@ -382,6 +407,7 @@ class Intake:
                 # message through paho's reading (and past the bound).
                 return MQTTErrorCode.MQTT_ERR_AGAIN
             taken = 0
+            connection = self.connection()  # (one connection for the whole read)
             while self._paused_fd is None:
                 packet = sock.take_publish()
                 if packet is None:
@@ -402,13 +428,9 @@ class Intake:
                     message.payload = payload
                     handle_message(message)
                     continue
-                # aiomqtt's message made here, not from paho's: paho's constructor builds a
+                # taken here, not through paho's message: paho's constructor builds a
                 # threading.Condition for every message (2.5 of the 3 us from packet to queue)
-                received = aiomqtt.Message(self._topic(name), payload, qos, retain, mid, None)
-                try:
-                    client._queue.put_nowait(received)
-                except asyncio.QueueFull:
-                    log.warning("the intake's queue is full: a message was discarded")
+                self.put(Received(name, payload, qos, mid, connection))
             if not taken:
                 return packet_read()  # (another packet, or a connection closed: paho's)
             with paho._msgtime_mutex:
@@ -446,34 +468,24 @@ class Intake:
 
         paho.on_socket_open = socket_opened
 
-    def _topic(self, name: str) -> aiomqtt.Topic:
-        """aiomqtt's ``Topic`` of ``name``, one for each topic (at most ``MAX_TOPICS``): a topic
-        is a frozen value, and making one (a data class that checks its text) cost two thirds of
-        a message's 2.5 us from packet to aiomqtt's message. A topic beyond the bound is made
-        anew each time (a flood of topics never grows memory)."""
-        topic = self._topics.get(name)
-        if topic is None:
-            topic = aiomqtt.Topic(name)
-            if len(self._topics) < MAX_TOPICS:
-                self._topics[name] = topic
-        return topic
-
     @property
     def waiting(self) -> int:
-        return 0 if self._client is None else self._client._queue.qsize()
+        return len(self._messages)
 
-    def get_nowait(self) -> aiomqtt.Message | None:
+    def get_nowait(self) -> Received | None:
         """A waiting message, or None."""
-        assert self._client is not None
-        queue = self._client._queue
-        if not queue.qsize():
+        messages = self._messages
+        if not messages:
             return None
-        return queue.get_nowait()
+        message = messages.popleft()
+        if self._paused_fd is not None and len(messages) <= self.low:
+            self._resume()
+        return message
 
-    async def get(self) -> aiomqtt.Message:
+    async def get(self) -> Received:
         """The next message; raises ``MqttError`` when the connection is lost meanwhile.
 
-        The consumer waits on a future of its own, done by the queue's ``put_nowait``: the task
+        The consumer waits on a future of its own, done by :meth:`put`: the task
         runs at the next turn of the loop. aiomqtt's iterator waits for a task of the queue's
         ``get`` through ``asyncio.wait``: two turns more for every message that finds the
         consumer idle (an alert's message, on a quiet table).

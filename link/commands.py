@@ -55,6 +55,15 @@ class CommandQueue:
             return None
         return received
 
+    def again(self, received: ReceivedCommand) -> None:
+        """Queue ``received`` once more (a lasting setting made again when the device is back);
+        when the queue is full it is left out, and the log says so."""
+        try:
+            self._queue.put_nowait(received)
+        except asyncio.QueueFull:
+            left = "%s: %s: %r not set again: the queue is full"
+            self.log.info(left, self.name, received.topic, received.command.cmd)
+
     async def get(self) -> ReceivedCommand:
         """The oldest waiting command (waits for one)."""
         return await self._queue.get()

@@ -28,7 +28,7 @@ from typing import Final
 import aiomqtt
 
 from controller.journal.writer import Journal, Progress
-from link.aiomqtt_adapter import acknowledge_all
+from link.aiomqtt_adapter import Received, acknowledge_all
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class Acknowledgements:
         self.connection = 0
         #: Set when the journal's fault state changed (the service publishes status and alert).
         self.health_changed = asyncio.Event()
-        self._pending: deque[tuple[int, aiomqtt.Message, int]] = deque()
+        self._pending: deque[tuple[int, Received]] = deque()
         self._progress = asyncio.Event()
         self._fault: str | None = None
         self._scheduled = False
@@ -83,10 +83,11 @@ class Acknowledgements:
             self._fault = progress.fault
             self.health_changed.set()
 
-    def add(self, record: int, message: aiomqtt.Message, connection: int) -> None:
-        """Acknowledge ``message`` once the record ``record`` is durable (0: nothing to wait for)."""
+    def add(self, record: int, message: Received) -> None:
+        """Acknowledge ``message`` once the record ``record`` is durable (0: nothing to wait for),
+        on the connection it arrived on (not at all once that one is lost)."""
         behind = bool(self._pending)
-        self._pending.append((record, message, connection))
+        self._pending.append((record, message))
         if behind and self.journal is not None:
             # The messages before it wait for the journal, and it waits for them: every change of
             # the journal's progress releases what it can (``_update``), nothing to look at now.
@@ -94,34 +95,41 @@ class Acknowledgements:
         self._release(self.journal.progress() if self.journal is not None else None)
 
     def _release(self, progress: Progress | None) -> None:
-        released: list[aiomqtt.Message] = []
+        released: list[Received] = []
         try:
             self._release_into(released, progress)
         finally:
             if released and self.client is not None:
                 acknowledge_all(self.client, released)
 
-    def _release_into(self, released: list[aiomqtt.Message], progress: Progress | None) -> None:
+    def _release_into(self, released: list[Received], progress: Progress | None) -> None:
         """Take the messages that may be acknowledged now off the queue, in order."""
-        while self._pending:
-            record, message, connection = self._pending[0]
+        pending = self._pending
+        connection = self.connection
+        acknowledging = self.client is not None
+        # (most of the time nothing is lost: no look at the lost spans for each message)
+        lost = progress is not None and bool(progress.lost)
+        durable = progress.durable if progress is not None else 0
+        while pending:
+            record, message = pending[0]
             early = False
             if record and progress is not None:
-                if progress.is_lost(record):
-                    self._pending.popleft()  # never acknowledged: the broker keeps it
+                if lost and progress.is_lost(record):
+                    pending.popleft()  # never acknowledged: the broker keeps it
                     self._early_span = False
                     continue
-                if record > progress.durable:
+                if record > durable:
                     if not progress.held_in_memory(record):
                         break
                     early = True
-            self._pending.popleft()
-            if connection == self.connection and self.client is not None:
+            pending.popleft()
+            current = message.connection == connection
+            if current and acknowledging:
                 released.append(message)
                 if early and self.journal is not None:
                     self.journal.acknowledged_early(record, extends=self._early_span)
             if record:
-                self._early_span = early and connection == self.connection
+                self._early_span = early and current
 
     async def written(self, record: int) -> None:
         """Return once ``record`` is written, at once while the journal is in a fault, and after

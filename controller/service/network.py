@@ -45,15 +45,15 @@ from controller.service.acks import Acknowledgements
 from controller.service.flights import Flight, Flights
 from controller.service.inbox import Classified, Malformed
 from controller.service.table import Outgoing, TableController
-from link.aiomqtt_adapter import Intake, arrived_on, enable_manual_acks, publish_now
+from link.aiomqtt_adapter import Intake, Received, enable_manual_acks, publish_now
 from link.backoff import Backoff
 from link.client import client_id, make_client
 from link.reconnect import reconnecting
 
 log = logging.getLogger(__name__)
 
-#: A message taken from the intake: its topic, payload, time of arrival and classification.
-_Taken: TypeAlias = tuple[aiomqtt.Message, str, bytes, datetime, Classified | Malformed | None]
+#: A message taken from the intake, its time of arrival and its classification.
+_Taken: TypeAlias = tuple[Received, datetime, Classified | Malformed | None]
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -588,7 +588,8 @@ class Service:
                 self._classify(first, now)
                 while len(taken) < CLASSIFY_BATCH and (more := intake.get_nowait()) is not None:
                     self._classify(more, now)
-            message, topic, data, received, classified = taken.popleft()
+            message, received, classified = taken.popleft()
+            topic, data = message.topic, message.payload
             if self.listeners:
                 self._listen(lambda listener: listener.received(topic, data))  # noqa: B023 - called at once
             handled = self.controller.receive_classified(topic, data, received, classified, defer_state=True)
@@ -601,7 +602,7 @@ class Service:
                 processed = PROCESS_BATCH
             # A message of a previous connection is not acknowledged: its id belonged there (a
             # persistent session delivers it again, and the controller recognises the repeat).
-            self.acks.add(handled.record, message, arrived_on(message))
+            self.acks.add(handled.record, message)
             processed += 1
             if intake.waiting == 0 and not taken and processed < PROCESS_BATCH:
                 # The intake ran dry within a batch: the socket's reader (and the publisher) run
@@ -619,16 +620,10 @@ class Service:
                 self._time_moved.set()
                 await asyncio.sleep(0)
 
-    def _classify(self, message: aiomqtt.Message, received: datetime) -> None:
+    def _classify(self, message: Received, received: datetime) -> None:
         """Take ``message``, received by ``received``, into the batch to process, classified."""
-        payload = message.payload
-        if isinstance(payload, str):
-            payload = payload.encode()
-        elif not isinstance(payload, bytes | bytearray):
-            payload = b"" if payload is None else str(payload).encode()
-        topic, data = str(message.topic), bytes(payload)
-        classified = self.controller.inbox.classify(topic, data, received)
-        self._classified.append((message, topic, data, received, classified))
+        classified = self.controller.inbox.classify(message.topic, message.payload, received)
+        self._classified.append((message, received, classified))
 
     async def _watch_journal(self) -> None:
         """Publish the alert, state and status a change of the journal's health calls for."""

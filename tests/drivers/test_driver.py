@@ -13,6 +13,7 @@ import pytest
 
 from config.models import MqttSection
 from contract.models import (
+    BuzzerCommand,
     DeviceCommand,
     FaultEvent,
     LampCommand,
@@ -212,12 +213,12 @@ async def test_commands_while_offline_and_beyond_the_queue_are_rejected_not_lost
     try:
         await link.wait_for(lambda: link.state() == "offline")
         with caplog.at_level(logging.ERROR, logger="drivers.testdev"):
-            link.command(LampCommand(ts=utc_now(), colour="red"))
+            link.command(BuzzerCommand(ts=utc_now(), duration_ms=500))
             for _ in range(100):
                 if "device offline" in caplog.text:
                     break
                 await asyncio.sleep(0.01)
-        assert "cannot execute 'lamp': device offline" in caplog.text
+        assert "cannot execute 'buzzer': device offline" in caplog.text
         # A device that hangs on a command: the queue holds two more, the fourth is rejected.
         driver.device.plugged = True
         await link.wait_for(lambda: link.state() == "online")
@@ -227,6 +228,40 @@ async def test_commands_while_offline_and_beyond_the_queue_are_rejected_not_lost
                 link.command(LampCommand(ts=utc_now(), colour="green"))
             assert "2 commands already wait" in caplog.text
         driver.device.slow.set()
+    finally:
+        await stop_task(task)
+
+
+async def test_the_lamp_set_while_the_device_is_away_is_set_when_it_is_back_and_after_a_replug(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The controller sets the lamp at its start, maybe before the board answers, and a
+    replugged board starts dark: the latest lamp is kept while the device is away and set again
+    at every connection (a buzz is not: it is refused while the device is away)."""
+    driver, link = make()
+    driver.device.plugged = False
+    task = asyncio.create_task(driver.run())
+    try:
+        await link.wait_for(lambda: link.state() == "offline")
+        with caplog.at_level(logging.INFO, logger="drivers.testdev"):
+            link.command(LampCommand(ts=utc_now(), colour="red"))
+            link.command(LampCommand(ts=utc_now(), colour="amber", blink=True))
+            await until(lambda: caplog.text.count("'lamp' kept until the device is back") == 2, within=5)
+        assert driver.device.executed == []
+        driver.device.plugged = True
+        await link.wait_for(lambda: link.state() == "online")
+        await until(lambda: len(driver.device.executed) == 1, within=5)
+        assert [(c.colour, c.blink) for c in driver.device.executed if isinstance(c, LampCommand)] == [
+            ("amber", True)
+        ]
+        # Unplugged and plugged again: the board starts dark, the lamp is set again.
+        driver.device.plugged = False
+        driver.device.presses.put_nowait(None)
+        await link.wait_for(lambda: link.state() == "offline")
+        driver.device.plugged = True
+        await link.wait_for(lambda: link.state() == "online")
+        await until(lambda: len(driver.device.executed) == 2, within=5)
+        assert driver.device.executed[1] == driver.device.executed[0]
     finally:
         await stop_task(task)
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-import aiomqtt
-
 from config.models import MqttSection
-from link.aiomqtt_adapter import Intake, acknowledge_all, enable_manual_acks
+from link.aiomqtt_adapter import Intake, Received, acknowledge_all, enable_manual_acks
 from link.client import make_client
 from testing.mosquitto import Mosquitto
 
@@ -25,7 +23,7 @@ async def _session(broker: Mosquitto, count: int, acknowledged: int) -> list[byt
     )
     enable_manual_acks(client)
     intake.bind(client)
-    taken: list[aiomqtt.Message] = []
+    taken: list[Received] = []
     async with client:
         await client.subscribe(TOPIC, qos=1)
         async with asyncio.timeout(10):
@@ -33,7 +31,7 @@ async def _session(broker: Mosquitto, count: int, acknowledged: int) -> list[byt
                 taken.append(await intake.get())
         # (queued in paho before the DISCONNECT that leaving the block sends: they go first)
         acknowledge_all(client, taken[:acknowledged])
-    return [bytes(m.payload) for m in taken if isinstance(m.payload, bytes)]
+    return [m.payload for m in taken]
 
 
 async def _publish(broker: Mosquitto, payloads: list[bytes]) -> None:
