@@ -1,7 +1,7 @@
 """Throughput of the pure engine core, in events per second on one core.
 
 Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat R] [--chips]
-[--against REV]``
+[--against REV] [--callgrind [--keep PREFIX]]``
 
 Random legal hands of the virtual dealer (2 to 10 players joining and leaving, two decks, folds,
 all-in run-outs, showdowns, reader noise) are rendered once into contract messages; the timed
@@ -18,12 +18,27 @@ worktree), side by side: two worker processes, one per tree, each with its own c
 its own code, timed in turns (``--repeat`` times, each going first every other turn) so that the other load of
 a shared machine falls on both alike; the best run of each and their ratio (this tree's rate
 over REV's: above 1.0 is faster) are printed. The worktree is removed afterwards.
+
+``--callgrind``: instructions instead of time, the figure a shared machine's load does not move.
+Each tree (this one, and REV's with ``--against``) runs in a worker under ``valgrind
+--tool=callgrind`` (``PYTHONHASHSEED=0``, the two at once): it builds its corpus, freezes it out of
+the collector's sight (``gc.freeze()``: the collector's passes over the corpus are noise, not the
+engine's cost), runs one pass to warm up and one inside ``functools.reduce``, the one C function
+callgrind is told to count within (``--toggle-collect``), as ``benchmarks/replay_instructions.py``
+does. Prints each tree's instructions per event and the ratio (REV's instructions per event over
+this tree's: above 1.0 is faster). ``--keep PREFIX`` keeps callgrind's output of each tree as
+``PREFIX.this`` and ``PREFIX.REV`` (for ``callgrind_annotate``). Slow: a few minutes for 100 hands
+with chips, most of it building the corpus under valgrind.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
+import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -31,7 +46,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "config" / "decks.example.csv"
@@ -124,13 +139,34 @@ def _timed(runs: list[tuple[EngineSettings, list[Received]]]) -> tuple[float, fl
     return time.perf_counter() - start, time.process_time() - cpu_start, states, alerts
 
 
+def _counted(runs: list[tuple[EngineSettings, list[Received]]]) -> tuple[int, int]:
+    """One pass to warm up, then one inside ``functools.reduce`` (what callgrind counts):
+    (public states, alert changes) of the counted pass."""
+    _timed(runs)
+    found: list[tuple[float, float, int, int]] = []
+
+    def once(_: object, __: object) -> object:
+        found.append(_timed(runs))
+        return None
+
+    functools.reduce(once, (0,), None)  # (once: the initial value and the one item)
+    return found[0][2], found[0][3]
+
+
 def _worker(args: argparse.Namespace) -> int:
-    """Serve timed passes of the tree at ``--worker`` over stdin/stdout (for ``--against``)."""
+    """Serve timed passes of the tree at ``--worker`` over stdin/stdout (for ``--against``); with
+    ``--callgrind``, one counted pass (run under callgrind by ``_instructions``)."""
     import engine
 
     if not Path(engine.__file__).resolve().is_relative_to(Path(args.worker).resolve()):
         raise SystemExit(f"worker: engine imported from {engine.__file__}, not {args.worker}")
     runs = _runs(args)
+    if args.callgrind:
+        gc.collect()
+        gc.freeze()  # (the corpus out of the collector's passes: see the module docstring)
+        states, alerts = _counted(runs)
+        print(f"{sum(len(r) for _, r in runs)} {states} {alerts}", flush=True)
+        return 0
     print(f"ready {sum(len(r) for _, r in runs)}", flush=True)
     for line in sys.stdin:
         if line.strip() != "run":
@@ -147,11 +183,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--chips", action="store_true", help="hands with chips (PokerKit's)")
     parser.add_argument("--against", metavar="REV", help="compare with git revision REV")
+    parser.add_argument("--callgrind", action="store_true", help="count instructions (valgrind)")
+    parser.add_argument("--keep", metavar="PREFIX", help="with --callgrind: keep callgrind's outputs")
     parser.add_argument("--worker", help=argparse.SUPPRESS)  # (a tree's side of --against)
     args = parser.parse_args()
     sys.path.insert(0, args.worker or str(ROOT))
     if args.worker:
         return _worker(args)
+    if args.callgrind:
+        return _instructions(args)
     if args.against:
         return _against(args)
     runs = _runs(args)
@@ -179,27 +219,15 @@ class _Side:
 
     def __init__(self, name: str, tree: Path, args: argparse.Namespace) -> None:
         self.name = name
-        command = [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--worker",
-            str(tree),
-            "--hands",
-            str(args.hands),
-            "--seed",
-            str(args.seed),
-        ]
-        if args.chips:
-            command.append("--chips")
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree
+            _worker_command(tree, args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree
         )
         self.events = int(self._read().removeprefix("ready "))
         self.wall = self.cpu = float("inf")
         self.outputs = ""
 
     def _read(self) -> str:
-        stdout: TextIO | None = self.process.stdout
+        stdout: IO[str] | None = self.process.stdout
         line = stdout.readline() if stdout is not None else ""
         if not line:
             raise SystemExit(f"{self.name}: the worker ended ({self.process.wait()})")
@@ -219,19 +247,118 @@ class _Side:
         self.process.wait()
 
 
-def _against(args: argparse.Namespace) -> int:
-    """This tree and ``args.against`` side by side (see the module docstring)."""
-    revision = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{args.against}^{{commit}}"],
+def _worker_command(tree: Path, args: argparse.Namespace) -> list[str]:
+    """The command line of a worker for ``tree``."""
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        str(tree),
+        "--hands",
+        str(args.hands),
+        "--seed",
+        str(args.seed),
+    ]
+    if args.chips:
+        command.append("--chips")
+    if args.callgrind:
+        command.append("--callgrind")
+    return command
+
+
+def _revision(name: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{name}^{{commit}}"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.strip()
-    holder = Path(tempfile.mkdtemp(prefix="engine-throughput-"))
+
+
+def _worktree(holder: Path, revision: str) -> Path:
+    """A detached worktree of ``revision`` under ``holder`` (removed by ``_remove``)."""
     other = holder / "tree"
     subprocess.run(
         ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(other), revision], check=True
     )
+    return other
+
+
+def _remove(holder: Path, other: Path | None) -> None:
+    if other is not None:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], check=False)
+    shutil.rmtree(holder, ignore_errors=True)
+
+
+def _instructions(args: argparse.Namespace) -> int:
+    """``--callgrind``: each tree's counted pass under callgrind (see the module docstring)."""
+    holder = Path(tempfile.mkdtemp(prefix="engine-throughput-"))
+    trees: list[tuple[str, Path]] = [("this tree", ROOT)]
+    other = None
+    processes: list[tuple[str, Path, subprocess.Popen[str]]] = []
+    try:
+        if args.against:
+            revision = _revision(args.against)
+            other = _worktree(holder, revision)
+            trees.append((revision[:12], other))
+        for index, (name, tree) in enumerate(trees):
+            keep = f"{args.keep}.{'this' if index == 0 else name}" if args.keep else None
+            out = Path(keep).resolve() if keep else holder / f"callgrind.{index}"
+            command = [
+                "valgrind",
+                "--tool=callgrind",
+                "--toggle-collect=functools_reduce",
+                f"--callgrind-out-file={out}",
+                *_worker_command(tree, args),
+            ]
+            process = subprocess.Popen(
+                command,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=tree,
+                env={**os.environ, "PYTHONHASHSEED": "0"},
+            )
+            processes.append((name, out, process))
+        rows: list[tuple[str, int, int, str]] = []
+        for name, out, process in processes:
+            stdout, stderr = process.communicate()
+            if process.returncode != 0:
+                raise SystemExit(
+                    f"{name}: the worker ended under callgrind ({process.returncode}):\n{stderr}"
+                )
+            counted, states, alerts = stdout.split()[-3:]
+            found = re.search(r"^summary: (\d+)", out.read_text(), re.MULTILINE)
+            assert found is not None, "no summary in callgrind's output"
+            outputs = f"{states} public states, {alerts} alert changes"
+            rows.append((name, int(found.group(1)), int(counted), outputs))
+    finally:
+        for _, _, process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        _remove(holder, other)
+    what = "hands with chips" if args.chips else "hands"
+    print(f"corpus:        {args.hands} {what}; one warm pass counted by callgrind")
+    for name, instructions, events, outputs in rows:
+        print(
+            f"{name:<14} {instructions:>14,} instructions, {instructions / events:>9,.0f} an event "
+            f"({events} events; {outputs})"
+        )
+    if len(rows) == 2:
+        (_, mine, my_events, my_outputs), (_, theirs, their_events, their_outputs) = rows
+        if my_events != their_events or my_outputs != their_outputs:
+            print("note:          the two trees did not do the same work (see events and outputs)")
+        ratio = theirs / their_events / (mine / my_events)
+        print(f"ratio:         {ratio:.3f} (instructions an event: theirs / this tree's)")
+    return 0
+
+
+def _against(args: argparse.Namespace) -> int:
+    """This tree and ``args.against`` side by side (see the module docstring)."""
+    revision = _revision(args.against)
+    holder = Path(tempfile.mkdtemp(prefix="engine-throughput-"))
+    other = _worktree(holder, revision)
     sides: list[_Side] = []
     try:
         sides = [_Side("this tree", ROOT, args), _Side(revision[:12], other, args)]
@@ -241,8 +368,7 @@ def _against(args: argparse.Namespace) -> int:
     finally:
         for side in sides:
             side.close()
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], check=False)
-        shutil.rmtree(holder, ignore_errors=True)
+        _remove(holder, other)
     what = "hands with chips" if args.chips else "hands"
     print(f"corpus:        {args.hands} {what}; best of {args.repeat}, taken in turns")
     for side in sides:

@@ -73,7 +73,8 @@ def seat_zone(seat: int) -> str:
 
 def zone_seat(zone: str) -> int | None:
     """The seat number of a seat zone, or None for board, burn, muck and aside."""
-    return _prefixed_seat(zone, SEAT_PREFIX, _SEATS)
+    found = _SEAT_OF.get(zone, -1)
+    return found if found != -1 else _prefixed_seat(zone, SEAT_PREFIX)
 
 
 def bet_zone(seat: int) -> str:
@@ -88,7 +89,8 @@ def stack_zone(seat: int) -> str:
 
 def zone_bet_seat(zone: str) -> int | None:
     """The seat of a betting-area zone (``bet:N``), or None for any other zone."""
-    return _prefixed_seat(zone, BET_PREFIX, _BET_SEATS)
+    found = _BET_SEAT_OF.get(zone, -1)
+    return found if found != -1 else _prefixed_seat(zone, BET_PREFIX)
 
 
 def zone_stack_seat(zone: str) -> int | None:
@@ -100,27 +102,28 @@ def zone_stack_seat(zone: str) -> int | None:
 
 def is_chip_zone(zone: str) -> bool:
     """True for the zones of chips: ``bet:N``, ``stack:N``, ``pot`` and ``rake``."""
-    found = _CHIP_ZONES.get(zone)
-    if found is None:
-        found = zone in CHIP_ZONES or (zone.startswith((BET_PREFIX, STACK_PREFIX)) and is_zone(zone))
-        if len(_CHIP_ZONES) < _ZONES_KEPT:
-            _CHIP_ZONES[zone] = found
-    return found
+    found = _IS_CHIP_ZONE.get(zone)
+    if found is not None:
+        return found
+    return zone in CHIP_ZONES or (zone.startswith((BET_PREFIX, STACK_PREFIX)) and is_zone(zone))
 
 
-def _prefixed_seat(zone: str, prefix: str, seen: dict[str, int | None]) -> int | None:
-    """The seat of ``prefix`` + N, or None; remembered in ``seen`` (see below)."""
-    found = seen.get(zone, -1)
-    if found == -1:
-        found = int(zone[len(prefix) :]) if zone.startswith(prefix) else None
-        if len(seen) < _ZONES_KEPT:
-            seen[zone] = found
-    return found
+def _prefixed_seat(zone: str, prefix: str) -> int | None:
+    """The seat of ``prefix`` + N, or None."""
+    return int(zone[len(prefix) :]) if zone.startswith(prefix) else None
 
 
-# The answers above for the zones seen so far (the engine asks them for every chip read). A
-# table has a few dozen zones; the caches stop growing at a bound whatever a device sends.
-_ZONES_KEPT: Final = 256
-_SEATS: dict[str, int | None] = {}
-_BET_SEATS: dict[str, int | None] = {}
-_CHIP_ZONES: dict[str, bool] = {}
+#: Every zone of the contract (ZONE_PATTERN: 36 names), for the tables below.
+ALL_ZONES: Final[tuple[str, ...]] = (
+    *(f"{prefix}{seat}" for prefix in (SEAT_PREFIX, BET_PREFIX, STACK_PREFIX) for seat in range(1, 11)),
+    *NON_SEAT_ZONES,
+    *CHIP_ZONES,
+)
+# The answers above for every zone of the contract, worked out once when the module is loaded
+# (tables, not caches: they never change): the engine asks them for every chip read. Another
+# name, never valid on the wire, is worked out as it is asked.
+_SEAT_OF: Final[dict[str, int | None]] = {zone: _prefixed_seat(zone, SEAT_PREFIX) for zone in ALL_ZONES}
+_BET_SEAT_OF: Final[dict[str, int | None]] = {zone: _prefixed_seat(zone, BET_PREFIX) for zone in ALL_ZONES}
+_IS_CHIP_ZONE: Final[dict[str, bool]] = {
+    zone: zone in CHIP_ZONES or zone.startswith((BET_PREFIX, STACK_PREFIX)) for zone in ALL_ZONES
+}

@@ -47,6 +47,7 @@ from engine.api import (
     Received,
     TimeReached,
 )
+from engine.betting.derived import BettingAnswers
 from engine.betting.terms import Clear
 from engine.board import Board, BoardState
 from engine.cards import Cards, CardState
@@ -108,6 +109,9 @@ class Machine:
         #: the session around the hands (engine.session)
         self.session_part = SessionPart()
         self.session: Session
+        #: Not state: the betting core's answers remembered between calls (engine.betting.derived),
+        #: shared by the machine's copies (each answer is found again by the state it came from).
+        self.answers = BettingAnswers()
         self.reset_hand()
         self.attach_concerns()
 
@@ -138,6 +142,7 @@ class Machine:
         new.result_state = self.result_state.copy()
         new.handling_state = self.handling_state.copy()
         new.session_part = self.session_part.copy()
+        new.answers = self.answers
         return new
 
     def reset_hand(self) -> None:
@@ -185,6 +190,8 @@ class Machine:
         | {"results", "handling"}
         | {"session"}
     )
+    #: The attributes that are neither state nor concerns: answers remembered (not stored).
+    REMEMBERED: Final = frozenset({"answers"})
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,

@@ -123,7 +123,7 @@ class LeftOpen:
 @dataclass(slots=True)
 class ResultState:
     """The hand's money and result. Every value is immutable or replaced when it changes (a
-    copy shares them)."""
+    copy shares them), but ``owners``, updated in place (a copy copies it)."""
 
     #: The betting core (engine.betting), once the deal is complete; its result is out (done),
     #: the last street it was told of.
@@ -150,7 +150,8 @@ class ResultState:
     award_chips: frozenset[str] = frozenset()
     gathered: dict[str, int] = field(default_factory=dict)
     #: This hand's chips swept from a betting area into the pot: chip -> the seat that wagered
-    #: it (a fouled deck's chips go back to them).
+    #: it (a fouled deck's chips go back to them). Updated in place: a chip of every sweep adds
+    #: one, and a new dict each time copied the hand's tens of them.
     owners: dict[str, int] = field(default_factory=dict)
     #: Corrections judged once their evidence could have come (:class:`Awaiting`), oldest first.
     awaiting: tuple[Awaiting, ...] = ()
@@ -173,7 +174,7 @@ class ResultState:
             self.showdown_reached,
             self.award_chips,
             self.gathered,
-            self.owners,
+            self.owners.copy(),
             self.awaiting,
         )
 
@@ -246,7 +247,7 @@ class Results:
                 if value is None:
                     continue
                 state.chips_read = True
-                money, found = money.move(value, None, zone)
+                money, found = money.move(value, None, zone, machine.answers)
                 verdicts.extend(found)
             for uid, seat in sorted(state.gathered.items()):
                 value = chips.value(uid)
@@ -255,7 +256,7 @@ class Results:
                 # an ante gathered before the deal: put in by its seat, then into the pot
                 state.chips_read = True
                 for src, dst in ((None, f"bet:{seat}"), (f"bet:{seat}", "pot")):
-                    money, found = money.move(value, src, dst)
+                    money, found = money.move(value, src, dst, machine.answers)
                     verdicts.extend(found)
             state.gathered = {}
         state.money = money
@@ -407,7 +408,7 @@ class Results:
             for uid, left in gone:
                 value = chips.value(uid) if chips is not None else None
                 if value is not None:
-                    money, verdicts = money.move(value, left, None)
+                    money, verdicts = money.move(value, left, None, self.machine.answers)
                     cleared.update(v.key for v in verdicts if isinstance(v, Clear))
             corrected += [f[0] for f in waiting.found if f[0] in cleared and f[0] not in waiting.cleared]
             updated.append(replace(waiting, money=money, cleared=frozenset(cleared)))
@@ -542,7 +543,7 @@ class Results:
         if dst == "pot" and src is not None and uid not in state.owners:
             owner = zone_bet_seat(src)
             if owner is not None:
-                state.owners = {**state.owners, uid: owner}
+                state.owners[uid] = owner
         hand = machine.hand_part
         if hand.phase == "misdeal" and dst is not None:
             self._void_chip(uid, src, dst)
@@ -608,7 +609,7 @@ class Results:
         if money is None:
             return
         state.chips_read = True
-        money, verdicts = money.move(value, src, dst)
+        money, verdicts = money.move(value, src, dst, self.machine.answers)
         state.money = money
         if verdicts:  # (most chip moves find nothing: a call saved)
             self._verdicts(verdicts)
@@ -805,7 +806,7 @@ class Results:
         money = state.money
         if money is not None and not state.done and hand.phase != "misdeal":
             machine.chips.settle_lifted(everything=True)
-            money, verdicts, outcome = money.finish(self._card_codes(machine.board.live()))
+            money, verdicts, outcome = money.finish(self._card_codes(machine.board.live()), machine.answers)
             state.money = money
             self._verdicts(verdicts)
             fields["result"] = "showdown" if state.showdown_reached else outcome.result

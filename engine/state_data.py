@@ -257,7 +257,7 @@ def _stored_fields(machine: Machine) -> dict[str, object]:
         n: table for n in Table.__slots__ if n not in _FROM_SETTINGS and n not in _NOT_STORED
     }
     for name in vars(machine):
-        if name != "table" and name not in Machine.CONCERNS:
+        if name != "table" and name not in Machine.CONCERNS and name not in Machine.REMEMBERED:
             if name in fields:
                 raise RuntimeError(f"the table and the machine both hold a field {name}")
             fields[name] = machine

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.betting.derived import BettingAnswers
 from engine.betting.record import HandState
 from engine.betting.rounds import (
     anyone_owes,
@@ -25,7 +26,9 @@ from engine.betting.terms import Action, Clear, Raise, Verdict
 from engine.betting.zones import add_count
 
 
-def chips_in(h: HandState, seat: int, amount: int, out: list[Verdict], *, zone: bool = True) -> HandState:
+def chips_in(
+    h: HandState, seat: int, amount: int, out: list[Verdict], answers: BettingAnswers, *, zone: bool = True
+) -> HandState:
     """Chips of ``seat`` arrive in its betting area (or an input says it put them in)."""
     b = h.betting
     if zone and b.pending == seat and seat not in b.back and seat not in b.frames:
@@ -54,7 +57,7 @@ def chips_in(h: HandState, seat: int, amount: int, out: list[Verdict], *, zone: 
     b = h.betting
     if seat not in b.live:
         return h  # a folded seat's chips: dead, they are swept like the rest
-    if seat in b.blind_due and to_act_now(h) != seat and may_fix_blind(h, seat):
+    if seat in b.blind_due and to_act_now(h, answers) != seat and may_fix_blind(h, seat):
         return fix_blind(h, seat, amount, out)  # the blind corrected, before its turn
     if b.pending is not None and b.pending != seat:
         h = settle(h, out)
@@ -84,7 +87,7 @@ def stack_emptied(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     return h
 
 
-def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandState:
+def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict], answers: BettingAnswers) -> HandState:
     """Chips leave ``seat``'s betting area for its side (or vanish) before the sweep."""
     if h.betting.pending not in (None, seat):
         h = settle(h, out)
@@ -92,11 +95,11 @@ def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandS
     if seat in h.betting.blind_due and may_fix_blind(h, seat):
         return fix_blind(h, seat, -amount, out)
     before = h.betting.put.get(seat, 0)
-    due = uncalled_due(h)
+    due = uncalled_due(h, answers)
     if due is not None and due[0] == seat:
         # The uncalled part goes back to its owner: not a take-back. A bet over the limit
         # called only to the limit has its excess back so: judged again, it is reduced.
-        h = check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=False), out)
+        h = check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=False), out, answers)
         return rejudge(h, seat, out) if seat in h.betting.frames else h
     h = h.with_betting(put=add_count(h.betting.put, seat, -amount))
     if seat in h.betting.frames:
@@ -116,7 +119,9 @@ def chips_out(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandS
     return h.with_(open_keys=h.open_keys | {key})
 
 
-def sweep(h: HandState, seat: int, amount: int, out: list[Verdict], layout: dict[str, Any]) -> HandState:
+def sweep(
+    h: HandState, seat: int, amount: int, out: list[Verdict], answers: BettingAnswers, layout: dict[str, Any]
+) -> HandState:
     """A chip swept from ``seat``'s betting area into the pot; ``layout``: changes to where the
     chips lie besides (the pot's count), made with the sweep's own copy."""
     h = settle(h, out)  # it neither reads nor changes where chips lie
@@ -138,33 +143,33 @@ def sweep(h: HandState, seat: int, amount: int, out: list[Verdict], layout: dict
     h = h.with_(zone=add_count(h.zone, seat, -amount), swept=add_count(h.swept, seat, amount), **layout)
     put = h.betting.put
     if "uncalled" in h.open_keys or put.get(seat, 0) >= max(put.values(), default=0):
-        h = check_uncalled(h, out)  # only the top bettor's chips can be uncalled
+        h = check_uncalled(h, out, answers)  # only the top bettor's chips can be uncalled
     if not any(h.zone.values()):
         h = h.with_(pots=current_pots(h))
     return h
 
 
-def unsweep(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandState:
+def unsweep(h: HandState, seat: int, amount: int, out: list[Verdict], answers: BettingAnswers) -> HandState:
     """Chips back from the pot to a betting area (a premature sweep undone)."""
     h = h.with_(zone=add_count(h.zone, seat, amount), swept=add_count(h.swept, seat, -amount))
-    return check_uncalled(h, out)
+    return check_uncalled(h, out, answers)
 
 
-def pot_back(h: HandState, seat: int, amount: int, out: list[Verdict]) -> HandState:
+def pot_back(h: HandState, seat: int, amount: int, out: list[Verdict], answers: BettingAnswers) -> HandState:
     """Chips from the pot to a seat's stack mid-hand: the uncalled part returned late."""
-    due = uncalled_due(h)
+    due = uncalled_due(h, answers)
     if due is None or due[0] != seat:
         return h
-    return check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=True), out)
+    return check_uncalled(give_back(h, seat, min(amount, due[1]), from_pot=True), out, answers)
 
 
-def pot_off(h: HandState, amount: int, out: list[Verdict]) -> HandState:
+def pot_off(h: HandState, amount: int, out: list[Verdict], answers: BettingAnswers) -> HandState:
     """Chips from the pot off the table mid-hand (no stack read where they went): the uncalled
     part handed back to its owner, once it was found swept into the pot; else nothing."""
-    due = uncalled_due(h)
+    due = uncalled_due(h, answers)
     if due is None or "uncalled" not in h.open_keys:
         return h
-    return check_uncalled(give_back(h, due[0], min(amount, due[1]), from_pot=True), out)
+    return check_uncalled(give_back(h, due[0], min(amount, due[1]), from_pot=True), out, answers)
 
 
 def give_back(h: HandState, seat: int, back: int, *, from_pot: bool) -> HandState:
@@ -181,9 +186,9 @@ def give_back(h: HandState, seat: int, back: int, *, from_pot: bool) -> HandStat
     return h.with_betting(committed=add_count(b.committed, seat, -back))
 
 
-def check_uncalled(h: HandState, out: list[Verdict]) -> HandState:
+def check_uncalled(h: HandState, out: list[Verdict], answers: BettingAnswers) -> HandState:
     """Raise when the uncalled part went into the pot; clear once it is back."""
-    due = uncalled_due(h)
+    due = uncalled_due(h, answers)
     if (
         due is not None
         and len(h.betting.live) >= 2

@@ -26,6 +26,7 @@ from typing import Any
 
 from engine.betting import chip_moves, payout, rounds
 from engine.betting.award import rank_of, rankable
+from engine.betting.derived import BettingAnswers
 from engine.betting.record import Betting, HandState, Seating
 from engine.betting.terms import (
     Action,
@@ -113,7 +114,7 @@ class Money:
     @property
     def to_act(self) -> int | None:
         """The seat expected to act next, or None (order unknown, round over, hand decided)."""
-        return rounds.to_act_now(self.state)
+        return rounds.to_act_now(self.state, BettingAnswers())
 
     @property
     def round_complete(self) -> bool:
@@ -178,12 +179,13 @@ class Money:
         # cheap test, asked after every event)
         return payout.pushes_done(self.state) and payout.decided(rounds.settled_view(self.state))
 
-    def table_view(self, showdown: bool) -> TableView:
+    def table_view(self, showdown: bool, answers: BettingAnswers | None = None) -> TableView:
         """What the public state shows of the betting: to_act, bets, pots, shows_first (at
-        ``showdown`` nobody is to act, before it nobody shows first)."""
+        ``showdown`` nobody is to act, before it nobody shows first); ``answers``: as for
+        :meth:`move`."""
         h = self.state  # (the queries' functions called directly: asked for every new value)
         return (
-            None if showdown else rounds.to_act_now(h),
+            None if showdown else rounds.to_act_now(h, answers or BettingAnswers()),
             _bets(h),
             h.pots,
             payout.shows_first(h) if showdown else None,
@@ -192,12 +194,17 @@ class Money:
     @property
     def uncalled(self) -> tuple[int, int] | None:
         """Where the uncalled chips go: (seat, amount), or None."""
-        return rounds.uncalled_due(self.state)
+        return rounds.uncalled_due(self.state, BettingAnswers())
 
     # ------------------------------------------------------------------ what the evidence shows
 
-    def move(self, amount: int, src: ChipZone, dst: ChipZone) -> tuple[Money, Verdicts]:
-        """One chip (value ``amount``) moved from ``src`` to ``dst``."""
+    def move(
+        self, amount: int, src: ChipZone, dst: ChipZone, answers: BettingAnswers | None = None
+    ) -> tuple[Money, Verdicts]:
+        """One chip (value ``amount``) moved from ``src`` to ``dst``; ``answers``: the answers
+        remembered between calls (the engine's; None: none kept)."""
+        if answers is None:
+            answers = BettingAnswers()
         h = self.state
         b = h.betting
         seats = h.seating.seats
@@ -212,7 +219,7 @@ class Money:
             # Most chips: one put in a betting area during the betting (what the rules below
             # come to for it, without their other cases).
             found: list[Verdict] = []
-            return Money(chip_moves.chips_in(h, dst_seat, amount, found)), tuple(found)
+            return Money(chip_moves.chips_in(h, dst_seat, amount, found, answers)), tuple(found)
         src_kind, src_seat = parse_zone(src)
         # Where the chips lie, all in one copy (this runs for every chip read).
         changes: dict[str, Any] = {}
@@ -239,9 +246,9 @@ class Money:
                 and src_seat in seats
                 and (not h.pushed_zone.get(src_seat) or not payout.decided(h))
             ):
-                return Money(chip_moves.sweep(h, src_seat, amount, out, changes)), tuple(out)
+                return Money(chip_moves.sweep(h, src_seat, amount, out, answers, changes)), tuple(out)
             if src_kind == "pot" and dst_kind == "bet" and dst_seat in seats and payout.decided(h):
-                h = payout.push(h, amount, src_kind, src_seat, dst_kind, dst_seat, out, changes)
+                h = payout.push(h, amount, src_kind, src_seat, dst_kind, dst_seat, out, answers, changes)
                 return Money(h), tuple(out)
         if changes:
             h = h.with_(**changes)
@@ -256,7 +263,9 @@ class Money:
         if dst_kind == "rake" or (src_kind == "rake" and dst_kind == "pot") or rake_to_seat:
             return Money(
                 payout.after_push(
-                    _rake(h, amount, src_kind, src_seat, dst_kind, dst_seat, to_seat=rake_to_seat), out
+                    _rake(h, amount, src_kind, src_seat, dst_kind, dst_seat, to_seat=rake_to_seat),
+                    out,
+                    answers,
                 )
             ), tuple(out)
         if h.betting.street_no == BEFORE_DEAL:
@@ -264,31 +273,31 @@ class Money:
             return Money(h), tuple(out)
         decided = payout.decided(h)
         if src_kind == "bet" and dst_kind is None and not h.pushed_zone.get(src_seat) and decided:
-            due = rounds.uncalled_due(h)
+            due = rounds.uncalled_due(h, answers)
             if due is not None and due[0] == src_seat and amount <= due[1]:
                 # the uncalled part back to the player's side once everyone else folded
                 h = h.with_(zone=add_count(h.zone, src_seat, -amount))
                 h = chip_moves.give_back(h, src_seat, amount, from_pot=False)
-                return Money(chip_moves.check_uncalled(h, out)), tuple(out)
+                return Money(chip_moves.check_uncalled(h, out, answers)), tuple(out)
         late_sweep = src_kind == "bet" and dst_kind == "pot" and not h.pushed_zone.get(src_seat)
         if decided and not late_sweep and (src_kind in ("pot", "bet") or dst_kind == "pot"):
-            h = payout.push(h, amount, src_kind, src_seat, dst_kind, dst_seat, out)
+            h = payout.push(h, amount, src_kind, src_seat, dst_kind, dst_seat, out, answers)
             return Money(h), tuple(out)
         if dst_kind == "bet" and src_kind not in ("bet", "pot"):
-            h = chip_moves.chips_in(h, dst_seat, amount, out)
+            h = chip_moves.chips_in(h, dst_seat, amount, out, answers)
         elif src_kind == "bet" and dst_kind == "pot":
-            h = chip_moves.sweep(h, src_seat, amount, out, {})
+            h = chip_moves.sweep(h, src_seat, amount, out, answers, {})
         elif src_kind == "pot" and dst_kind == "bet":
-            h = chip_moves.unsweep(h, dst_seat, amount, out)
+            h = chip_moves.unsweep(h, dst_seat, amount, out, answers)
         elif src_kind == "bet" and dst_kind == "bet":
-            h = chip_moves.chips_out(h, src_seat, amount, out)
-            h = chip_moves.chips_in(h, dst_seat, amount, out)
+            h = chip_moves.chips_out(h, src_seat, amount, out, answers)
+            h = chip_moves.chips_in(h, dst_seat, amount, out, answers)
         elif src_kind == "bet":
-            h = chip_moves.chips_out(h, src_seat, amount, out)
+            h = chip_moves.chips_out(h, src_seat, amount, out, answers)
         elif src_kind == "pot" and dst_kind == "stack":
-            h = chip_moves.pot_back(h, dst_seat, amount, out)
+            h = chip_moves.pot_back(h, dst_seat, amount, out, answers)
         elif src_kind == "pot" and dst_kind is None:
-            h = chip_moves.pot_off(h, amount, out)
+            h = chip_moves.pot_off(h, amount, out, answers)
         if src_kind == "stack" and dst_kind == "bet" and src_seat == dst_seat:
             h = chip_moves.stack_emptied(h, src_seat, out)
         return Money(h), tuple(out)
@@ -315,7 +324,7 @@ class Money:
         if name == "check" or amount <= 0:
             h = rounds.check_in_turn(rounds.settle(h, out), seat, out)
             return Money(h), tuple(out)
-        h = chip_moves.chips_in(h, seat, amount, out, zone=False)
+        h = chip_moves.chips_in(h, seat, amount, out, BettingAnswers(), zone=False)
         return Money(rounds.settle(h, out)), tuple(out)
 
     def dealt(self) -> tuple[Money, Verdicts]:
@@ -441,14 +450,17 @@ class Money:
             return Money(h.with_(board=board)), ()
         return Money(h.with_(shown=(*h.shown, (seat, cards)), board=board)), ()
 
-    def finish(self, board: tuple[str, ...]) -> tuple[Money, Verdicts, Outcome]:
-        """The hand is over: its pots, awards, what was pushed and the hands shown."""
+    def finish(
+        self, board: tuple[str, ...], answers: BettingAnswers | None = None
+    ) -> tuple[Money, Verdicts, Outcome]:
+        """The hand is over: its pots, awards, what was pushed and the hands shown (``answers``:
+        as for :meth:`move`)."""
         out: list[Verdict] = []
         h = self.state.with_(board=board) if board else self.state
         if h.betting.street_no >= 0 and not h.finished:
             h = rounds.end_round(h, out)
         h = h.with_(finished=True)
-        awards, rake = payout.awards(h)
+        awards, rake = payout.awards(h, answers or BettingAnswers())
         showdown = (
             tuple(Shown(seat, cards, rank_of(h.board, cards)[1]) for seat, cards in h.shown)
             if rankable(h.board)

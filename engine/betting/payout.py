@@ -3,17 +3,16 @@ the dealer pushed where, and the award it is checked against."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from engine.betting.award import award, check_push, rake_for
 from engine.betting.chip_moves import check_uncalled, give_back
-from engine.betting.derived import LastAnswer
+from engine.betting.derived import BettingAnswers
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import HandState
 from engine.betting.rounds import anyone_owes, contributions, settle, settled_view, uncalled_due
 from engine.betting.terms import PotAward, Raise, Verdict, Verdicts
-from engine.betting.zones import add_count
+from engine.betting.zones import Counts, add_count
 
 
 def decided(h: HandState) -> bool:
@@ -53,11 +52,11 @@ def pushes_done(h: HandState) -> bool:
     return bool(h.pushed) or h.raked > 0
 
 
-def awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
-    """Each pot's winners and shares as the hands shown say, and the rake."""
-    # asked after every chip of a push, which leaves the betting, the hands shown and the board
-    # as they are
-    return _last_awards.get(h.seating, h.betting, h.shown, h.board, _awards, h)
+def awards(h: HandState, answers: BettingAnswers) -> tuple[tuple[PotAward, ...], int]:
+    """Each pot's winners and shares as the hands shown say, and the rake (remembered in
+    ``answers``: asked after every chip of a push, which leaves the betting, the hands shown and
+    the board as they are)."""
+    return answers.awards.get(h.seating, h.betting, h.shown, h.board, _awards, h)
 
 
 def _awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
@@ -82,9 +81,6 @@ def _awards(h: HandState) -> tuple[tuple[PotAward, ...], int]:
     return found, rake
 
 
-_last_awards: LastAnswer[tuple[tuple[PotAward, ...], int]] = LastAnswer()
-
-
 def push(
     h: HandState,
     amount: int,
@@ -93,12 +89,13 @@ def push(
     dst_kind: str | None,
     dst_seat: int,
     out: list[Verdict],
+    answers: BettingAnswers,
     layout: dict[str, Any] | None = None,
 ) -> HandState:
     """After the betting: chips from the pot (or the bets left in front) to a seat; ``layout``:
     changes to where the chips lie besides, not made yet."""
     if src_kind == "pot" and dst_kind == "bet" and h.betting.pending is None:
-        due = uncalled_due(h)  # where the chips lie does not change it
+        due = uncalled_due(h, answers)  # where the chips lie does not change it
         if due is None or due[0] != dst_seat:
             # The common case, a chip of the pot pushed to a seat: one copy.
             h = h.with_(
@@ -107,7 +104,7 @@ def push(
                 pushed=add_count(h.pushed, dst_seat, amount),
                 **(layout or {}),
             )
-            return after_push(check_winner(h, dst_seat, out), out)
+            return after_push(check_winner(h, dst_seat, out, answers), out, answers)
     if layout:
         h = h.with_(**layout)
     h = settle(h, out)
@@ -124,30 +121,30 @@ def push(
             h = h.with_(pushed=add_count(h.pushed, src_seat, -amount))
         elif src_kind == "bet" and from_pushed:
             h = h.with_(pushed=add_count(h.pushed, src_seat, -from_pushed))
-        return after_push(h, out)
+        return after_push(h, out, answers)
     if dst_kind not in ("bet", "stack"):
-        return after_push(h, out)
+        return after_push(h, out, answers)
     if dst_kind == "bet":
         h = h.with_(
             zone=add_count(h.zone, dst_seat, amount), pushed_zone=add_count(h.pushed_zone, dst_seat, amount)
         )
     if src_kind == "bet" and src_seat == dst_seat and from_pushed == amount:
-        return after_push(h, out)  # the winner stacking chips already pushed to it
+        return after_push(h, out, answers)  # the winner stacking chips already pushed to it
     if src_kind == "bet" and from_pushed:
         h = h.with_(pushed=add_count(h.pushed, src_seat, -from_pushed))
-    due = uncalled_due(h)
+    due = uncalled_due(h, answers)
     if due is not None and due[0] == dst_seat:
         back = min(amount, due[1])
-        h = check_uncalled(give_back(h, dst_seat, back, from_pot=src_kind == "pot"), out)
+        h = check_uncalled(give_back(h, dst_seat, back, from_pot=src_kind == "pot"), out, answers)
         amount -= back
     if amount > 0:
-        h = check_winner(h.with_(pushed=add_count(h.pushed, dst_seat, amount)), dst_seat, out)
-    return after_push(h, out)
+        h = check_winner(h.with_(pushed=add_count(h.pushed, dst_seat, amount)), dst_seat, out, answers)
+    return after_push(h, out, answers)
 
 
-def check_winner(h: HandState, seat: int, out: list[Verdict]) -> HandState:
+def check_winner(h: HandState, seat: int, out: list[Verdict], answers: BettingAnswers) -> HandState:
     """Chips were pushed to ``seat``: at once wrong if it wins no pot."""
-    found, _ = awards(h)
+    found, _ = awards(h, answers)
     for pot in found:  # (a loop, not any(): every chip of a push asks it)
         if seat in pot.winners:
             return h
@@ -164,12 +161,12 @@ def check_winner(h: HandState, seat: int, out: list[Verdict]) -> HandState:
     return h.with_(open_keys=h.open_keys | {"push"})
 
 
-def after_push(h: HandState, out: list[Verdict]) -> HandState:
+def after_push(h: HandState, out: list[Verdict], answers: BettingAnswers) -> HandState:
     """Once the pot is empty after the betting, check what went where."""
     if pushes_done(h) and decided(h):
-        found, rake = awards(h)
+        found, rake = awards(h, answers)
         open_keys = h.open_keys
-        for verdict in _checked(found, h.pushed, h.raked, rake):
+        for verdict in _checked(found, h.pushed, h.raked, rake, answers):
             if isinstance(verdict, Raise):
                 # One finding per key: the full check supersedes the at-once one.
                 out[:] = [v for v in out if not (isinstance(v, Raise) and v.key == verdict.key)]
@@ -183,16 +180,15 @@ def after_push(h: HandState, out: list[Verdict]) -> HandState:
     return h
 
 
-# The last push check, by the identity of its award (remembered, see awards) and of the
-# pushed counts (replaced, never updated): every chip a winner collects asks it again unchanged.
-# One entry, a tuple read and replaced whole (consistent when engines run in several threads).
-_last_check: list[tuple[object, object, int, int, Verdicts]] = [(None, None, 0, 0, ())]
+def _checked(
+    found: tuple[PotAward, ...], pushed: Counts, raked: int, rake: int, answers: BettingAnswers
+) -> Verdicts:
+    """The pushes checked against the award (remembered in ``answers``, by the award's identity
+    and the pushed counts', replaced and never updated: every chip a winner collects asks it
+    again unchanged)."""
+    return answers.push_check.get(found, pushed, raked, rake, _check, (found, pushed, raked, rake))
 
 
-def _checked(found: tuple[PotAward, ...], pushed: Mapping[int, int], raked: int, rake: int) -> Verdicts:
-    last_awards, last_pushed, last_raked, last_rake, verdicts = _last_check[0]
-    if found is last_awards and pushed is last_pushed and raked == last_raked and rake == last_rake:
-        return verdicts
-    verdicts = check_push(found, pushed, raked=raked, rake=rake)
-    _last_check[0] = (found, pushed, raked, rake, verdicts)
-    return verdicts
+def _check(args: tuple[tuple[PotAward, ...], Counts, int, int]) -> Verdicts:
+    found, pushed, raked, rake = args
+    return check_push(found, pushed, raked=raked, rake=rake)

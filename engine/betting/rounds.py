@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import repeat
 
-from engine.betting.derived import LastAnswer
+from engine.betting.derived import BettingAnswers
 from engine.betting.pots import build_pots, uncalled
 from engine.betting.record import Betting, HandState
 from engine.betting.sizes import Frame, judge
@@ -74,13 +74,11 @@ def next_to_act(h: HandState) -> int | None:
     return None
 
 
-def to_act_now(h: HandState) -> int | None:
-    """The seat expected to act next (as if a pending action were settled)."""
-    # asked for every new money value: a sweep's or a push's chips leave the betting as it is
-    return _last_to_act.get(h.seating, h.betting, h.finished, None, _to_act_now, h)
-
-
-_last_to_act: LastAnswer[int | None] = LastAnswer()
+def to_act_now(h: HandState, answers: BettingAnswers) -> int | None:
+    """The seat expected to act next (as if a pending action were settled); remembered in
+    ``answers``: asked for every new money value, and a sweep's or a push's chips leave the
+    betting as it is."""
+    return answers.to_act.get(h.seating, h.betting, h.finished, None, _to_act_now, h)
 
 
 def _to_act_now(h: HandState) -> int | None:
@@ -366,13 +364,10 @@ def current_pots(h: HandState) -> tuple[Pot, ...]:
     return build_pots(contributed, h.betting.live)
 
 
-def uncalled_due(h: HandState) -> tuple[int, int] | None:
-    """The uncalled chips (seat, amount) once the round is complete, else None."""
-    # asked after most chips of a sweep or a push, which leave the betting as it is
-    return _last_due.get(h.seating, h.betting, None, None, _uncalled_due, h)
-
-
-_last_due: LastAnswer[tuple[int, int] | None] = LastAnswer()
+def uncalled_due(h: HandState, answers: BettingAnswers) -> tuple[int, int] | None:
+    """The uncalled chips (seat, amount) once the round is complete, else None; remembered in
+    ``answers``: asked after most chips of a sweep or a push, which leave the betting as it is."""
+    return answers.due.get(h.seating, h.betting, None, None, _uncalled_due, h)
 
 
 def _uncalled_due(h: HandState) -> tuple[int, int] | None:

@@ -4,8 +4,9 @@ and per-seat counts."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
+from contract.cards import ALL_ZONES
 from engine.betting.terms import ChipZone
 
 Profile: TypeAlias = Literal["roberts", "tda"]
@@ -32,17 +33,17 @@ def parse_zone(zone: ChipZone) -> tuple[str | None, int]:
     if zone is None:
         return None, 0
     found = _PARSED.get(zone)
-    if found is None:
-        kind, _, seat = zone.partition(":")
-        found = (kind, int(seat) if seat.isdigit() else 0)
-        if len(_PARSED) < _PARSED_KEPT:  # a table has a few dozen zones; never unbounded
-            _PARSED[zone] = found
-    return found
+    return found if found is not None else _parse(zone)
 
 
-# Zones parsed so far: every chip move parses two.
-_PARSED: dict[str, tuple[str | None, int]] = {}
-_PARSED_KEPT = 256
+def _parse(zone: str) -> tuple[str | None, int]:
+    kind, _, seat = zone.partition(":")
+    return kind, int(seat) if seat.isdigit() else 0
+
+
+#: Every zone of the contract parsed once, when the module is loaded (a table, not a cache: it
+#: never changes): every chip move parses two.
+_PARSED: Final[dict[str, tuple[str | None, int]]] = {zone: _parse(zone) for zone in ALL_ZONES}
 
 
 def clockwise(seats: Iterable[int], button: int | None, table_seats: int) -> tuple[int, ...]:

@@ -138,6 +138,15 @@ def test_a_state_comes_back_with_the_same_public_state_and_data() -> None:
     assert resumed.public_state() == engine.public_state()
 
 
+def test_the_answers_the_machine_remembers_are_not_state() -> None:
+    engine = _engine_after(2)
+    machine = engine.state.machine
+    assert "answers" in vars(machine)
+    assert "answers" not in state_to_data(engine.state)["machine"]
+    restored = state_from_data(json.loads(json.dumps(state_to_data(engine.state))), settings())
+    assert restored.machine.answers is not machine.answers  # (a restored machine starts its own)
+
+
 def test_a_state_of_another_version_or_shape_is_refused() -> None:
     data = state_to_data(_engine_after(1).state)
     with pytest.raises(StateDataError, match="engine state version 99"):

@@ -66,9 +66,10 @@ def _plain(value: object) -> object:
 
 
 #: Not what the engine knows: bookkeeping of one step (whether the cards changed in the last
-#: step depends on when the holder last froze a state, as a checkpoint does) and the concern
-#: objects, which hold the machine's parts (and the machine) rather than state of their own.
-_NOT_KNOWN = frozenset({"cards_changed"}) | Machine.CONCERNS
+#: step depends on when the holder last froze a state, as a checkpoint does), the concern
+#: objects, which hold the machine's parts (and the machine) rather than state of their own, and
+#: the answers the machine remembers (found again from the state).
+_NOT_KNOWN = frozenset({"cards_changed"}) | Machine.CONCERNS | Machine.REMEMBERED
 
 
 def _outputs(outputs: Outputs) -> object:
