@@ -306,6 +306,17 @@ def test_after_a_broker_crash_the_table_is_followed_as_if_nothing_was_lost(
     assert_followed_as_without_the_crash(engine, outputs, items, expected_alerts, expected_state)
 
 
+def said_online(session: list[Received]) -> tuple[list[Received], list[Received]]:
+    """Each driver's ``online`` status (as they say it when they come online) and ``session``
+    after them: (the statuses, the whole)."""
+    ts = ts_of(session[0])
+    online: list[Received] = [
+        DeviceStatusReceived(device, Status(state="online", ts=ts, session=1, seq=0), RECEIVED_AT)
+        for device in sorted(last_seqs(session))
+    ]
+    return online, online + session
+
+
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1), cut=st.data())
 def test_after_a_broker_that_lost_its_sessions_what_it_dropped_unannounced_is_asked_for(
@@ -318,14 +329,7 @@ def test_after_a_broker_that_lost_its_sessions_what_it_dropped_unannounced_is_as
     taken once, in its place, and the outputs are those of the run without the crash. (Before,
     each device's unannounced loss showed only at its next event, by then applied after other
     devices' later events: the demo's broker crashes raised misdeals and button_misplaced so.)"""
-    session = a_session(hands=2, seed=seed)
-    # the drivers said their status when they came online (as they always do)
-    ts = ts_of(session[0])
-    online = [
-        DeviceStatusReceived(device, Status(state="online", ts=ts, session=1, seq=0), RECEIVED_AT)
-        for device in sorted(last_seqs(session))
-    ]
-    items = online + session
+    online, items = said_online(a_session(hands=2, seed=seed))
     expected_alerts, expected_state = reference(items)
     start = cut.draw(st.integers(min_value=len(online) + 1, max_value=len(items) - 3), label="start")
     said = cut.draw(st.integers(min_value=start, max_value=min(len(items) - 2, start + 20)), label="said")
@@ -365,13 +369,7 @@ def test_a_second_broker_crash_soon_after_the_first_is_followed_as_if_nothing_wa
     place. (Before, a reconnection within two seconds of the last answer was taken for an
     answer: the events after it were applied before the lost ones, as in one CI run of
     tests/service/test_broker_crash.py, where hand 5's button came before hand 4 ended.)"""
-    session = quickened(a_session(hands=2, seed=seed), 0.3)
-    ts = ts_of(session[0])
-    online = [
-        DeviceStatusReceived(device, Status(state="online", ts=ts, session=1, seq=0), RECEIVED_AT)
-        for device in sorted(last_seqs(session))
-    ]
-    items = online + session
+    online, items = said_online(quickened(a_session(hands=2, seed=seed), 0.3))
     expected_alerts, expected_state = reference(items)
     last = len(items) - 1
 
