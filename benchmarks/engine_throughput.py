@@ -6,7 +6,8 @@ Usage: ``.venv/bin/python benchmarks/engine_throughput.py [--hands N] [--repeat 
 Random legal hands of the virtual dealer (2 to 10 players joining and leaving, two decks, folds,
 all-in run-outs, showdowns, reader noise) are rendered once into contract messages; the timed
 part is only ``Engine.handle`` on each of them, including building every alert and public state
-the step returns.
+the step returns. The corpus is frozen out of the garbage collector's sight (``gc.freeze()``)
+before the timing: a collection the engine's allocations trigger walks only what the engine made.
 
 ``--chips``: the betting followed from chips instead. Random PokerKit hands (no-limit, pot-limit,
 fixed-limit; 2 to 10 players, all-ins, side pots; testing.oracle_hand) rendered as card reads and
@@ -21,14 +22,15 @@ over REV's: above 1.0 is faster) are printed. The worktree is removed afterwards
 
 ``--callgrind``: instructions instead of time, the figure a shared machine's load does not move.
 Each tree (this one, and REV's with ``--against``) runs in a worker under ``valgrind
---tool=callgrind`` (``PYTHONHASHSEED=0``, the two at once): it builds its corpus, freezes it out of
-the collector's sight (``gc.freeze()``: the collector's passes over the corpus are noise, not the
-engine's cost), runs one pass to warm up and one inside ``functools.reduce``, the one C function
-callgrind is told to count within (``--toggle-collect``), as ``benchmarks/replay_instructions.py``
-does. Prints each tree's instructions per event and the ratio (REV's instructions per event over
-this tree's: above 1.0 is faster). ``--keep PREFIX`` keeps callgrind's output of each tree as
-``PREFIX.this`` and ``PREFIX.REV`` (for ``callgrind_annotate``). Slow: a few minutes for 100 hands
-with chips, most of it building the corpus under valgrind.
+--tool=callgrind`` (``PYTHONHASHSEED=0``, the two at once): it builds its corpus, freezes it out
+of the collector's sight (``gc.freeze()``, as the timed runs do: the collector's passes over the
+corpus are noise, not the engine's cost), runs one pass to warm up and one inside
+``functools.reduce``, the one C function callgrind is told to count within (``--toggle-collect``),
+as ``benchmarks/replay_instructions.py`` does. Prints each tree's instructions per event and the
+ratio (REV's instructions per event over this tree's: above 1.0 is faster). ``--keep PREFIX``
+keeps callgrind's output of each tree as ``PREFIX.this`` and ``PREFIX.REV`` (for
+``callgrind_annotate``). Slow: a few minutes for 100 hands with chips, most of it building the
+corpus under valgrind.
 """
 
 from __future__ import annotations
@@ -125,6 +127,18 @@ def _runs(args: argparse.Namespace) -> list[tuple[EngineSettings, list[Received]
     return [(settings, received) for received in sessions]
 
 
+def _frozen(
+    runs: list[tuple[EngineSettings, list[Received]]],
+) -> list[tuple[EngineSettings, list[Received]]]:
+    """``runs``, frozen out of the collector's sight (``gc.freeze()``): the corpus is the
+    benchmark's, not the engine's, and every collection the engine's allocations trigger would
+    otherwise walk its hundreds of thousands of models, a cost that grows with the corpus and that
+    a table's engine, with no corpus in memory, never pays."""
+    gc.collect()
+    gc.freeze()
+    return runs
+
+
 def _timed(runs: list[tuple[EngineSettings, list[Received]]]) -> tuple[float, float, int, int]:
     """One pass over every run: (wall s, CPU s, public states, alert changes)."""
     engine_class = engine_type()
@@ -160,10 +174,8 @@ def _worker(args: argparse.Namespace) -> int:
 
     if not Path(engine.__file__).resolve().is_relative_to(Path(args.worker).resolve()):
         raise SystemExit(f"worker: engine imported from {engine.__file__}, not {args.worker}")
-    runs = _runs(args)
+    runs = _frozen(_runs(args))
     if args.callgrind:
-        gc.collect()
-        gc.freeze()  # (the corpus out of the collector's passes: see the module docstring)
         states, alerts = _counted(runs)
         print(f"{sum(len(r) for _, r in runs)} {states} {alerts}", flush=True)
         return 0
@@ -194,7 +206,7 @@ def main() -> int:
         return _instructions(args)
     if args.against:
         return _against(args)
-    runs = _runs(args)
+    runs = _frozen(_runs(args))
     events = sum(len(received) for _, received in runs)
     best = cpu_best = float("inf")
     alerts = states = 0
