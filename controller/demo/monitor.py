@@ -7,6 +7,7 @@ uses it to wait until the drivers have reported what the dealer just did, and to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 #: engine come back within a second or so, and every step the monitor misses meanwhile holds
 #: the virtual dealer up (it waits for each step to be reported).
 RECONNECT_MAX_S = 1.0
+#: Raised alerts remembered by id (an alert seen live is not taken again from a state).
+SEEN_ALERTS = 1_000
 
 EventPredicate = Callable[[str, DeviceEvent], bool]
 
@@ -102,6 +105,11 @@ class Monitor:
         #: Connections made and subscribed so far (more than one: the broker went away).
         self.connections = 0
         self.last_message = time.monotonic()
+        #: The ids of the alerts seen raised (the last ``SEEN_ALERTS``), and whether the next
+        #: state is to be read for the alerts raised while the monitor was away.
+        self._raised: deque[str] = deque(maxlen=SEEN_ALERTS)
+        self._catching_up = False
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
         """Connect, subscribe and dispatch until cancelled.
@@ -116,6 +124,8 @@ class Monitor:
 
         async def attempt() -> None:
             async with self.client:
+                if self.connections:
+                    self.reconnected()
                 await self._subscribe()
                 backoff.reset()
                 self.connections += 1
@@ -135,6 +145,12 @@ class Monitor:
 
         await reconnecting(attempt, lost)
 
+    def reconnected(self) -> None:
+        """The broker went away: an alert raised meanwhile reached no one here (a broker that
+        restarted keeps no session). The next state lists the active alerts: those not seen
+        raised are taken from it (:meth:`dispatch`), arrived then."""
+        self._catching_up = True
+
     async def _subscribe(self) -> None:
         await self.client.subscribe(
             [
@@ -144,7 +160,8 @@ class Monitor:
                 (self.topics.all_device_events, 0),
                 (self.topics.all_device_status, 1),
                 (self.topics.alerts, 1),
-                *([(self.topics.state, 1)] if self.watch_state else []),
+                # (the state also once after a reconnection: its active alerts, see above)
+                *([(self.topics.state, 1)] if self.watch_state or self._catching_up else []),
                 (self.topics.controller_status, 1),
             ]
         )
@@ -172,16 +189,44 @@ class Monitor:
                 self.view.devices[device_topic.device] = parse_status(topic, payload)
             elif topic == self.topics.alerts:
                 alert = parse_alert(topic, payload)
+                if alert.status == "raised":
+                    if alert.id in self._raised:
+                        return  # (already taken from a state after a reconnection)
+                    self._raised.append(alert.id)
                 self.view.alerts.append(alert)
                 if self.on_alert is not None:
                     self.on_alert(alert, now)
             elif topic == self.topics.state:
-                self.view.state = parse_state(topic, payload)
+                state = parse_state(topic, payload)
+                if self.watch_state:
+                    self.view.state = state
+                if self._catching_up:
+                    self._catch_up(state, now)
             elif topic == self.topics.controller_status:
                 self.view.controller = parse_status(topic, payload)
         except PayloadError as error:
             self.view.bad_payloads += 1
             log.warning("demo monitor: %s", error)
+
+    def _catch_up(self, state: PublicState, now: float) -> None:
+        """The first state after a reconnection: its active alerts not seen raised were raised
+        while the monitor was away; they count as arrived ``now``."""
+        self._catching_up = False
+        for alert in state.alerts:
+            if alert.id not in self._raised:
+                log.info("demo monitor: %s raised while away (from the state)", alert.code)
+                self._raised.append(alert.id)
+                self.view.alerts.append(alert)
+                if self.on_alert is not None:
+                    self.on_alert(alert.model_copy(update={"status": "raised"}), now)
+        if not self.watch_state:
+            task = asyncio.get_running_loop().create_task(self._unsubscribe_state())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _unsubscribe_state(self) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):  # (gone again: subscribed anew next time)
+            await self.client.unsubscribe(self.topics.state)
 
     def _event(self, device: str, event: DeviceEvent, now: float) -> None:
         self.view.events += 1

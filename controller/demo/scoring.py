@@ -3,7 +3,11 @@
 An expectation is registered when the step that completes a mistake's evidence has been carried
 out (at that step's physical time); an alert counts when it is ``raised`` with a catalogue code.
 They are paired by code, in order; the latency is from the physical act to the alert's arrival on
-the broker. What is left unpaired when a hand is closed is a miss or a false alarm.
+the broker. What is left unpaired when a hand is closed is a miss or a false alarm; a miss still
+pairs with its alert arriving within ``LATE_S`` of the act (a late detection, its latency counted
+as it is): a controller catching up after an outage (a broker restarted, the service held up)
+raises the alert seconds after the act, when the dealer has moved on to the next hand, and that
+alert is neither a miss nor a false alarm.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ log = logging.getLogger(__name__)
 
 #: Tolerance for clocks: an alert may not precede the act it reports by more than this.
 _EARLY_S: Final = 0.005
+#: How long after its act a mistake counted missed still pairs with its alert (a late detection):
+#: a broker outage and the controller's hold for the drivers' answers take a few seconds, within
+#: ``[table] gap_wait_s`` (10 s by default) of the act.
+LATE_S: Final = 15.0
 
 
 @dataclass
@@ -43,6 +51,8 @@ class Scorer:
         self.tally = tally
         self._expected: list[_Expected] = []
         self._raised: list[_Raised] = []
+        #: Mistakes of closed hands counted missed, still paired with an alert within LATE_S.
+        self._late: list[_Expected] = []
 
     def alert(self, alert: Alert, arrived: float) -> None:
         """Every alert change seen on the broker (only ``raised`` ones are detections)."""
@@ -56,6 +66,16 @@ class Scorer:
         for expected in self._expected:
             if expected.code == alert.code and expected.acted - _EARLY_S <= arrived:
                 self._pair(expected, arrived)
+                return
+        self._late = [late for late in self._late if arrived - late.acted <= LATE_S]
+        for late in self._late:
+            if late.code == alert.code and late.acted - _EARLY_S <= arrived:
+                # counted missed when its hand closed: a late detection after all
+                self._late.remove(late)
+                self.tally.missed[late.code] -= 1
+                if not self.tally.missed[late.code]:
+                    del self.tally.missed[late.code]
+                self._record(late, arrived)
                 return
         self._raised.append(_Raised(alert.code, arrived))
 
@@ -84,6 +104,7 @@ class Scorer:
         """Whatever is still unpaired is a miss (expected) or a false alarm (raised)."""
         for expected in self._expected:
             self.tally.missed[expected.code] += 1
+        self._late += self._expected
         for raised in self._raised:
             self.tally.unexpected[raised.code] += 1
         self._expected.clear()

@@ -9,14 +9,17 @@ from datetime import UTC, datetime
 
 from rich.console import Console
 
+from config.models import MqttSection
 from config.registry import load_registry
 from contract.models import Alert, PotState, PublicState, SeatAmount, SeatState, Status
-from controller.demo.monitor import TableView
+from contract.topics import Topics
+from controller.demo.monitor import Monitor, TableView
 from controller.demo.runner import FIRST_MISTAKES, first_hand
-from controller.demo.scoring import Scorer
+from controller.demo.scoring import LATE_S, Scorer
 from controller.demo.setup import EXAMPLE_REGISTRY, demo_stakes
 from controller.demo.summary import Summary, Tally, percentile
 from controller.demo.view import Header, render
+from link.client import make_client
 from simulators.dealer import DealerSettings, VirtualDealer
 
 TS = datetime(2026, 11, 30, 21, 0, tzinfo=UTC)
@@ -74,6 +77,49 @@ async def test_alerts_pair_with_mistakes_by_code_in_either_order() -> None:
     line = summary.as_json()
     assert "\n" not in line
     assert json.loads(line)["mistakes_injected"] == 3
+
+
+def test_an_alert_after_its_hand_closed_is_a_late_detection_within_late_s() -> None:
+    """A controller catching up after an outage raises the alert seconds after the act, the
+    dealer on the next hand: a detection with its latency, neither a miss nor a false alarm;
+    after ``LATE_S`` the same code is a false alarm and the miss stands."""
+    tally = Tally()
+    scorer = Scorer(tally)
+    scorer.expect("blind_wrong_amount", acted=100.0)
+    scorer.expect("premature_flop", acted=100.5)
+    scorer.close_hand()
+    assert dict(tally.missed) == {"blind_wrong_amount": 1, "premature_flop": 1}
+    scorer.alert(_alert("blind_wrong_amount"), arrived=104.1)  # 4.1 s late
+    scorer.alert(_alert("premature_flop"), arrived=100.5 + LATE_S + 0.1)  # too late
+    scorer.close_hand()
+    summary = Summary.from_tally(tally, seed=1, profile="roberts", broker="embedded")
+    assert summary.detected == {"blind_wrong_amount": 1}
+    assert summary.missed == {"premature_flop": 1}
+    assert summary.unexpected == {"premature_flop": 1}
+    assert summary.latency_ms["max"] == 4100.0
+
+
+async def test_after_a_reconnection_the_monitor_takes_the_alerts_raised_meanwhile_from_the_state() -> None:
+    """A broker that restarted keeps no session: an alert raised while the monitor was away
+    reaches it only in the next state's active alerts, counted arrived then; one seen live is
+    not counted twice."""
+    seen: list[tuple[str, str, float]] = []
+    monitor = Monitor(
+        make_client(MqttSection(), "scoring-test-unused"),
+        Topics("holdem", "t1"),
+        on_alert=lambda alert, now: seen.append((alert.code, alert.status, now)),
+        watch_state=True,
+    )
+    topics = monitor.topics
+    live = _alert("premature_flop").model_copy(update={"id": "7-1"})
+    monitor.dispatch(topics.alerts, live.to_json(), 1.0)
+    monitor.reconnected()
+    away = _alert("misdeal_exposed_early", status="acknowledged").model_copy(update={"id": "7-2"})
+    state = PublicState(ts=TS, hand=7, phase="preflop", button=1, seats=[], alerts=[live, away])
+    monitor.dispatch(topics.state, state.to_json(), 2.0)
+    monitor.dispatch(topics.state, state.to_json(), 3.0)  # (only the first state after it)
+    monitor.dispatch(topics.alerts, away.model_copy(update={"status": "raised"}).to_json(), 4.0)
+    assert seen == [("premature_flop", "raised", 1.0), ("misdeal_exposed_early", "raised", 2.0)]
 
 
 def test_the_view_shows_the_table_alerts_and_devices() -> None:
