@@ -499,16 +499,23 @@ class Sequences:
             self.state.hold_since = now
             self.state.checked_in = frozenset({device})
 
-    def _ask_status(self, device: str, now: datetime) -> None:
+    def _ask_status(self, device: str, now: datetime, *, news: bool = False) -> None:
         """A device said its status again while messages are held: the broker was away (a
         driver says it at every connection). A broker restarted without its sessions dropped
         what the drivers published before the controller was subscribed again, and the status
         it hands over (retained) names their seq before that: every device followed is asked to
         say how far its events went (a ``status`` command), once per hold, and what is held
         waits for each answer, so that what they lost is asked for and applied in its place
-        before anything after it. ``device``'s status is noted as heard."""
+        before anything after it, once per hold and again after each new outage within it
+        (``news``: the status names no ask). ``device``'s status is noted as heard."""
         state = self.state
-        if state.asked >= state.hold_since:  # asked in this hold already
+        # ``news``, from a device that answered this hold's ask: it says its status again
+        # unasked (it names no ask): the broker went away again while the table was held, and
+        # what every driver published meanwhile may be lost too: all are asked again. (Before,
+        # a second broker outage within one hold asked only the devices that had not answered
+        # yet, and the others' losses were applied out of order: the demo's broker-crash test.)
+        again = news and device not in state.asking
+        if state.asked >= state.hold_since and not again:  # asked in this hold already
             self._heard(device, now)
             return
         following = frozenset(
@@ -566,7 +573,10 @@ class Sequences:
         limit = MAX_RESEND
         if isinstance(received, DeviceStatusReceived):
             self.answers(received.device, received.status)
-            self._ask_status(received.device, now)
+            status = received.status
+            # (said unasked by a driver whose answers name the ask: the broker was away again)
+            news = status.asked is None and received.device in state.echoing
+            self._ask_status(received.device, now, news=news)
         if isinstance(received, DeviceStatusReceived) and received.status.seq is not None:
             # every event up to its seq was published: what is not here is on its way
             device, seq, session = received.device, received.status.seq, received.status.session

@@ -391,6 +391,43 @@ def test_a_second_broker_crash_soon_after_the_first_is_followed_as_if_nothing_wa
     assert_followed_as_without_the_crash(engine, outputs, items, expected_alerts, expected_state)
 
 
+def test_a_second_broker_outage_while_the_table_is_held_asks_every_device_again() -> None:
+    """The broker dies again while the engine holds the table for the answers to its ask:
+    the drivers that answered already say their status again unasked (no ``asked``), and what
+    each published meanwhile may be lost too, so every device is asked again, not only those
+    that had not answered (the demo's broker-crash test: the sensor board's lost events were
+    applied after the reader's, with false misdeals)."""
+    _, items = said_online(a_session(hands=1, seed=3))
+    items = [answering(item) for item in items]
+    devices = ("rfid-1", "sensors", "shuffler")
+    start = max(
+        next(i for i, it in enumerate(items) if isinstance(it, DeviceEventReceived) and it.device == device)
+        for device in devices
+    )
+    engine = Engine(engine_settings())
+    feed(engine, items[: start + 1])
+    seqs = last_seqs(items[: start + 1])
+    t0 = ts_of(items[start])
+
+    def said(device: str, ms: int, asked: datetime | None = None) -> DeviceStatusReceived:
+        ts = t0 + timedelta(milliseconds=ms)
+        status = Status(state="online", ts=ts, session=1, seq=seqs[device], answers=ANSWERS, asked=asked)
+        return DeviceStatusReceived(device, status, RECEIVED_AT)
+
+    def asked_status(outputs: list[Outputs]) -> list[str]:
+        return sorted(device for out in outputs for device, c in out.commands if isinstance(c, StatusCommand))
+
+    # The broker was away: the first status said again holds the table and asks every device.
+    first = feed(engine, [said(device, 100) for device in devices])
+    assert asked_status(first) == list(devices)
+    ask = next(c.ts for out in first for _, c in out.commands if isinstance(c, StatusCommand))
+    # Two of them answer (naming the ask); the shuffler has not yet.
+    assert asked_status(feed(engine, [said("rfid-1", 200, ask), said("sensors", 200, ask)])) == []
+    assert engine.state.machine.device_seqs.held != ()
+    # The broker dies again: the reader says its status again unasked. Everyone is asked again.
+    assert asked_status(feed(engine, [said("rfid-1", 300)])) == list(devices)
+
+
 def test_what_the_driver_no_longer_has_is_lost_reported_and_never_applied_late() -> None:
     items = a_session()
     positions = reader_positions(items)
