@@ -94,8 +94,14 @@ class NatsCluster:
     nodes: list[NatsNode] = field(default_factory=list)
 
     def start(self) -> None:
-        for node in self.nodes:
-            node.start()
+        """Start every node; if one cannot start, the ones started are stopped (none is left
+        running behind the error)."""
+        try:
+            for node in self.nodes:
+                node.start()
+        except BaseException:
+            self.stop()
+            raise
 
     def stop(self) -> None:
         for node in self.nodes:
@@ -124,7 +130,15 @@ class NodePorts:
 
 
 def node_ports(count: int = 3) -> list[NodePorts]:
-    return [NodePorts(f"n{i + 1}", free_port(), free_port(), free_port(), free_port()) for i in range(count)]
+    """Four ports for each of ``count`` nodes, all different: each is free when drawn, and none
+    is bound until the nodes start, so a draw that repeats one is drawn again (a cluster's nodes
+    once got the same port for a listener and a monitor, and one of them could not start)."""
+    drawn: list[int] = []
+    while len(drawn) < 4 * count:
+        port = free_port()
+        if port not in drawn:
+            drawn.append(port)
+    return [NodePorts(f"n{i + 1}", *drawn[4 * i : 4 * i + 4]) for i in range(count)]
 
 
 def floor_file(
