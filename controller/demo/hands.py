@@ -59,6 +59,12 @@ def _batch_key(step: Step) -> str | None:
     return None
 
 
+def same_motion(first: Step, then: Step) -> bool:
+    """Whether ``then`` goes on the motion ``first`` began: cards pushed to the muck (a fold's
+    two cards), whichever of them commits a mistake."""
+    return all(isinstance(step, Move) and step.zone == "muck" for step in (first, then))
+
+
 def batches(steps: Sequence[Step]) -> list[list[Step]]:
     """``steps`` cut into runs that :meth:`TableHands.do_batch` may carry out at once."""
     out: list[list[Step]] = []

@@ -32,7 +32,7 @@ from contract.models import Alert, Profile
 from contract.topics import Topics
 from controller.demo.broker_process import BrokerProcess
 from controller.demo.child_process import ChildProcess
-from controller.demo.hands import TableHands, batches
+from controller.demo.hands import TableHands, batches, same_motion
 from controller.demo.monitor import Monitor
 from controller.demo.pages import Pages, listen_addresses, start_floor
 from controller.demo.rig import Rig, start_controller, start_rig
@@ -54,7 +54,7 @@ from controller.demo.setup import (
 from controller.demo.summary import Summary, Tally
 from controller.demo.terminal import InputTerminal
 from link.client import make_client
-from simulators.dealer import DealerSettings, HandScript, InfeasibleMistake, Marker, VirtualDealer
+from simulators.dealer import DealerSettings, HandScript, InfeasibleMistake, Marker, Step, VirtualDealer
 from simulators.dealer.chips import Structure, TableStakes
 
 log = logging.getLogger(__name__)
@@ -358,8 +358,17 @@ class DemoRun:
             script = first_hand(dealer) if played == 0 and options.speed > 0 else dealer.next_hand()
             # What the engine takes in any order is done at once, as a dealer does it (a whole
             # table swept off, a folded hand pushed to the muck, a flop turned).
+            # A mistake's alert is awaited before the next act, unless that act finishes the same
+            # motion (the other card of a fold pushed to the muck): a dealer's hands do not stop
+            # mid-motion for the controller (one behind after an outage made a real half-done
+            # fold of a mistaken muck: fold_incomplete, a false alarm of the demo's own making).
+            awaiting: tuple[Step, asyncio.Event] | None = None
             for run in batches(script.steps):
                 step = run[-1]  # a step that commits a mistake is always alone in its run
+                if awaiting is not None and not same_motion(awaiting[0], run[0]):
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(awaiting[1].wait(), ALERT_TIMEOUT_S)
+                    awaiting = None
                 if self.stop.is_set():
                     self.interrupted = True
                     return
@@ -373,15 +382,16 @@ class DemoRun:
                 acted = await hands.do_batch(run)
                 self.tally.steps += len(run)
                 if step.mistake is not None:
-                    matched = self.scorer.expect(step.mistake, acted)
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(matched.wait(), ALERT_TIMEOUT_S)
+                    awaiting = (step, self.scorer.expect(step.mistake, acted))
                 if isinstance(step, Marker) and step.kind == "hand_end":
                     played += 1
                     self.tally.hands = played
                     self.scorer.close_hand()
                 if self.on_change is not None:
                     self.on_change()
+            if awaiting is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(awaiting[1].wait(), ALERT_TIMEOUT_S)
 
     def _dealer_settings(self, pace: str, chips: bool) -> DealerSettings:
         options = self.options
