@@ -392,6 +392,10 @@ class DemoRun:
             if awaiting is not None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(awaiting[1].wait(), ALERT_TIMEOUT_S)
+        if self.stop.is_set() and (options.hands == 0 or played < options.hands):
+            # (stopped between two hands: the loop's test saw it, not the steps' own checks; a
+            # Ctrl-C during a hand's last step made the demo exit 0 as if it had played them all)
+            self.interrupted = True
 
     def _dealer_settings(self, pace: str, chips: bool) -> DealerSettings:
         options = self.options
