@@ -388,9 +388,8 @@ def audit(table: Replayable, files: JournalFiles) -> Recovery:
                     recovery.outages.append(_describe(item))
                     lost_before = lost_before or item.lost > 0
                 continue
-            taken = checkpoints.get(item.n)
-            if taken is not None and item.n > covers:
-                lost_before = _compare(table, files, taken, recovery, lost_before)
+            if item.n in checkpoints and item.n > covers:
+                lost_before = _compare(table, files, checkpoints[item.n], recovery, lost_before)
     tail.finish([])
     recovery.problems = scan.problems
     recovery.chain = scan.chain
