@@ -219,12 +219,13 @@ class _Tail:
         ]
 
     def received(self, record: ReceivedRecord, prepared: object) -> None:
-        if record.n <= self.covers:
+        n = record.n
+        if n <= self.covers:
             return
         recovery = self.recovery
         recovery.received += 1
         produced = self.table.replay_received(
-            record.n, record.topic, record.payload, record.received, prepared, remember=self.remember
+            n, record.topic, record.payload, record.received, prepared, remember=self.remember
         )
         if produced is not None:
             if produced:

@@ -114,6 +114,10 @@ class TableController:
         #: Device id -> kind, when ``[[devices]]`` names them (None: any device, any event).
         self.kinds = config.device_kinds() or None
         self.inbox = Inbox(self.topics, self.kinds)
+        #: A journaled message as the engine would take it now (what the engine is given;
+        #: anything else: it would not); changes nothing. The inbox's own method, not a method
+        #: calling it: recovery prepares every record replayed with it.
+        self.prepare = self.inbox.engine_input
         self.tally = MalformedTally()
         self._devices: set[str] = set(config.device_kinds())
         self.session = 1
@@ -212,13 +216,6 @@ class TableController:
     @property
     def engine_state(self) -> EngineState:
         return self.engine.state
-
-    def prepare(
-        self, topic: str, payload: bytes, received: datetime
-    ) -> DeviceEventReceived | DeviceStatusReceived | InputReceived | Malformed | None:
-        """A journaled message as the engine would take it now (what the engine is given;
-        anything else: it would not); changes nothing."""
-        return self.inbox.engine_input(topic, payload, received)
 
     def replay_received(
         self,
