@@ -192,7 +192,7 @@ class ResultState:
 class Results:
     """Begin, feed and finish the betting core; the hand result (see the module docstring)."""
 
-    __slots__ = ("machine", "settled", "state", "table")
+    __slots__ = ("asked", "asked_settled", "machine", "state", "table")
 
     def __init__(self, state: ResultState, table: Table, machine: Machine) -> None:
         self.state = state
@@ -202,7 +202,8 @@ class Results:
         # stays so). A chip moved is asked about twice, after the move and at the step's end,
         # and a settled one at every card read until the hand's cards are gone (half the asks
         # with chips); not part of the state.
-        self.settled: tuple[Money | None, bool] = (None, False)
+        self.asked: Money | None = None
+        self.asked_settled = False
 
     # -- when the betting is followed ---------------------------------------------------------
 
@@ -753,8 +754,7 @@ class Results:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
         state = self.state
         money = state.money
-        last, settled = self.settled
-        if money is not None and money is last and not settled:
+        if money is not None and money is self.asked and not self.asked_settled:
             return  # asked already, of the same money: its pushes are not done
         table = self.table
         hand = self.machine.hand_part
@@ -762,10 +762,9 @@ class Results:
             return
         followed = money is not None and not state.done and state.chips_read
         if followed and money is not None:  # (the cheap tests first)
-            if money is not last:
-                settled = money.settled
-                self.settled = (money, settled)
-            if not settled:
+            if money is not self.asked:
+                self.asked, self.asked_settled = money, money.settled
+            if not self.asked_settled:
                 return
         if self._cards_out():
             return
