@@ -192,15 +192,18 @@ class ResultState:
 class Results:
     """Begin, feed and finish the betting core; the hand result (see the module docstring)."""
 
-    __slots__ = ("machine", "state", "table", "unsettled")
+    __slots__ = ("asked", "asked_settled", "machine", "state", "table")
 
     def __init__(self, state: ResultState, table: Table, machine: Machine) -> None:
         self.state = state
         self.table = table  # the time, the settings, the alerts
         self.machine = machine  # the hand followed, its cards and board, the session
-        # The money value last found not settled (a frozen value: it stays so). A chip moved
-        # is asked about twice, after the move and at the step's end; not part of the state.
-        self.unsettled: Money | None = None
+        # The money value last asked whether it is settled, and the answer (a frozen value: it
+        # stays so). A chip moved is asked about twice, after the move and at the step's end,
+        # and a settled one at every card read until the hand's cards are gone (half the asks
+        # with chips); not part of the state.
+        self.asked: Money | None = None
+        self.asked_settled = False
 
     # -- when the betting is followed ---------------------------------------------------------
 
@@ -751,16 +754,18 @@ class Results:
         """Publish the result once the hand is over, its cards gone and its pots pushed."""
         state = self.state
         money = state.money
-        if money is not None and money is self.unsettled:
-            return  # asked already in this step, of the same money: its pushes are not done
+        if money is not None and money is self.asked and not self.asked_settled:
+            return  # asked already, of the same money: its pushes are not done
         table = self.table
         hand = self.machine.hand_part
         if state.result_sent or table.hand == 0 or hand.phase == "misdeal" or not hand.hand_over:
             return
         followed = money is not None and not state.done and state.chips_read
-        if followed and money is not None and not money.settled:  # (the cheap tests first)
-            self.unsettled = money
-            return
+        if followed and money is not None:  # (the cheap tests first)
+            if money is not self.asked:
+                self.asked, self.asked_settled = money, money.settled
+            if not self.asked_settled:
+                return
         if self._cards_out():
             return
         if followed and any(

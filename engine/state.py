@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, NamedTuple, TypeAlias
 
@@ -88,7 +87,7 @@ class PublicCache:
         self.public: _PublicEntry = NO_PUBLIC
         # Seat states are immutable and few: each distinct one is built once and shared (the
         # common ones by every engine: COMMON_SEAT_STATES).
-        self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = dict(COMMON_SEAT_STATES)
+        self.seat_states: dict[tuple[int, bool, bool, int], SeatState] = COMMON_SEAT_STATES.copy()
         self.amounts: dict[tuple[int, int], SeatAmount] = {}
 
 
@@ -96,7 +95,7 @@ class PublicCache:
 #: loaded (a table of immutable models, never changed): every engine's first public states show
 #: them, and built by each new engine they were 3,300 models a hundred hands with chips (-0.6 %
 #: instructions, callgrind). Any other is built by the engine that shows it.
-COMMON_SEAT_STATES: Final[Mapping[tuple[int, bool, bool, int], SeatState]] = MappingProxyType(
+COMMON_SEAT_STATES: Final[MappingProxyType[tuple[int, bool, bool, int], SeatState]] = MappingProxyType(
     {
         (seat, occupied, in_hand, cards): construct_valid(
             SeatState, {"seat": seat, "occupied": occupied, "in_hand": in_hand, "cards": cards}

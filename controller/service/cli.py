@@ -11,8 +11,6 @@ import argparse
 import asyncio
 import atexit
 import logging
-import logging.handlers
-import queue
 import sys
 from pathlib import Path
 from typing import Final
@@ -23,6 +21,7 @@ from config.loader import load_table
 from config.models import TableConfig
 from config.registry import DeckRegistry
 from controller.service.drivers import DeviceRunner
+from controller.service.log_lines import LogLines
 from controller.service.network import EXIT_ERROR, EXIT_OK, Service
 from controller.service.systemd import Notifier
 from controller.service.table import TableController
@@ -66,21 +65,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def setup_logging(level: str) -> None:
-    """Log lines to stderr, written by a thread of their own.
-
-    The event loop never waits for a write to stderr: when it is a file on the journal's disk,
-    each line waited for the journal's fsync (about a millisecond, a fifth of the loop's time in
-    benchmarks/service.py's ingest, where a line is logged per hand); under systemd a full pipe
-    to journald would stall the table likewise. The lines keep their order and their time (taken
-    when logged); the thread writes what is queued at exit (``atexit``).
+    """Log lines to stderr, written by a thread of their own in batches
+    (:mod:`controller.service.log_lines`: the event loop neither writes a line nor wakes the thread
+    at each line). The lines keep their order and their time (taken when logged); the thread writes what
+    is waiting at exit (``atexit``).
     """
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
-    writer = logging.handlers.QueueListener(lines, handler)
-    writer.start()
-    atexit.register(writer.stop)
-    logging.basicConfig(level=level, handlers=[logging.handlers.QueueHandler(lines)])
+    lines = LogLines(sys.stderr, logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    lines.start()
+    atexit.register(lines.stop)
+    logging.basicConfig(level=level, handlers=[lines.handler])
     # paho's own chatter is DEBUG noise even on a DEBUG bench.
     logging.getLogger("mqtt").setLevel(max(logging.INFO, logging.getLevelName(level)))
 
