@@ -30,6 +30,7 @@ from contract.models import (
     DealerInput,
     DeviceEvent,
     FaultEvent,
+    HandAction,
     KeyEvent,
     KeyInput,
     LevelStartInput,
@@ -112,6 +113,9 @@ class Machine:
         #: Not state: the betting core's answers remembered between calls (engine.betting.derived),
         #: shared by the machine's copies (each answer is found again by the state it came from).
         self.answers = BettingAnswers()
+        #: Not state: the hand actions built for hand results (immutable, most recur from hand
+        #: to hand: each built once, engine.results.Results), shared by the machine's copies.
+        self.hand_actions: dict[tuple[str, int, str, int], HandAction] = {}
         self.reset_hand()
         self.attach_concerns()
 
@@ -143,6 +147,7 @@ class Machine:
         new.handling_state = self.handling_state.copy()
         new.session_part = self.session_part.copy()
         new.answers = self.answers
+        new.hand_actions = self.hand_actions
         return new
 
     def reset_hand(self) -> None:
@@ -190,8 +195,8 @@ class Machine:
         | {"results", "handling"}
         | {"session"}
     )
-    #: The attributes that are neither state nor concerns: answers remembered (not stored).
-    REMEMBERED: Final = frozenset({"answers"})
+    #: The attributes that are neither state nor concerns: answers and models remembered (not stored).
+    REMEMBERED: Final = frozenset({"answers", "hand_actions"})
 
     def attach_concerns(self) -> None:
         """Build the concern objects around this machine's state parts (a new machine, a copy,

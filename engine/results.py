@@ -77,6 +77,8 @@ REMOVED_LATE: Final = frozenset({"bet_over_limit", "chips_on_vacant_seat", "unca
 #: reported absent: about 1.8 s from a clean reader, about 6 s from one missing a fifth of its
 #: reads (docs/drivers.md, the presence tracker's K sweeps).
 GONE_S: Final = timedelta(seconds=6)
+#: Distinct hand actions an engine keeps built for its results (Results.actions).
+ACTIONS_KEPT: Final = 4096
 #: What each correction not made must now be (the remedy of the ``remedy_not_followed``).
 CORRECTION_STEPS: Final = {
     "bet_below_minimum": "Complete the bet to the minimum (the big blind).",
@@ -204,6 +206,21 @@ class Results:
         # with chips); not part of the state.
         self.asked: Money | None = None
         self.asked_settled = False
+
+    def _action(self, street: str, seat: int, action: str, amount: int) -> HandAction:
+        """A hand action of the result: most recur from hand to hand (the posts, the checks, the
+        calls of a blind), each is built once and shared (the machine's ``hand_actions``, bounded
+        by ``ACTIONS_KEPT``: amounts vary without end)."""
+        key = (street, seat, action, amount)
+        built = self.machine.hand_actions
+        found = built.get(key)
+        if found is None:
+            if len(built) >= ACTIONS_KEPT:
+                built.clear()
+            found = built[key] = construct_valid(
+                HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
+            )
+        return found
 
     # -- when the betting is followed ---------------------------------------------------------
 
@@ -816,7 +833,7 @@ class Results:
             self._verdicts(verdicts)
             fields["result"] = "showdown" if state.showdown_reached else outcome.result
             fields["board"] = list(self._card_codes(machine.board.live()))
-            fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
+            fields["actions"] = [self._action(a.street, a.seat, a.action, a.amount) for a in outcome.actions]
             fields["pots"] = [
                 construct_valid(
                     PotResult,
@@ -836,7 +853,7 @@ class Results:
                 for s in outcome.showdown
             ]
         elif money is not None:
-            fields["actions"] = [_action(a.street, a.seat, a.action, a.amount) for a in money.actions]
+            fields["actions"] = [self._action(a.street, a.seat, a.action, a.amount) for a in money.actions]
         state.done = True
         # the chips pushed this hand still in front of the winner (those already taken off, or
         # stacked in a stack zone, are the player's again)
@@ -855,24 +872,6 @@ class Results:
 
 def _seat_amount(seat: int, amount: int) -> SeatAmount:
     return construct_valid(SeatAmount, {"seat": seat, "amount": amount})
-
-
-def _action(street: str, seat: int, action: str, amount: int) -> HandAction:
-    key = (street, seat, action, amount)
-    found = _ACTIONS.get(key)
-    if found is None:
-        if len(_ACTIONS) >= _ACTIONS_KEPT:
-            _ACTIONS.clear()
-        found = _ACTIONS[key] = construct_valid(
-            HandAction, {"street": street, "seat": seat, "action": action, "amount": amount}
-        )
-    return found
-
-
-# A hand's actions in its result (immutable): most recur from hand to hand (the posts, the
-# checks, the calls of a blind), each is built once and shared. Bounded: amounts vary without end.
-_ACTIONS: dict[tuple[str, int, str, int], HandAction] = {}
-_ACTIONS_KEPT: Final = 4096
 
 
 __all__ = ["STREET_NAMES", "ResultState", "Results"]
