@@ -209,6 +209,7 @@ class JournalReader:
             name = segment.path.name
             # Records and unreadable lines are named with the directory, chain problems without.
             base = f"{self.files.directory / name}"
+            numbered_from = f"{base}:"  # (how each record of it is named, but its line number)
             with file:
                 if offset:
                     file.seek(offset)
@@ -328,7 +329,7 @@ class JournalReader:
                         if filtered and not text.startswith(_ALWAYS):
                             continue
                     # (_place, inline: for every record)
-                    full = f"{base}:{line_number}" if line_number >= 0 else f"{base}@{line_start}"
+                    full = numbered_from + str(line_number) if line_number >= 0 else f"{base}@{line_start}"
                     if fast is not None:
                         try:
                             # (``fromisoformat`` itself, as parse_time reads the journal's times,
