@@ -63,8 +63,21 @@ MAX_TS: Final = datetime(2200, 1, 1, tzinfo=UTC)
 _PRINTABLE: Final = r"^[^\x00-\x1f\x7f]+$"
 
 
+#: The Unix epoch in UTC, and as pydantic-core parses a ``Z`` time (its own zone object, shared by
+#: every ``Z`` time it parses): :func:`_to_utc` converts by the time since it.
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH_AS_PARSED: Final = TypeAdapter(AwareDatetime).validate_python("1970-01-01T00:00:00Z")
+
+
 def _to_utc(value: datetime) -> datetime:
-    value = value.astimezone(UTC)
+    # The same instant in UTC, as the epoch plus the time since it. For a ``Z`` time (every one a
+    # device sends) the subtraction asks no zone for its offset, the two share one: a third of
+    # ``astimezone``'s instructions (callgrind), for every event parsed; another offset is
+    # subtracted as such. (A year 9999 time behind UTC, or a year 1 ahead, has no UTC datetime.)
+    try:
+        value = _EPOCH + (value - _EPOCH_AS_PARSED)
+    except OverflowError:
+        value = MAX_TS
     if not MIN_TS <= value < MAX_TS:
         raise ValueError(f"time must be from {MIN_TS.year} to {MAX_TS.year - 1}")
     return value

@@ -93,20 +93,14 @@ class Replayable(Protocol):
         ...
 
     def replay_received(
-        self,
-        n: int,
-        topic: str,
-        payload: bytes,
-        received: datetime,
-        prepared: object,
-        *,
-        remember: bool = True,
+        self, record: ReceivedRecord, prepared: object, *, remember: bool = True
     ) -> list[Outgoing] | None:
-        """The message of received record ``n`` (``prepared`` by :meth:`prepare`) again, as at
-        the time; what it produced, or None when the engine does not take it (malformed by today's
+        """The message of ``record`` (``prepared`` by :meth:`prepare`) again, as at the time; what
+        it produced, or None when the engine does not take it (malformed by today's
         configuration, a device beyond the table's bound). With ``remember``, it is remembered as
         received either way (a repeat after start-up is recognised); the audit, which nothing
-        follows, skips that."""
+        follows, skips that. (The record itself: the audit reads none of its fields for the
+        usual one, which produces nothing.)"""
         ...
 
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:
@@ -223,9 +217,7 @@ class _Tail:
             return
         recovery = self.recovery
         recovery.received += 1
-        produced = self.table.replay_received(
-            record.n, record.topic, record.payload, record.received, prepared, remember=self.remember
-        )
+        produced = self.table.replay_received(record, prepared, remember=self.remember)
         if produced is not None:
             if produced:
                 self._replayed(produced)
@@ -388,9 +380,8 @@ def audit(table: Replayable, files: JournalFiles) -> Recovery:
                     recovery.outages.append(_describe(item))
                     lost_before = lost_before or item.lost > 0
                 continue
-            taken = checkpoints.get(item.n)
-            if taken is not None and item.n > covers:
-                lost_before = _compare(table, files, taken, recovery, lost_before)
+            if item.n in checkpoints and item.n > covers:
+                lost_before = _compare(table, files, checkpoints[item.n], recovery, lost_before)
     tail.finish([])
     recovery.problems = scan.problems
     recovery.chain = scan.chain

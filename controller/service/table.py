@@ -29,6 +29,7 @@ from contract.text import bounded
 from contract.topics import Topics
 from controller.journal import checkpoint
 from controller.journal.files import JournalFiles
+from controller.journal.records import ReceivedRecord
 from controller.journal.recovery import Recovery, audit, recover
 from controller.journal.writer import Journal, JournalOptions
 from controller.service.grace import StartupGrace
@@ -114,6 +115,10 @@ class TableController:
         #: Device id -> kind, when ``[[devices]]`` names them (None: any device, any event).
         self.kinds = config.device_kinds() or None
         self.inbox = Inbox(self.topics, self.kinds)
+        #: A journaled message as the engine would take it now (what the engine is given;
+        #: anything else: it would not); changes nothing. The inbox's own method, not a method
+        #: calling it: recovery prepares every record replayed with it.
+        self.prepare = self.inbox.engine_input
         self.tally = MalformedTally()
         self._devices: set[str] = set(config.device_kinds())
         self.session = 1
@@ -213,27 +218,13 @@ class TableController:
     def engine_state(self) -> EngineState:
         return self.engine.state
 
-    def prepare(
-        self, topic: str, payload: bytes, received: datetime
-    ) -> DeviceEventReceived | DeviceStatusReceived | InputReceived | Malformed | None:
-        """A journaled message as the engine would take it now (what the engine is given;
-        anything else: it would not); changes nothing."""
-        return self.inbox.engine_input(topic, payload, received)
-
     def replay_received(
-        self,
-        n: int,
-        topic: str,
-        payload: bytes,
-        received: datetime,
-        prepared: object,
-        *,
-        remember: bool = True,
+        self, record: ReceivedRecord, prepared: object, *, remember: bool = True
     ) -> list[Outgoing] | None:
-        """Received record ``n`` (:meth:`prepare` gave ``prepared``) through the engine again;
-        None when it would not take it now."""
+        """``record`` (:meth:`prepare` gave ``prepared``) through the engine again; None when it
+        would not take it now."""
         if remember:
-            self.recent.add(topic, payload, n)
+            self.recent.add(record.topic, record.payload, record.n)
         # Malformed by today's configuration (a device's kind changed), or a device beyond the
         # table's bound: not given to the engine, as it would not be now.
         if type(prepared) is DeviceEventReceived or type(prepared) is DeviceStatusReceived:
@@ -248,10 +239,10 @@ class TableController:
         try:
             outputs = self.engine.handle(prepared, build_state=False)
         except Exception:
-            log.exception("engine failed on journal record %d (%s)", n, Classified(prepared).summary)
+            log.exception("engine failed on journal record %d (%s)", record.n, Classified(prepared).summary)
             return []
         if outputs.alerts or outputs.commands or outputs.hands or self.signal_device is not None:
-            return self._outgoing(n, outputs, received, replay=True)
+            return self._outgoing(record.n, outputs, record.received, replay=True)
         return []  # (most records: no alert, command or result; a replay builds no state)
 
     def replay_rejected(self, n: int, rejected: PayloadRejected) -> list[Outgoing]:

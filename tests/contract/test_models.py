@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import pytest
 from hypothesis import given
@@ -26,6 +27,28 @@ def test_timestamps_are_utc_with_z() -> None:
     assert payload["ts"] == "2026-11-29T20:15:30.250000Z"
     offset = dict(payload, ts="2026-11-29T21:15:30.25+01:00")
     assert m.parse_event(TOPIC, json.dumps(offset)) == samples.EVENTS[0]
+
+
+@pytest.mark.parametrize(
+    ("ts", "utc"),
+    [
+        ("2026-11-29T22:15:30.25+02:00", "2026-11-29T20:15:30.250000Z"),
+        ("2026-11-29T20:15:30.25-00:00", "2026-11-29T20:15:30.250000Z"),
+        ("1970-01-01T00:30:00+01:00", None),  # 1969 in UTC
+        ("2199-12-31T23:30:00-01:00", None),  # 2200 in UTC
+        ("9999-12-31T23:00:00-05:00", None),  # beyond any datetime in UTC
+        ("0001-01-01T00:00:00+01:00", None),
+    ],
+)
+def test_a_time_with_an_offset_is_taken_in_utc_within_the_bounds(ts: str, utc: str | None) -> None:
+    payload = f'{{"type": "seat", "seq": 1, "ts": "{ts}", "seat": 1, "occupied": true}}'.encode()
+    if utc is None:
+        with pytest.raises(m.PayloadError, match="time must be from 1970 to 2199"):
+            m.parse_event("t", payload)
+        return
+    event = m.parse_event("t", payload)
+    assert event.ts.tzinfo is UTC
+    assert json.loads(event.to_json())["ts"] == utc
 
 
 def test_unknown_fields_are_ignored() -> None:
