@@ -467,6 +467,22 @@ async def behind_flood(directory: Path, port: int, count: int) -> dict[str, floa
     }
 
 
+async def awaited_alert(
+    probe: aiomqtt.Client, device: str, change: str, service: asyncio.subprocess.Process, log: Path
+) -> None:
+    """:func:`alert_change`, or an error saying why none came within 10 s (the service gone,
+    with its log's last lines), instead of waiting for ever."""
+    try:
+        await asyncio.wait_for(alert_change(probe, device, change), 10)
+    except TimeoutError:
+        state = "is running" if service.returncode is None else f"exited with {service.returncode}"
+        text = await asyncio.to_thread(log.read_text, encoding="utf-8", errors="replace")
+        tail = "".join(text.splitlines(keepends=True)[-15:])
+        raise RuntimeError(
+            f"no '{change}' alert of {device} within 10 s; the service {state}; its log ends:\n{tail}"
+        ) from None
+
+
 async def alert_latency(directory: Path, port: int, count: int) -> list[float]:
     config = config_file(directory, port, "latency")
     service = await start_service(config, directory / "latency.log")
@@ -480,12 +496,12 @@ async def alert_latency(directory: Path, port: int, count: int) -> list[float]:
                 event = FaultEvent(seq=index // 10 + 1, ts=datetime.now(UTC), code="jam", text="bench")
                 started = time.perf_counter()
                 await probe.publish(TOPICS.device_event(device), event.to_json(), qos=1)
-                await alert_change(probe, device, "raised")
+                await awaited_alert(probe, device, "raised", service, directory / "latency.log")
                 if index >= 20:  # warm-up
                     samples.append((time.perf_counter() - started) * 1000)
                 online = Status(state="online", ts=datetime.now(UTC), session=1)
                 await probe.publish(TOPICS.device_status(device), online.to_json(), qos=1)
-                await alert_change(probe, device, "resolved")
+                await awaited_alert(probe, device, "resolved", service, directory / "latency.log")
     finally:
         await stop_service(service)
     return sorted(samples)
