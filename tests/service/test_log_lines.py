@@ -39,17 +39,24 @@ class Stream(io.StringIO):
             return self.getvalue()
 
 
-@pytest.fixture
-def logged() -> Iterator[tuple[logging.Logger, Stream, LogLines]]:
-    stream = Stream()
-    lines = LogLines(
-        stream, logging.Formatter("%(levelname)s %(name)s: %(message)s"), period_s=LONG, wake_at=3
-    )
-    lines.start()
+def started(stream: Stream, lines: LogLines) -> logging.Logger:
+    """A logger of its own writing through ``lines``, started."""
     logger = logging.getLogger(f"test.log_lines.{id(lines)}")
     logger.propagate = False
     logger.setLevel(logging.DEBUG)
     logger.addHandler(lines.handler)
+    lines.start()
+    return logger
+
+
+@pytest.fixture
+def logged() -> Iterator[tuple[logging.Logger, Stream, LogLines]]:
+    """Lines written only when woken by the idle thread, a warning or three lines waiting (no
+    token: ``rate`` and ``burst`` 0; a linger of a minute)."""
+    stream = Stream()
+    formatter = logging.Formatter("%(levelname)s %(name)s: %(message)s")
+    lines = LogLines(stream, formatter, period_s=LONG, rate=0, burst=0, wake_at=3)
+    logger = started(stream, lines)
     try:
         yield logger, stream, lines
     finally:
@@ -121,11 +128,7 @@ def test_what_waits_is_written_at_stop_with_its_time_and_traceback(
 def test_lines_wake_the_lingering_thread_while_they_come_slowly() -> None:
     stream = Stream()
     lines = LogLines(stream, logging.Formatter("%(message)s"), period_s=LONG, rate=0, burst=2)
-    logger = logging.getLogger(f"test.log_lines.{id(lines)}")
-    logger.propagate = False
-    logger.addHandler(lines.handler)
-    logger.setLevel(logging.INFO)
-    lines.start()
+    logger = started(stream, lines)
     try:
         logger.info("first")  # wakes the idle thread
         stream.wait_for("first")
