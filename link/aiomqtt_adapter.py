@@ -13,7 +13,9 @@ connection they came from: the intake's :class:`Received` carries it, and
 :func:`socket_of` gives a connected client's socket (paho's public ``socket()``, behind aiomqtt),
 for diagnostics and the tests that check its options (TCP_NODELAY).
 
-:func:`tolerate_socket_race` keeps one harmless race of aiomqtt's out of the logs' tracebacks.
+:class:`SocketWatch` keeps the event loop's watch of paho's socket to the socket paho has now
+(aiomqtt's could outlive it and leave the next connection unread); :func:`tolerate_socket_race`
+logs a watch asked for a socket already closed as one line, not a traceback.
 
 :func:`fail_connect_when_closed` makes a connection the broker closes before its CONNACK fail
 at once: aiomqtt ignores a disconnection before CONNACK and waits out its whole timeout.
@@ -29,6 +31,7 @@ import errno
 import logging
 import socket
 import struct
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
@@ -299,6 +302,130 @@ class _ReadAhead:
         return getattr(self.socket, name)
 
 
+class SocketWatch:
+    """The event loop's watch of paho's socket, kept to exactly the socket paho has now.
+
+    aiomqtt asks the loop to watch the socket (``add_reader``, ``add_writer``) through
+    ``call_soon_threadsafe`` (paho calls it from the thread of aiomqtt's connect too), and stops
+    watching at once. A request that runs after its stop (paho wanted to write, then did not,
+    within one turn of the loop; or the socket was closed meanwhile) left the loop watching a
+    socket paho had given up: a writer called for nothing at every turn, and at the socket's
+    close a watch of a descriptor no longer open. The next connection's socket, given the same
+    descriptor, could then not be watched at all (``add_reader``: ENOENT): a connection nobody
+    reads, its PUBACKs and messages never seen (the demo's broker-crash test, once in CI).
+
+    Here each request runs only if the socket is still paho's (and, for writing, paho still
+    wants to write), and the socket's close removes both watches; requests and removals take
+    one lock, so a removal on the connect's thread never comes between a request's check and
+    its watch. Installed by :func:`link.client.make_client` on every client; the intake installs
+    its own, whose reader stops while the intake is paused.
+    """
+
+    def __init__(self, client: aiomqtt.Client, paused: Callable[[], bool] = lambda: False) -> None:
+        self._client = client
+        self._paho = client._client
+        self._loop = client._loop
+        self._paused = paused
+        self._lock = threading.Lock()
+
+    def install(self) -> SocketWatch:
+        """Take over paho's socket callbacks from aiomqtt's (before connecting)."""
+        paho = self._paho
+        paho.on_socket_open = self._opened
+        paho.on_socket_close = self._closed
+        paho.on_socket_register_write = self._write_wanted
+        paho.on_socket_unregister_write = self._write_done
+        return self
+
+    def _is_current(self, sock: Any) -> bool:
+        now = self._paho._sock
+        return now is not None and _raw_socket(now) is _raw_socket(sock)
+
+    def _opened(self, _paho: Any, _userdata: Any, sock: Any) -> None:
+        self._loop.call_soon_threadsafe(self._watch_reading, sock)
+
+    def _watch_reading(self, sock: Any) -> None:
+        with self._lock:
+            if not self._is_current(sock):
+                return  # closed meanwhile (a newer socket has a watch of its own)
+            self._loop.add_reader(sock.fileno(), self.read)
+        # aiomqtt's keepalive task (paho's ``loop_misc`` once a second), as aiomqtt starts it
+        client = self._client
+        client._misc_task = self._loop.create_task(client._misc_loop())
+
+    def _closed(self, _paho: Any, _userdata: Any, sock: Any) -> None:
+        with self._lock:
+            fd = sock.fileno()
+            if fd >= 0:
+                self._loop.remove_writer(fd)
+                self._loop.remove_reader(fd)
+        task = self._client._misc_task
+        if task is not None and not task.done():
+            self._loop.call_soon_threadsafe(task.cancel)
+
+    def _write_wanted(self, _paho: Any, _userdata: Any, sock: Any) -> None:
+        self._loop.call_soon_threadsafe(self._watch_writing, sock)
+
+    def _watch_writing(self, sock: Any) -> None:
+        with self._lock:
+            if self._is_current(sock) and self._paho._registered_write:
+                self._loop.add_writer(sock.fileno(), self._write)
+
+    def _write_done(self, _paho: Any, _userdata: Any, sock: Any) -> None:
+        with self._lock:
+            fd = sock.fileno()
+            if fd >= 0:
+                self._loop.remove_writer(fd)
+
+    def read(self) -> None:
+        """Read what the socket brings (aiomqtt's reader: a failed read is a lost connection),
+        and what is read ahead (:class:`_ReadAhead`'s ``pending``, an SSL socket's), unless
+        paused."""
+        paho = self._paho
+        try:
+            while True:
+                paho.loop_read()
+                pending = getattr(paho._sock, "pending", None)
+                if pending is None or pending() <= 0 or self._paused():
+                    break
+        except Exception as error:
+            if not self._client._disconnected.done():
+                self._client._disconnected.set_exception(error)
+
+    def _write(self) -> None:
+        try:
+            self._paho.loop_write()
+        except Exception as error:  # (aiomqtt's writer: a failed write is a lost connection)
+            if not self._client._disconnected.done():
+                self._client._disconnected.set_exception(error)
+
+    def stop_reading(self) -> int | None:
+        """Stop reading the current socket (the intake is full): its descriptor, or None."""
+        with self._lock:
+            sock = self._paho._sock
+            fd = -1 if sock is None else sock.fileno()
+            if fd < 0:
+                return None
+            self._loop.remove_reader(fd)
+            return fd
+
+    def read_again(self, fd: int) -> bool:
+        """Read the socket ``fd`` again, if it is still paho's current one."""
+        with self._lock:
+            sock = self._paho._sock
+            if sock is None or sock.fileno() != fd:
+                return False  # (a new socket has its own watch)
+            self._loop.add_reader(fd, self.read)
+        # What arrived meanwhile may be in paho's buffer already: read it now, not at the next
+        # byte the socket brings.
+        self._loop.call_soon(self.read)
+        return True
+
+
+def _raw_socket(sock: Any) -> Any:
+    return sock.socket if isinstance(sock, _ReadAhead) else sock
+
+
 class Received(NamedTuple):
     """A message as the intake hands it out: what the service reads of it, and the connection it
     arrived on (its ``mid`` is valid only there)."""
@@ -343,6 +470,7 @@ class Intake:
         #: How often reading was paused (diagnostics, tests).
         self.pauses = 0
         self._client: aiomqtt.Client | None = None
+        self._watch: SocketWatch | None = None
         self._paused_fd: int | None = None
         #: The consumer waiting in :meth:`get` for a message (done when one is queued).
         self._waiter: asyncio.Future[None] | None = None
@@ -375,6 +503,8 @@ class Intake:
     def bind(self, client: aiomqtt.Client) -> None:
         """Attach to the client built with :meth:`queue_type` (before connecting)."""
         self._client = client
+        # the socket's watch, its reader stopped while the intake is paused
+        self._watch = SocketWatch(client, lambda: self._paused_fd is not None).install()
         paho = client._client
         # paho builds a DEBUG line for every packet it reads or writes (two per message) for
         # aiomqtt's logger, which the service never shows: a cost per message for nothing.
@@ -516,45 +646,19 @@ class Intake:
                 lost.remove_done_callback(wake)
 
     def _pause(self) -> None:
-        client = self._client
-        if client is None or self._paused_fd is not None:
+        if self._watch is None or self._paused_fd is not None:
             return
-        sock = client._client.socket()
-        if sock is None:
+        fd = self._watch.stop_reading()
+        if fd is None:
             return
-        fd = sock.fileno()
-        if fd < 0:
-            return
-        client._loop.remove_reader(fd)
         self._paused_fd = fd
         self.pauses += 1
 
     def _resume(self) -> None:
-        client, fd = self._client, self._paused_fd
+        fd = self._paused_fd
         self._paused_fd = None
-        if client is None or fd is None:
-            return
-        paho = client._client
-        sock = paho.socket()
-        if sock is None or sock.fileno() != fd:
-            return  # a new socket has its own reader
-
-        def read() -> None:
-            # What aiomqtt's own reader does: a failed read is a lost connection.
-            try:
-                while True:
-                    paho.loop_read()
-                    pending = getattr(paho._sock, "pending", None)
-                    if pending is None or pending() <= 0 or self._paused_fd is not None:
-                        break
-            except Exception as error:
-                if not client._disconnected.done():
-                    client._disconnected.set_exception(error)
-
-        client._loop.add_reader(fd, read)
-        # What arrived meanwhile may be in paho's buffer already: read it now, not at the next
-        # byte the socket brings.
-        client._loop.call_soon(read)
+        if self._watch is not None and fd is not None:
+            self._watch.read_again(fd)
 
 
 def tolerate_socket_race(loop: asyncio.AbstractEventLoop) -> None:

@@ -22,6 +22,7 @@ from typing import Final
 import aiomqtt
 
 from config.models import MqttSection
+from link.aiomqtt_adapter import SocketWatch
 
 #: Seconds to wait for CONNACK, SUBACK, PUBACK before the connection is considered broken.
 BROKER_TIMEOUT_S: Final = 5.0
@@ -101,7 +102,7 @@ def make_client(
     in paho's queue, in order).
     """
     context = tls_context(mqtt)
-    return aiomqtt.Client(
+    client = aiomqtt.Client(
         mqtt.host,
         mqtt.port,
         username=mqtt.username,
@@ -118,3 +119,5 @@ def make_client(
         max_inflight_messages=max_inflight,
         logger=MQTT_LOG,
     )
+    SocketWatch(client).install()  # (aiomqtt's own watch of the socket could outlive it)
+    return client
