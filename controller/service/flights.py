@@ -48,16 +48,20 @@ class Flights:
         self.limit = limit
         self._flights: deque[Flight] = deque()
         self._changed = asyncio.Event()
+        #: Publishes handed and not landed, over every flight (kept as they change: the receiver
+        #: asks :meth:`may_take_off` at every alert, behind a backlog with hundreds in flight).
+        self._awaited = 0
 
     def __len__(self) -> int:
         """Items in flight, handed or still to hand."""
         return sum(len(f.batch) + len(f.pending) for f in self._flights)
 
     def may_take_off(self) -> bool:
-        """Whether a new flight may take off now (see the module docstring)."""
-        if any(f.boarding for f in self._flights):
+        """Whether a new flight may take off now (see the module docstring). Only the newest
+        flight may be boarding: none takes off while one is, and none boards again."""
+        if self._flights and self._flights[-1].boarding:
             return False
-        return sum(len(f.publishes) for f in self._flights) < self.limit
+        return self._awaited < self.limit
 
     async def room(self) -> None:
         """Return once a new flight may take off."""
@@ -72,7 +76,9 @@ class Flights:
             await self._changed.wait()
 
     def add(self, flight: Flight) -> None:
+        """A flight that took off (its first batch handed)."""
         self._flights.append(flight)
+        self._awaited += len(flight.publishes)
         self._changed.set()
 
     async def land(self, hand: Callable[[Flight], None], published: Callable[[Outgoing], None]) -> NoReturn:
@@ -85,10 +91,16 @@ class Flights:
                 self._changed.clear()
                 await self._changed.wait()
             flight = self._flights[0]
-            # No time limit on a PUBACK: behind a backlog it comes after every message the
-            # broker sent before it (which the intake reads at the engine's pace); a broken
-            # connection is found by the keepalive and the socket, not by a guess.
-            results = await asyncio.gather(*flight.publishes, return_exceptions=True)
+            if all(publish.done() for publish in flight.publishes):
+                # Landed already (the PUBACKs of several flights come in one read): taken now,
+                # not a turn of the loop per flight.
+                results: list[BaseException | None] = [_outcome(p) for p in flight.publishes]
+            else:
+                # No time limit on a PUBACK: behind a backlog it comes after every message the
+                # broker sent before it (which the intake reads at the engine's pace); a broken
+                # connection is found by the keepalive and the socket, not by a guess.
+                results = await asyncio.gather(*flight.publishes, return_exceptions=True)
+            self._awaited -= len(flight.publishes)
             failed: list[Outgoing] = []
             for out, result in zip(flight.batch, results, strict=False):
                 if isinstance(result, BaseException):
@@ -102,6 +114,7 @@ class Flights:
                 raise errors[0]
             if flight.boarding:
                 hand(flight)
+                self._awaited += len(flight.publishes)
             else:
                 self._flights.popleft()
             self._changed.set()
@@ -117,5 +130,13 @@ class Flights:
             items += flight.batch + flight.pending
             announced = announced or flight.announced is not None or flight.status is not None
         self._flights.clear()
+        self._awaited = 0
         self._changed.set()
         return items, announced
+
+
+def _outcome(publish: asyncio.Future[None]) -> BaseException | None:
+    """A done publish's outcome as ``gather(..., return_exceptions=True)`` gives it."""
+    if publish.cancelled():
+        return asyncio.CancelledError()
+    return publish.exception()

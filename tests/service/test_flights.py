@@ -90,3 +90,26 @@ def test_a_failed_publish_leaves_what_is_not_acknowledged_in_order() -> None:
     assert landed == ["t/a"]
     assert left == ["t/b", "t/c", "t/d"]
     assert not announced
+
+
+def test_landed_flights_make_room_again_and_those_landed_already_land_in_one_go() -> None:
+    async def run() -> list[str]:
+        loop = asyncio.get_running_loop()
+        flights = Flights(limit=2)
+        landed: list[str] = []
+        first, second = _handed(loop, "a"), _handed(loop, "b")
+        flights.add(first)
+        flights.add(second)
+        assert not flights.may_take_off()  # two publishes await their PUBACKs: the limit
+        # Both PUBACKs came in one read, the second one's first: both land, in order.
+        second.publishes[0].set_result(None)
+        first.publishes[0].set_result(None)
+        lander = asyncio.create_task(flights.land(lambda f: None, lambda out: landed.append(out.topic)))
+        await asyncio.wait_for(flights.room(), 1)
+        assert flights.may_take_off()
+        flights.add(_handed(loop, "c"))
+        assert flights.may_take_off()  # one awaited, under the limit
+        lander.cancel()
+        return landed
+
+    assert asyncio.run(run()) == ["t/a", "t/b"]
