@@ -73,6 +73,13 @@ class Positions:
                 return 0
             return self._written
 
+    def unsynced(self) -> int:
+        """How many records are written and not yet durable (0 during a fault)."""
+        with self._lock:
+            if self._fault is not None:
+                return 0
+            return max(0, self._written - self._durable)
+
     def wait(self, condition: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``condition`` holds; True if it did within ``timeout``.
 

@@ -2,7 +2,9 @@
 
 - **Group commit**: one fsync covers every record written before it, however many; the syncer
   fsyncs whenever records were written since the last one (never during a fault), and reports
-  the new durable position (:class:`~controller.journal.positions.Positions`).
+  the new durable position (:class:`~controller.journal.positions.Positions`). While few records
+  come, fast, it lingers: an fsync follows the previous one by at least ``LINGER_S``
+  (:meth:`Syncer._linger`).
 - **Checkpoints**: the writer hands it a job (the snapshot and where the records after it begin)
   once every record before the checkpoint is written; it writes the file whole (temporary file,
   fsync, rename), then submits the ``checkpoint`` record. Jobs that queued up behind an fsync are
@@ -28,6 +30,11 @@ from controller.journal.segment import ActiveSegment
 from controller.journal.state import CHECKPOINT_MAGIC, Job, JournalOptions, reason
 
 log = logging.getLogger("controller.journal.writer")
+
+#: The group commit's linger (see :meth:`Syncer._linger`): an fsync follows the previous one by
+#: at least this long (seconds) while fewer than ``LINGER_RECORDS`` records wait for it.
+LINGER_S = 0.005
+LINGER_RECORDS = 16
 
 
 class Syncer:
@@ -59,6 +66,10 @@ class Syncer:
         self._failed = False  # an fsync failed; nothing more until resumed
         self._stopping = False
         self._reported: set[str] = set()
+        #: Waiting for more records before an fsync (:meth:`_linger`): writes do not wake it.
+        self._lingering = False
+        #: When the last fsync ended (``time.monotonic``).
+        self._synced_at = 0.0
 
     # ---- other threads --------------------------------------------------------------------
 
@@ -69,9 +80,10 @@ class Syncer:
             self._work.notify()
 
     def wake(self) -> None:
-        """Records were written: fsync them."""
+        """Records were written: fsync them (after the linger, if one is under way)."""
         with self._lock:
-            self._work.notify()
+            if not self._lingering or self.positions.unsynced() >= LINGER_RECORDS:
+                self._work.notify()
 
     def resume(self) -> None:
         """The journal is writable again after a fault: fsync again."""
@@ -103,6 +115,16 @@ class Syncer:
                 self._work.wait_for(lambda: self._stopping or bool(self._jobs) or self._target() > 0)
                 if self._stopping and not self._jobs:
                     return
+                linger = self._linger()
+                if linger > 0:
+                    self._lingering = True
+                    self._work.wait_for(
+                        lambda: (
+                            self._stopping or bool(self._jobs) or self.positions.unsynced() >= LINGER_RECORDS
+                        ),
+                        linger,
+                    )
+                    self._lingering = False
                 target = self._target()
                 # Checkpoints that queued up behind an fsync are superseded by the newest one.
                 job = self._jobs[-1] if self._jobs else None
@@ -116,6 +138,22 @@ class Syncer:
                     self._busy = False
                 self.positions.told()
 
+    def _linger(self) -> float:
+        """How long to wait for more records before the next fsync: while few are written
+        since the last one, until ``LINGER_S`` after it (0: fsync now).
+
+        One fsync per message of a table that is quiet enough for an fsync to end before the
+        next message arrives costs nothing; messages coming faster than that (a dealer at
+        speed, alerts in a row) met the end of the previous fsync, whose report takes the GIL
+        from the event loop in the middle of the next message: an alert's latency. A
+        backlog (many records written) is fsynced at once."""
+        if self._jobs or self._stopping:
+            return 0.0
+        since = time.monotonic() - self._synced_at
+        if since >= LINGER_S or self.positions.unsynced() >= LINGER_RECORDS:
+            return 0.0
+        return LINGER_S - since
+
     def _sync(self, target: int) -> None:
         if self.options.fsync_delay_s:
             time.sleep(self.options.fsync_delay_s)
@@ -126,6 +164,7 @@ class Syncer:
                 self._failed = True
             self._on_error(f"fsync failed: {reason(error)}")
             return
+        self._synced_at = time.monotonic()
         self.positions.synced(target)
 
     def _write_checkpoint(self, job: Job) -> None:

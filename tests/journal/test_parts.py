@@ -11,7 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.journal import JournalFiles, read_journal
+import pytest
+
+from controller.journal import JournalFiles, read_journal, sync
 from controller.journal.appender import Appender
 from controller.journal.faults import FaultHandling
 from controller.journal.held import EarlyAcknowledgements, held_path
@@ -265,6 +267,113 @@ def test_the_syncer_fsyncs_what_was_written_and_writes_checkpoint_files(tmp_path
     assert b'"kind":"checkpoint"' in batch.items[0].body  # type: ignore[union-attr]
     syncer.stop()
     thread.join(5)
+    assert not thread.is_alive()
+
+
+def _counting_fsyncs(parts: _Parts, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The syncer's fsyncs, counted (each with the durable position it reports)."""
+    done: list[int] = []
+    original = parts.positions.synced
+
+    def synced(target: int) -> None:
+        done.append(target)
+        original(target)
+
+    monkeypatch.setattr(parts.positions, "synced", synced)
+    return done
+
+
+def test_the_syncer_lingers_after_an_fsync_while_few_records_come_fast(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a long linger: the records written within it share one fsync on a loaded machine too)
+    monkeypatch.setattr(sync, "LINGER_S", 0.5)
+    parts = _Parts(tmp_path / "j.jsonl", fsync=True)
+    fsyncs = _counting_fsyncs(parts, monkeypatch)
+    syncer = parts.syncer()
+    thread = threading.Thread(target=syncer.run)
+    thread.start()
+    try:
+        parts.appender.append([_record(1)])
+        started = time.monotonic()
+        syncer.wake()
+        wait_for(lambda: fsyncs == [1], "the first fsync")
+        # Two more right after it: they wait out the linger, and one fsync covers both.
+        parts.appender.append([_record(2)])
+        syncer.wake()
+        parts.appender.append([_record(3)])
+        syncer.wake()
+        wait_for(lambda: len(fsyncs) == 2, "the fsync after the linger")
+        assert fsyncs == [1, 3]
+        assert time.monotonic() - started >= 0.5
+    finally:
+        syncer.stop()
+        thread.join(5)
+    assert not thread.is_alive()
+
+
+def test_the_syncer_does_not_linger_on_a_quiet_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sync, "LINGER_S", 30.0)  # (a linger would outlast the test's wait)
+    clock = _Clock()
+    monkeypatch.setattr(sync, "time", clock)
+    parts = _Parts(tmp_path / "j.jsonl", fsync=True)
+    syncer = parts.syncer()
+    thread = threading.Thread(target=syncer.run)
+    thread.start()
+    try:
+        parts.appender.append([_record(1)])
+        syncer.wake()
+        wait_for(lambda: parts.positions.snapshot(lambda: 1).durable == 1, "the first fsync")
+        # Longer than the linger without an fsync: the next record is fsynced at once.
+        clock.ahead += 60.0
+        parts.appender.append([_record(2)])
+        syncer.wake()
+        wait_for(lambda: parts.positions.snapshot(lambda: 2).durable == 2, "the next fsync")
+    finally:
+        syncer.stop()
+        thread.join(5)
+    assert not thread.is_alive()
+
+
+class _Clock:
+    """``time`` for the syncer, its monotonic clock moved ahead at will."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+def test_the_syncer_does_not_linger_over_a_backlog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sync, "LINGER_S", 30.0)  # (a linger would outlast the test's wait)
+    parts = _Parts(tmp_path / "j.jsonl", fsync=True)
+    fsyncs = _counting_fsyncs(parts, monkeypatch)
+    syncer = parts.syncer()
+    thread = threading.Thread(target=syncer.run)
+    thread.start()
+    try:
+        parts.appender.append([_record(1)])
+        syncer.wake()
+        wait_for(lambda: fsyncs == [1], "the first fsync")
+        # Records come one by one: the syncer lingers, until enough of them wait.
+        parts.appender.append([_record(2)])
+        syncer.wake()
+        wait_for(lambda: syncer._lingering, "the linger")
+        for n in range(3, 2 + sync.LINGER_RECORDS):
+            parts.appender.append([_record(n)])
+            syncer.wake()
+        last = 1 + sync.LINGER_RECORDS
+        wait_for(lambda: parts.positions.snapshot(lambda: last).durable == last, "the backlog's fsync")
+        assert len(fsyncs) == 2
+    finally:
+        syncer.stop()
+        thread.join(5)
     assert not thread.is_alive()
 
 
