@@ -36,17 +36,10 @@ class Flight:
     announced: Status | None = None
 
     @classmethod
-    def from_outbox(
-        cls, outbox: deque[Outgoing], status: Status | None, written: int | None = None
-    ) -> Flight:
-        """The flight of what ``outbox`` holds, taken off it: with ``written``, only up to the
-        first output caused by a later record (the rest waits, in order, for the next flight:
-        the write-ahead rule, and a publisher that waited for the newest output's record
-        chased a receiver running ahead of the journal's writer: 29 waits and 0.76 s before a
-        restart's ``online`` behind 60,000 queued). A state followed by a newer one is left out
-        (the newest says it all); ``status`` (owed at a new connection, or a change of the
-        journal's health), if any, goes right after the newest state, and both in the first
-        batch.
+    def from_outbox(cls, outbox: list[Outgoing], status: Status | None) -> Flight:
+        """The flight of ``outbox``: a state followed by a newer one is left out (the newest
+        says it all); ``status`` (owed at a new connection, or a change of the journal's
+        health), if any, goes right after the newest state, and both in the first batch.
 
         A client that sees the status finds the newest state retained. Behind a broker's
         backlog each batch's PUBACKs come late (after the messages the broker sent before
@@ -56,12 +49,8 @@ class Flight:
         So the newest state goes first: the outputs that were caused before it follow it, in
         their order.
         """
-        taken = len(outbox)
-        if written is not None:
-            taken = next((i for i, o in enumerate(outbox) if o.cause > written), taken)
-        boarding = [outbox.popleft() for _ in range(taken)]
-        last_state = max((i for i, o in enumerate(boarding) if o.what == "state"), default=-1)
-        pending = [o for i, o in enumerate(boarding) if not (o.what == "state" and i < last_state)]
+        last_state = max((i for i, o in enumerate(outbox) if o.what == "state"), default=-1)
+        pending = [o for i, o in enumerate(outbox) if not (o.what == "state" and i < last_state)]
         if status is None:
             return cls(pending, 0)
         if last_state < 0:

@@ -645,17 +645,15 @@ class Service:
             await self._flights.room()
             # Write-ahead: what caused these outputs is in the journal before they leave (written
             # to the operating system: a crash of the process loses none; see docs/journal.md).
-            # What the receiver queues meanwhile waits for the next flush: behind a backlog the
-            # publisher chased the newest output's record (29 waits, 0.76 s before a restart's
-            # ``online``, while the receiver ran ahead of the journal's writer).
-            written = max((o.cause for o in self.outbox), default=0)
-            await self.acks.written(written)
-            # (a flight may be boarding meanwhile)
+            # Again if the ticker or the journal watcher queued more while this one waited.
+            waited = -1
+            while (cause := max((o.cause for o in self.outbox), default=0)) > waited:
+                await self.acks.written(cause)
+                waited = cause
+            # (the receiver may have handed the outbox meanwhile, and a flight may be boarding)
             await self._flights.room()
             if self.outbox or self._status_owed():
-                self._take_off(client, written)
-            if self.outbox:
-                self._wake()  # (what came meanwhile: the publisher flushes again)
+                self._take_off(client)
 
     def _flush_at_once(self, client: aiomqtt.Client) -> bool:
         """The receiver's flush of what a message caused (an alert, a command): handed to paho,
@@ -680,15 +678,14 @@ class Service:
             return False
         return self._status_due or self.controller.journal_error != self._reported_error
 
-    def _take_off(self, client: aiomqtt.Client, written: int | None = None) -> None:
-        """Take the outbox into a flight and hand its first batch to paho (synchronously); with
-        ``written``, only its outputs up to the first one caused by a later record (the rest
-        waits for the next flight, in order)."""
+    def _take_off(self, client: aiomqtt.Client) -> None:
+        """Take the outbox into a flight and hand its first batch to paho (synchronously)."""
         status: Status | None = None
         if self._status_owed():
             error = self.controller.journal_error
             status = self._status("fault" if error is not None else "online", error)
-        flight = Flight.from_outbox(self.outbox, status, written)
+        flight = Flight.from_outbox(list(self.outbox), status)
+        self.outbox.clear()
         self._hand(client, flight)
         self._flights.add(flight)
 

@@ -9,18 +9,16 @@ what hundreds of thousands of queued messages do on a real table PC.
 
 from __future__ import annotations
 
-import re
 import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
-from contract.models import FaultEvent, Status
-from controller.service.network import PUBLISH_BATCH
+from contract.models import FaultEvent
 from link.aiomqtt_adapter import socket_of
 from testing.mosquitto import Mosquitto
 from testing.mqtt_proxy import MqttProxy
 from tests.service.conftest import StartService
-from tests.service.support import probe, running_service, until, write_config
+from tests.service.support import probe, running_service, write_config
 
 
 async def test_restart_behind_a_backlog_comes_online_and_drains_before_the_suback(
@@ -76,47 +74,3 @@ async def test_the_services_socket_keeps_tcp_nodelay_under_the_read_ahead(
         sock = socket_of(service.acks.client)
         assert sock is not None
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
-
-
-async def test_a_restart_owed_many_outputs_comes_online_while_the_brokers_pubacks_wait(
-    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
-) -> None:
-    """Behind a backlog the broker's PUBACKs come late. A restart owed more outputs than one
-    batch (``PUBLISH_BATCH``) sent its status after the newest state, at the end of the flight:
-    after the first batch's PUBACKs, after the backlog (a restart behind 60,000 queued came
-    online after 1.9 s instead of 0.3 s). The state and the status now go first."""
-    proxy = MqttProxy(mosquitto.port)
-    await proxy.start()
-    try:
-        config = write_config(tmp_path, proxy.url)
-        async with probe(mosquitto.port, "t1") as p:
-            service = start_service(config)
-            await p.status("online")
-            # 100 alert changes whose PUBACKs never reach the service: not journaled as
-            # published, owed at the restart (raised and resolved, ten devices five times: with
-            # their states, the 200 publishes the service awaits PUBACKs for at most).
-            proxy.hold_pubacks = True
-            for index in range(50):
-                device = f"dev-{index % 10}"
-                event = FaultEvent(seq=index // 10 + 1, ts=datetime.now(UTC), code="jam", text="owed")
-                await p.publish(p.topics.device_event(device), event.to_json())
-                online = Status(state="online", ts=datetime.now(UTC), session=1)
-                await p.publish(p.topics.device_status(device), online.to_json())
-            await until(
-                lambda: len([a for a in p.alerts() if a.code == "device_fault"]) >= 100,
-                what="100 alert changes",
-            )
-            service.kill()
-            assert len(proxy.held) >= 100
-            # Restarted, the broker's PUBACKs still held: online comes all the same.
-            mark = len(p.messages)
-            start_service(config)
-            await p.status("online", after=mark)
-            proxy.release()
-        log = (tmp_path / "service.log").read_text()
-        owed = [int(m) for m in re.findall(r"(\d+) outputs still to publish", log)]
-        assert owed, log[-2000:]
-        # A batch's worth (PUBLISH_BATCH), the state from the connection after them.
-        assert owed[-1] >= PUBLISH_BATCH, owed
-    finally:
-        await proxy.stop()
