@@ -35,29 +35,6 @@ class Flight:
     publishes: list[asyncio.Future[None]] = field(default_factory=list)
     announced: Status | None = None
 
-    @classmethod
-    def from_outbox(cls, outbox: list[Outgoing], status: Status | None) -> Flight:
-        """The flight of ``outbox``: a state followed by a newer one is left out (the newest
-        says it all); ``status`` (owed at a new connection, or a change of the journal's
-        health), if any, goes right after the newest state, and both in the first batch.
-
-        A client that sees the status finds the newest state retained. Behind a broker's
-        backlog each batch's PUBACKs come late (after the messages the broker sent before
-        them): a status behind the 150 outputs a restart found owed (hand results, alerts) and
-        its state waited for the first batch's, until the backlog was drained (a restart behind
-        60,000 queued messages came ``online`` after 1.9 s instead of 0.3 s, one run in six).
-        So the newest state goes first: the outputs that were caused before it follow it, in
-        their order.
-        """
-        last_state = max((i for i, o in enumerate(outbox) if o.what == "state"), default=-1)
-        pending = [o for i, o in enumerate(outbox) if not (o.what == "state" and i < last_state)]
-        if status is None:
-            return cls(pending, 0)
-        if last_state < 0:
-            return cls(pending, 0, status)
-        newest = next(i for i, o in enumerate(pending) if o.what == "state")
-        return cls([pending[newest], *pending[:newest], *pending[newest + 1 :]], 1, status)
-
     @property
     def boarding(self) -> bool:
         """Items (or the status) not yet handed to paho."""

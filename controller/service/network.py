@@ -680,12 +680,15 @@ class Service:
 
     def _take_off(self, client: aiomqtt.Client) -> None:
         """Take the outbox into a flight and hand its first batch to paho (synchronously)."""
-        status: Status | None = None
+        last_state = max((i for i, o in enumerate(self.outbox) if o.what == "state"), default=-1)
+        pending = [o for i, o in enumerate(self.outbox) if not (o.what == "state" and i < last_state)]
+        self.outbox.clear()
+        # The status follows the newest state (a client that sees ``online`` finds it retained).
+        status_after = 1 + max((i for i, o in enumerate(pending) if o.what == "state"), default=-1)
+        flight = Flight(pending, status_after)
         if self._status_owed():
             error = self.controller.journal_error
-            status = self._status("fault" if error is not None else "online", error)
-        flight = Flight.from_outbox(list(self.outbox), status)
-        self.outbox.clear()
+            flight.status = self._status("fault" if error is not None else "online", error)
         self._hand(client, flight)
         self._flights.add(flight)
 

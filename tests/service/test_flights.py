@@ -8,9 +8,6 @@ import asyncio
 
 import pytest
 
-from contract.models import Status
-from contract.timestamps import utc_now
-from controller.journal.records import PublishedWhat
 from controller.service.flights import Flight, Flights
 from controller.service.outgoing import Outgoing
 
@@ -116,25 +113,3 @@ def test_landed_flights_make_room_again_and_those_landed_already_land_in_one_go(
         return landed
 
     assert asyncio.run(run()) == ["t/a", "t/b"]
-
-
-def test_a_status_owed_leaves_in_the_first_batch_right_after_the_newest_state() -> None:
-    def out(what: PublishedWhat, name: str) -> Outgoing:
-        return Outgoing(what, 1, f"t/{name}", name.encode(), retain=what == "state")
-
-    # A restart behind a backlog: 150 hand results owed, the states among them, the newest last.
-    outbox = [out("state", "s0")] + [out("hand", f"h{i}") for i in range(150)] + [out("state", "s1")]
-    online = Status(state="online", ts=utc_now(), session=2)
-    flight = Flight.from_outbox(outbox, online)
-    assert [o.topic for o in flight.pending[:3]] == ["t/s1", "t/h0", "t/h1"]  # older state left out
-    assert len(flight.pending) == 151
-    assert flight.status_after == 1
-    assert flight.status is online
-    # Without a status owed, the order is the outbox's (the older state still left out).
-    plain = Flight.from_outbox(outbox, None)
-    assert [o.topic for o in plain.pending[:1]] + [o.topic for o in plain.pending[-1:]] == ["t/h0", "t/s1"]
-    assert plain.status is None
-    # A status with no state owed leaves with the first batch.
-    hands = Flight.from_outbox(outbox[1:-1], online)
-    assert hands.status_after == 0
-    assert len(hands.pending) == 150
