@@ -3,11 +3,12 @@ segment, the appender, the syncer, the early acknowledgements and the fault hand
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +271,20 @@ def test_the_syncer_fsyncs_what_was_written_and_writes_checkpoint_files(tmp_path
     assert not thread.is_alive()
 
 
+@contextlib.contextmanager
+def _syncing(parts: _Parts) -> Iterator[Syncer]:
+    """The parts' syncer running on its thread; stopped (and its thread gone) at the end."""
+    syncer = parts.syncer()
+    thread = threading.Thread(target=syncer.run)
+    thread.start()
+    try:
+        yield syncer
+    finally:
+        syncer.stop()
+        thread.join(5)
+    assert not thread.is_alive()
+
+
 def _counting_fsyncs(parts: _Parts, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The syncer's fsyncs, counted (each with the durable position it reports)."""
     done: list[int] = []
@@ -290,10 +305,7 @@ def test_the_syncer_lingers_after_an_fsync_while_few_records_come_fast(
     monkeypatch.setattr(sync, "LINGER_S", 0.5)
     parts = _Parts(tmp_path / "j.jsonl", fsync=True)
     fsyncs = _counting_fsyncs(parts, monkeypatch)
-    syncer = parts.syncer()
-    thread = threading.Thread(target=syncer.run)
-    thread.start()
-    try:
+    with _syncing(parts) as syncer:
         parts.appender.append([_record(1)])
         started = time.monotonic()
         syncer.wake()
@@ -306,10 +318,6 @@ def test_the_syncer_lingers_after_an_fsync_while_few_records_come_fast(
         wait_for(lambda: len(fsyncs) == 2, "the fsync after the linger")
         assert fsyncs == [1, 3]
         assert time.monotonic() - started >= 0.5
-    finally:
-        syncer.stop()
-        thread.join(5)
-    assert not thread.is_alive()
 
 
 def test_the_syncer_does_not_linger_on_a_quiet_journal(
@@ -319,10 +327,7 @@ def test_the_syncer_does_not_linger_on_a_quiet_journal(
     clock = _Clock()
     monkeypatch.setattr(sync, "time", clock)
     parts = _Parts(tmp_path / "j.jsonl", fsync=True)
-    syncer = parts.syncer()
-    thread = threading.Thread(target=syncer.run)
-    thread.start()
-    try:
+    with _syncing(parts) as syncer:
         parts.appender.append([_record(1)])
         syncer.wake()
         wait_for(lambda: parts.positions.snapshot(lambda: 1).durable == 1, "the first fsync")
@@ -331,10 +336,6 @@ def test_the_syncer_does_not_linger_on_a_quiet_journal(
         parts.appender.append([_record(2)])
         syncer.wake()
         wait_for(lambda: parts.positions.snapshot(lambda: 2).durable == 2, "the next fsync")
-    finally:
-        syncer.stop()
-        thread.join(5)
-    assert not thread.is_alive()
 
 
 class _Clock:
@@ -354,10 +355,7 @@ def test_the_syncer_does_not_linger_over_a_backlog(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(sync, "LINGER_S", 30.0)  # (a linger would outlast the test's wait)
     parts = _Parts(tmp_path / "j.jsonl", fsync=True)
     fsyncs = _counting_fsyncs(parts, monkeypatch)
-    syncer = parts.syncer()
-    thread = threading.Thread(target=syncer.run)
-    thread.start()
-    try:
+    with _syncing(parts) as syncer:
         parts.appender.append([_record(1)])
         syncer.wake()
         wait_for(lambda: fsyncs == [1], "the first fsync")
@@ -371,10 +369,6 @@ def test_the_syncer_does_not_linger_over_a_backlog(tmp_path: Path, monkeypatch: 
         last = 1 + sync.LINGER_RECORDS
         wait_for(lambda: parts.positions.snapshot(lambda: last).durable == last, "the backlog's fsync")
         assert len(fsyncs) == 2
-    finally:
-        syncer.stop()
-        thread.join(5)
-    assert not thread.is_alive()
 
 
 def test_a_failed_fsync_is_reported_and_no_more_are_tried_until_resumed(tmp_path: Path) -> None:
