@@ -44,7 +44,10 @@ async def test_a_write_wanted_and_given_up_in_one_turn_leaves_no_watch_behind(mo
         # paho wants to write, then does not, before the loop ran the first request
         paho._call_socket_register_write()
         paho._call_socket_unregister_write()
-        await asyncio.sleep(0.05)
+        # The request runs at the loop's next turn, before a callback queued after it.
+        turned = loop.create_future()
+        loop.call_soon_threadsafe(turned.set_result, None)
+        await turned
         assert not paho._registered_write
         assert watched(loop, fd) == selectors.EVENT_READ  # read, not write as well
         # The broker ends the connection (another client takes its id): paho closes the socket.
