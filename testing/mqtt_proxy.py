@@ -1,11 +1,13 @@
-"""A TCP proxy in front of a broker that can hold back the broker's SUBACKs (test tooling).
+"""A TCP proxy in front of a broker that can hold back the broker's SUBACKs or PUBACKs (test
+tooling).
 
 A broker with a long backlog for a persistent session sends the backlog before the SUBACK of
 the client's new subscriptions; on a test machine that backlog would have to be hundreds of
 thousands of messages for the SUBACK to come late. The proxy makes it come late with a few:
 while :attr:`MqttProxy.hold_subacks` is set, every SUBACK from the broker is kept back (the
-packets after it pass), and :meth:`MqttProxy.release` forwards them. Everything else passes
-unchanged, in order, both ways.
+packets after it pass), and :meth:`MqttProxy.release` forwards them. :attr:`MqttProxy.hold_pubacks`
+does the same with the PUBACKs of what the client publishes (a broker behind a backlog answers
+them late). Everything else passes unchanged, in order, both ways.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 
-#: MQTT control packet type SUBACK (the high nibble of the first byte).
+#: MQTT control packet types SUBACK and PUBACK (the high nibble of the first byte).
 SUBACK = 9
+PUBACK = 4
 
 
 def _remaining_length(data: bytes | bytearray, start: int) -> tuple[int, int] | None:
@@ -39,7 +42,8 @@ class MqttProxy:
     broker_port: int
     host: str = "127.0.0.1"
     hold_subacks: bool = False
-    #: SUBACKs held back so far (a positive signal for tests).
+    hold_pubacks: bool = False
+    #: SUBACKs and PUBACKs held back so far, in order (a positive signal for tests).
     held: list[bytes] = field(default_factory=list)
     port: int = 0
     _server: asyncio.Server | None = None
@@ -55,8 +59,8 @@ class MqttProxy:
         return f"mqtt://{self.host}:{self.port}"
 
     def release(self) -> None:
-        """Stop holding; forward the SUBACKs held so far."""
-        self.hold_subacks = False
+        """Stop holding; forward the packets held so far."""
+        self.hold_subacks = self.hold_pubacks = False
         for writer in self._clients:
             for packet in self.held:
                 writer.write(packet)
@@ -104,7 +108,8 @@ class MqttProxy:
                     size = 1 + length[1] + length[0]
                     packet = bytes(buffer[:size])
                     del buffer[:size]
-                    if self.hold_subacks and packet[0] >> 4 == SUBACK:
+                    kind = packet[0] >> 4
+                    if (self.hold_subacks and kind == SUBACK) or (self.hold_pubacks and kind == PUBACK):
                         self.held.append(packet)
                     else:
                         out += packet
