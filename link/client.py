@@ -99,7 +99,7 @@ def make_client(
     ``persistent``: a session the broker keeps while the client is away (``clean_session``
     false), for a client that must not miss QoS 1 messages across a restart (the controller).
     ``max_inflight``: QoS 1 publishes sent before their PUBACKs (paho's default: 20; the rest wait
-    in paho's queue, in order).
+    in paho's queue, in order; 0: no limit).
     """
     context = tls_context(mqtt)
     client = aiomqtt.Client(

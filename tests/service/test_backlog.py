@@ -9,16 +9,17 @@ what hundreds of thousands of queued messages do on a real table PC.
 
 from __future__ import annotations
 
+import re
 import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
-from contract.models import FaultEvent
+from contract.models import FaultEvent, Status
 from link.aiomqtt_adapter import socket_of
 from testing.mosquitto import Mosquitto
 from testing.mqtt_proxy import MqttProxy
 from tests.service.conftest import StartService
-from tests.service.support import probe, running_service, write_config
+from tests.service.support import probe, running_service, until, write_config
 
 
 async def test_restart_behind_a_backlog_comes_online_and_drains_before_the_suback(
@@ -74,3 +75,49 @@ async def test_the_services_socket_keeps_tcp_nodelay_under_the_read_ahead(
         sock = socket_of(service.acks.client)
         assert sock is not None
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+
+
+async def test_a_restart_owed_hundreds_of_outputs_comes_online_while_the_brokers_pubacks_wait(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    """Behind a backlog the broker's PUBACKs come after the backlog. The status of a restart
+    goes after the newest state, behind the outputs the journal says are owed: it waited for
+    the first batch's PUBACKs (a batch was 100 publishes), and in paho's queue for PUBACKs
+    (paho kept 200 in flight), until the backlog was drained. The proxy holds the PUBACKs for
+    as long as the test wants: ``online`` must come all the same."""
+    proxy = MqttProxy(mosquitto.port)
+    await proxy.start()
+    try:
+        config = write_config(tmp_path, proxy.url)
+        journal = tmp_path / "journal.jsonl"
+        async with probe(mosquitto.port, "t1") as p:
+            service = start_service(config)
+            await p.status("online")
+            # 300 alert changes whose PUBACKs never reach the service (a fault raised and
+            # resolved, 30 devices five times): not journaled as published, owed at the restart.
+            proxy.hold_pubacks = True
+            received = journal.read_text().count('"kind":"received"')
+            for index in range(150):
+                device = f"dev-{index % 30}"
+                event = FaultEvent(seq=index // 30 + 1, ts=datetime.now(UTC), code="jam", text="owed")
+                await p.publish(p.topics.device_event(device), event.to_json())
+                online = Status(state="online", ts=datetime.now(UTC), session=1)
+                await p.publish(p.topics.device_status(device), online.to_json())
+            await until(
+                lambda: journal.read_text().count('"kind":"received"') >= received + 300,
+                what="the 300 messages journaled",
+            )
+            service.kill()
+            assert proxy.held, "no PUBACK was held back"
+            # Restarted, the broker's PUBACKs still held: online comes all the same.
+            mark = len(p.messages)
+            start_service(config)
+            await p.status("online", after=mark)
+            proxy.release()
+        log = (tmp_path / "service.log").read_text()
+        owed = [int(m) for m in re.findall(r"(\d+) outputs still to publish", log)]
+        # More than paho kept in flight (200) and than a batch (100) before the status.
+        assert owed, log[-2000:]
+        assert owed[-1] > 200, owed
+    finally:
+        await proxy.stop()
