@@ -160,6 +160,17 @@ class Acknowledgements:
                 )
                 return
 
+    def publishable(self, waited: int) -> int | None:
+        """The newest record whose outputs may leave now, once :meth:`written` returned for
+        ``waited``: that one (written, or given up on) or the last written if later; None: any
+        (no journal, or one in a fault: what a message caused goes out from memory)."""
+        if self.journal is None:
+            return None
+        progress = self.journal.progress()
+        if progress.fault is not None:
+            return None
+        return max(waited, progress.written)
+
     def written_at_once(self, record: int) -> bool:
         """Whether ``record`` is written now, or within the hand-off (:meth:`_hand_off`), or the
         journal is in a fault (what it caused may go out from memory)."""

@@ -35,6 +35,22 @@ class Flight:
     publishes: list[asyncio.Future[None]] = field(default_factory=list)
     announced: Status | None = None
 
+    @classmethod
+    def from_outbox(cls, outbox: deque[Outgoing], written: int | None = None) -> Flight:
+        """The flight of what ``outbox`` holds, taken off it in order: with ``written``, only up
+        to the first output caused by a later record (the rest stays, in order, for the next
+        flight: a prefix, so nothing is reordered). A state followed by a newer one is left out
+        (the newest says it all); the status, if one is owed, goes after the newest state
+        (``status_after``: a client that sees ``online`` finds that state retained)."""
+        taken = len(outbox)
+        if written is not None:
+            taken = next((i for i, o in enumerate(outbox) if o.cause > written), taken)
+        boarding = [outbox.popleft() for _ in range(taken)]
+        last_state = max((i for i, o in enumerate(boarding) if o.what == "state"), default=-1)
+        pending = [o for i, o in enumerate(boarding) if not (o.what == "state" and i < last_state)]
+        status_after = 1 + max((i for i, o in enumerate(pending) if o.what == "state"), default=-1)
+        return cls(pending, status_after)
+
     @property
     def boarding(self) -> bool:
         """Items (or the status) not yet handed to paho."""

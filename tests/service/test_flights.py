@@ -5,9 +5,11 @@ or past the limit, and what a lost connection cut short goes back in order."""
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 
 import pytest
 
+from controller.journal.records import PublishedWhat
 from controller.service.flights import Flight, Flights
 from controller.service.outgoing import Outgoing
 
@@ -113,3 +115,21 @@ def test_landed_flights_make_room_again_and_those_landed_already_land_in_one_go(
         return landed
 
     assert asyncio.run(run()) == ["t/a", "t/b"]
+
+
+def test_a_flight_takes_the_outbox_as_far_as_its_records_are_written_in_order() -> None:
+    def out(cause: int, name: str, what: PublishedWhat = "alert") -> Outgoing:
+        return Outgoing(what, cause, f"t/{name}", b"", retain=False)
+
+    outbox = deque(
+        [out(1, "a"), out(1, "s1", "state"), out(2, "b"), out(0, "s2", "state"), out(3, "c"), out(2, "d")]
+    )
+    flight = Flight.from_outbox(outbox, written=2)
+    # As far as the first output of a later record; the state followed by a newer one left out.
+    assert [o.topic for o in flight.pending] == ["t/a", "t/b", "t/s2"]
+    assert flight.status_after == 3  # (a status goes after the newest state)
+    assert [o.topic for o in outbox] == ["t/c", "t/d"]  # in order, for the next flight
+    rest = Flight.from_outbox(outbox)
+    assert [o.topic for o in rest.pending] == ["t/c", "t/d"]
+    assert rest.status_after == 0
+    assert not outbox
