@@ -80,7 +80,11 @@ def acknowledge_all(client: aiomqtt.Client, messages: Sequence[Acknowledgeable])
     """
     packets = b"".join(struct.pack("!BBH", _PUBACK, 2, m.mid) for m in messages if m.qos == 1)
     if packets:
-        client._client._packet_queue(_PUBACK, packets, 0, 1)
+        paho = client._client
+        paho._packet_queue(_PUBACK, packets, 0, 1)
+        # Written now, as :func:`publish_now` writes (the same reasons, the same thread), not
+        # at the loop's next turns (a watch of the socket for writing added, then removed).
+        _write_queued(paho)
     for message in messages:
         if message.qos > 1:
             acknowledge(client, message)
@@ -115,9 +119,21 @@ def publish_now(
     else:
         # (before the write: aiomqtt's on_publish callback sets it, from the PUBACK read later)
         client._pending_publishes[info.mid] = confirmation
+    _write_queued(paho)
+    return _confirmed(client, info.mid, confirmation)
+
+
+def _write_queued(paho: paho_client.Client) -> None:
+    """Write what paho has queued now (its ``_packet_write``, what ``loop_write`` calls), and,
+    once all of it is written, withdraw the wish to write that queueing it registered, as
+    ``loop_write`` does after writing: otherwise the loop watched the socket for writing at its
+    next turn, only to find nothing to write and stop watching (two ``epoll_ctl`` calls and a
+    turn of the loop a publish). A failed or partial send leaves the wish, and the rest queued,
+    for aiomqtt's writer."""
     if paho._out_packet and paho._sock is not None:
         paho._packet_write()
-    return _confirmed(client, info.mid, confirmation)
+        if not paho._out_packet:
+            paho._call_socket_unregister_write()
 
 
 async def _confirmed(client: aiomqtt.Client, mid: int, confirmation: asyncio.Event) -> None:
@@ -364,7 +380,13 @@ class SocketWatch:
             self._loop.call_soon_threadsafe(task.cancel)
 
     def _write_wanted(self, _paho: Any, _userdata: Any, sock: Any) -> None:
-        self._loop.call_soon_threadsafe(self._watch_writing, sock)
+        # Nearly always called on the loop's own thread (a publish, an acknowledgement): queued
+        # without the self-pipe's write and wake-up, which ``call_soon_threadsafe`` spends for
+        # a call from another thread (paho's connect, in aiomqtt's executor).
+        if _running_loop() is self._loop:
+            self._loop.call_soon(self._watch_writing, sock)
+        else:
+            self._loop.call_soon_threadsafe(self._watch_writing, sock)
 
     def _watch_writing(self, sock: Any) -> None:
         with self._lock:
@@ -424,6 +446,14 @@ class SocketWatch:
 
 def _raw_socket(sock: Any) -> Any:
     return sock.socket if isinstance(sock, _ReadAhead) else sock
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running on this thread, if any."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class Received(NamedTuple):

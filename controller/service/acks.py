@@ -59,17 +59,37 @@ class Acknowledgements:
         self._early_span = False
         #: The record a blocked wait last gave up on: none again until the writer got there.
         self._stalled = 0
+        #: Coroutines waiting in :meth:`written`: while there are any, every record written
+        #: updates the loop; otherwise only a change of :func:`_what_counts` does.
+        self._awaiting_written = 0
+        #: What the last update saw of the progress (:func:`_what_counts`).
+        self._seen: tuple[object, ...] = ()
 
     def listener(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
-        """What the journal's threads call on progress: one update on ``loop`` at a time."""
+        """What the journal's threads call on progress: one update on ``loop`` at a time, and
+        none for records written while nothing on the loop waits for that (below)."""
 
         def notify() -> None:
-            if not self._scheduled:
-                self._scheduled = True
-                with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
-                    loop.call_soon_threadsafe(self._update)
+            if self._scheduled:
+                return
+            # Most changes are records written (several a message: received, published): what
+            # the loop acts on is their durability, a fault, records held or lost. An update
+            # for each cost the loop a wake-up through its self-pipe, and the writer a write to
+            # it, both handing the GIL over in the middle of whatever the loop was doing (an
+            # alert on its way). Compared with what the last update saw (a stale view only
+            # costs an update more).
+            if not self._awaiting_written and self._nothing_new():
+                return
+            self._scheduled = True
+            with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
+                loop.call_soon_threadsafe(self._update)
 
         return notify
+
+    def _nothing_new(self) -> bool:
+        """The progress differs from what the last update saw in records written at most."""
+        journal = self.journal
+        return journal is not None and _what_counts(journal.progress()) == self._seen
 
     def _update(self) -> None:
         # Cleared before reading the progress: a change after this read schedules another update.
@@ -77,6 +97,7 @@ class Acknowledgements:
         if self.journal is None:
             return
         progress = self.journal.progress()
+        self._seen = _what_counts(progress)
         self._release(progress)
         self._progress.set()
         if progress.fault != self._fault:
@@ -136,6 +157,15 @@ class Acknowledgements:
         :data:`STALL_S` at the latest: a write that hangs must not hold the alerts back."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + STALL_S
+        # (counted before the progress is first read: a record written after that read
+        # updates the loop)
+        self._awaiting_written += 1
+        try:
+            await self._written(record, deadline)
+        finally:
+            self._awaiting_written -= 1
+
+    async def _written(self, record: int, deadline: float) -> None:
         handed_off = False
         while self.journal is not None and record:
             progress = self.journal.progress()
@@ -209,3 +239,9 @@ class Acknowledgements:
             return True
         progress = self.journal.progress()
         return progress.fault is not None or progress.written >= progress.submitted
+
+
+def _what_counts(progress: Progress) -> tuple[object, ...]:
+    """What of the journal's progress the loop acts on without waiting for it: durability
+    (acknowledgements), a fault, records held (early acknowledgements) or lost."""
+    return (progress.durable, progress.fault, progress.held, progress.held_through, progress.lost)

@@ -9,12 +9,13 @@ import contextlib
 import queue
 import threading
 import time
+from typing import Any
 
 from paho.mqtt import client as paho_client
 from paho.mqtt.enums import CallbackAPIVersion
 
 from config.models import MqttSection
-from link.aiomqtt_adapter import publish_now
+from link.aiomqtt_adapter import publish_now, socket_of
 from link.client import make_client
 from testing.mosquitto import Mosquitto
 
@@ -60,3 +61,40 @@ def test_written_before_it_returns_and_acknowledged_after(mosquitto: Mosquitto) 
     finally:
         sub.loop_stop()
         sub.disconnect()
+
+
+def test_the_loop_is_not_asked_to_watch_for_writing_what_was_written(mosquitto: Mosquitto) -> None:
+    """A publish written at once leaves no wish to write behind: the loop does not watch the
+    socket for writing at its next turn (a watch added and removed for nothing), and a publish
+    made on the loop's thread wakes it through no self-pipe write."""
+
+    async def run() -> tuple[bool, int]:
+        loop = asyncio.get_running_loop()
+        async with make_client(MqttSection(url=mosquitto.url), "publish-now-watch") as client:
+            sock = socket_of(client)
+            assert sock is not None
+            threadsafe = 0
+            original = loop.call_soon_threadsafe
+
+            def counting(*args: Any, **kwargs: Any) -> asyncio.Handle:
+                nonlocal threadsafe
+                threadsafe += 1
+                return original(*args, **kwargs)
+
+            loop.call_soon_threadsafe = counting  # type: ignore[method-assign, assignment]
+            try:
+                acknowledged = [
+                    publish_now(client, TOPIC, f"alert {i}".encode(), qos=1, retain=False) for i in range(3)
+                ]
+                # One turn: what the publishes queued on the loop runs (before the socket is
+                # found writable and a watch made meanwhile removes itself)
+                await asyncio.sleep(0)
+                watched = loop.remove_writer(sock.fileno())  # True: it was watched for writing
+            finally:
+                loop.call_soon_threadsafe = original  # type: ignore[method-assign]
+            async with asyncio.timeout(5):
+                for confirmation in acknowledged:
+                    await confirmation
+            return watched, threadsafe
+
+    assert asyncio.run(run()) == (False, 0)
