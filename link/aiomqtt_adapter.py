@@ -144,6 +144,16 @@ async def _confirmed(client: aiomqtt.Client, mid: int, confirmation: asyncio.Eve
             del client._pending_publishes[mid]
 
 
+def drop_unacknowledged(client: aiomqtt.Client) -> int:
+    """Forget the publishes paho holds unacknowledged (paho's ``drop_out_messages``); how many.
+
+    paho sends them again at the next CONNACK, before anything else: for a caller that publishes
+    again itself what a lost connection left unacknowledged (the service's flights) each would
+    reach the broker twice more, and a retained status of the lost connection could come
+    before a new session's SUBACK."""
+    return len(client._client.drop_out_messages())
+
+
 def fail_connect_when_closed(client: aiomqtt.Client) -> None:
     """Fail ``async with client`` as soon as the broker closes the connection before CONNACK.
 

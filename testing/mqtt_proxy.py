@@ -66,6 +66,15 @@ class MqttProxy:
                 writer.write(packet)
         self.held.clear()
 
+    async def cut(self) -> None:
+        """Break the connections relayed now (the listener stays: clients connect again); what
+        was held is dropped with them, and nothing more is held."""
+        self.hold_subacks = self.hold_pubacks = False
+        self.held.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()

@@ -45,7 +45,7 @@ from controller.service.acks import Acknowledgements
 from controller.service.flights import Flight, Flights
 from controller.service.inbox import Classified, Malformed
 from controller.service.table import Outgoing, TableController
-from link.aiomqtt_adapter import Intake, Received, enable_manual_acks, publish_now
+from link.aiomqtt_adapter import Intake, Received, drop_unacknowledged, enable_manual_acks, publish_now
 from link.backoff import Backoff
 from link.client import client_id, make_client
 from link.reconnect import reconnecting
@@ -456,8 +456,10 @@ class Service:
             for task in (*tasks, announce, stopper):
                 task.cancel()
             await asyncio.gather(stopper, announce, *tasks, return_exceptions=True)
-            # What is not acknowledged waits, in order, for the next connection.
+            # What is not acknowledged waits, in order, for the next connection (published again
+            # by the service, in its place: not by paho, which would send its copies first).
             unacknowledged, announced = self._flights.abandon()
+            drop_unacknowledged(client)
             self.outbox.extendleft(reversed(unacknowledged))
             if announced:
                 self._status_due = True

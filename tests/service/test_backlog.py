@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import socket
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -119,5 +120,42 @@ async def test_a_restart_owed_hundreds_of_outputs_comes_online_while_the_brokers
         # More than paho kept in flight (200) and than a batch (100) before the status.
         assert owed, log[-2000:]
         assert owed[-1] > 200, owed
+    finally:
+        await proxy.stop()
+
+
+async def test_what_a_lost_connection_left_unacknowledged_is_published_again_once(
+    mosquitto: Mosquitto, tmp_path: Path, start_service: StartService
+) -> None:
+    """The service publishes again, in order, what a lost connection left without PUBACK (its
+    flights); paho must not send its own copies as well at the next CONNACK (it keeps every
+    QoS 1 publish in flight for that): each alert would reach the broker three times, and a
+    status of the lost connection (``online``) could come before a new session's SUBACK."""
+    proxy = MqttProxy(mosquitto.port)
+    await proxy.start()
+    try:
+        config = write_config(tmp_path, proxy.url)
+        async with probe(mosquitto.port, "t1") as p:
+            start_service(config)
+            await p.status("online")
+            # Five alerts that reach the broker, their PUBACKs held: unacknowledged.
+            proxy.hold_pubacks = True
+            mark = len(p.messages)
+            for seq in range(1, 6):
+                event = FaultEvent(seq=seq, ts=datetime.now(UTC), code="jam", text="unacknowledged")
+                await p.publish(p.topics.device_event(f"dev-{seq}"), event.to_json())
+            await p.wait_for(lambda m: m.topic == p.topics.alerts and b'"dev-5"' in m.payload, after=mark)
+            assert proxy.held, "no PUBACK was held back"
+            await proxy.cut()
+            await p.status("online", after=len(p.messages))
+            # A later alert: what the reconnection sent again came before it.
+            event = FaultEvent(seq=1, ts=datetime.now(UTC), code="jam", text="after")
+            await p.publish(p.topics.device_event("later"), event.to_json())
+            await p.wait_for(lambda m: m.topic == p.topics.alerts and b'"later"' in m.payload, after=mark)
+            copies = Counter(m.payload for m in p.messages[mark:] if m.topic == p.topics.alerts)
+        unacknowledged = [copies[payload] for payload in copies if b'"later"' not in payload]
+        # Each once before the cut, once again by the service: at least once, never thrice.
+        assert len(unacknowledged) == 5, copies
+        assert set(unacknowledged) <= {1, 2}, copies
     finally:
         await proxy.stop()
