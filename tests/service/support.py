@@ -10,11 +10,12 @@ import resource
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import aiomqtt
 
@@ -366,3 +367,28 @@ async def running_service(config: Path) -> AsyncIterator[Service]:
 async def probe(port: int, table: str) -> AsyncIterator[Probe]:
     async with Probe(port, Topics("holdem", table)) as p:
         yield p
+
+
+@dataclass
+class Calls:
+    """How many calls were counted."""
+
+    count: int = 0
+
+
+@contextlib.contextmanager
+def threadsafe_calls(loop: asyncio.AbstractEventLoop) -> Iterator[Calls]:
+    """Count ``loop.call_soon_threadsafe`` calls while inside (each a write to the loop's
+    self-pipe, and a wake-up of the loop)."""
+    calls = Calls()
+    original = loop.call_soon_threadsafe
+
+    def counting(*args: Any, **kwargs: Any) -> asyncio.Handle:
+        calls.count += 1
+        return original(*args, **kwargs)
+
+    loop.call_soon_threadsafe = counting  # type: ignore[method-assign, assignment]
+    try:
+        yield calls
+    finally:
+        del loop.call_soon_threadsafe  # (the class's own again)

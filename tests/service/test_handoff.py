@@ -8,7 +8,6 @@ import asyncio
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,6 +17,7 @@ from controller.journal.segment import ActiveSegment
 from controller.journal.writer import Journal, append_position
 from controller.service import acks
 from controller.service.acks import Acknowledgements
+from tests.service.support import threadsafe_calls
 
 
 def test_written_at_once_on_a_working_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,37 +107,28 @@ def test_records_written_update_the_loop_only_while_awaited(
         reader = JournalReader(files)
         journal = Journal(files, JournalOptions(fsync=True))
         waits = Acknowledgements(journal)
-        wakes = 0
-        original = loop.call_soon_threadsafe
-
-        def counting(*args: Any, **kwargs: Any) -> asyncio.Handle:
-            nonlocal wakes
-            wakes += 1
-            return original(*args, **kwargs)
-
-        loop.call_soon_threadsafe = counting  # type: ignore[method-assign, assignment]
-        journal.open(append_position(reader, JournalScan()), waits.listener(loop))
-        try:
-            for i in range(20):
-                record = journal.submit("time", {"now": f"n{i}", "received": f"r{i}"})
-                assert journal.wait_written(record, 10)
-                await asyncio.sleep(0)  # an update scheduled runs now
-            unawaited = wakes
-            # A record written while the loop waits for it: the write held back until it waits.
-            stalled.set()
-            record = journal.submit("time", {"now": "awaited", "received": "awaited"})
-            waiting = asyncio.create_task(waits.written(record))
-            await asyncio.sleep(0)  # (its first step: it waits for an update)
-            assert not waiting.done()
-            stalled.clear()
-            async with asyncio.timeout(10):
-                await waiting
-            return unawaited, wakes - unawaited
-        finally:
-            loop.call_soon_threadsafe = original  # type: ignore[method-assign]
-            stalled.clear()
-            syncing.set()
-            journal.close()
+        with threadsafe_calls(loop) as wakes:
+            journal.open(append_position(reader, JournalScan()), waits.listener(loop))
+            try:
+                for i in range(20):
+                    record = journal.submit("time", {"now": f"n{i}", "received": f"r{i}"})
+                    assert journal.wait_written(record, 10)
+                    await asyncio.sleep(0)  # an update scheduled runs now
+                unawaited = wakes.count
+                # A record written while the loop waits for it: the write held back until it waits.
+                stalled.set()
+                record = journal.submit("time", {"now": "awaited", "received": "awaited"})
+                waiting = asyncio.create_task(waits.written(record))
+                await asyncio.sleep(0)  # (its first step: it waits for an update)
+                assert not waiting.done()
+                stalled.clear()
+                async with asyncio.timeout(10):
+                    await waiting
+                return unawaited, wakes.count - unawaited
+            finally:
+                stalled.clear()
+                syncing.set()
+                journal.close()
 
     unawaited, awaited = asyncio.run(run())
     assert unawaited <= 2  # the first record's (nothing seen yet) and the start's

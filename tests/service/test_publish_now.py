@@ -9,7 +9,6 @@ import contextlib
 import queue
 import threading
 import time
-from typing import Any
 
 from paho.mqtt import client as paho_client
 from paho.mqtt.enums import CallbackAPIVersion
@@ -18,6 +17,7 @@ from config.models import MqttSection
 from link.aiomqtt_adapter import publish_now, socket_of
 from link.client import make_client
 from testing.mosquitto import Mosquitto
+from tests.service.support import threadsafe_calls
 
 TOPIC = "holdem/t1/alerts"
 
@@ -73,16 +73,7 @@ def test_the_loop_is_not_asked_to_watch_for_writing_what_was_written(mosquitto: 
         async with make_client(MqttSection(url=mosquitto.url), "publish-now-watch") as client:
             sock = socket_of(client)
             assert sock is not None
-            threadsafe = 0
-            original = loop.call_soon_threadsafe
-
-            def counting(*args: Any, **kwargs: Any) -> asyncio.Handle:
-                nonlocal threadsafe
-                threadsafe += 1
-                return original(*args, **kwargs)
-
-            loop.call_soon_threadsafe = counting  # type: ignore[method-assign, assignment]
-            try:
+            with threadsafe_calls(loop) as threadsafe:
                 acknowledged = [
                     publish_now(client, TOPIC, f"alert {i}".encode(), qos=1, retain=False) for i in range(3)
                 ]
@@ -90,11 +81,9 @@ def test_the_loop_is_not_asked_to_watch_for_writing_what_was_written(mosquitto: 
                 # found writable and a watch made meanwhile removes itself)
                 await asyncio.sleep(0)
                 watched = loop.remove_writer(sock.fileno())  # True: it was watched for writing
-            finally:
-                loop.call_soon_threadsafe = original  # type: ignore[method-assign]
             async with asyncio.timeout(5):
                 for confirmation in acknowledged:
                     await confirmation
-            return watched, threadsafe
+            return watched, threadsafe.count
 
     assert asyncio.run(run()) == (False, 0)
