@@ -21,7 +21,8 @@ logs a watch asked for a socket already closed as one line, not a traceback.
 at once: aiomqtt ignores a disconnection before CONNACK and waits out its whole timeout.
 
 :func:`publish_now` hands a message to paho and writes it to the socket in the same call (aiomqtt's
-``publish`` does so only a few turns of the event loop later).
+``publish`` does so only a few turns of the event loop later); :func:`drop_unacknowledged` makes
+paho forget what a lost connection left unacknowledged, for a caller that publishes it again itself.
 """
 
 from __future__ import annotations

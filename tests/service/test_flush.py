@@ -29,14 +29,19 @@ def _out(cause: int, what: PublishedWhat = "alert") -> Outgoing:
     return Outgoing(what, cause, f"t/{what}/{cause}", b"", retain=False)
 
 
-class _RunningAhead(Acknowledgements):
-    """Each wait for a record ends as the receiver queues ``meanwhile(record)``, the writer
-    having written exactly that record."""
+class _RunningAhead:
+    """A journal's writer behind a receiver running ahead of it, for the service's
+    acknowledgements (:meth:`install`): each wait for a record ends as the receiver queues
+    ``meanwhile(record)``, the writer having written exactly that record."""
 
     def __init__(self, meanwhile: Callable[[int], None]) -> None:
-        super().__init__(None)
         self.meanwhile = meanwhile
         self.waits: list[int] = []
+
+    def install(self, acks: Acknowledgements, monkeypatch: pytest.MonkeyPatch) -> _RunningAhead:
+        monkeypatch.setattr(acks, "written", self.written)
+        monkeypatch.setattr(acks, "publishable", self.publishable)
+        return self
 
     async def written(self, record: int) -> None:
         self.waits.append(record)
@@ -74,7 +79,7 @@ def test_a_flush_waits_once_and_takes_the_outbox_as_far_as_it_is_written(
         # The receiver queues an output of the next record whenever the writer got to one
         # (ten times: the chase this replaces followed it all the way).
         ahead = _RunningAhead(lambda record: service.outbox.append(_out(record + 1)) if record < 10 else None)
-        service.acks = ahead
+        ahead.install(service.acks, monkeypatch)
         service.outbox.extend([_out(1), _out(1)])
         await service._flush(aiomqtt.Client("127.0.0.1"))
         return ahead.waits, handed, [o.cause for o in service.outbox], service._publish_wanted.is_set()
@@ -100,7 +105,7 @@ def test_a_status_owed_after_the_flush_looked_leaves_with_the_next_one_after_its
                 service.outbox.extend([_out(2), _out(0, "state")])
                 service._status_due = service._may_announce = True
 
-        service.acks = _RunningAhead(meanwhile)
+        _RunningAhead(meanwhile).install(service.acks, monkeypatch)
         service.outbox.append(_out(1))
         await service._flush(client)
         await service._flush(client)
